@@ -1,0 +1,70 @@
+package taints
+
+// Effects is a set of the three taint effects, used to say which taints a
+// check looks at ("NoSchedule or NoExecute"). The zero value selects nothing.
+// Effects other than NoSchedule, PreferNoSchedule and NoExecute have no bit:
+// a set never contains them.
+type Effects uint8
+
+const (
+	bitNoSchedule       uint8 = 1 << iota // NoSchedule
+	bitPreferNoSchedule                   // PreferNoSchedule
+	bitNoExecute                          // NoExecute
+	bitOther                              // any other effect string, "" included; never in an Effects
+
+	knownBits = bitNoSchedule | bitPreferNoSchedule | bitNoExecute
+)
+
+// The effect selections the DaemonSet controller uses.
+var (
+	// ScheduleBlocking selects the taints that keep a daemon pod from being
+	// placed on a node (shouldRun): NoSchedule and NoExecute.
+	ScheduleBlocking = EffectsOf(NoSchedule, NoExecute)
+	// ExecuteBlocking selects the taints that evict a running daemon pod
+	// (shouldContinueRunning): NoExecute only.
+	ExecuteBlocking = EffectsOf(NoExecute)
+	// AllEffects selects all three effects.
+	AllEffects = EffectsOf(NoSchedule, PreferNoSchedule, NoExecute)
+)
+
+// EffectsOf returns the set holding the given effects. Unknown effects are
+// ignored, since no taint check can select them.
+func EffectsOf(effects ...Effect) Effects {
+	var s Effects
+	for _, e := range effects {
+		s |= Effects(effectBit(e) & knownBits)
+	}
+	return s
+}
+
+// Has reports whether e is in s.
+func (s Effects) Has(e Effect) bool {
+	return uint8(s)&knownBits&effectBit(e) != 0
+}
+
+// String lists the effects in s, e.g. "NoSchedule|NoExecute"; "" when empty.
+func (s Effects) String() string {
+	out := ""
+	for _, e := range [...]Effect{NoSchedule, PreferNoSchedule, NoExecute} {
+		if s.Has(e) {
+			if out != "" {
+				out += "|"
+			}
+			out += string(e)
+		}
+	}
+	return out
+}
+
+// effectBit maps an effect to its bit; any other string maps to bitOther.
+func effectBit(e Effect) uint8 {
+	switch e {
+	case NoSchedule:
+		return bitNoSchedule
+	case PreferNoSchedule:
+		return bitPreferNoSchedule
+	case NoExecute:
+		return bitNoExecute
+	}
+	return bitOther
+}

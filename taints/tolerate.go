@@ -1,0 +1,111 @@
+package taints
+
+// Options are the switches that change matching. The zero value is the
+// Kubernetes v1.34 behaviour.
+type Options struct {
+	// ComparisonOperators honours the Lt and Gt toleration operators, as
+	// upstream does from v1.35 with the alpha TaintTolerationComparisonOperators
+	// feature gate enabled. When false (the v1.34 behaviour) a toleration with
+	// Lt or Gt tolerates nothing.
+	ComparisonOperators bool
+}
+
+// Tolerates reports whether t tolerates taint, following the numbered rules
+// in the package documentation. TolerationSeconds plays no part.
+func (t Toleration) Tolerates(taint Taint, opts Options) bool {
+	if t.Effect != "" && t.Effect != taint.Effect {
+		return false
+	}
+	if t.Key != "" && t.Key != taint.Key {
+		return false
+	}
+	switch t.Operator {
+	case "", Equal:
+		return t.Value == taint.Value
+	case Exists:
+		return true
+	case Lt, Gt:
+		if !opts.ComparisonOperators {
+			return false
+		}
+		want, ok := parseCanonicalInt(t.Value)
+		if !ok {
+			return false
+		}
+		got, ok := parseCanonicalInt(taint.Value)
+		if !ok {
+			return false
+		}
+		if t.Operator == Lt {
+			return got < want
+		}
+		return got > want
+	}
+	return false
+}
+
+// FindUntolerated is the uncompiled form of Set.FirstUntolerated: it returns
+// the first taint, in the order given, whose effect is in effects and that no
+// toleration in tols tolerates (upstream FindMatchingUntoleratedTaint with an
+// effect filter). It reports false when every selected taint is tolerated.
+//
+// Callers that check many nodes against the same tolerations should compile
+// them once with NewSet instead.
+func FindUntolerated(taints []Taint, tols []Toleration, effects Effects, opts Options) (Taint, bool) {
+	for _, taint := range taints {
+		if !effects.Has(taint.Effect) {
+			continue
+		}
+		tolerated := false
+		for _, tol := range tols {
+			if tol.Tolerates(taint, opts) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return taint, true
+		}
+	}
+	return Taint{}, false
+}
+
+// parseCanonicalInt parses s as a base-10 int64 written in canonical form:
+// "0", or an optional '-' followed by a digit 1-9 and more digits. Leading
+// zeros, '+', spaces, "-0", an empty string and values outside the int64
+// range are rejected. It never allocates.
+func parseCanonicalInt(s string) (int64, bool) {
+	if s == "0" {
+		return 0, true
+	}
+	neg := false
+	digits := s
+	if len(s) > 0 && s[0] == '-' {
+		neg = true
+		digits = s[1:]
+	}
+	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
+		return 0, false
+	}
+	// limit is the largest magnitude allowed: 2^63-1, or 2^63 for negatives.
+	limit := uint64(1<<63 - 1)
+	if neg {
+		limit = 1 << 63
+	}
+	var n uint64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (limit-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	if neg {
+		return int64(-n), true // -(2^63) wraps to MinInt64 as intended
+	}
+	return int64(n), true
+}
