@@ -1,0 +1,195 @@
+package taints
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// ignoreDetail compares errors by type, field and bad value only.
+var ignoreDetail = cmpopts.IgnoreFields(field.Error{}, "Detail")
+
+func TestValidateTolerations(t *testing.T) {
+	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+	exists := func(key, value string) Toleration { return Toleration{Key: key, Operator: Exists, Value: value} }
+	tests := []struct {
+		name   string
+		reason string
+		in     []Toleration
+		want   field.ErrorList
+	}{
+		{name: "nil", reason: "no tolerations, no problems"},
+		{
+			name:   "valid tolerations",
+			reason: "every rule satisfied",
+			in: []Toleration{
+				{Key: "example.com/dedicated", Operator: Equal, Value: "infra", Effect: NoSchedule},
+				{Key: "foo", Value: "bar"},
+				{Key: "foo", Operator: Equal},
+				{Operator: Exists},
+				{Key: KeyNotReady, Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(300))},
+				{Key: "a", Operator: Exists, Effect: PreferNoSchedule},
+			},
+		},
+		{
+			name:   "invalid key",
+			reason: "a non-empty key must be a label key: Invalid at .key",
+			in:     []Toleration{exists("bad key", "")},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].key", BadValue: "bad key"}},
+		},
+		{
+			name:   "key with two slashes",
+			reason: "one problem for a malformed qualified name",
+			in:     []Toleration{exists("a/b/c", "")},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].key", BadValue: "a/b/c"}},
+		},
+		{
+			name:   "key with empty prefix",
+			reason: "\"/name\" has an empty prefix",
+			in:     []Toleration{exists("/name", "")},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].key", BadValue: "/name"}},
+		},
+		{
+			name:   "key with upper-case prefix",
+			reason: "the prefix must be a lowercase DNS subdomain",
+			in:     []Toleration{exists("Example.com/name", "")},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].key", BadValue: "Example.com/name"}},
+		},
+		{
+			name:   "key with empty name part",
+			reason: "like upstream: both the empty and the syntax message",
+			in:     []Toleration{exists("example.com/", "")},
+			want: field.ErrorList{
+				{Type: field.TypeInvalid, Field: "[0].key", BadValue: "example.com/"},
+				{Type: field.TypeInvalid, Field: "[0].key", BadValue: "example.com/"},
+			},
+		},
+		{
+			name:   "key name too long",
+			reason: "name part at most 63 bytes",
+			in:     []Toleration{exists(strings.Repeat("a", 64), "")},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].key", BadValue: strings.Repeat("a", 64)}},
+		},
+		{
+			name:   "key name 63 bytes",
+			reason: "the limit itself is fine",
+			in:     []Toleration{exists(strings.Repeat("a", 63), "")},
+		},
+		{
+			name:   "empty key with Equal",
+			reason: "an empty key requires Exists: Invalid at .operator",
+			in:     []Toleration{{Operator: Equal, Effect: NoSchedule}},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: "Equal"}},
+		},
+		{
+			name:   "empty key with empty operator",
+			reason: "\"\" is not Exists",
+			in:     []Toleration{{Effect: NoSchedule}},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: ""}},
+		},
+		{
+			name:   "tolerationSeconds without NoExecute",
+			reason: "Invalid at .effect, bad value the effect",
+			in:     []Toleration{{Key: "k", Operator: Exists, Effect: NoSchedule, TolerationSeconds: ptr(int64(1))}},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].effect", BadValue: "NoSchedule"}},
+		},
+		{
+			name:   "tolerationSeconds with empty effect",
+			reason: "an empty effect is not NoExecute",
+			in:     []Toleration{{Key: "k", Operator: Exists, TolerationSeconds: ptr(int64(1))}},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].effect", BadValue: ""}},
+		},
+		{
+			name:   "Equal with invalid value",
+			reason: "an Equal value must be a label value, reported at .operator",
+			in:     []Toleration{{Key: "k", Operator: Equal, Value: "not valid!"}},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: "not valid!"}},
+		},
+		{
+			name:   "empty operator with too long value",
+			reason: "one error at .operator however many problems the value has",
+			in:     []Toleration{{Key: "k", Value: strings.Repeat("v", 63) + "-"}},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: strings.Repeat("v", 63) + "-"}},
+		},
+		{
+			name:   "Exists with value",
+			reason: "Exists requires an empty value; upstream reports the whole toleration",
+			in:     []Toleration{exists("k", "v")},
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: exists("k", "v")}},
+		},
+		{
+			name:   "unknown operator",
+			reason: "NotSupported at .operator",
+			in:     []Toleration{{Key: "k", Operator: "In", Value: "v"}},
+			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].operator", BadValue: "In"}},
+		},
+		{
+			name:   "Gt is not supported in v1.34",
+			reason: "the comparison operators are not accepted by v1.34 validation",
+			in:     []Toleration{{Key: "k", Operator: Gt, Value: "5"}},
+			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].operator", BadValue: "Gt"}},
+		},
+		{
+			name:   "unknown effect",
+			reason: "NotSupported at .effect",
+			in:     []Toleration{{Key: "k", Operator: Exists, Effect: "NoScheduleNoAdmit"}},
+			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].effect", BadValue: "NoScheduleNoAdmit"}},
+		},
+		{
+			name:   "every problem of every toleration, in order",
+			reason: "errors are collected, indexed, and ordered key, operator, effect(seconds), operator(value), effect",
+			in: []Toleration{
+				{Key: "k", Operator: Exists},
+				{Operator: "Bogus", Effect: "Sometimes", TolerationSeconds: ptr(int64(3))},
+				{Key: "bad key", Operator: Exists, Value: "x", Effect: NoExecute, TolerationSeconds: ptr(int64(3))},
+			},
+			want: field.ErrorList{
+				{Type: field.TypeInvalid, Field: "[1].operator", BadValue: "Bogus"},
+				{Type: field.TypeInvalid, Field: "[1].effect", BadValue: "Sometimes"},
+				{Type: field.TypeNotSupported, Field: "[1].operator", BadValue: "Bogus"},
+				{Type: field.TypeNotSupported, Field: "[1].effect", BadValue: "Sometimes"},
+				{Type: field.TypeInvalid, Field: "[2].key", BadValue: "bad key"},
+				{Type: field.TypeInvalid, Field: "[2].operator",
+					BadValue: Toleration{Key: "bad key", Operator: Exists, Value: "x", Effect: NoExecute, TolerationSeconds: ptr(int64(3))}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ValidateTolerations(tc.in)
+			if diff := cmp.Diff(tc.want, got, ignoreDetail, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("ValidateTolerations() mismatch (-want +got) (%s):\n%s", tc.reason, diff)
+			}
+		})
+	}
+	t.Run("supported values are listed", func(t *testing.T) {
+		got := ValidateTolerations([]Toleration{{Key: "k", Operator: "In", Effect: "Bad"}})
+		want := field.ErrorList{
+			field.NotSupported(new(field.Path).Child("x"), "In", "Equal", "Exists"),
+			field.NotSupported(new(field.Path).Child("x"), "Bad", effects...),
+		}
+		want[0].Field, want[1].Field = "[0].operator", "[0].effect"
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ValidateTolerations() mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("prefix places paths", func(t *testing.T) {
+		got := ValidateTolerations([]Toleration{{Operator: Equal}}).Prefix("spec.template.spec.tolerations")
+		want := field.ErrorList{{Type: field.TypeInvalid, Field: "spec.template.spec.tolerations[0].operator", BadValue: "Equal"}}
+		if diff := cmp.Diff(want, got, ignoreDetail); diff != "" {
+			t.Errorf("Prefix() mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("bad value does not alias the input", func(t *testing.T) {
+		in := []Toleration{{Key: "k", Operator: Exists, Value: "v", Effect: NoExecute, TolerationSeconds: ptr(int64(1))}}
+		got := ValidateTolerations(in)
+		*in[0].TolerationSeconds = 2
+		bad := got[0].BadValue.(Toleration)
+		if *bad.TolerationSeconds != 1 {
+			t.Errorf("BadValue shares TolerationSeconds with the input")
+		}
+	})
+}
