@@ -1,0 +1,131 @@
+package placement
+
+import (
+	"strconv"
+
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// Reason says why a node should or should not run the DaemonSet's pod.
+type Reason uint8
+
+// The reasons, checked in this order (SPEC 1.1); the first that applies wins.
+const (
+	// Eligible: the node should run the pod.
+	Eligible Reason = iota + 1
+	// NodeNameMismatch: the template's spec.nodeName names another node.
+	NodeNameMismatch
+	// NodeSelectorMismatch: a spec.nodeSelector key is missing or differs
+	// (Decision.Key names it).
+	NodeSelectorMismatch
+	// NodeAffinityMismatch: no required node affinity term matches.
+	NodeAffinityMismatch
+	// UntoleratedNoExecute: a NoExecute taint is not tolerated
+	// (Decision.Taint); existing pods are evicted.
+	UntoleratedNoExecute
+	// UntoleratedNoSchedule: a NoSchedule taint is not tolerated
+	// (Decision.Taint) but no NoExecute one is; existing pods may stay.
+	UntoleratedNoSchedule
+)
+
+var reasonNames = [...]string{
+	Eligible:              "Eligible",
+	NodeNameMismatch:      "NodeNameMismatch",
+	NodeSelectorMismatch:  "NodeSelectorMismatch",
+	NodeAffinityMismatch:  "NodeAffinityMismatch",
+	UntoleratedNoExecute:  "UntoleratedNoExecute",
+	UntoleratedNoSchedule: "UntoleratedNoSchedule",
+}
+
+// String returns the reason's stable name, e.g. "NodeAffinityMismatch".
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) && reasonNames[r] != "" {
+		return reasonNames[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Decision is what one DaemonSet decides about one node.
+type Decision struct {
+	// ShouldRun: a pod should be created on the node if it has none.
+	ShouldRun bool
+	// ShouldContinueRunning: an existing pod may stay on the node.
+	ShouldContinueRunning bool
+	Reason                Reason
+	// Key is the nodeSelector key that failed, for NodeSelectorMismatch.
+	Key string
+	// Taint is the first untolerated taint in node order, for the
+	// Untolerated reasons.
+	Taint taints.Taint
+}
+
+// Message renders the decision for people.
+func (d Decision) Message() string {
+	switch d.Reason {
+	case Eligible:
+		return "node should run the daemon pod"
+	case NodeNameMismatch:
+		return "template spec.nodeName names another node"
+	case NodeSelectorMismatch:
+		return "node does not match nodeSelector key " + d.Key
+	case NodeAffinityMismatch:
+		return "node matches no required node affinity term"
+	case UntoleratedNoExecute:
+		return "untolerated taint " + d.Taint.String() + ": pods are evicted"
+	case UntoleratedNoSchedule:
+		return "untolerated taint " + d.Taint.String() + ": no new pod, existing pods stay"
+	}
+	return ""
+}
+
+// Eligibility is a DaemonSet's node predicate compiled once: template
+// nodeName, nodeSelector and required node affinity, and the template's
+// tolerations merged with the daemon defaults. It never fails: like
+// upstream, a malformed affinity term simply matches nothing.
+type Eligibility struct {
+	nodeName string
+	nodes    selector.NodeMatcher
+	tols     taints.Set
+}
+
+// NewEligibility compiles the node predicate of ds.
+func NewEligibility(ds *DaemonSet, opts Options) *Eligibility {
+	t := &ds.Template
+	return &Eligibility{
+		nodeName: t.NodeName,
+		nodes:    selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity),
+		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
+	}
+}
+
+// Decide evaluates one node (SPEC 1.1) in O(labels + taints) without
+// allocating:
+//
+//  1. a template nodeName naming another node → neither run nor continue;
+//  2. nodeSelector or required node affinity mismatch → neither;
+//  3. an untolerated NoExecute taint → neither;
+//  4. an untolerated NoSchedule taint → no new pod, existing pods continue;
+//  5. otherwise → run. PreferNoSchedule taints never matter.
+func (e *Eligibility) Decide(n *Node) Decision {
+	if e.nodeName != "" && e.nodeName != n.Name {
+		return Decision{Reason: NodeNameMismatch}
+	}
+	if ok, why := e.nodes.Match(n.Name, n.Labels); !ok {
+		if why.Kind == selector.NodeSelectorMismatch {
+			return Decision{Reason: NodeSelectorMismatch, Key: why.Key}
+		}
+		return Decision{Reason: NodeAffinityMismatch}
+	}
+	if t, found := e.tols.FirstUntolerated(n.Taints, taints.ScheduleBlocking); found {
+		if t.Effect == taints.NoExecute {
+			return Decision{Reason: UntoleratedNoExecute, Taint: t}
+		}
+		// A NoSchedule taint was first; a later NoExecute one still evicts.
+		if nx, bad := e.tols.FirstUntolerated(n.Taints, taints.ExecuteBlocking); bad {
+			return Decision{Reason: UntoleratedNoExecute, Taint: nx}
+		}
+		return Decision{ShouldContinueRunning: true, Reason: UntoleratedNoSchedule, Taint: t}
+	}
+	return Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: Eligible}
+}

@@ -1,0 +1,46 @@
+// Package placement decides where a DaemonSet's pods belong: node
+// eligibility with reasons, the create/delete plan of one sync (upstream's
+// manage), failed-pod backoff as data, and the status counters.
+//
+// It owns the snapshot types (DaemonSet, Node, Pod) that every other
+// package reads. It does not own revision history (package revision), the
+// rolling update (package rollout) or the whole sync (package daemonplan);
+// it never does I/O, reads no clock and logs nothing.
+//
+// Entry points, in the order a sync uses them:
+//
+//   - NewEligibility / Eligibility.Decide: one node's Decision in
+//     O(labels + taints), without allocating. Simulators that only ask
+//     "would the daemon pod land here?" need nothing else.
+//   - Compile: the DaemonSet compiled once (selector, node predicate,
+//     tolerations with the daemon defaults merged, template generation).
+//   - Compiled.Index: nodes sorted by name with their decisions, pods
+//     claimed (adopted, released) and bucketed by target node.
+//   - Cluster.Manage: the Plan of creates and deletes (SPEC 3.3–3.5, 1.4).
+//   - Cluster.Status: the seven status counters (SPEC 6.1).
+//
+// # Applying a Plan
+//
+// A caller applies a Plan in this order:
+//
+//  1. Adopt and Release: set or remove the controller owner reference of
+//     the named pods (adoption must check that the DaemonSet still exists
+//     with the same UID).
+//  2. Create: one pod per entry, with the entry's labels, tolerations and
+//     node affinity added to the DaemonSet's template. Upstream creates in
+//     slow-start batches (SlowStartBatches) and stops at the first failing
+//     batch.
+//  3. Delete: the named pods, all at once.
+//  4. Keep Backoff for the next plan, and plan again after RequeueAfter when
+//     it is positive.
+//
+// Creates and deletes are capped at Options.BurstReplicas each (250).
+//
+// # Determinism
+//
+// Upstream visits nodes in informer order and some choices (which failed
+// pod goes first, which creates fall beyond the burst) depend on it. This
+// package visits nodes in name order and pods on a node oldest first
+// (scheduled before unscheduled, then creation time, then name); every
+// output list is sorted. Permuting the input changes nothing.
+package placement

@@ -1,0 +1,333 @@
+package placement
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// DeleteReason says why a plan deletes a pod.
+type DeleteReason uint8
+
+// The delete reasons.
+const (
+	// Duplicate: another pod of the DaemonSet on the same node is kept.
+	Duplicate DeleteReason = iota + 1
+	// Failed: the pod's phase is Failed (subject to per-node backoff).
+	Failed
+	// Succeeded: the pod's phase is Succeeded.
+	Succeeded
+	// NotEligible: the node no longer matches the DaemonSet's nodeName,
+	// nodeSelector or node affinity.
+	NotEligible
+	// UntoleratedTaint: the node has a NoExecute taint the pod does not
+	// tolerate.
+	UntoleratedTaint
+	// NodeGone: the pod is not yet bound and its target node no longer
+	// exists. Bound pods on vanished nodes are left to pod GC.
+	NodeGone
+	// SurgeReplaced: in surge mode, an old pod whose node already has a new
+	// pod that is available, or that is not ready itself.
+	SurgeReplaced
+	// Outdated: the rolling update replaces an old pod.
+	Outdated
+	// Unschedulable: the rolling update removes an old pod from a node that
+	// should no longer run it, once enough pods are available elsewhere.
+	Unschedulable
+)
+
+var deleteReasonNames = [...]string{
+	Duplicate:        "Duplicate",
+	Failed:           "Failed",
+	Succeeded:        "Succeeded",
+	NotEligible:      "NotEligible",
+	UntoleratedTaint: "UntoleratedTaint",
+	NodeGone:         "NodeGone",
+	SurgeReplaced:    "SurgeReplaced",
+	Outdated:         "Outdated",
+	Unschedulable:    "Unschedulable",
+}
+
+// String returns the reason's stable name.
+func (r DeleteReason) String() string {
+	if int(r) < len(deleteReasonNames) && deleteReasonNames[r] != "" {
+		return deleteReasonNames[r]
+	}
+	return "DeleteReason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// NodeDecision is the decision about one node, for the plan's report.
+type NodeDecision struct {
+	Node string
+	Decision
+}
+
+// Create is one pod to create. Labels and Tolerations are shared by every
+// Create of a plan: treat them as read-only.
+type Create struct {
+	Node string
+	// Labels are the template labels plus pod-template-generation (when the
+	// DaemonSet has a template generation) and controller-revision-hash
+	// (when the hash is known) (SPEC 2.2).
+	Labels map[string]string
+	// Tolerations are the template's merged with the daemon defaults (SPEC 2.1).
+	Tolerations []taints.Toleration
+	// NodeAffinity replaces the template's required node affinity: one term
+	// pinning metadata.name to Node (SPEC 2.3). Preferred terms, pod
+	// (anti-)affinity and spec.nodeSelector are kept as in the template.
+	NodeAffinity *selector.NodeSelector
+}
+
+// Delete is one pod to delete.
+type Delete struct {
+	Pod    string
+	Node   string
+	Reason DeleteReason
+}
+
+// Plan is what one manage pass decides. Every list is sorted: Nodes and
+// Create by node name, Delete, Keep, Adopt and Release by pod name. The
+// lists of pods are disjoint.
+type Plan struct {
+	Nodes   []NodeDecision
+	Adopt   []string
+	Release []string
+	Create  []Create
+	Delete  []Delete
+	// Keep names the claimed pods the plan leaves alone (including deletes
+	// beyond the burst limit, which a later plan will issue).
+	Keep []string
+	// Backoff is the failed-pod backoff state to keep for the next plan.
+	Backoff Backoff
+	// RequeueAfter, when positive, is when a failed pod held back by
+	// backoff may be deleted: plan again no later than that.
+	RequeueAfter time.Duration
+	// Skipped counts creates and deletes cut by the burst limit.
+	SkippedCreates, SkippedDeletes int
+}
+
+// Manage plans creates and deletes for one sync exactly as upstream's
+// manage does (SPEC 3.3, 3.4, 3.5, 1.4), visiting nodes in name order:
+//
+//  1. a node that should run the pod and has none gets a create;
+//  2. on a node where pods may continue: pods being deleted are skipped;
+//     failed pods are deleted, at most one per node per backoff window;
+//     succeeded pods are deleted; of the rest, duplicates are deleted,
+//     keeping the oldest (without surge) or the oldest new and oldest old
+//     pod (with surge, where the old one goes once the new one is
+//     available or when it is not ready itself); with surge a node left
+//     without a running pod gets a create at once;
+//  3. on a node where pods may not continue, every pod not already being
+//     deleted is deleted;
+//  4. unbound pods whose target node no longer exists are deleted.
+//
+// hash is the current revision's hash, used for the created pods' labels
+// and to tell new from old pods in surge mode. At most the burst limit of
+// creates (the first nodes by name) and of deletes (in visiting order) are
+// issued. The returned error reports only a template without labels, which
+// upstream cannot create pods from; the plan then holds no creates.
+func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
+	c := cl.c
+	ds := c.ds
+	surge := AllowsSurge(ds)
+	p := Plan{
+		Nodes:   cl.decisions,
+		Adopt:   cl.adopt,
+		Release: cl.release,
+		Backoff: maps.Clone(backoff),
+	}
+	if p.Backoff == nil {
+		p.Backoff = Backoff{}
+	}
+	var createNodes []string
+	var deletes []Delete
+	del := func(pod *Pod, node string, why DeleteReason) {
+		deletes = append(deletes, Delete{Pod: pod.Name, Node: node, Reason: why})
+	}
+	var running []*Pod // reused per node
+	for i, n := range cl.nodes {
+		d := cl.decisions[i].Decision
+		pods := cl.PodsOn(i)
+		switch {
+		case d.ShouldRun && len(pods) == 0:
+			createNodes = append(createNodes, n.Name)
+		case d.ShouldContinueRunning:
+			running = running[:0]
+			for _, pod := range pods {
+				switch {
+				case pod.Deleting:
+				case pod.Phase == PodFailed:
+					key := BackoffKey{DaemonSetUID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, Node: n.Name}
+					if wait, left := p.Backoff.InBackoff(key, now); wait {
+						if p.RequeueAfter == 0 || left < p.RequeueAfter {
+							p.RequeueAfter = left
+						}
+						continue
+					}
+					p.Backoff[key] = p.Backoff.next(key, now)
+					del(pod, n.Name, Failed)
+				case pod.Phase == PodSucceeded:
+					del(pod, n.Name, Succeeded)
+				default:
+					running = append(running, pod)
+				}
+			}
+			// Bucket order is already upstream's oldest-first order.
+			if !surge {
+				for _, pod := range running[min(1, len(running)):] {
+					del(pod, n.Name, Duplicate)
+				}
+				continue
+			}
+			if len(running) == 0 {
+				if d.ShouldRun {
+					createNodes = append(createNodes, n.Name)
+				}
+				continue
+			}
+			var oldestNew, oldestOld *Pod
+			for _, pod := range running {
+				isNew := pod.Labels[LabelRevisionHash] == hash
+				switch {
+				case isNew && oldestNew == nil:
+					oldestNew = pod
+				case !isNew && oldestOld == nil:
+					oldestOld = pod
+				default:
+					del(pod, n.Name, Duplicate)
+				}
+			}
+			if oldestNew != nil && oldestOld != nil &&
+				(!oldestOld.Ready || IsAvailable(oldestNew, ds.MinReadySeconds, now)) {
+				del(oldestOld, n.Name, SurgeReplaced)
+			}
+		case len(pods) > 0:
+			why := NotEligible
+			if d.Reason == UntoleratedNoExecute {
+				why = UntoleratedTaint
+			}
+			for _, pod := range pods {
+				if !pod.Deleting {
+					del(pod, n.Name, why)
+				}
+			}
+		}
+	}
+	for _, b := range cl.vanished {
+		for _, pod := range b.Pods {
+			if pod.NodeName == "" {
+				del(pod, b.Node, NodeGone)
+			}
+		}
+	}
+	gcBackoff(p.Backoff, now)
+
+	burst := c.opts.burst()
+	var err error
+	if len(createNodes) > 0 && len(ds.Template.Labels) == 0 {
+		err = errNoLabels
+		p.SkippedCreates = len(createNodes)
+		createNodes = nil
+	}
+	if len(createNodes) > burst {
+		p.SkippedCreates = len(createNodes) - burst
+		createNodes = createNodes[:burst]
+	}
+	if len(deletes) > burst {
+		p.SkippedDeletes = len(deletes) - burst
+		deletes = deletes[:burst]
+	}
+	p.Create = c.CreatesFor(createNodes, hash)
+	slices.SortFunc(deletes, func(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) })
+	p.Delete = deletes
+	p.Keep = cl.kept(deletes)
+	return p, err
+}
+
+var errNoLabels = errorString("unable to create pods, no labels")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// gcBackoff drops windows idle for longer than twice the maximum delay, as
+// upstream's periodic GC does; they would start over anyway.
+func gcBackoff(b Backoff, now time.Time) {
+	for k, e := range b {
+		if e.expired(now) {
+			delete(b, k)
+		}
+	}
+}
+
+// PodLabels returns the labels of a pod created for the DaemonSet with the
+// current revision hash (SPEC 2.2): the template's labels, plus
+// pod-template-generation when the template generation is known and
+// controller-revision-hash when hash is not empty. It returns a new map.
+func (c *Compiled) PodLabels(hash string) map[string]string {
+	labels := make(map[string]string, len(c.ds.Template.Labels)+2)
+	maps.Copy(labels, c.ds.Template.Labels)
+	if c.gen != nil {
+		labels[LabelTemplateGeneration] = strconv.FormatInt(*c.gen, 10)
+	}
+	if hash != "" {
+		labels[LabelRevisionHash] = hash
+	}
+	return labels
+}
+
+// PodTolerations returns the tolerations of a created pod: the template's
+// merged with the daemon defaults (SPEC 2.1). It returns a new slice.
+func (c *Compiled) PodTolerations() []taints.Toleration {
+	return taints.MergeDaemonDefaults(c.ds.Template.Tolerations, c.ds.Template.HostNetwork)
+}
+
+// PodNodeAffinity returns the required node affinity a created pod gets: a
+// single term pinning metadata.name to node (SPEC 2.3).
+func PodNodeAffinity(node string) *selector.NodeSelector {
+	return &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
+		MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{node}}},
+	}}}
+}
+
+// CreatesFor builds the Create entries for nodes, in the order given. The
+// entries share one labels map and one tolerations slice.
+func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
+	if len(nodes) == 0 {
+		return nil
+	}
+	labels, tols := c.PodLabels(hash), c.PodTolerations()
+	out := make([]Create, len(nodes))
+	for i, n := range nodes {
+		out[i] = Create{Node: n, Labels: labels, Tolerations: tols, NodeAffinity: PodNodeAffinity(n)}
+	}
+	return out
+}
+
+// kept lists the bucketed pods (vanished nodes included) that deletes does
+// not name, sorted by name.
+func (cl *Cluster) kept(deletes []Delete) []string {
+	gone := make(map[string]struct{}, len(deletes))
+	for _, d := range deletes {
+		gone[d.Pod] = struct{}{}
+	}
+	keep := make([]string, 0, len(cl.pods))
+	add := func(pods []*Pod) {
+		for _, p := range pods {
+			if _, ok := gone[p.Name]; !ok {
+				keep = append(keep, p.Name)
+			}
+		}
+	}
+	add(cl.pods)
+	for _, b := range cl.vanished {
+		add(b.Pods)
+	}
+	slices.Sort(keep)
+	return keep
+}

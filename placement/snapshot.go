@@ -1,0 +1,178 @@
+package placement
+
+import (
+	"time"
+
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// Well-known label and annotation keys the controller reads and writes.
+const (
+	// LabelRevisionHash is the pod and revision label holding the hash of the
+	// revision a pod was created from.
+	LabelRevisionHash = "controller-revision-hash"
+	// LabelTemplateGeneration is the pod label holding the DaemonSet's
+	// template generation at the time the pod was created.
+	LabelTemplateGeneration = "pod-template-generation"
+	// AnnotationTemplateGeneration is the DaemonSet annotation in which the
+	// API server keeps the template generation.
+	AnnotationTemplateGeneration = "deprecated.daemonset.template.generation"
+	// AnnotationChangeCause is the annotation kubectl shows in rollout history.
+	AnnotationChangeCause = "kubernetes.io/change-cause"
+)
+
+// OwnerRef is the controller owner reference of a pod or revision. Only the
+// UID decides ownership; Kind and Name are carried for messages.
+type OwnerRef struct {
+	Kind string
+	Name string
+	UID  string
+}
+
+// StrategyType is a DaemonSet update strategy.
+type StrategyType string
+
+// The update strategies. The empty type is defaulted to RollingUpdate.
+const (
+	RollingUpdate StrategyType = "RollingUpdate"
+	OnDelete      StrategyType = "OnDelete"
+)
+
+// IntOrPercent is an int-or-string budget (maxUnavailable, maxSurge). Use
+// Int or Percent to build one. A string that is not "N%" is kept as is so
+// that validation can report it.
+type IntOrPercent struct {
+	IsString bool
+	IntVal   int32
+	StrVal   string
+}
+
+// Int returns an absolute budget.
+func Int(n int32) *IntOrPercent { return &IntOrPercent{IntVal: n} }
+
+// Percent returns a string budget such as "25%" (any string is accepted;
+// validation and scaling judge it).
+func Percent(s string) *IntOrPercent { return &IntOrPercent{IsString: true, StrVal: s} }
+
+// RollingUpdateParams are the budgets of a RollingUpdate strategy. A nil
+// MaxUnavailable is an error when budgets are scaled (the API defaults it
+// to 1); a nil MaxSurge means 0.
+type RollingUpdateParams struct {
+	MaxUnavailable *IntOrPercent
+	MaxSurge       *IntOrPercent
+}
+
+// UpdateStrategy is spec.updateStrategy.
+type UpdateStrategy struct {
+	Type          StrategyType
+	RollingUpdate *RollingUpdateParams
+}
+
+// PodTemplate is the part of spec.template that decisions need.
+type PodTemplate struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	// NodeName is spec.template.spec.nodeName; when set the DaemonSet runs
+	// only on that node.
+	NodeName     string
+	NodeSelector map[string]string
+	// RequiredNodeAffinity is
+	// affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+	// nil means no constraint.
+	RequiredNodeAffinity *selector.NodeSelector
+	Tolerations          []taints.Toleration
+	HostNetwork          bool
+	// RestartPolicy and ActiveDeadlineSeconds are read only by validation.
+	RestartPolicy         string
+	ActiveDeadlineSeconds *int64
+}
+
+// Status is the DaemonSet status the controller writes.
+type Status struct {
+	CurrentNumberScheduled int32
+	NumberMisscheduled     int32
+	DesiredNumberScheduled int32
+	NumberReady            int32
+	ObservedGeneration     int64
+	UpdatedNumberScheduled int32
+	NumberAvailable        int32
+	NumberUnavailable      int32
+	CollisionCount         *int32
+}
+
+// DaemonSet is a snapshot of one DaemonSet: everything a sync reads from it.
+// The library never changes a DaemonSet it is given.
+type DaemonSet struct {
+	Namespace string
+	Name      string
+	UID       string
+	// Generation is metadata.generation.
+	Generation int64
+	// Annotations are the DaemonSet's own annotations; the template
+	// generation is read from AnnotationTemplateGeneration and revisions
+	// copy them.
+	Annotations map[string]string
+	// Deleting reports that metadata.deletionTimestamp is set.
+	Deleting bool
+	// Selector is spec.selector; nil selects nothing.
+	Selector *selector.LabelSelector
+	Template PodTemplate
+	// TemplateData is the template's content as revisions store it. Two
+	// templates are the same revision iff their TemplateData are equal
+	// byte for byte. Leave it nil to let package revision derive a
+	// canonical encoding from Template; the kube module fills it with the
+	// exact bytes upstream stores.
+	TemplateData   []byte
+	UpdateStrategy UpdateStrategy
+	// MinReadySeconds is how long a Ready pod must stay Ready to count as
+	// available.
+	MinReadySeconds int32
+	// RevisionHistoryLimit is how many old revisions to keep; nil means the
+	// API default, 10.
+	RevisionHistoryLimit *int32
+	Status               Status
+}
+
+// Node is a snapshot of one node: its name, labels and taints. Readiness,
+// capacity and unschedulable are not read (SPEC 1.1): only taints matter.
+type Node struct {
+	Name   string
+	Labels map[string]string
+	Taints []taints.Taint
+}
+
+// PodPhase is a pod's status.phase.
+type PodPhase string
+
+// The pod phases. The zero value is treated like Pending.
+const (
+	PodPending   PodPhase = "Pending"
+	PodRunning   PodPhase = "Running"
+	PodSucceeded PodPhase = "Succeeded"
+	PodFailed    PodPhase = "Failed"
+	PodUnknown   PodPhase = "Unknown"
+)
+
+// Pod is a snapshot of one pod.
+type Pod struct {
+	Namespace string
+	Name      string
+	UID       string
+	Labels    map[string]string
+	// Controller is the controller owner reference; nil for an orphan.
+	Controller *OwnerRef
+	// NodeName is spec.nodeName; empty while the pod is unscheduled.
+	NodeName string
+	// RequiredNodeAffinity is the pod's required node affinity; it names the
+	// target node of an unscheduled pod (TargetNodeName).
+	RequiredNodeAffinity *selector.NodeSelector
+	Phase                PodPhase
+	// Ready reports a Ready condition with status True; ReadySince is that
+	// condition's lastTransitionTime (zero when unknown).
+	Ready      bool
+	ReadySince time.Time
+	Created    time.Time
+	// Deleting reports that metadata.deletionTimestamp is set.
+	Deleting bool
+}

@@ -1,0 +1,19 @@
+// Package rollout replaces outdated daemon pods: the RollingUpdate strategy's
+// budgets (maxUnavailable, maxSurge) and the pass that picks which old pods
+// to delete and which nodes get a new pod (SPEC 4), and kubectl's rollout
+// status message (SPEC 6.3). OnDelete needs nothing here: outdated pods are
+// never replaced for being outdated.
+//
+// Entry points:
+//
+//   - ResolveBudgets: maxUnavailable and maxSurge scaled to a node count.
+//   - RollingUpdate: one pass over an indexed cluster (placement.Cluster).
+//   - StatusMessage: what `kubectl rollout status` prints.
+//
+// Upstream visits nodes in Go map order, so which pods a pass picks varies
+// between runs; this package visits them in node-name order and is
+// deterministic. The counts are the same.
+//
+// Most callers use daemonplan.Sync, which runs a whole sync (history,
+// manage, rolling update, cleanup, status) and returns one plan.
+package rollout

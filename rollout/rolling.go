@@ -1,0 +1,213 @@
+package rollout
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// Budgets are the limits of one rolling-update step, resolved against the
+// number of nodes that should run the pod.
+type Budgets struct {
+	// Desired is the number of nodes whose decision is ShouldRun.
+	Desired int
+	// MaxUnavailable and MaxSurge are the scaled budgets (SPEC 4.2).
+	MaxUnavailable int
+	MaxSurge       int
+}
+
+// Surge reports whether the update creates new pods before deleting old
+// ones.
+func (b Budgets) Surge() bool { return b.MaxSurge > 0 }
+
+// ResolveBudgets scales maxUnavailable and maxSurge of ds against desired
+// (SPEC 4.2): ints as they are, percentages of desired rounded up, a nil
+// maxSurge as 0, and both zero (with desired > 0) as maxUnavailable 1. A nil
+// maxUnavailable or a malformed string is an error, as upstream.
+func ResolveBudgets(ds *placement.DaemonSet, desired int) (Budgets, error) {
+	b := Budgets{Desired: desired}
+	var err error
+	if b.MaxUnavailable, err = placement.UnavailableCount(ds, desired); err != nil {
+		return b, fmt.Errorf("invalid value for MaxUnavailable: %w", err)
+	}
+	if b.MaxSurge, err = placement.SurgeCount(ds, desired); err != nil {
+		return b, fmt.Errorf("invalid value for MaxSurge: %w", err)
+	}
+	if desired > 0 && b.MaxUnavailable == 0 && b.MaxSurge == 0 {
+		b.MaxUnavailable = 1
+	}
+	return b, nil
+}
+
+// Step is what one rolling-update pass decides: pods to delete and nodes to
+// create a new pod on, both before the burst limit, in the order upstream
+// would issue them here (node-name order).
+type Step struct {
+	Budgets Budgets
+	Delete  []placement.Delete
+	Create  []string
+}
+
+// bucket is one node's pods as the rolling update sees them.
+type bucket struct {
+	node    string
+	index   int // index in the cluster's node list; -1 for a vanished node
+	pods    []*placement.Pod
+	desired bool
+}
+
+// buckets lists, in node-name order, every node that holds pods of the
+// DaemonSet (vanished nodes included) and every node that should run the
+// pod, as upstream's rolling update visits them (in map order there).
+func buckets(cl *placement.Cluster) (out []bucket, desired int) {
+	vanished := cl.Vanished()
+	v := 0
+	for i := 0; i < cl.NumNodes(); i++ {
+		name := cl.Node(i).Name
+		for v < len(vanished) && vanished[v].Node < name {
+			out = append(out, bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods})
+			v++
+		}
+		pods := cl.PodsOn(i)
+		run := cl.Decision(i).ShouldRun
+		if run {
+			desired++
+		}
+		if run || len(pods) > 0 {
+			out = append(out, bucket{node: name, index: i, pods: pods, desired: run})
+		}
+	}
+	for ; v < len(vanished); v++ {
+		out = append(out, bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods})
+	}
+	return out, desired
+}
+
+// splitPods finds the one new and the one old pod on a node, ignoring pods
+// being deleted (SPEC 4.1). ok is false when the node has two of either.
+func splitPods(pods []*placement.Pod, hash string, gen *int64) (newPod, oldPod *placement.Pod, ok bool) {
+	for _, p := range pods {
+		if p.Deleting {
+			continue
+		}
+		if placement.IsUpdated(p, hash, gen) {
+			if newPod != nil {
+				return nil, nil, false
+			}
+			newPod = p
+		} else {
+			if oldPod != nil {
+				return nil, nil, false
+			}
+			oldPod = p
+		}
+	}
+	return newPod, oldPod, true
+}
+
+// RollingUpdate plans one pass of the RollingUpdate strategy over cl
+// (SPEC 4.2–4.4), visiting nodes in name order where upstream uses map
+// order. hash is the current revision's hash.
+//
+// Without surge (maxSurge 0), old pods that are not available are always
+// deleted; available ones are deleted while the count of unavailable nodes
+// stays below maxUnavailable. Replacements are created by a later manage.
+//
+// With surge, a node whose old pod is not available gets a new pod at once;
+// other nodes get one while fewer than maxSurge nodes hold an unavailable
+// new pod; an old pod goes once the new pod on its node is available; old
+// pods on nodes that should no longer run the pod go only while more pods
+// are available than nodes desire them. An old pod on a node missing from
+// the snapshot is an error there, as upstream's node lookup fails.
+func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, error) {
+	c := cl.Compiled()
+	ds := c.DaemonSet()
+	gen := c.TemplateGeneration()
+	bs, desired := buckets(cl)
+	budgets, err := ResolveBudgets(ds, desired)
+	step := Step{Budgets: budgets}
+	if err != nil {
+		return step, err
+	}
+	available := func(p *placement.Pod) bool { return placement.IsAvailable(p, ds.MinReadySeconds, now) }
+	del := func(p *placement.Pod, node string, why placement.DeleteReason) {
+		step.Delete = append(step.Delete, placement.Delete{Pod: p.Name, Node: node, Reason: why})
+	}
+
+	if !budgets.Surge() {
+		numUnavailable := 0
+		var candidates []placement.Delete
+		for _, b := range bs {
+			newPod, oldPod, ok := splitPods(b.pods, hash, gen)
+			switch {
+			case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
+				// manage will settle this node; it counts as unavailable.
+				numUnavailable++
+			case newPod != nil:
+				if !available(newPod) {
+					numUnavailable++
+				}
+			case !available(oldPod):
+				// Unavailable old pods are replaced regardless of the budget.
+				del(oldPod, b.node, placement.Outdated)
+				numUnavailable++
+			case numUnavailable < budgets.MaxUnavailable:
+				candidates = append(candidates, placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Outdated})
+			}
+		}
+		remaining := min(max(budgets.MaxUnavailable-numUnavailable, 0), len(candidates))
+		step.Delete = append(step.Delete, candidates[:remaining]...)
+		return step, nil
+	}
+
+	numSurge, numAvailable := 0, 0
+	var shouldNotRun []placement.Delete
+	var allowedNew, candidateNew []string
+	for _, b := range bs {
+		newPod, oldPod, ok := splitPods(b.pods, hash, gen)
+		if !ok {
+			numSurge++
+			continue
+		}
+		switch {
+		case oldPod != nil:
+			if available(oldPod) {
+				numAvailable++
+			}
+		case newPod != nil:
+			if available(newPod) {
+				numAvailable++
+			}
+		}
+		switch {
+		case oldPod == nil:
+			// Only a new pod, or none: manage handles the node.
+		case newPod == nil:
+			if b.index < 0 {
+				return Step{Budgets: budgets}, fmt.Errorf("couldn't get node for nodeName %q: node %q not found", b.node, b.node)
+			}
+			shouldRun := cl.Decision(b.index).ShouldRun
+			switch {
+			case !available(oldPod) && !shouldRun:
+				del(oldPod, b.node, placement.Outdated)
+			case !available(oldPod):
+				allowedNew = append(allowedNew, b.node)
+			case !shouldRun:
+				shouldNotRun = append(shouldNotRun, placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Unschedulable})
+			case numSurge < budgets.MaxSurge:
+				candidateNew = append(candidateNew, b.node)
+			}
+		case !available(newPod):
+			numSurge++
+		default:
+			del(oldPod, b.node, placement.SurgeReplaced)
+		}
+	}
+	if deletable := numAvailable - budgets.Desired; deletable > 0 {
+		step.Delete = append(step.Delete, shouldNotRun[:min(deletable, len(shouldNotRun))]...)
+	}
+	remaining := min(max(budgets.MaxSurge-numSurge, 0), len(candidateNew))
+	step.Create = append(allowedNew, candidateNew[:remaining]...)
+	return step, nil
+}

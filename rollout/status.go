@@ -1,0 +1,38 @@
+package rollout
+
+import (
+	"fmt"
+
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// RolloutStatus is what `kubectl rollout status` reports for a DaemonSet.
+type RolloutStatus struct {
+	// Message is kubectl's text, ending in a newline; for a strategy other
+	// than RollingUpdate it is the error kubectl prints (no newline).
+	Message string
+	// Done reports that kubectl would stop waiting.
+	Done bool
+	// Unsupported reports a strategy other than RollingUpdate.
+	Unsupported bool
+}
+
+// StatusMessage renders kubectl's rollout status for ds with status s and
+// generation (SPEC 6.3).
+func StatusMessage(ds *placement.DaemonSet, s placement.Status) RolloutStatus {
+	if ds.UpdateStrategy.Type != placement.RollingUpdate {
+		return RolloutStatus{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}
+	}
+	if ds.Generation > s.ObservedGeneration {
+		return RolloutStatus{Message: "Waiting for daemon set spec update to be observed...\n"}
+	}
+	switch {
+	case s.UpdatedNumberScheduled < s.DesiredNumberScheduled:
+		return RolloutStatus{Message: fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d out of %d new pods have been updated...\n",
+			ds.Name, s.UpdatedNumberScheduled, s.DesiredNumberScheduled)}
+	case s.NumberAvailable < s.DesiredNumberScheduled:
+		return RolloutStatus{Message: fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...\n",
+			ds.Name, s.NumberAvailable, s.DesiredNumberScheduled)}
+	}
+	return RolloutStatus{Message: fmt.Sprintf("daemon set %q successfully rolled out\n", ds.Name), Done: true}
+}
