@@ -1,0 +1,66 @@
+package revision
+
+import (
+	"sort"
+
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// DefaultHistoryLimit is the number of old revisions kept when
+// spec.revisionHistoryLimit is nil (the API default).
+const DefaultHistoryLimit = 10
+
+// Cleanup returns, sorted, the names of the old revisions to delete at the
+// end of a sync (SPEC 5.4). old is History.Old; livePods are all the
+// DaemonSet's claimed pods, including pods that are terminal and being
+// deleted (upstream lists them with includeDeletedTerminal).
+//
+//  1. limit = *ds.RevisionHistoryLimit, or DefaultHistoryLimit when nil.
+//     Nothing is deleted when len(old) <= limit.
+//  2. A revision is live when it has a hash label and some live pod carries
+//     that non-empty value in its placement.LabelRevisionHash label.
+//  3. Old revisions are visited by number, oldest first (equal numbers by
+//     name); each one that is not live is deleted, until len(old) - limit
+//     are deleted or none is left. Live revisions are never deleted, so
+//     more than limit old revisions may remain.
+//
+// The result is nil when nothing is to be deleted.
+func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []placement.Pod) []string {
+	limit := DefaultHistoryLimit
+	if ds.RevisionHistoryLimit != nil {
+		limit = int(*ds.RevisionHistoryLimit)
+	}
+	toKill := len(old) - limit
+	if toKill <= 0 {
+		return nil
+	}
+	live := map[string]bool{}
+	for i := range livePods {
+		if h := livePods[i].Labels[placement.LabelRevisionHash]; h != "" {
+			live[h] = true
+		}
+	}
+	order := make([]*Revision, len(old))
+	for i := range old {
+		order[i] = &old[i]
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].Revision != order[j].Revision {
+			return order[i].Revision < order[j].Revision
+		}
+		return order[i].Name < order[j].Name
+	})
+	var out []string
+	for _, r := range order {
+		if toKill <= 0 {
+			break
+		}
+		if h, ok := r.Labels[placement.LabelRevisionHash]; ok && live[h] {
+			continue
+		}
+		out = append(out, r.Name)
+		toKill--
+	}
+	sort.Strings(out)
+	return out
+}
