@@ -359,8 +359,12 @@ func TestConstructErrors(t *testing.T) {
 			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"1"}}}}
 		})
 		h, err := Construct(ds, []Revision{rev("agent-v1", 1, "v1")}, nil, testOpts)
-		if err == nil || h.Create != nil {
-			t.Fatalf("Construct() = %+v, %v; want an error and no create", h, err)
+		var list field.ErrorList
+		if !errors.As(err, &list) || h.Create != nil {
+			t.Fatalf("Construct() = %+v, %v; want a field.ErrorList and no create", h, err)
+		}
+		if len(list) != 1 || list[0].Type != field.TypeInvalid || list[0].Field != "spec.selector.matchExpressions[0].operator" {
+			t.Errorf("Construct() error = %#v, want Invalid at spec.selector.matchExpressions[0].operator", list)
 		}
 	})
 	t.Run("NilDaemonSetPanics", func(t *testing.T) {

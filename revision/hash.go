@@ -60,11 +60,13 @@ func DefaultHash(ds *placement.DaemonSet, collisionCount *int32) string {
 // TemplateData returns the content a revision of ds stores (its Data).
 //
 // When ds.TemplateData is non-nil a copy of it is returned unchanged. Else
-// the content is derived from ds.Template with the canonical encoding below,
-// which mimics the shape of upstream's patch (SPEC 5.2) for the fields a
+// the content is derived from ds.Template with a canonical encoding that
+// mimics the shape of upstream's patch (SPEC 5.2) for the fields a
 // PodTemplate holds:
 //
 //	{"spec":{"template":{"$patch":"replace","metadata":{...},"spec":{...}}}}
+//
+// The encoding rules:
 //
 //  1. JSON with object keys sorted at every level and no insignificant
 //     whitespace (encoding/json of maps, HTML characters escaped).
@@ -74,14 +76,15 @@ func DefaultHash(ds *placement.DaemonSet, collisionCount *int32) string {
 //     "restartPolicy", "activeDeadlineSeconds" (when non-nil, even 0),
 //     "tolerations" (in order; each with "key", "operator", "value",
 //     "effect" when non-empty and "tolerationSeconds" when non-nil) and
-//     "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":
-//     {"nodeSelectorTerms":[...]}}} when RequiredNodeAffinity is non-nil
-//     (the term list is always written, so that a nil selector and a
-//     selector with no terms differ). Empty strings, maps and lists are
-//     left out.
-//
-// Lists keep their order: reordering tolerations makes a new revision, as
-// it does upstream.
+//     "affinity" → "nodeAffinity" →
+//     "requiredDuringSchedulingIgnoredDuringExecution" →
+//     "nodeSelectorTerms" when RequiredNodeAffinity is non-nil (the term
+//     list is always written, so that a nil selector and a selector with
+//     no terms differ; each term holds "matchExpressions" and
+//     "matchFields" when non-empty, each requirement "key", "operator" and
+//     "values"). Empty strings, maps and lists are left out.
+//  4. Lists keep their order: reordering tolerations makes a new revision,
+//     as it does upstream.
 func TemplateData(ds *placement.DaemonSet) []byte {
 	if ds.TemplateData != nil {
 		return append([]byte{}, ds.TemplateData...)

@@ -258,7 +258,7 @@ func checkNames(ns string, revisions []Revision) error {
 // claim applies SPEC 3.6 to the revisions of ds's namespace. It returns deep
 // copies of the claimed revisions sorted by name, with adopted ones already
 // pointing at ds, and the sorted names to adopt and to release.
-func claim(ds *placement.DaemonSet, revisions []Revision, matches labelMatcher) (claimed []Revision, adopt, release []string) {
+func claim(ds *placement.DaemonSet, revisions []Revision, matches func(map[string]string) bool) (claimed []Revision, adopt, release []string) {
 	for i := range revisions {
 		r := &revisions[i]
 		if r.Namespace != ds.Namespace {
