@@ -1,0 +1,81 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Case is one conformance case, read from its folder.
+type Case struct {
+	Name string // folder name, e.g. "seed-01"
+	Dir  string
+	// Cluster is cluster.json: a kubectl List.
+	Cluster []byte
+	// Now is now.txt: the instant of the sync.
+	Now time.Time
+	// Expected is expected.json as read (for Compare); Want is it decoded.
+	Expected []byte
+	Want     Expected
+}
+
+// CasesDir returns kube/testdata/conformance/cases of this checkout.
+func CasesDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("conformance.CasesDir: no caller information")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "conformance", "cases")
+}
+
+// Cases reads every case under dir, sorted by name.
+func Cases(dir string) ([]Case, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var cases []Case
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		c, err := ReadCase(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("conformance: no cases under %s", dir)
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].Name < cases[j].Name })
+	return cases, nil
+}
+
+// ReadCase reads the case in dir.
+func ReadCase(dir string) (Case, error) {
+	c := Case{Name: filepath.Base(dir), Dir: dir}
+	var err error
+	if c.Cluster, err = os.ReadFile(filepath.Join(dir, "cluster.json")); err != nil {
+		return c, err
+	}
+	if c.Expected, err = os.ReadFile(filepath.Join(dir, "expected.json")); err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(c.Expected, &c.Want); err != nil {
+		return c, fmt.Errorf("conformance: %s/expected.json: %w", c.Name, err)
+	}
+	now, err := os.ReadFile(filepath.Join(dir, "now.txt"))
+	if err != nil {
+		return c, err
+	}
+	if c.Now, err = time.Parse(time.RFC3339, strings.TrimSpace(string(now))); err != nil {
+		return c, fmt.Errorf("conformance: %s/now.txt: %w", c.Name, err)
+	}
+	return c, nil
+}
