@@ -1,0 +1,283 @@
+package selector
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Generators. Keys and values come mostly from small pools so that
+// requirements and label sets collide often; the rest are random valid
+// strings.
+
+var (
+	keyPool   = []string{"a", "b", "app", "in", "notin", "example.com/tier", "k8s.io/x_y-z"}
+	valuePool = []string{"", "x", "y", "z", "in", "notin", "0", "1", "5", "007", "10", "v1.2"}
+	// numberPool are Gt/Lt bounds: label values that parse as int64.
+	numberPool = []string{"0", "1", "5", "007", "10", "9223372036854775807"}
+	// labelValuePool adds what nodes may carry but selectors may not name.
+	labelValuePool = append(slices.Clone(valuePool), "-3", "+4", "6.0", "9223372036854775808", " 5")
+)
+
+func genKey() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.SampledFrom(keyPool),
+		rapid.StringMatching(`([a-z0-9]([-a-z0-9]{0,3}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,4}[A-Za-z0-9])?`),
+	)
+}
+
+func genValue() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.SampledFrom(valuePool),
+		rapid.StringMatching(`([A-Za-z0-9]([-A-Za-z0-9_.]{0,4}[A-Za-z0-9])?)?`),
+	)
+}
+
+// genRequirement draws a valid requirement of any operator the string
+// syntax has.
+func genRequirement() *rapid.Generator[Requirement] {
+	ops := []Operator{In, NotIn, Exists, DoesNotExist, Gt, Lt, Equals, DoubleEquals, NotEquals}
+	return rapid.Custom(func(t *rapid.T) Requirement {
+		r := Requirement{Key: genKey().Draw(t, "key"), Operator: rapid.SampledFrom(ops).Draw(t, "op")}
+		switch r.Operator {
+		case In, NotIn:
+			r.Values = rapid.SliceOfN(genValue(), 1, 4).Draw(t, "values")
+		case Gt, Lt:
+			r.Values = []string{rapid.SampledFrom(numberPool).Draw(t, "bound")}
+		case Equals, DoubleEquals, NotEquals:
+			r.Values = []string{genValue().Draw(t, "value")}
+		}
+		return r
+	})
+}
+
+// genSelector draws a selector built without the parser: either from random
+// requirements or by compiling a random API label selector.
+func genSelector() *rapid.Generator[Selector] {
+	fromReqs := rapid.Custom(func(t *rapid.T) Selector {
+		var reqs []requirement
+		for _, r := range rapid.SliceOfN(genRequirement(), 0, 5).Draw(t, "reqs") {
+			reqs = append(reqs, newRequirement(r.Key, r.Operator, r.Values))
+		}
+		return newSelector(reqs)
+	})
+	compiled := rapid.Custom(func(t *rapid.T) Selector {
+		ls := &LabelSelector{MatchLabels: rapid.MapOfN(genKey(), genValue(), 0, 3).Draw(t, "matchLabels")}
+		for _, r := range rapid.SliceOfN(genRequirement(), 0, 3).Draw(t, "exprs") {
+			switch r.Operator {
+			case In, NotIn, Exists, DoesNotExist:
+				ls.MatchExpressions = append(ls.MatchExpressions, LabelSelectorRequirement(r))
+			}
+		}
+		s, err := Compile(ls)
+		if err != nil {
+			t.Fatalf("Compile(%+v): %v", ls, err)
+		}
+		return s
+	})
+	return rapid.OneOf(fromReqs, compiled)
+}
+
+func genLabels() *rapid.Generator[map[string]string] {
+	return rapid.MapOfN(rapid.SampledFrom(keyPool), rapid.SampledFrom(labelValuePool), 0, 6)
+}
+
+// refMatches is a deliberately naive reading of SPEC 8.2, independent of
+// the package's code: strconv for numbers, a loop for sets.
+func refMatches(r Requirement, l map[string]string) bool {
+	v, ok := l[r.Key]
+	in := false
+	for _, x := range r.Values {
+		if x == v {
+			in = true
+		}
+	}
+	switch r.Operator {
+	case In, Equals, DoubleEquals:
+		return ok && in
+	case NotIn, NotEquals:
+		return !ok || !in
+	case Exists:
+		return ok
+	case DoesNotExist:
+		return !ok
+	case Gt, Lt:
+		if !ok || len(r.Values) != 1 {
+			return false
+		}
+		a, err1 := strconv.ParseInt(v, 10, 64)
+		b, err2 := strconv.ParseInt(r.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		return r.Operator == Gt && a > b || r.Operator == Lt && a < b
+	}
+	return false
+}
+
+// TestPropertyStringRoundTrip: Parse(s.String()) is Equal to s.
+func TestPropertyStringRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := genSelector().Draw(t, "selector")
+		str := s.String()
+		p, err := Parse(str)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", str, err)
+		}
+		if !p.Equal(s) {
+			t.Fatalf("Parse(%q) = %q, not equal to the original", str, p.String())
+		}
+	})
+}
+
+// TestPropertyMatchesIsConjunction: a selector matches a label set iff every
+// one of its requirements does, judged by the naive reference.
+func TestPropertyMatchesIsConjunction(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := genSelector().Draw(t, "selector")
+		l := genLabels().Draw(t, "labels")
+		want := true
+		for _, r := range s.Requirements() {
+			if refMatches(r, l) != r.Matches(l) {
+				t.Fatalf("Requirement %v.Matches(%v) = %v, reference says %v", r, l, r.Matches(l), refMatches(r, l))
+			}
+			want = want && refMatches(r, l)
+		}
+		if got := s.Matches(l); got != want {
+			t.Fatalf("%q.Matches(%v) = %v, want %v", s.String(), l, got, want)
+		}
+	})
+}
+
+// TestPropertyNotInComplementsIn: where the key exists, NotIn matches iff In
+// does not (compiled and exported forms); where it is absent, NotIn matches
+// and In does not.
+func TestPropertyNotInComplementsIn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		key := rapid.SampledFrom(keyPool).Draw(t, "key")
+		values := rapid.SliceOfN(genValue(), 1, 4).Draw(t, "values")
+		l := genLabels().Draw(t, "labels")
+		in := Requirement{Key: key, Operator: In, Values: values}
+		notIn := Requirement{Key: key, Operator: NotIn, Values: values}
+		inSel := newSelector([]requirement{newRequirement(key, In, values)})
+		notInSel := newSelector([]requirement{newRequirement(key, NotIn, values)})
+		if _, ok := l[key]; ok {
+			if notIn.Matches(l) == in.Matches(l) {
+				t.Fatalf("key present: In %v and NotIn %v agree (%v) on %v", in, notIn, in.Matches(l), l)
+			}
+			if notInSel.Matches(l) == inSel.Matches(l) {
+				t.Fatalf("key present: compiled In and NotIn agree (%v) on %v", inSel.Matches(l), l)
+			}
+			return
+		}
+		if !notIn.Matches(l) || in.Matches(l) || !notInSel.Matches(l) || inSel.Matches(l) {
+			t.Fatalf("key absent from %v: want NotIn true and In false", l)
+		}
+	})
+}
+
+// Node selector generators.
+
+// genNodeRequirement draws a well-formed node label requirement.
+func genNodeRequirement() *rapid.Generator[NodeSelectorRequirement] {
+	return rapid.Custom(func(t *rapid.T) NodeSelectorRequirement {
+		for {
+			r := genRequirement().Draw(t, "req")
+			switch r.Operator {
+			case Equals, DoubleEquals, NotEquals:
+				continue // not node operators
+			}
+			return NodeSelectorRequirement(r)
+		}
+	})
+}
+
+func genFieldRequirement() *rapid.Generator[NodeSelectorRequirement] {
+	return rapid.Custom(func(t *rapid.T) NodeSelectorRequirement {
+		return NodeSelectorRequirement{
+			Key:      NodeNameField,
+			Operator: rapid.SampledFrom([]Operator{In, NotIn}).Draw(t, "op"),
+			Values:   []string{rapid.SampledFrom(nodeNames).Draw(t, "name")},
+		}
+	})
+}
+
+var nodeNames = []string{"", "n1", "n2", "n3"}
+
+func genTerm() *rapid.Generator[NodeSelectorTerm] {
+	return rapid.Custom(func(t *rapid.T) NodeSelectorTerm {
+		return NodeSelectorTerm{
+			MatchExpressions: rapid.SliceOfN(genNodeRequirement(), 0, 3).Draw(t, "exprs"),
+			MatchFields:      rapid.SliceOfN(genFieldRequirement(), 0, 1).Draw(t, "fields"),
+		}
+	})
+}
+
+// genMalformedTerm draws a term with at least one requirement that upstream
+// cannot parse, among well-formed ones.
+func genMalformedTerm() *rapid.Generator[NodeSelectorTerm] {
+	bad := []NodeSelectorRequirement{
+		{Key: "a", Operator: "Like", Values: []string{"x"}},
+		{Key: "a", Operator: In},
+		{Key: "a", Operator: NotIn, Values: []string{}},
+		{Key: "a", Operator: Exists, Values: []string{"x"}},
+		{Key: "a", Operator: Gt, Values: []string{"x"}},
+		{Key: "a", Operator: Lt, Values: []string{"1", "2"}},
+		{Key: "a", Operator: Gt, Values: []string{"-1"}},
+		{Key: "bad key", Operator: Exists},
+		{Key: "a", Operator: NotIn, Values: []string{"bad value"}},
+		{Key: "a", Operator: Equals, Values: []string{"x"}},
+	}
+	badFields := []NodeSelectorRequirement{
+		{Key: NodeNameField, Operator: In, Values: []string{"n1", "n2"}},
+		{Key: NodeNameField, Operator: NotIn},
+		{Key: NodeNameField, Operator: Exists},
+	}
+	return rapid.Custom(func(t *rapid.T) NodeSelectorTerm {
+		term := genTerm().Draw(t, "good part")
+		if rapid.Bool().Draw(t, "bad field") {
+			r := rapid.SampledFrom(badFields).Draw(t, "bad")
+			i := rapid.IntRange(0, len(term.MatchFields)).Draw(t, "at")
+			term.MatchFields = slices.Insert(term.MatchFields, i, r)
+		} else {
+			r := rapid.SampledFrom(bad).Draw(t, "bad")
+			i := rapid.IntRange(0, len(term.MatchExpressions)).Draw(t, "at")
+			term.MatchExpressions = slices.Insert(term.MatchExpressions, i, r)
+		}
+		return term
+	})
+}
+
+// TestPropertyLazyErrors: inserting a malformed term anywhere among the terms
+// never changes which nodes match, in particular never removes a match; and
+// inserting any term never removes a match (terms are ORed).
+func TestPropertyLazyErrors(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodeSel := rapid.MapOfN(rapid.SampledFrom(keyPool), rapid.SampledFrom(valuePool), 0, 1).Draw(t, "nodeSelector")
+		base := rapid.SliceOfN(genTerm(), 0, 3).Draw(t, "terms")
+		i := rapid.IntRange(0, len(base)).Draw(t, "at")
+		bad := genMalformedTerm().Draw(t, "malformed")
+		any := rapid.OneOf(genTerm(), genMalformedTerm()).Draw(t, "any")
+		name := rapid.SampledFrom(nodeNames).Draw(t, "node")
+		l := genLabels().Draw(t, "labels")
+
+		before := CompileNode(nodeSel, &NodeSelector{Terms: base})
+		withBad := CompileNode(nodeSel, &NodeSelector{Terms: slices.Insert(slices.Clone(base), i, bad)})
+		withAny := CompileNode(nodeSel, &NodeSelector{Terms: slices.Insert(slices.Clone(base), i, any)})
+
+		ok, _ := before.Match(name, l)
+		okBad, _ := withBad.Match(name, l)
+		okAny, _ := withAny.Match(name, l)
+		if ok != okBad {
+			t.Fatalf("adding malformed term %+v changed Match(%q, %v) from %v to %v", bad, name, l, ok, okBad)
+		}
+		if ok && !okAny {
+			t.Fatalf("adding term %+v removed the match of (%q, %v)", any, name, l)
+		}
+		if len(withBad.ParseErrors()) == 0 {
+			t.Fatalf("malformed term %+v reported no parse error", bad)
+		}
+	})
+}
