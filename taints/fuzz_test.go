@@ -1,0 +1,98 @@
+package taints
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/daemonplan/daemonplan/internal/field"
+)
+
+// FuzzTolerates checks, for arbitrary strings, that matching never panics,
+// that the compiled Set agrees with Toleration.Tolerates and FindUntolerated
+// (also with the daemon defaults merged in), and that the Lt/Gt number parser
+// accepts exactly the canonical renderings of int64 values.
+func FuzzTolerates(f *testing.F) {
+	f.Add("foo", "Exists", "", "NoSchedule", "foo", "bar", "NoSchedule", false, false)
+	f.Add("", "Exists", "", "", "x", "y", "NoExecute", false, true)
+	f.Add("k", "Gt", "9223372036854775806", "", "k", "9223372036854775807", "NoSchedule", true, false)
+	f.Add("k", "Lt", "0", "NoSchedule", "k", "-9223372036854775808", "NoSchedule", true, false)
+	f.Add("k", "Lt", "0100", "", "k", "+5", "NoSchedule", true, false)
+	f.Add(KeyNotReady, "Exists", "", "NoExecute", KeyNotReady, "", "NoSchedule", false, false)
+	f.Fuzz(func(t *testing.T, tolKey, tolOp, tolValue, tolEffect, taintKey, taintValue, taintEffect string, cmpOps, hostNetwork bool) {
+		tol := Toleration{Key: tolKey, Operator: Operator(tolOp), Value: tolValue, Effect: Effect(tolEffect)}
+		taint := Taint{Key: taintKey, Value: taintValue, Effect: Effect(taintEffect)}
+		opts := Options{ComparisonOperators: cmpOps}
+
+		want := tol.Tolerates(taint, opts)
+		set := NewSet([]Toleration{tol}, opts)
+		if got := set.Tolerates(taint); got != want {
+			t.Fatalf("Set.Tolerates(%v) = %v, Toleration.Tolerates %v (toleration %v)", taint, got, want, tol)
+		}
+		for _, effects := range []Effects{AllEffects, ScheduleBlocking, ExecuteBlocking} {
+			gotT, gotOK := set.FirstUntolerated([]Taint{taint}, effects)
+			wantT, wantOK := FindUntolerated([]Taint{taint}, []Toleration{tol}, effects, opts)
+			if gotT != wantT || gotOK != wantOK {
+				t.Fatalf("FirstUntolerated = %v, %v; FindUntolerated = %v, %v", gotT, gotOK, wantT, wantOK)
+			}
+		}
+		merged := MergeDaemonDefaults([]Toleration{tol}, hostNetwork)
+		mset := NewSet(merged, opts)
+		if got, want := mset.Tolerates(taint), naiveTolerates(merged, taint, opts); got != want {
+			t.Fatalf("merged Set.Tolerates(%v) = %v, uncompiled %v", taint, got, want)
+		}
+
+		for _, s := range []string{tolValue, taintValue} {
+			n, ok := parseCanonicalInt(s)
+			std, err := strconv.ParseInt(s, 10, 64)
+			canonical := err == nil && strconv.FormatInt(std, 10) == s
+			if ok != canonical || (ok && n != std) {
+				t.Fatalf("parseCanonicalInt(%q) = %d, %v; strconv says %d, %v, canonical %v", s, n, ok, std, err, canonical)
+			}
+		}
+	})
+}
+
+// FuzzValidateTolerations checks that validation never panics, reports paths
+// below the toleration's index only, and accepts nothing that breaks the
+// rules it can check cheaply.
+func FuzzValidateTolerations(f *testing.F) {
+	f.Add("example.com/key", "Equal", "value", "NoSchedule", int64(0), false)
+	f.Add("", "Exists", "", "", int64(0), false)
+	f.Add("", "", "", "NoSchedule", int64(300), true)
+	f.Add("a/b/c", "Bogus", "not valid!", "Sometimes", int64(-1), true)
+	f.Add(strings.Repeat("x", 64), "Exists", "v", "NoExecute", int64(5), true)
+	f.Fuzz(func(t *testing.T, key, op, value, effect string, seconds int64, hasSeconds bool) {
+		tol := Toleration{Key: key, Operator: Operator(op), Value: value, Effect: Effect(effect)}
+		if hasSeconds {
+			tol.TolerationSeconds = &seconds
+		}
+		errs := ValidateTolerations([]Toleration{tol})
+		for _, e := range errs {
+			if !strings.HasPrefix(e.Field, "[0].") {
+				t.Fatalf("error outside the toleration: %v", e)
+			}
+			if e.Type != field.TypeInvalid && e.Type != field.TypeNotSupported {
+				t.Fatalf("unexpected error type: %v", e)
+			}
+			_ = e.Error()
+		}
+		if len(errs) > 0 {
+			return
+		}
+		switch {
+		case key == "" && tol.Operator != Exists:
+			t.Fatalf("accepted an empty key with operator %q", op)
+		case hasSeconds && tol.Effect != NoExecute:
+			t.Fatalf("accepted tolerationSeconds with effect %q", effect)
+		case tol.Operator != "" && tol.Operator != Equal && tol.Operator != Exists:
+			t.Fatalf("accepted operator %q", op)
+		case tol.Operator == Exists && value != "":
+			t.Fatalf("accepted Exists with value %q", value)
+		case effect != "" && !AllEffects.Has(tol.Effect):
+			t.Fatalf("accepted effect %q", effect)
+		case len(value) > 63 || len(key) > 253+1+63:
+			t.Fatalf("accepted an over-long key or value: %q, %q", key, value)
+		}
+	})
+}
