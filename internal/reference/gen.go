@@ -1,0 +1,408 @@
+package reference
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+	"pgregory.net/rapid"
+)
+
+// Epoch is the fixed instant generated snapshots are built around.
+var Epoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// The generators draw from small pools so that labels, taints and
+// tolerations collide often. Node names are "node-0" … "node-9"; a pod may
+// target one of them that is not in the node list (a vanished node).
+const universe = 10
+
+var (
+	labelKeys   = []string{"zone", "disk", "gpu"}
+	labelValues = []string{"a", "b", "c"}
+
+	taintPool = []taints.Taint{
+		{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
+		{Key: "dedicated", Value: "infra", Effect: taints.NoExecute},
+		{Key: "gpu", Effect: taints.NoExecute},
+		{Key: "soft", Effect: taints.PreferNoSchedule},
+		{Key: taints.KeyNotReady, Effect: taints.NoExecute},
+		{Key: taints.KeyNotReady, Effect: taints.NoSchedule},
+		{Key: taints.KeyUnreachable, Effect: taints.NoSchedule},
+		{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule},
+		{Key: taints.KeyDiskPressure, Effect: taints.NoSchedule},
+		{Key: taints.KeyNetworkUnavailable, Effect: taints.NoSchedule},
+	}
+	tolerationPool = []taints.Toleration{
+		{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule},
+		{Key: "dedicated", Operator: taints.Exists},
+		{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute},
+		{Key: taints.KeyNotReady, Operator: taints.Exists, Effect: taints.NoSchedule},
+		{Key: taints.KeyUnreachable, Operator: taints.Exists},
+		{Key: "", Operator: taints.Exists, Effect: taints.NoSchedule},
+		{Key: "dedicated", Operator: taints.Equal, Value: "other", Effect: taints.NoExecute},
+	}
+	budgetPool = []*placement.IntOrPercent{
+		nil, placement.Int(0), placement.Int(1), placement.Int(2), placement.Percent("0%"), placement.Percent("50%"),
+	}
+)
+
+// NodeName is the name of the i-th node of the generated universe.
+func NodeName(i int) string { return fmt.Sprintf("node-%d", i) }
+
+func drawLabels(t *rapid.T, label string) map[string]string {
+	labels := map[string]string{}
+	for _, k := range labelKeys {
+		if rapid.IntRange(0, 2).Draw(t, label+"-has-"+k) > 0 {
+			labels[k] = rapid.SampledFrom(labelValues).Draw(t, label+"-"+k)
+		}
+	}
+	return labels
+}
+
+// Node generates node i of the universe: labels and taints from the pools.
+func Node(i int) *rapid.Generator[placement.Node] {
+	return rapid.Custom(func(t *rapid.T) placement.Node {
+		n := placement.Node{Name: NodeName(i), Labels: drawLabels(t, "label")}
+		for _, taint := range taintPool {
+			if rapid.IntRange(0, 5).Draw(t, "taint") == 0 {
+				n.Taints = append(n.Taints, taint)
+			}
+		}
+		return n
+	})
+}
+
+func drawRequirement(t *rapid.T) selector.NodeSelectorRequirement {
+	op := rapid.SampledFrom([]selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.DoesNotExist}).Draw(t, "op")
+	r := selector.NodeSelectorRequirement{Key: rapid.SampledFrom(labelKeys).Draw(t, "key"), Operator: op}
+	if op == selector.In || op == selector.NotIn {
+		r.Values = rapid.SliceOfNDistinct(rapid.SampledFrom(labelValues), 1, 2, rapid.ID[string]).Draw(t, "values")
+	}
+	return r
+}
+
+// Affinity generates a required node affinity: nil most of the time, else
+// one or two terms of label expressions and, rarely, a metadata.name field
+// requirement or an empty term.
+func Affinity() *rapid.Generator[*selector.NodeSelector] {
+	return rapid.Custom(func(t *rapid.T) *selector.NodeSelector {
+		if rapid.IntRange(0, 2).Draw(t, "hasAffinity") > 0 {
+			return nil
+		}
+		ns := &selector.NodeSelector{}
+		for range rapid.IntRange(0, 2).Draw(t, "terms") {
+			var term selector.NodeSelectorTerm
+			for range rapid.IntRange(0, 2).Draw(t, "exprs") {
+				term.MatchExpressions = append(term.MatchExpressions, drawRequirement(t))
+			}
+			if rapid.IntRange(0, 4).Draw(t, "hasField") == 0 {
+				op := rapid.SampledFrom([]selector.Operator{selector.In, selector.NotIn}).Draw(t, "fieldOp")
+				term.MatchFields = append(term.MatchFields, selector.NodeSelectorRequirement{
+					Key: selector.NodeNameField, Operator: op, Values: []string{NodeName(rapid.IntRange(0, universe-1).Draw(t, "fieldNode"))},
+				})
+			}
+			ns.Terms = append(ns.Terms, term)
+		}
+		return ns
+	})
+}
+
+// DaemonSet generates a valid DaemonSet "ns/ds" (UID "ds-uid") selecting
+// app=ds: node selector, affinity, tolerations, strategy (surge on or off),
+// minReadySeconds, template generation, and rarely a template nodeName or
+// a deletion timestamp.
+func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
+	return rapid.Custom(func(t *rapid.T) *placement.DaemonSet {
+		gen := rapid.Int64Range(1, 3).Draw(t, "generation")
+		ds := &placement.DaemonSet{
+			Namespace:  "ns",
+			Name:       "ds",
+			UID:        "ds-uid",
+			Generation: gen,
+			Deleting:   rapid.IntRange(0, 9).Draw(t, "deleting") == 0,
+			Selector:   &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+			Template: placement.PodTemplate{
+				Labels:               map[string]string{"app": "ds", "tier": "web"},
+				RequiredNodeAffinity: Affinity().Draw(t, "affinity"),
+				HostNetwork:          rapid.Bool().Draw(t, "hostNetwork"),
+			},
+			MinReadySeconds: rapid.SampledFrom([]int32{0, 0, 10}).Draw(t, "minReady"),
+			Status:          placement.Status{ObservedGeneration: rapid.Int64Range(0, gen).Draw(t, "observedGeneration")},
+		}
+		if rapid.Bool().Draw(t, "hasTemplateGeneration") {
+			ds.Annotations = map[string]string{placement.AnnotationTemplateGeneration: fmt.Sprint(gen)}
+		}
+		if rapid.Bool().Draw(t, "selectTier") {
+			ds.Selector.MatchExpressions = []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"web", "db"}}}
+		}
+		for range rapid.IntRange(0, 2).Draw(t, "nodeSelectorKeys") {
+			if ds.Template.NodeSelector == nil {
+				ds.Template.NodeSelector = map[string]string{}
+			}
+			ds.Template.NodeSelector[rapid.SampledFrom(labelKeys).Draw(t, "nsKey")] = rapid.SampledFrom(labelValues).Draw(t, "nsValue")
+		}
+		if rapid.IntRange(0, 9).Draw(t, "hasNodeName") == 0 {
+			ds.Template.NodeName = NodeName(rapid.IntRange(0, universe).Draw(t, "nodeName"))
+		}
+		for _, tol := range tolerationPool {
+			if rapid.IntRange(0, 3).Draw(t, "toleration") == 0 {
+				ds.Template.Tolerations = append(ds.Template.Tolerations, tol)
+			}
+		}
+		if rapid.IntRange(0, 2).Draw(t, "onDelete") == 0 {
+			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.OnDelete}
+		} else {
+			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
+				MaxUnavailable: placement.Int(1),
+				MaxSurge:       rapid.SampledFrom(budgetPool).Draw(t, "maxSurge"),
+			}}
+		}
+		return ds
+	})
+}
+
+// Pod generates pod i: in the DaemonSet's namespace or not; owned by the
+// DaemonSet, by another owner, or orphaned; matching the selector or not;
+// bound, pinned by affinity or without target, to a node of the universe
+// (present or not); any phase, ready or not, being deleted or not; with a
+// current, old or no hash label.
+func Pod(i int, hash string) *rapid.Generator[placement.Pod] {
+	return rapid.Custom(func(t *rapid.T) placement.Pod {
+		p := placement.Pod{
+			Namespace: "ns",
+			Name:      fmt.Sprintf("pod-%02d", i),
+			UID:       fmt.Sprintf("uid-%02d", i),
+			Labels:    map[string]string{"app": "ds", "tier": "web"},
+			Controller: &placement.OwnerRef{
+				Kind: "DaemonSet", Name: "ds", UID: "ds-uid",
+			},
+			Phase:   rapid.SampledFrom([]placement.PodPhase{placement.PodRunning, placement.PodRunning, placement.PodPending, placement.PodFailed, placement.PodSucceeded, placement.PodUnknown, ""}).Draw(t, "phase"),
+			Created: Epoch.Add(-time.Duration(rapid.IntRange(1, 4).Draw(t, "age")) * time.Minute),
+		}
+		if rapid.IntRange(0, 9).Draw(t, "otherNamespace") == 0 {
+			p.Namespace = "other"
+		}
+		switch rapid.IntRange(0, 9).Draw(t, "owner") {
+		case 0:
+			p.Controller = nil
+		case 1:
+			p.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "other-uid"}
+		}
+		switch rapid.IntRange(0, 9).Draw(t, "labels") {
+		case 0:
+			p.Labels["app"] = "other"
+		case 1:
+			p.Labels["tier"] = "cache"
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "hash") {
+		case 0:
+			p.Labels[placement.LabelRevisionHash] = hash
+		case 1:
+			p.Labels[placement.LabelRevisionHash] = "old"
+		}
+		if rapid.IntRange(0, 3).Draw(t, "hasGeneration") == 0 {
+			p.Labels[placement.LabelTemplateGeneration] = fmt.Sprint(rapid.IntRange(1, 3).Draw(t, "podGeneration"))
+		}
+		node := NodeName(rapid.IntRange(0, universe-1).Draw(t, "target"))
+		switch rapid.IntRange(0, 9).Draw(t, "binding") {
+		case 0, 1:
+			p.RequiredNodeAffinity = placement.PodNodeAffinity(node)
+		case 2:
+			// no target node
+		case 3:
+			p.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
+				MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{node, "node-x"}}},
+			}}}
+		default:
+			p.NodeName = node
+		}
+		if rapid.Bool().Draw(t, "ready") {
+			p.Ready = true
+			p.ReadySince = Epoch.Add(-time.Duration(rapid.SampledFrom([]int{0, 5, 10, 30}).Draw(t, "readyFor")) * time.Second)
+		}
+		p.Deleting = rapid.IntRange(0, 5).Draw(t, "deleting") == 0
+		return p
+	})
+}
+
+// Snapshots generates coherent snapshots: a DaemonSet, up to eight of the
+// ten universe nodes, up to fourteen pods, a clock near Epoch, a hash and
+// sometimes failed-pod backoff windows.
+func Snapshots() *rapid.Generator[Snapshot] {
+	return rapid.Custom(func(t *rapid.T) Snapshot {
+		s := Snapshot{
+			DaemonSet: DaemonSet().Draw(t, "ds"),
+			Now:       Epoch,
+			Hash:      rapid.SampledFrom([]string{"h1", "h1", "h1", ""}).Draw(t, "hash"),
+		}
+		present := rapid.SliceOfNDistinct(rapid.IntRange(0, universe-1), 0, 8, rapid.ID[int]).Draw(t, "nodes")
+		for _, i := range present {
+			s.Nodes = append(s.Nodes, Node(i).Draw(t, "node"))
+		}
+		for i := range rapid.IntRange(0, 14).Draw(t, "pods") {
+			s.Pods = append(s.Pods, Pod(i, s.Hash).Draw(t, "pod"))
+		}
+		for range rapid.IntRange(0, 2).Draw(t, "backoffs") {
+			key := placement.BackoffKey{
+				DaemonSetUID:       "ds-uid",
+				ObservedGeneration: s.DaemonSet.Status.ObservedGeneration,
+				Node:               NodeName(rapid.IntRange(0, universe-1).Draw(t, "backoffNode")),
+			}
+			if s.Backoff == nil {
+				s.Backoff = placement.Backoff{}
+			}
+			s.Backoff[key] = placement.BackoffEntry{
+				Delay:      rapid.SampledFrom([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}).Draw(t, "delay"),
+				LastUpdate: Epoch.Add(-rapid.SampledFrom([]time.Duration{0, time.Second, 3 * time.Second, 31 * time.Minute}).Draw(t, "since")),
+			}
+		}
+		return s
+	})
+}
+
+// Clone returns a deep copy of s.
+func (s Snapshot) Clone() Snapshot {
+	c := s
+	c.DaemonSet = CloneDaemonSet(s.DaemonSet)
+	c.Nodes = nil
+	for _, n := range s.Nodes {
+		c.Nodes = append(c.Nodes, CloneNode(n))
+	}
+	c.Pods = nil
+	for _, p := range s.Pods {
+		c.Pods = append(c.Pods, ClonePod(p))
+	}
+	if s.Backoff != nil {
+		c.Backoff = placement.Backoff{}
+		for k, v := range s.Backoff {
+			c.Backoff[k] = v
+		}
+	}
+	return c
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string{}, s...)
+}
+
+func cloneNodeSelector(ns *selector.NodeSelector) *selector.NodeSelector {
+	if ns == nil {
+		return nil
+	}
+	out := &selector.NodeSelector{}
+	if ns.Terms != nil {
+		out.Terms = []selector.NodeSelectorTerm{}
+	}
+	cloneReqs := func(rs []selector.NodeSelectorRequirement) []selector.NodeSelectorRequirement {
+		if rs == nil {
+			return nil
+		}
+		out := make([]selector.NodeSelectorRequirement, len(rs))
+		for i, r := range rs {
+			out[i] = selector.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: cloneStrings(r.Values)}
+		}
+		return out
+	}
+	for _, term := range ns.Terms {
+		out.Terms = append(out.Terms, selector.NodeSelectorTerm{MatchExpressions: cloneReqs(term.MatchExpressions), MatchFields: cloneReqs(term.MatchFields)})
+	}
+	return out
+}
+
+func cloneIntOrPercent(v *placement.IntOrPercent) *placement.IntOrPercent {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
+}
+
+// CloneDaemonSet returns a deep copy of ds.
+func CloneDaemonSet(ds *placement.DaemonSet) *placement.DaemonSet {
+	if ds == nil {
+		return nil
+	}
+	c := *ds
+	c.Annotations = cloneMap(ds.Annotations)
+	if ds.Selector != nil {
+		sel := &selector.LabelSelector{MatchLabels: cloneMap(ds.Selector.MatchLabels)}
+		for _, e := range ds.Selector.MatchExpressions {
+			sel.MatchExpressions = append(sel.MatchExpressions, selector.LabelSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: cloneStrings(e.Values)})
+		}
+		c.Selector = sel
+	}
+	c.Template.Labels = cloneMap(ds.Template.Labels)
+	c.Template.Annotations = cloneMap(ds.Template.Annotations)
+	c.Template.NodeSelector = cloneMap(ds.Template.NodeSelector)
+	c.Template.RequiredNodeAffinity = cloneNodeSelector(ds.Template.RequiredNodeAffinity)
+	if ds.Template.Tolerations != nil {
+		c.Template.Tolerations = make([]taints.Toleration, len(ds.Template.Tolerations))
+		for i, tol := range ds.Template.Tolerations {
+			if tol.TolerationSeconds != nil {
+				secs := *tol.TolerationSeconds
+				tol.TolerationSeconds = &secs
+			}
+			c.Template.Tolerations[i] = tol
+		}
+	}
+	if ds.Template.ActiveDeadlineSeconds != nil {
+		v := *ds.Template.ActiveDeadlineSeconds
+		c.Template.ActiveDeadlineSeconds = &v
+	}
+	if ds.TemplateData != nil {
+		c.TemplateData = append([]byte{}, ds.TemplateData...)
+	}
+	if ru := ds.UpdateStrategy.RollingUpdate; ru != nil {
+		c.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{
+			MaxUnavailable: cloneIntOrPercent(ru.MaxUnavailable),
+			MaxSurge:       cloneIntOrPercent(ru.MaxSurge),
+		}
+	}
+	if ds.RevisionHistoryLimit != nil {
+		v := *ds.RevisionHistoryLimit
+		c.RevisionHistoryLimit = &v
+	}
+	if ds.Status.CollisionCount != nil {
+		v := *ds.Status.CollisionCount
+		c.Status.CollisionCount = &v
+	}
+	return &c
+}
+
+// CloneNode returns a deep copy of n.
+func CloneNode(n placement.Node) placement.Node {
+	c := n
+	c.Labels = cloneMap(n.Labels)
+	if n.Taints != nil {
+		c.Taints = append([]taints.Taint{}, n.Taints...)
+	}
+	return c
+}
+
+// ClonePod returns a deep copy of p.
+func ClonePod(p placement.Pod) placement.Pod {
+	c := p
+	c.Labels = cloneMap(p.Labels)
+	if p.Controller != nil {
+		o := *p.Controller
+		c.Controller = &o
+	}
+	c.RequiredNodeAffinity = cloneNodeSelector(p.RequiredNodeAffinity)
+	return c
+}
