@@ -1,0 +1,165 @@
+package selector
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// FuzzParse: Parse never panics, and what it accepts renders canonically
+// and parses back to an equal selector with the same rendering.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"", "a", "!a", "a=b", "a==b", "a!=b", "a in (x,y)", "a notin ()", "a>5", "a<007",
+		"x in (foo,,baz),y,z notin ()", "in in (in,notin)", "a in (,)", "a=", "!a=b", "a===b",
+		"a in ((x))", "a=b \x00c", "a=b\x00c", "example.com/k in (v1, v2) , !gpu",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := Parse(in)
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("Parse(%q) error %T, want *ParseError", in, err)
+			}
+			return
+		}
+		str := s.String()
+		back, err := Parse(str)
+		if err != nil {
+			t.Fatalf("Parse(%q) accepted, but its String %q does not parse: %v", in, str, err)
+		}
+		if !back.Equal(s) || back.String() != str {
+			t.Fatalf("Parse(%q) = %q, which parses back to %q", in, str, back.String())
+		}
+		s.Matches(map[string]string{"a": "5", "x": ""})
+	})
+}
+
+var (
+	nameRE      = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
+	subdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// refValidKey is SPEC 8.4's key rule written with the upstream regular
+// expressions, as a reference for the hand-written checks.
+func refValidKey(k string) bool {
+	parts := strings.Split(k, "/")
+	name := parts[0]
+	switch len(parts) {
+	case 1:
+	case 2:
+		prefix := parts[0]
+		name = parts[1]
+		if prefix == "" || len(prefix) > 253 || !subdomainRE.MatchString(prefix) {
+			return false
+		}
+	default:
+		return false
+	}
+	return name != "" && len(name) <= 63 && nameRE.MatchString(name)
+}
+
+// FuzzValidateLabelKey: ValidateLabelKey never panics and agrees with the
+// regular-expression reference.
+func FuzzValidateLabelKey(f *testing.F) {
+	for _, s := range []string{"", "a", "a/b", "/b", "a/", "a/b/c", "Example.com/x", "a..b/c", "x-", "k8s.io/x_y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, k string) {
+		probs := ValidateLabelKey(k)
+		if got, want := len(probs) == 0, refValidKey(k); got != want {
+			t.Fatalf("ValidateLabelKey(%q) = %q (valid %v), reference says valid %v", k, probs, got, want)
+		}
+		if got, want := len(IsDNS1123Subdomain(k)) == 0, len(k) <= 253 && subdomainRE.MatchString(k); got != want {
+			t.Fatalf("IsDNS1123Subdomain(%q) valid = %v, reference says %v", k, got, want)
+		}
+	})
+}
+
+// FuzzLabelValue: ValidateLabelValue never panics and agrees with the
+// regular-expression reference; Gt/Lt's integer parser agrees with
+// strconv (see TestParseInt64 for the fixed cases).
+func FuzzLabelValue(f *testing.F) {
+	for _, s := range []string{"", "a", "-a", "a-", "a_b.c", strings.Repeat("v", 64), "0", "-1", "+1", "9223372036854775808"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		probs := ValidateLabelValue(v)
+		want := v == "" || len(v) <= 63 && nameRE.MatchString(v)
+		if got := len(probs) == 0; got != want {
+			t.Fatalf("ValidateLabelValue(%q) = %q (valid %v), reference says valid %v", v, probs, got, want)
+		}
+		a, ok := parseInt64(v)
+		if b := refParseInt(v); ok != (b != nil) || ok && a != *b {
+			t.Fatalf("parseInt64(%q) = %d, %v; strconv disagrees", v, a, ok)
+		}
+	})
+}
+
+// FuzzCompileNodeMatch: CompileNode and Match never panic on arbitrary
+// terms, and a node matches the whole selector iff it matches the
+// nodeSelector and at least one term compiled on its own (terms are ORed;
+// malformed ones are ignored, not contagious).
+func FuzzCompileNodeMatch(f *testing.F) {
+	f.Add("a", "In", "x,y", "b", "Gt", "5", "In", "n1", "n1", "a", "x", uint8(3), uint8(3))
+	f.Add("a", "Exists", "", "bad key", "NotIn", "", "Exists", "n1,n2", "", "b", "7", uint8(255), uint8(2))
+	f.Add("", "", "", "", "", "", "", "", "", "", "", uint8(0), uint8(1))
+	f.Fuzz(func(t *testing.T, k1, op1, v1, k2, op2, v2, fop, fv, nodeName, lk, lv string, shape, nterms uint8) {
+		split := func(s string) []string {
+			if s == "" {
+				return nil
+			}
+			return strings.Split(s, ",")
+		}
+		r1 := NodeSelectorRequirement{Key: k1, Operator: Operator(op1), Values: split(v1)}
+		r2 := NodeSelectorRequirement{Key: k2, Operator: Operator(op2), Values: split(v2)}
+		rf := NodeSelectorRequirement{Key: NodeNameField, Operator: Operator(fop), Values: split(fv)}
+		// shape's bits pick which requirements each of three terms holds.
+		all := []NodeSelectorTerm{
+			{MatchExpressions: pick(shape&1 != 0, r1), MatchFields: pick(shape&2 != 0, rf)},
+			{MatchExpressions: append(pick(shape&4 != 0, r1), pick(shape&8 != 0, r2)...)},
+			{MatchExpressions: pick(shape&16 != 0, r2), MatchFields: pick(shape&32 != 0, rf)},
+		}
+		ts := all[:int(nterms)%4]
+		var nodeSel map[string]string
+		if shape&64 != 0 {
+			nodeSel = map[string]string{lk: lv}
+		}
+		node := map[string]string{lk: lv, k1: v1, k2: v2}
+
+		m := CompileNode(nodeSel, &NodeSelector{Terms: ts})
+		got, mm := m.Match(nodeName, node)
+		want := false
+		nodeSelOK := nodeSel == nil || node[lk] == lv
+		for _, term := range ts {
+			one := CompileNode(nil, &NodeSelector{Terms: []NodeSelectorTerm{term}})
+			if ok, _ := one.Match(nodeName, node); ok {
+				want = nodeSelOK
+			}
+		}
+		if got != want {
+			t.Fatalf("Match = %v (%+v), per-term OR = %v; terms %+v", got, mm, want, ts)
+		}
+		if got != (mm == Mismatch{}) {
+			t.Fatalf("Match = %v with mismatch %+v", got, mm)
+		}
+		_ = ValidateNodeSelector(&NodeSelector{Terms: ts})
+	})
+}
+
+func pick(ok bool, r NodeSelectorRequirement) []NodeSelectorRequirement {
+	if !ok {
+		return nil
+	}
+	return []NodeSelectorRequirement{r}
+}
+
+func refParseInt(s string) *int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
+}
