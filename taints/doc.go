@@ -69,12 +69,13 @@
 // # Entry points
 //
 //   - Toleration.Tolerates: one toleration against one taint.
-//   - NewSet, Set.Tolerates, Set.FirstUntolerated: compile a pod's
-//     tolerations once, then check many nodes without allocating.
+//   - NewSet, Set.Tolerates, Set.FirstUntolerated, Set.Tolerations: compile
+//     a pod's tolerations once, then check many nodes without allocating.
 //   - FindUntolerated: the same search without compiling.
-//   - EffectsOf, ScheduleBlocking, ExecuteBlocking: which taints to check.
-//   - DaemonDefaults, MergeDaemonDefaults: the controller's default
-//     tolerations.
+//   - EffectsOf, ScheduleBlocking, ExecuteBlocking, AllEffects: which taints
+//     to check.
+//   - DaemonDefaults, MergeDaemonDefaults, the Key constants: the
+//     controller's default tolerations.
 //   - ValidateTolerations: API validation, with paths relative to the list.
 //   - Taint.String, Toleration.String: renderings for messages.
 //

@@ -15,16 +15,19 @@ const (
 	knownBits = bitNoSchedule | bitPreferNoSchedule | bitNoExecute
 )
 
-// The effect selections the DaemonSet controller uses.
-var (
+// The effect selections the DaemonSet controller uses. They are constants
+// equal to the EffectsOf calls in their comments, so that no caller can change
+// them.
+const (
 	// ScheduleBlocking selects the taints that keep a daemon pod from being
-	// placed on a node (shouldRun): NoSchedule and NoExecute.
-	ScheduleBlocking = EffectsOf(NoSchedule, NoExecute)
+	// placed on a node (shouldRun): EffectsOf(NoSchedule, NoExecute).
+	ScheduleBlocking = Effects(bitNoSchedule | bitNoExecute)
 	// ExecuteBlocking selects the taints that evict a running daemon pod
-	// (shouldContinueRunning): NoExecute only.
-	ExecuteBlocking = EffectsOf(NoExecute)
-	// AllEffects selects all three effects.
-	AllEffects = EffectsOf(NoSchedule, PreferNoSchedule, NoExecute)
+	// (shouldContinueRunning): EffectsOf(NoExecute).
+	ExecuteBlocking = Effects(bitNoExecute)
+	// AllEffects selects all three effects:
+	// EffectsOf(NoSchedule, PreferNoSchedule, NoExecute).
+	AllEffects = Effects(knownBits)
 )
 
 // EffectsOf returns the set holding the given effects. Unknown effects are

@@ -71,7 +71,7 @@ func keyHash(k string) uint64 {
 // reference to tols or to its TolerationSeconds pointers.
 func NewSet(tols []Toleration, opts Options) Set {
 	s := Set{src: cloneTolerations(tols)}
-	var keyed []compiled
+	keyed := make([]compiled, 0, len(tols))
 	for _, t := range tols {
 		c := compiled{key: t.Key, value: t.Value, effect: t.Effect}
 		if t.Effect == "" {

@@ -477,6 +477,14 @@ func TestEffects(t *testing.T) {
 	}
 }
 
+func TestEffectConstants(t *testing.T) {
+	got := []Effects{ScheduleBlocking, ExecuteBlocking, AllEffects}
+	want := []Effects{EffectsOf(NoSchedule, NoExecute), EffectsOf(NoExecute), EffectsOf(NoSchedule, PreferNoSchedule, NoExecute)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("constants mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestStrings(t *testing.T) {
 	tests := []struct {
 		name   string
