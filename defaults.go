@@ -1,0 +1,41 @@
+package daemonplan
+
+import (
+	"maps"
+
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// DefaultRevisionHistoryLimit is the API default of spec.revisionHistoryLimit.
+const DefaultRevisionHistoryLimit = 10
+
+// Default returns a copy of ds with the API server's defaults applied (SPEC
+// 7.1): an empty strategy type becomes RollingUpdate; for RollingUpdate a
+// missing rollingUpdate block is created, maxUnavailable defaults to 1 and
+// maxSurge to 0; a nil revisionHistoryLimit becomes 10. ds is not changed;
+// the copy shares no defaulted pointer with it.
+func Default(ds *placement.DaemonSet) placement.DaemonSet {
+	out := *ds
+	out.Annotations = maps.Clone(ds.Annotations)
+	if out.UpdateStrategy.Type == "" {
+		out.UpdateStrategy.Type = placement.RollingUpdate
+	}
+	if out.UpdateStrategy.Type == placement.RollingUpdate {
+		ru := placement.RollingUpdateParams{}
+		if ds.UpdateStrategy.RollingUpdate != nil {
+			ru = *ds.UpdateStrategy.RollingUpdate
+		}
+		if ru.MaxUnavailable == nil {
+			ru.MaxUnavailable = placement.Int(1)
+		}
+		if ru.MaxSurge == nil {
+			ru.MaxSurge = placement.Int(0)
+		}
+		out.UpdateStrategy.RollingUpdate = &ru
+	}
+	if out.RevisionHistoryLimit == nil {
+		n := int32(DefaultRevisionHistoryLimit)
+		out.RevisionHistoryLimit = &n
+	}
+	return out
+}

@@ -1,0 +1,218 @@
+// Command rollout is daemonplan's demo: it runs the DaemonSet controller's
+// decisions against two simulated clusters and prints what
+// `kubectl rollout status` would print while pods roll.
+//
+//	go run ./examples/rollout
+//
+// The first cluster is the fluentd-elasticsearch DaemonSet of the
+// Kubernetes documentation, tolerating the control-plane taint, on three
+// nodes. The second has three dozen nodes with mixed labels and taints; it
+// rolls an image update with maxUnavailable, another with maxSurge, rolls
+// back with --to-revision and prints the rollout history.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "rollout:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	fmt.Println("# Cluster 1: fluentd-elasticsearch on a control plane and two workers")
+	c1 := sim.New(fluentd(), fluentdTemplate("quay.io/fluentd_elasticsearch/fluentd:v5.0.1"), threeNodes(), start)
+	explain(c1)
+	if err := rollOut(c1, 20); err != nil {
+		return err
+	}
+
+	fmt.Println("\n# Cluster 2: node-agent on 36 nodes with mixed labels and taints")
+	c2 := sim.New(nodeAgent(), agentTemplate("registry.example.com/agent:v1.0"), manyNodes(36), start)
+	if err := rollOut(c2, 40); err != nil {
+		return err
+	}
+
+	fmt.Println("\n$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.1   # maxUnavailable: 3")
+	c2.Update(agentTemplate("registry.example.com/agent:v1.1"), "image v1.1, maxUnavailable 3")
+	if err := rollOut(c2, 60); err != nil {
+		return err
+	}
+
+	fmt.Println("\n$ kubectl patch ds/node-agent ... maxSurge: 25%, maxUnavailable: 0 && kubectl set image ... agent:v1.2")
+	c2.SetStrategy(placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
+		MaxUnavailable: placement.Int(0), MaxSurge: placement.Percent("25%")}})
+	c2.Update(agentTemplate("registry.example.com/agent:v1.2"), "image v1.2, maxSurge 25%")
+	if err := rollOut(c2, 60); err != nil {
+		return err
+	}
+
+	fmt.Println("\n$ kubectl rollout undo ds/node-agent --to-revision=1")
+	res, err := c2.Rollback(1)
+	if err != nil {
+		return err
+	}
+	if res.Outcome == revision.RolledBack {
+		fmt.Println("daemonset.apps/node-agent rolled back")
+	} else {
+		fmt.Println(res.Message)
+	}
+	if err := rollOut(c2, 60); err != nil {
+		return err
+	}
+
+	fmt.Println("\n$ kubectl rollout history ds/node-agent")
+	table, err := revision.HistoryTable(&c2.DaemonSet, c2.Revisions)
+	if err != nil {
+		return err
+	}
+	fmt.Print(table)
+	return nil
+}
+
+// rollOut syncs and advances the clock until the rollout is done, printing
+// each new rollout status line and what each sync did.
+func rollOut(c *sim.Cluster, maxSyncs int) error {
+	last := ""
+	for i := 0; i < maxSyncs; i++ {
+		plan, err := c.Sync()
+		if err != nil {
+			return err
+		}
+		for _, e := range plan.Errors {
+			fmt.Printf("  sync error: %v\n", e)
+		}
+		if len(plan.Create)+len(plan.Delete) > 0 {
+			fmt.Printf("  t=%-4s sync: create %d, delete %d  (%s)\n", c.Now.Sub(start), len(plan.Create), len(plan.Delete), summary(plan.Delete))
+		}
+		if msg := strings.TrimSuffix(plan.Rollout.Message, "\n"); msg != last {
+			fmt.Println(msg)
+			last = msg
+		}
+		if plan.Rollout.Done && len(plan.Create)+len(plan.Delete) == 0 {
+			return nil
+		}
+		c.Advance(5 * time.Second)
+	}
+	return fmt.Errorf("rollout of %s did not finish in %d syncs", c.DaemonSet.Name, maxSyncs)
+}
+
+func summary(ds []placement.Delete) string {
+	counts := map[placement.DeleteReason]int{}
+	var order []placement.DeleteReason
+	for _, d := range ds {
+		if counts[d.Reason] == 0 {
+			order = append(order, d.Reason)
+		}
+		counts[d.Reason]++
+	}
+	var parts []string
+	for _, r := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[r], r))
+	}
+	if len(parts) == 0 {
+		return "new pods"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// explain prints the decision for every node of c.
+func explain(c *sim.Cluster) {
+	e := placement.NewEligibility(&c.DaemonSet, placement.Options{})
+	for i := range c.Nodes {
+		d := e.Decide(&c.Nodes[i])
+		fmt.Printf("  %-14s %-22s %s\n", c.Nodes[i].Name, d.Reason, d.Message())
+	}
+}
+
+func fluentd() placement.DaemonSet {
+	return placement.DaemonSet{
+		Namespace: "kube-system", Name: "fluentd-elasticsearch", UID: "uid-fluentd",
+		Selector:             &selector.LabelSelector{MatchLabels: map[string]string{"name": "fluentd-elasticsearch"}},
+		UpdateStrategy:       placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(1)}},
+		RevisionHistoryLimit: ptr(int32(10)),
+	}
+}
+
+func fluentdTemplate(image string) sim.Template {
+	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{
+		Labels:        map[string]string{"name": "fluentd-elasticsearch"},
+		RestartPolicy: "Always",
+		Tolerations: []taints.Toleration{
+			{Key: "node-role.kubernetes.io/control-plane", Operator: taints.Exists, Effect: taints.NoSchedule},
+			{Key: "node-role.kubernetes.io/master", Operator: taints.Exists, Effect: taints.NoSchedule},
+		},
+	}}
+}
+
+func threeNodes() []placement.Node {
+	return []placement.Node{
+		{Name: "control-plane", Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""},
+			Taints: []taints.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}}},
+		{Name: "worker-1", Labels: map[string]string{"kubernetes.io/os": "linux"}},
+		{Name: "worker-2", Labels: map[string]string{"kubernetes.io/os": "linux"}},
+	}
+}
+
+func nodeAgent() placement.DaemonSet {
+	return placement.DaemonSet{
+		Namespace: "default", Name: "node-agent", UID: "uid-node-agent",
+		Selector:             &selector.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
+		UpdateStrategy:       placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(3)}},
+		RevisionHistoryLimit: ptr(int32(10)),
+		MinReadySeconds:      5,
+	}
+}
+
+func agentTemplate(image string) sim.Template {
+	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{
+		Labels:        map[string]string{"app": "node-agent"},
+		RestartPolicy: "Always",
+		NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
+		Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}},
+	}}
+}
+
+// manyNodes builds n nodes: every seventh runs Windows, every fifth is
+// dedicated to infra (tolerated), every eleventh is dedicated to gpu
+// workloads (not tolerated), and every thirteenth is cordoned.
+func manyNodes(n int) []placement.Node {
+	nodes := make([]placement.Node, n)
+	for i := range nodes {
+		os := "linux"
+		if i%7 == 6 {
+			os = "windows"
+		}
+		node := placement.Node{
+			Name:   fmt.Sprintf("node-%03d", i),
+			Labels: map[string]string{"kubernetes.io/os": os, "topology.kubernetes.io/zone": fmt.Sprintf("zone-%c", 'a'+i%3)},
+		}
+		switch {
+		case i%11 == 10:
+			node.Taints = append(node.Taints, taints.Taint{Key: "dedicated", Value: "gpu", Effect: taints.NoSchedule})
+		case i%5 == 4:
+			node.Taints = append(node.Taints, taints.Taint{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule})
+		}
+		if i%13 == 12 {
+			node.Taints = append(node.Taints, taints.Taint{Key: "node.kubernetes.io/unschedulable", Effect: taints.NoSchedule})
+		}
+		nodes[i] = node
+	}
+	return nodes
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,287 @@
+package daemonplan
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// Input is everything one sync reads. The library never changes it.
+type Input struct {
+	DaemonSet *placement.DaemonSet
+	Nodes     []placement.Node
+	// Pods are the pods of the DaemonSet's namespace that may belong to it:
+	// those it controls and orphans. Others are ignored.
+	Pods []placement.Pod
+	// Revisions are the ControllerRevisions of the namespace.
+	Revisions []revision.Revision
+	// Now is the controller's clock: availability and backoff are judged
+	// at this instant.
+	Now time.Time
+	// Backoff is the failed-pod backoff state returned by the previous plan.
+	Backoff placement.Backoff
+	// ExpectationsPending reports that creates or deletes of an earlier plan
+	// are not yet visible in Nodes and Pods. Upstream then only refreshes
+	// the status, without advancing observedGeneration.
+	ExpectationsPending bool
+}
+
+// Options are the switches of a sync. The zero value plans as upstream v1.34.
+type Options struct {
+	// Strict refuses to plan for a DaemonSet the API server would reject:
+	// Sync returns the FieldErrors instead. By default such findings are
+	// reported as Plan.Warnings and the plan is what the controller, which
+	// trusts the API server, would do.
+	Strict bool
+	// Placement sets burst limits and toleration matching.
+	Placement placement.Options
+	// Hash names new revisions; nil means revision.DefaultHash. The kube
+	// module supplies upstream's exact hash.
+	Hash revision.HashFunc
+}
+
+// RevisionWrites are the ControllerRevision writes of a plan.
+type RevisionWrites struct {
+	Create []revision.Revision
+	// Update holds the new state of each revision that is renumbered or
+	// gains its hash label.
+	Update  []revision.Revision
+	Delete  []string
+	Adopt   []string
+	Release []string
+}
+
+// Plan is the outcome of one sync. Every list is sorted (nodes and creates
+// by node, pods and revisions by name). Apply it in this order, as upstream
+// does:
+//
+//  1. Revisions: adopt and release, update (hash labels and renumbering),
+//     create; then relabel pods (Relabel) and delete duplicate revisions.
+//     If Status.CollisionCount differs from the input's, write the status
+//     first: the next sync names the revision with the new count.
+//  2. Pods: adopt and release, then create and delete. A caller may create
+//     in slow-start batches (placement.SlowStartBatches).
+//  3. Revisions: Revisions.Delete also holds the history cleanup.
+//  4. Status: write Status unless StatusChanged is false.
+//
+// Errors holds what upstream's sync would have returned; a plan with errors
+// may still hold writes (upstream writes the status even then).
+type Plan struct {
+	Namespace, Name string
+	// Nodes is the decision for every node of the input.
+	Nodes []placement.NodeDecision
+	// Hash is the current revision's hash: the label of new pods.
+	Hash      string
+	Adopt     []string
+	Release   []string
+	Create    []placement.Create
+	Delete    []placement.Delete
+	Relabel   []revision.PodRelabel
+	Revisions RevisionWrites
+	Status    placement.Status
+	// StatusChanged is false when upstream would skip the status write
+	// (nothing changed and observedGeneration is current).
+	StatusChanged bool
+	Rollout       rollout.RolloutStatus
+	// Backoff is the failed-pod backoff state for the next sync.
+	Backoff placement.Backoff
+	// RequeueAfter, when positive, asks for another sync after that long
+	// (a failed pod waiting out its backoff).
+	RequeueAfter time.Duration
+	Warnings     FieldErrors
+	Errors       []error
+}
+
+// ErrNilDaemonSet is returned by Sync when Input.DaemonSet is nil.
+var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
+
+// Sync runs one sync of the DaemonSet controller (SPEC 3.1) and returns its
+// plan:
+//
+//  1. defaults are applied to a copy of the DaemonSet, and it is validated:
+//     findings become Plan.Warnings (or, with Options.Strict, the error);
+//  2. a DaemonSet whose selector is exactly empty, or that is being
+//     deleted, gets no writes at all;
+//  3. revision history is constructed (SPEC 5.3);
+//  4. with expectations pending, only the status is refreshed;
+//  5. otherwise manage plans creates and deletes (SPEC 3.3); when it plans
+//     none and the strategy is RollingUpdate, the rolling update plans its
+//     step (SPEC 4); then old revisions are cleaned up (SPEC 5.4);
+//  6. the status is counted (SPEC 6.1) and kubectl's rollout status message
+//     rendered (SPEC 6.3).
+//
+// The returned error is ErrNilDaemonSet or, with Options.Strict, the
+// validation findings; errors upstream's own sync would return are in
+// Plan.Errors.
+func Sync(in Input, opts Options) (Plan, error) {
+	if in.DaemonSet == nil {
+		return Plan{}, ErrNilDaemonSet
+	}
+	ds := Default(in.DaemonSet)
+	warnings := Validate(&ds)
+	if opts.Strict && len(warnings) > 0 {
+		return Plan{}, warnings
+	}
+	plan := syncDefaulted(&ds, in, opts)
+	plan.Warnings = warnings
+	plan.Rollout = rollout.StatusMessage(&ds, plan.Status)
+	return plan, nil
+}
+
+// syncDefaulted runs steps 2–6 of Sync on the defaulted DaemonSet ds.
+func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
+	ds := *dsp
+	plan := Plan{
+		Namespace: ds.Namespace,
+		Name:      ds.Name,
+		Status:    copyStatus(in.DaemonSet.Status),
+		Backoff:   maps.Clone(in.Backoff),
+	}
+	plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
+
+	if isExactlyEmpty(ds.Selector) {
+		// Upstream only records an event (SelectingAll) and does nothing.
+		return plan
+	}
+	if ds.Deleting {
+		return plan
+	}
+	c, err := placement.Compile(&ds, opts.Placement)
+	if err != nil {
+		plan.Errors = append(plan.Errors, err)
+		return plan
+	}
+	cl, err := c.Index(in.Nodes, in.Pods)
+	if err != nil {
+		plan.Errors = append(plan.Errors, err)
+		return plan
+	}
+	plan.Nodes = cl.NodeDecisions()
+	plan.Adopt, plan.Release = cl.Adopt(), cl.Release()
+
+	hist, err := revision.Construct(&ds, in.Revisions, derefPods(cl.Claimed()), revision.Options{Hash: opts.Hash})
+	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, Delete: hist.Delete, Adopt: hist.Adopt, Release: hist.Release}
+	plan.Relabel = hist.RelabelPods
+	if err != nil {
+		plan.Status.CollisionCount = hist.CollisionCount
+		plan.StatusChanged = !equalInt32Ptr(hist.CollisionCount, in.DaemonSet.Status.CollisionCount)
+		plan.Errors = append(plan.Errors, fmt.Errorf("failed to construct revisions of DaemonSet: %w", err))
+		return plan
+	}
+	hash := hist.Hash
+	plan.Hash = hash
+
+	if in.ExpectationsPending {
+		st := cl.Status(in.Now, hash)
+		st.ObservedGeneration = in.DaemonSet.Status.ObservedGeneration
+		plan.setStatus(st, in.DaemonSet)
+		return plan
+	}
+
+	mp, err := cl.Manage(in.Now, hash, in.Backoff)
+	plan.Create, plan.Delete, plan.Backoff, plan.RequeueAfter = mp.Create, mp.Delete, mp.Backoff, mp.RequeueAfter
+	if err != nil {
+		plan.Errors = append(plan.Errors, err)
+	} else {
+		if len(mp.Create) == 0 && len(mp.Delete) == 0 && ds.UpdateStrategy.Type == placement.RollingUpdate {
+			step, err := rollout.RollingUpdate(cl, in.Now, hash)
+			if err != nil {
+				plan.Errors = append(plan.Errors, err)
+			} else {
+				plan.Create, plan.Delete = rolloutWrites(c, step, hash, opts.Placement)
+			}
+		}
+		if len(plan.Errors) == 0 {
+			plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, derefPods(cl.Targeted())))
+		}
+	}
+	plan.setStatus(cl.Status(in.Now, hash), in.DaemonSet)
+	return plan
+}
+
+// rolloutWrites turns a rolling-update step into burst-limited, sorted
+// creates and deletes.
+func rolloutWrites(c *placement.Compiled, step rollout.Step, hash string, opts placement.Options) ([]placement.Create, []placement.Delete) {
+	burst := opts.BurstReplicas
+	if burst <= 0 {
+		burst = placement.DefaultBurstReplicas
+	}
+	nodes := step.Create[:min(burst, len(step.Create))]
+	nodes = slices.Clone(nodes)
+	slices.Sort(nodes)
+	dels := slices.Clone(step.Delete[:min(burst, len(step.Delete))])
+	slices.SortFunc(dels, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })
+	return c.CreatesFor(nodes, hash), dels
+}
+
+// setStatus records the status to write, keeping the input's collision
+// count, and whether upstream would write it at all (SPEC 6.2).
+func (p *Plan) setStatus(st placement.Status, ds *placement.DaemonSet) {
+	st.CollisionCount = copyStatus(ds.Status).CollisionCount
+	old := ds.Status
+	p.StatusChanged = old.ObservedGeneration < ds.Generation ||
+		st.CurrentNumberScheduled != old.CurrentNumberScheduled || st.NumberMisscheduled != old.NumberMisscheduled ||
+		st.DesiredNumberScheduled != old.DesiredNumberScheduled || st.NumberReady != old.NumberReady ||
+		st.UpdatedNumberScheduled != old.UpdatedNumberScheduled || st.NumberAvailable != old.NumberAvailable ||
+		st.NumberUnavailable != old.NumberUnavailable
+	if p.StatusChanged {
+		p.Status = st
+	}
+}
+
+func decideAll(ds *placement.DaemonSet, nodes []placement.Node, opts placement.Options) []placement.NodeDecision {
+	e := placement.NewEligibility(ds, opts)
+	out := make([]placement.NodeDecision, len(nodes))
+	for i := range nodes {
+		out[i] = placement.NodeDecision{Node: nodes[i].Name, Decision: e.Decide(&nodes[i])}
+	}
+	slices.SortFunc(out, func(a, b placement.NodeDecision) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+// isExactlyEmpty reports a selector deep-equal to an empty LabelSelector
+// (nil maps and slices): upstream refuses to act on it (SPEC 3.1 step 4).
+func isExactlyEmpty(s *selector.LabelSelector) bool {
+	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
+}
+
+func copyStatus(s placement.Status) placement.Status {
+	if s.CollisionCount != nil {
+		cc := *s.CollisionCount
+		s.CollisionCount = &cc
+	}
+	return s
+}
+
+func equalInt32Ptr(a, b *int32) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func mergeSorted(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func derefPods(ps []*placement.Pod) []placement.Pod {
+	out := make([]placement.Pod, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
+}
