@@ -192,7 +192,8 @@ func (m *machine) sync(t *rapid.T) error {
 			n = *countBefore
 		}
 		if h.CollisionCount == nil || *h.CollisionCount != n+1 || h.Create != nil {
-			t.Fatalf("collision: CollisionCount = %v (was %v), Create = %v", h.CollisionCount, countBefore, h.Create)
+			t.Fatalf("collision: CollisionCount = %s (was %s), want %d; Create = %v",
+				fmtCount(h.CollisionCount), fmtCount(countBefore), n+1, h.Create)
 		}
 		m.synced = false
 		return err
@@ -507,4 +508,11 @@ func TestHistoryStateMachine(t *testing.T) {
 			"legacy":       m.legacy,
 		})
 	})
+}
+
+func fmtCount(c *int32) string {
+	if c == nil {
+		return "nil"
+	}
+	return strconv.Itoa(int(*c))
 }
