@@ -5,6 +5,7 @@ go 1.25.0
 replace github.com/daemonplan/daemonplan => ../
 
 require (
+	github.com/daemonplan/daemonplan v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.34.13
 	k8s.io/apimachinery v0.34.13
@@ -19,7 +20,6 @@ require (
 	github.com/kr/text v0.2.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -1,0 +1,267 @@
+package convert
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// DaemonSet converts ds. TemplateData is upstream.RevisionData(ds), the
+// exact bytes upstream's revisions store, so that existing
+// ControllerRevisions match as they do in a cluster. It fails only if ds
+// cannot be encoded as JSON.
+func DaemonSet(ds *appsv1.DaemonSet) (*placement.DaemonSet, error) {
+	data, err := upstream.RevisionData(ds)
+	if err != nil {
+		return nil, err
+	}
+	spec := &ds.Spec
+	pod := &spec.Template.Spec
+	out := &placement.DaemonSet{
+		Namespace:   ds.Namespace,
+		Name:        ds.Name,
+		UID:         string(ds.UID),
+		Generation:  ds.Generation,
+		Annotations: ds.Annotations,
+		Deleting:    ds.DeletionTimestamp != nil,
+		Selector:    labelSelector(spec.Selector),
+		Template: placement.PodTemplate{
+			Labels:                spec.Template.Labels,
+			Annotations:           spec.Template.Annotations,
+			NodeName:              pod.NodeName,
+			NodeSelector:          pod.NodeSelector,
+			RequiredNodeAffinity:  requiredNodeAffinity(pod.Affinity),
+			Tolerations:           tolerations(pod.Tolerations),
+			HostNetwork:           pod.HostNetwork,
+			RestartPolicy:         string(pod.RestartPolicy),
+			ActiveDeadlineSeconds: clone(pod.ActiveDeadlineSeconds),
+		},
+		TemplateData: data,
+		UpdateStrategy: placement.UpdateStrategy{
+			Type: placement.StrategyType(spec.UpdateStrategy.Type),
+		},
+		MinReadySeconds:      spec.MinReadySeconds,
+		RevisionHistoryLimit: clone(spec.RevisionHistoryLimit),
+		Status: placement.Status{
+			CurrentNumberScheduled: ds.Status.CurrentNumberScheduled,
+			NumberMisscheduled:     ds.Status.NumberMisscheduled,
+			DesiredNumberScheduled: ds.Status.DesiredNumberScheduled,
+			NumberReady:            ds.Status.NumberReady,
+			ObservedGeneration:     ds.Status.ObservedGeneration,
+			UpdatedNumberScheduled: ds.Status.UpdatedNumberScheduled,
+			NumberAvailable:        ds.Status.NumberAvailable,
+			NumberUnavailable:      ds.Status.NumberUnavailable,
+			CollisionCount:         clone(ds.Status.CollisionCount),
+		},
+	}
+	if ru := spec.UpdateStrategy.RollingUpdate; ru != nil {
+		out.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{
+			MaxUnavailable: intOrPercent(ru.MaxUnavailable),
+			MaxSurge:       intOrPercent(ru.MaxSurge),
+		}
+	}
+	return out, nil
+}
+
+// HashFunc returns upstream's revision hash for ds (upstream.Hash of
+// ds.Spec.Template) as a revision.HashFunc. The returned function ignores
+// its *placement.DaemonSet argument, which must be the conversion of ds, and
+// uses the collision count it is given. ds must not change while the
+// function is in use.
+func HashFunc(ds *appsv1.DaemonSet) revision.HashFunc {
+	template := &ds.Spec.Template
+	return func(_ *placement.DaemonSet, collisionCount *int32) string {
+		return upstream.Hash(template, collisionCount)
+	}
+}
+
+// Node converts n: its name, labels and taints (without timeAdded).
+func Node(n *corev1.Node) placement.Node {
+	out := placement.Node{Name: n.Name, Labels: n.Labels}
+	if len(n.Spec.Taints) > 0 {
+		out.Taints = make([]taints.Taint, len(n.Spec.Taints))
+		for i, t := range n.Spec.Taints {
+			out.Taints[i] = taints.Taint{Key: t.Key, Value: t.Value, Effect: taints.Effect(t.Effect)}
+		}
+	}
+	return out
+}
+
+// Nodes converts every node, in order.
+func Nodes(nodes []*corev1.Node) []placement.Node {
+	out := make([]placement.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = Node(n)
+	}
+	return out
+}
+
+// Pod converts p. Ready reports the first Ready condition with status True,
+// and ReadySince is that condition's lastTransitionTime, as upstream's
+// IsPodReady and IsPodAvailable read them.
+func Pod(p *corev1.Pod) placement.Pod {
+	out := placement.Pod{
+		Namespace:            p.Namespace,
+		Name:                 p.Name,
+		UID:                  string(p.UID),
+		Labels:               p.Labels,
+		Controller:           controllerOf(p.OwnerReferences),
+		NodeName:             p.Spec.NodeName,
+		RequiredNodeAffinity: requiredNodeAffinity(p.Spec.Affinity),
+		Phase:                placement.PodPhase(p.Status.Phase),
+		Created:              utc(p.CreationTimestamp),
+		Deleting:             p.DeletionTimestamp != nil,
+	}
+	for i := range p.Status.Conditions {
+		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
+			out.Ready = c.Status == corev1.ConditionTrue
+			out.ReadySince = utc(c.LastTransitionTime)
+			break
+		}
+	}
+	return out
+}
+
+// Pods converts every pod, in order.
+func Pods(pods []*corev1.Pod) []placement.Pod {
+	out := make([]placement.Pod, len(pods))
+	for i, p := range pods {
+		out[i] = Pod(p)
+	}
+	return out
+}
+
+// Revision converts cr. Data is cr.data.raw as the API server stores it
+// (upstream.StoredData): the indentation that kubectl output adds is
+// removed, so that Data compares byte for byte with TemplateData.
+func Revision(cr *appsv1.ControllerRevision) revision.Revision {
+	return revision.Revision{
+		Namespace:   cr.Namespace,
+		Name:        cr.Name,
+		Labels:      cr.Labels,
+		Annotations: cr.Annotations,
+		Controller:  controllerOf(cr.OwnerReferences),
+		Revision:    cr.Revision,
+		Data:        upstream.StoredData(cr.Data.Raw),
+		Deleting:    cr.DeletionTimestamp != nil,
+	}
+}
+
+// Revisions converts every ControllerRevision, in order.
+func Revisions(crs []*appsv1.ControllerRevision) []revision.Revision {
+	out := make([]revision.Revision, len(crs))
+	for i, cr := range crs {
+		out[i] = Revision(cr)
+	}
+	return out
+}
+
+// controllerOf returns the first owner reference with controller: true, as
+// metav1.GetControllerOf does, or nil.
+func controllerOf(refs []metav1.OwnerReference) *placement.OwnerRef {
+	for i := range refs {
+		if r := &refs[i]; r.Controller != nil && *r.Controller {
+			return &placement.OwnerRef{Kind: r.Kind, Name: r.Name, UID: string(r.UID)}
+		}
+	}
+	return nil
+}
+
+func labelSelector(ls *metav1.LabelSelector) *selector.LabelSelector {
+	if ls == nil {
+		return nil
+	}
+	out := &selector.LabelSelector{MatchLabels: ls.MatchLabels}
+	if len(ls.MatchExpressions) > 0 {
+		out.MatchExpressions = make([]selector.LabelSelectorRequirement, len(ls.MatchExpressions))
+		for i, r := range ls.MatchExpressions {
+			out.MatchExpressions[i] = selector.LabelSelectorRequirement{
+				Key: r.Key, Operator: selector.Operator(r.Operator), Values: r.Values,
+			}
+		}
+	}
+	return out
+}
+
+// requiredNodeAffinity returns
+// affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, nil
+// when any step is nil.
+func requiredNodeAffinity(a *corev1.Affinity) *selector.NodeSelector {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	out := &selector.NodeSelector{Terms: make([]selector.NodeSelectorTerm, len(terms))}
+	for i, t := range terms {
+		out.Terms[i] = selector.NodeSelectorTerm{
+			MatchExpressions: nodeRequirements(t.MatchExpressions),
+			MatchFields:      nodeRequirements(t.MatchFields),
+		}
+	}
+	return out
+}
+
+func nodeRequirements(rs []corev1.NodeSelectorRequirement) []selector.NodeSelectorRequirement {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]selector.NodeSelectorRequirement, len(rs))
+	for i, r := range rs {
+		out[i] = selector.NodeSelectorRequirement{Key: r.Key, Operator: selector.Operator(r.Operator), Values: r.Values}
+	}
+	return out
+}
+
+func tolerations(ts []corev1.Toleration) []taints.Toleration {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]taints.Toleration, len(ts))
+	for i, t := range ts {
+		out[i] = taints.Toleration{
+			Key:               t.Key,
+			Operator:          taints.Operator(t.Operator),
+			Value:             t.Value,
+			Effect:            taints.Effect(t.Effect),
+			TolerationSeconds: clone(t.TolerationSeconds),
+		}
+	}
+	return out
+}
+
+// intOrPercent converts an int-or-string budget; a string is kept as is for
+// validation and scaling to judge.
+func intOrPercent(v *intstr.IntOrString) *placement.IntOrPercent {
+	switch {
+	case v == nil:
+		return nil
+	case v.Type == intstr.String:
+		return placement.Percent(v.StrVal)
+	default:
+		return placement.Int(v.IntVal)
+	}
+}
+
+func clone[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func utc(t metav1.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC()
+}

@@ -1,0 +1,295 @@
+package convert_test
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func readCluster(t *testing.T) *load.Cluster {
+	t.Helper()
+	f, err := os.Open("testdata/cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := load.Read(f)
+	if err != nil {
+		t.Fatalf("load.Read: %v", err)
+	}
+	return c
+}
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UTC()
+}
+
+func TestDaemonSet(t *testing.T) {
+	c := readCluster(t)
+	before := c.DaemonSet.DeepCopy()
+	got, err := convert.DaemonSet(c.DaemonSet)
+	if err != nil {
+		t.Fatalf("DaemonSet: %v", err)
+	}
+	if !reflect.DeepEqual(before, c.DaemonSet) {
+		t.Error("DaemonSet changed its input")
+	}
+	wantData, err := upstream.RevisionData(c.DaemonSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.TemplateData, wantData) {
+		t.Errorf("TemplateData = %s, want RevisionData %s", got.TemplateData, wantData)
+	}
+	got.TemplateData = nil
+	want := &placement.DaemonSet{
+		Namespace:   "kube-system",
+		Name:        "agent",
+		UID:         "ds-uid",
+		Generation:  3,
+		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "2"},
+		Deleting:    true,
+		Selector: &selector.LabelSelector{
+			MatchLabels:      map[string]string{"app": "agent"},
+			MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.NotIn, Values: []string{"web"}}},
+		},
+		Template: placement.PodTemplate{
+			Labels:       map[string]string{"app": "agent"},
+			Annotations:  map[string]string{"note": "<b>"},
+			NodeName:     "node-1",
+			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
+			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+				{
+					MatchExpressions: []selector.NodeSelectorRequirement{{Key: "gen", Operator: selector.Gt, Values: []string{"3"}}},
+					MatchFields:      []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-1"}}},
+				},
+				{},
+			}},
+			Tolerations: []taints.Toleration{
+				{Key: "node.kubernetes.io/not-ready", Operator: taints.Exists, Effect: taints.NoExecute, TolerationSeconds: ptr(int64(300))},
+				{Key: "dedicated", Value: "infra"},
+			},
+			HostNetwork:           true,
+			RestartPolicy:         "OnFailure",
+			ActiveDeadlineSeconds: ptr(int64(60)),
+		},
+		UpdateStrategy: placement.UpdateStrategy{
+			Type: placement.RollingUpdate,
+			RollingUpdate: &placement.RollingUpdateParams{
+				MaxUnavailable: placement.Percent("25%"),
+				MaxSurge:       placement.Int(0),
+			},
+		},
+		MinReadySeconds:      5,
+		RevisionHistoryLimit: ptr(int32(4)),
+		Status: placement.Status{
+			CurrentNumberScheduled: 1, NumberMisscheduled: 2, DesiredNumberScheduled: 3, NumberReady: 4,
+			ObservedGeneration: 5, UpdatedNumberScheduled: 6, NumberAvailable: 7, NumberUnavailable: 8,
+			CollisionCount: ptr(int32(9)),
+		},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DaemonSet() mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestDaemonSetMinimal(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		ds     *appsv1.DaemonSet
+		want   *placement.DaemonSet
+	}{
+		{
+			name:   "zero",
+			reason: "nil selector, affinity, budgets and limits stay nil; an empty strategy type stays empty",
+			ds:     &appsv1.DaemonSet{},
+			want:   &placement.DaemonSet{},
+		},
+		{
+			name:   "OnDelete without rollingUpdate",
+			reason: "RollingUpdate params are nil when the API object has none",
+			ds: &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{
+				UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}},
+				}},
+			}},
+			want: &placement.DaemonSet{UpdateStrategy: placement.UpdateStrategy{Type: placement.OnDelete}},
+		},
+		{
+			name:   "empty required node affinity",
+			reason: "a required selector with no terms is kept: it matches nothing",
+			ds: &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{
+				Selector: nil,
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+						RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{},
+					}},
+				}},
+			}},
+			want: &placement.DaemonSet{Template: placement.PodTemplate{
+				RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{}},
+			}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := convert.DaemonSet(tt.ds)
+			if err != nil {
+				t.Fatalf("DaemonSet: %v", err)
+			}
+			if len(got.TemplateData) == 0 {
+				t.Errorf("%s: TemplateData is empty", tt.reason)
+			}
+			got.TemplateData = nil
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("%s: DaemonSet() mismatch (-want +got):\n%s", tt.reason, d)
+			}
+		})
+	}
+}
+
+func TestNodes(t *testing.T) {
+	c := readCluster(t)
+	want := []placement.Node{
+		{Name: "node-1", Labels: map[string]string{"gen": "4"}, Taints: []taints.Taint{
+			{Key: "node.kubernetes.io/not-ready", Effect: taints.NoExecute},
+			{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
+		}},
+		{Name: "node-2"},
+	}
+	if d := cmp.Diff(want, convert.Nodes(c.Nodes)); d != "" {
+		t.Errorf("Nodes() mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestPods(t *testing.T) {
+	c := readCluster(t)
+	before := make([]*corev1.Pod, len(c.Pods))
+	for i, p := range c.Pods {
+		before[i] = p.DeepCopy()
+	}
+	want := []placement.Pod{
+		{
+			Namespace:  "kube-system",
+			Name:       "agent-abcde",
+			UID:        "pod-uid",
+			Labels:     map[string]string{"app": "agent", placement.LabelRevisionHash: "5d8f9c"},
+			Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
+			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
+				MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-2"}}},
+			}}},
+			Phase:      placement.PodRunning,
+			Ready:      true,
+			ReadySince: at("2025-06-01T10:01:00Z"),
+			Created:    at("2025-06-01T08:00:00Z"),
+			Deleting:   true,
+		},
+		{
+			Namespace:  "kube-system",
+			Name:       "orphan",
+			NodeName:   "node-1",
+			Phase:      placement.PodPending,
+			ReadySince: at("2025-06-01T10:01:00Z"),
+		},
+	}
+	got := convert.Pods(c.Pods)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Pods() mismatch (-want +got):\n%s", d)
+	}
+	if got[0].Created.Location() != time.UTC {
+		t.Errorf("Created in %v, want UTC", got[0].Created.Location())
+	}
+	if !reflect.DeepEqual(before, c.Pods) {
+		t.Error("Pods changed its input")
+	}
+}
+
+func TestRevisions(t *testing.T) {
+	c := readCluster(t)
+	want := []revision.Revision{{
+		Namespace:   "kube-system",
+		Name:        "agent-5d8f9c",
+		Labels:      map[string]string{placement.LabelRevisionHash: "5d8f9c"},
+		Annotations: map[string]string{placement.AnnotationChangeCause: "rollout"},
+		Controller:  &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
+		Revision:    2,
+		Data:        []byte(`{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"agent"}}}}}`),
+	}}
+	if d := cmp.Diff(want, convert.Revisions(c.Revisions)); d != "" {
+		t.Errorf("Revisions() mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestHashFunc(t *testing.T) {
+	c := readCluster(t)
+	snap, err := convert.DaemonSet(c.DaemonSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := convert.HashFunc(c.DaemonSet)
+	for _, cc := range []*int32{nil, ptr(int32(0)), ptr(int32(9))} {
+		if got, want := h(snap, cc), upstream.Hash(&c.DaemonSet.Spec.Template, cc); got != want {
+			t.Errorf("HashFunc(ds)(snap, %v) = %q, want upstream.Hash %q", cc, got, want)
+		}
+	}
+}
+
+// TestConformanceCasesConvert converts every conformance cluster and checks
+// that each existing revision upstream kept as current is recognised by the
+// core rule, Data == TemplateData.
+func TestConformanceCasesConvert(t *testing.T) {
+	cases, err := conformance.Cases(conformance.CasesDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		cl, err := load.Read(bytes.NewReader(tc.Cluster))
+		if err != nil {
+			t.Fatalf("%s: load.Read: %v", tc.Name, err)
+		}
+		ds, err := convert.DaemonSet(cl.DaemonSet)
+		if err != nil {
+			t.Fatalf("%s: DaemonSet: %v", tc.Name, err)
+		}
+		nodes, pods, revs := convert.Nodes(cl.Nodes), convert.Pods(cl.Pods), convert.Revisions(cl.Revisions)
+		if len(nodes) != len(tc.Want.Nodes) {
+			t.Errorf("%s: %d nodes, expected.json lists %d", tc.Name, len(nodes), len(tc.Want.Nodes))
+		}
+		if len(pods) != len(cl.Pods) {
+			t.Errorf("%s: %d pods from %d", tc.Name, len(pods), len(cl.Pods))
+		}
+		created := len(tc.Want.Revisions.Create) > 0 || len(tc.Want.Unmapped) > 0
+		var current int
+		for _, r := range revs {
+			if bytes.Equal(r.Data, ds.TemplateData) {
+				current++
+			}
+		}
+		if created != (current == 0) {
+			t.Errorf("%s: %d revisions equal TemplateData, but upstream created one: %t", tc.Name, current, created)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package convert_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+func ExampleDaemonSet() {
+	in := `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: u1}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      tolerations: [{key: dedicated, operator: Exists}]
+      containers: [{name: agent, image: agent:v1}]
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 10%}}
+`
+	c, err := load.Read(strings.NewReader(in))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ds, err := convert.DaemonSet(c.DaemonSet)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ds.Name, ds.Selector.MatchLabels, ds.Template.Tolerations[0].Key)
+	fmt.Println(ds.UpdateStrategy.RollingUpdate.MaxUnavailable.StrVal)
+	fmt.Println(string(ds.TemplateData))
+	// Output:
+	// agent map[app:agent] dedicated
+	// 10%
+	// {"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"agent"}},"spec":{"containers":[{"image":"agent:v1","name":"agent","resources":{}}],"tolerations":[{"key":"dedicated","operator":"Exists"}]}}}}
+}
+
+func ExampleHashFunc() {
+	in := `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent"},
+"spec":{"template":{"metadata":{"labels":{"app":"agent"}}}}}`
+	c, _ := load.Read(strings.NewReader(in))
+	ds, _ := convert.DaemonSet(c.DaemonSet)
+	hash := convert.HashFunc(c.DaemonSet) // a revision.HashFunc
+	fmt.Println(ds.Name + "-" + hash(ds, ds.Status.CollisionCount))
+	// Output:
+	// agent-d4454bbf
+}
+
+func ExamplePods() {
+	in := `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-x1
+  creationTimestamp: "2025-06-01T12:00:00+02:00"
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: u1, controller: true}]
+spec: {nodeName: node-1, containers: [{name: agent}]}
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True", lastTransitionTime: "2025-06-01T10:05:00Z"}]
+`
+	objs, _ := load.Decode(strings.NewReader(in))
+	for _, p := range convert.Pods(objs.Pods) {
+		fmt.Println(p.Name, p.NodeName, p.Controller.UID, p.Phase, p.Ready, p.ReadySince, p.Created)
+	}
+	// Output:
+	// agent-x1 node-1 u1 Running true 2025-06-01 10:05:00 +0000 UTC 2025-06-01 10:00:00 +0000 UTC
+}
+
+func ExampleNodes() {
+	in := `{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1","labels":{"pool":"infra"}},
+"spec":{"taints":[{"key":"node.kubernetes.io/not-ready","effect":"NoExecute","timeAdded":"2025-06-01T11:50:41Z"}]}}`
+	objs, _ := load.Decode(strings.NewReader(in))
+	for _, n := range convert.Nodes(objs.Nodes) {
+		fmt.Println(n.Name, n.Labels, n.Taints[0].Key, n.Taints[0].Effect)
+	}
+	// Output:
+	// node-1 map[pool:infra] node.kubernetes.io/not-ready NoExecute
+}
+
+func ExampleRevisions() {
+	in := `{"apiVersion":"apps/v1","kind":"ControllerRevision",
+"metadata":{"name":"agent-d4454bbf","labels":{"controller-revision-hash":"d4454bbf"}},
+"revision":3,
+"data":{
+  "spec": {"template": {"$patch": "replace"}}
+}}`
+	objs, _ := load.Decode(strings.NewReader(in))
+	for _, r := range convert.Revisions(objs.Revisions) {
+		fmt.Println(r.Name, r.Revision, r.Controller == nil, string(r.Data))
+	}
+	// Output:
+	// agent-d4454bbf 3 true {"spec":{"template":{"$patch":"replace"}}}
+}

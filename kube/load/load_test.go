@@ -1,0 +1,279 @@
+package load_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+const ds = `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent","namespace":"ns"}}`
+const node = `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}`
+const pod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1","namespace":"ns"}}`
+const cr = `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"agent-1","namespace":"ns"},"revision":1}`
+
+// summary is what a decode found, by name.
+type summary struct {
+	DaemonSets, Nodes, Pods, Revisions, Ignored []string
+}
+
+func summarize(o *load.Objects) summary {
+	var s summary
+	for _, x := range o.DaemonSets {
+		s.DaemonSets = append(s.DaemonSets, x.Namespace+"/"+x.Name)
+	}
+	for _, x := range o.Nodes {
+		s.Nodes = append(s.Nodes, x.Name)
+	}
+	for _, x := range o.Pods {
+		s.Pods = append(s.Pods, x.Namespace+"/"+x.Name)
+	}
+	for _, x := range o.Revisions {
+		s.Revisions = append(s.Revisions, x.Name)
+	}
+	s.Ignored = o.Ignored
+	return s
+}
+
+func TestDecode(t *testing.T) {
+	all := summary{DaemonSets: []string{"ns/agent"}, Nodes: []string{"n1"}, Pods: []string{"ns/p1"}, Revisions: []string{"agent-1"}}
+	tests := []struct {
+		name   string
+		reason string
+		in     string
+		want   summary
+	}{
+		{
+			name:   "JSON List",
+			reason: "what kubectl get a,b,c -o json prints",
+			in:     `{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + "," + pod + "," + cr + `]}`,
+			want:   all,
+		},
+		{
+			name:   "JSON single object",
+			reason: "what kubectl get ds/x -o json prints",
+			in:     "\n  " + ds,
+			want:   summary{DaemonSets: []string{"ns/agent"}},
+		},
+		{
+			name:   "JSON stream",
+			reason: "concatenated objects, as from several kubectl runs",
+			in:     ds + "\n" + node + pod + "\n" + cr,
+			want:   all,
+		},
+		{
+			name:   "JSON array",
+			reason: "a bare array of objects",
+			in:     `[` + ds + "," + node + `]`,
+			want:   summary{DaemonSets: []string{"ns/agent"}, Nodes: []string{"n1"}},
+		},
+		{
+			name:   "typed list without item kinds",
+			reason: "the API server's NodeList omits apiVersion and kind on items",
+			in:     `{"apiVersion":"v1","kind":"NodeList","metadata":{},"items":[{"metadata":{"name":"n1"}},{"metadata":{"name":"n2"}}]}`,
+			want:   summary{Nodes: []string{"n1", "n2"}},
+		},
+		{
+			name:   "nested List",
+			reason: "a List of Lists is flattened",
+			in:     `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"List","items":[` + node + `]},` + pod + `]}`,
+			want:   summary{Nodes: []string{"n1"}, Pods: []string{"ns/p1"}},
+		},
+		{
+			name:   "unknown kinds",
+			reason: "other kinds are ignored and named",
+			in:     `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"ns"}},{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}}]}`,
+			want:   summary{Ignored: []string{"v1 Service ns/s", "apps/v1 Deployment d"}},
+		},
+		{
+			name:   "YAML stream",
+			reason: "multi-document YAML with comments and empty documents",
+			in: `# comment
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: ns}
+---
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+---
+`,
+			want: summary{DaemonSets: []string{"ns/agent"}, Nodes: []string{"n1"}},
+		},
+		{
+			name:   "YAML List",
+			reason: "what kubectl get a,b -o yaml prints",
+			in: `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p1, namespace: ns}
+- apiVersion: apps/v1
+  kind: ControllerRevision
+  metadata: {name: agent-1, namespace: ns}
+  revision: 1
+metadata:
+  resourceVersion: ""
+`,
+			want: summary{Pods: []string{"ns/p1"}, Revisions: []string{"agent-1"}},
+		},
+		{
+			name:   "empty input",
+			reason: "nothing is no objects, not an error",
+			in:     " \n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := load.Decode(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatalf("%s: Decode: %v", tt.reason, err)
+			}
+			if d := cmp.Diff(tt.want, summarize(got)); d != "" {
+				t.Errorf("%s: Decode() mismatch (-want +got):\n%s", tt.reason, d)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		in     string
+		want   string // substring of the error
+	}{
+		{"malformed JSON", "truncated input", `{"apiVersion":"v1","kind":"List","items":[`, "load: JSON value 1"},
+		{"malformed YAML", "a tab-indented mapping", "apiVersion: v1\nkind: Node\nmetadata:\n\tname: x\n", "load: YAML document 1"},
+		{"no kind", "an object must say what it is", `{"apiVersion":"v1","metadata":{"name":"x"}}`, "without apiVersion or kind"},
+		{"not an object", "a list item must be an object", `{"apiVersion":"v1","kind":"List","items":["x"]}`, "items[0]: not an object"},
+		{"old DaemonSet version", "apps/v1beta2 is not served by v1.34", `{"apiVersion":"apps/v1beta2","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion, want apps/v1"},
+		{"extensions DaemonSet", "extensions/v1beta1 is not served by v1.34", `{"apiVersion":"extensions/v1beta1","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion"},
+		{"wrong field type", "a typed field of the wrong JSON type", `{"apiVersion":"v1","kind":"List","items":[` + node + `,{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"x"},"spec":{"minReadySeconds":"5"}}]}`, `JSON value 1, items[1] (apps/v1 DaemonSet x)`},
+		{"deep nesting", "lists nested without end are refused", strings.Repeat("[", 20) + strings.Repeat("]", 20), "nested too deeply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load.Decode(strings.NewReader(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s: Decode() error = %v, want one containing %q", tt.reason, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCluster(t *testing.T) {
+	two := `{"apiVersion":"v1","kind":"List","items":[` + ds + `,{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"other","namespace":"ns2"}},` + node + `]}`
+	tests := []struct {
+		name            string
+		reason          string
+		in              string
+		namespace, dsNm string
+		want            string // namespace/name of the DaemonSet picked
+		wantErr         error
+	}{
+		{name: "only", reason: "the only DaemonSet is picked", in: ds + node, want: "ns/agent"},
+		{name: "none", reason: "input without a DaemonSet", in: node, wantErr: load.ErrNoDaemonSet},
+		{name: "two", reason: "two DaemonSets and none named", in: two, wantErr: load.ErrManyDaemonSets},
+		{name: "named", reason: "a name picks among several", in: two, dsNm: "other", want: "ns2/other"},
+		{name: "named in namespace", reason: "namespace and name", in: two, namespace: "ns", dsNm: "agent", want: "ns/agent"},
+		{name: "named missing", reason: "the named DaemonSet is absent", in: two, namespace: "ns2", dsNm: "agent", wantErr: load.ErrNoDaemonSet},
+		{name: "namespace only", reason: "a namespace alone picks the only DaemonSet in it", in: two, namespace: "ns2", want: "ns2/other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := load.Decode(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			c, err := objs.Cluster(tt.namespace, tt.dsNm)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Errorf("%s: Cluster() error = %v, want %v", tt.reason, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: Cluster: %v", tt.reason, err)
+			}
+			if got := c.DaemonSet.Namespace + "/" + c.DaemonSet.Name; got != tt.want {
+				t.Errorf("%s: Cluster() picked %s, want %s", tt.reason, got, tt.want)
+			}
+			if len(c.Nodes) != len(objs.Nodes) {
+				t.Errorf("%s: Cluster() has %d nodes, want %d", tt.reason, len(c.Nodes), len(objs.Nodes))
+			}
+		})
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	if _, err := load.Read(strings.NewReader(node)); !errors.Is(err, load.ErrNoDaemonSet) {
+		t.Errorf("Read(node) error = %v, want ErrNoDaemonSet", err)
+	}
+	if _, err := load.Read(strings.NewReader("{")); err == nil {
+		t.Error("Read(garbage) succeeded")
+	}
+}
+
+// TestDecodeLikeAPIServer checks that field names are case-sensitive and
+// values exact, as the API server decodes them.
+func TestDecodeLikeAPIServer(t *testing.T) {
+	in := `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"x"},
+	"spec":{"MinReadySeconds":7,"template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m","memory":"1.5Gi"}}}]}}}}`
+	c, err := load.Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.DaemonSet.Spec.MinReadySeconds; got != 0 {
+		t.Errorf("MinReadySeconds = %d from a miscased key, want 0 (dropped)", got)
+	}
+	req := c.DaemonSet.Spec.Template.Spec.Containers[0].Resources.Requests
+	got := map[string]string{"cpu": req.Cpu().String(), "memory": req.Memory().String()}
+	if d := cmp.Diff(map[string]string{"cpu": "100m", "memory": "1536Mi"}, got); d != "" {
+		t.Errorf("requests mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestConformanceClusters(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "conformance", "cases", "*", "cluster.json"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, path := range dirs {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := load.Read(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if len(c.Ignored) != 0 || len(c.Nodes) == 0 {
+			t.Errorf("%s: %d nodes, ignored %q", path, len(c.Nodes), c.Ignored)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(`{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + "," + pod + "," + cr + `]}`)
+	f.Add("apiVersion: v1\nkind: List\nitems:\n- " + node + "\n---\n" + pod)
+	f.Add(`[[{"kind":"NodeList","apiVersion":"v1","items":[{}]}]]`)
+	f.Add("--- \n: x\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := load.Decode(strings.NewReader(in))
+		if err == nil && objs == nil {
+			t.Fatal("Decode returned neither objects nor an error")
+		}
+	})
+}
