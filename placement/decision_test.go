@@ -1,0 +1,301 @@
+package placement_test
+
+import (
+	"testing"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestNodeShouldRunDaemonPod is upstream's table of the same name (SPEC
+// 10.1). Resources and host ports are not modelled: those rows reduce to
+// the plain node.
+func TestNodeShouldRunDaemonPod(t *testing.T) {
+	cases := []struct {
+		name   string
+		reason string
+		ds     func(*placement.DaemonSet)
+		node   placement.Node
+		want   placement.Decision
+	}{
+		{
+			name:   "plain node",
+			reason: "nothing constrains the pod",
+			node:   placement.Node{Name: "node-0"},
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "insufficient resources",
+			reason: "resources are left to the scheduler",
+			node:   placement.Node{Name: "node-0", Labels: map[string]string{"capacity": "tiny"}},
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "template nodeName names another node",
+			reason: "spec.nodeName pins the pod elsewhere",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeName = "other-node" },
+			node:   placement.Node{Name: "node-0"},
+			want:   placement.Decision{Reason: placement.NodeNameMismatch},
+		},
+		{
+			name:   "template nodeName names this node",
+			reason: "spec.nodeName pins the pod here",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeName = "node-0" },
+			node:   placement.Node{Name: "node-0"},
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "nodeSelector mismatch",
+			reason: "the node lacks the selected labels",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			node:   placement.Node{Name: "node-0"},
+			want:   placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
+		},
+		{
+			name:   "nodeSelector value differs",
+			reason: "the first differing key in sorted order is reported",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			node:   placement.Node{Name: "node-0", Labels: map[string]string{"color": "blue", "speed": "slow"}},
+			want:   placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "speed"},
+		},
+		{
+			name:   "nodeSelector match",
+			reason: "the node carries the selected labels",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "required affinity mismatch",
+			reason: "no term matches",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("blue") },
+			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel2},
+			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
+		},
+		{
+			name:   "required affinity match",
+			reason: "the term matches",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("blue") },
+			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "required affinity with no terms",
+			reason: "an empty term list matches nothing (SPEC 11.4)",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
+			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
+		},
+		{
+			name:   "malformed affinity term",
+			reason: "a term with a parse error matches nothing; the parse error is not fatal",
+			ds: func(ds *placement.DaemonSet) {
+				ds.Template.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
+					MatchExpressions: []selector.NodeSelectorRequirement{{Key: "color", Operator: selector.In}},
+				}}}
+			},
+			node: placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			want: placement.Decision{Reason: placement.NodeAffinityMismatch},
+		},
+		{
+			name:   "nodeSelector checked before affinity",
+			reason: "both mismatch: the nodeSelector reason wins",
+			ds: func(ds *placement.DaemonSet) {
+				ds.Template.NodeSelector = simpleNodeLabel
+				ds.Template.RequiredNodeAffinity = colorAffinity("green")
+			},
+			node: placement.Node{Name: "node-0"},
+			want: placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
+		},
+		{
+			name:   "node unschedulable",
+			reason: "the default toleration covers unschedulable:NoSchedule",
+			node:   placement.Node{Name: "node-0", Taints: []taints.Taint{{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}}},
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := newDS()
+			if tc.ds != nil {
+				tc.ds(ds)
+			}
+			got := placement.NewEligibility(ds, placement.Options{}).Decide(&tc.node)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nDecide() mismatch (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestShouldRunSummaryTable is SPEC 1.2's table, row by row.
+func TestShouldRunSummaryTable(t *testing.T) {
+	nodeWith := func(ts ...taints.Taint) placement.Node {
+		return placement.Node{Name: "node-0", Labels: simpleNodeLabel, Taints: ts}
+	}
+	cases := []struct {
+		name   string
+		reason string
+		ds     func(*placement.DaemonSet)
+		node   placement.Node
+		want   placement.Decision
+	}{
+		{
+			name:   "template nodeName set to another node",
+			reason: "(false, false)",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeName = "node-1" },
+			node:   nodeWith(),
+			want:   placement.Decision{Reason: placement.NodeNameMismatch},
+		},
+		{
+			name:   "nodeSelector does not match",
+			reason: "(false, false)",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel2 },
+			node:   nodeWith(),
+			want:   placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
+		},
+		{
+			name:   "required node affinity does not match",
+			reason: "(false, false)",
+			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("red") },
+			node:   nodeWith(),
+			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
+		},
+		{
+			name:   "untolerated NoExecute",
+			reason: "(false, false)",
+			node:   nodeWith(noExecuteTaint),
+			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: noExecuteTaint},
+		},
+		{
+			name:   "untolerated NoSchedule only",
+			reason: "(false, true): existing pods stay",
+			node:   nodeWith(noScheduleTaint),
+			want:   placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: noScheduleTaint},
+		},
+		{
+			name:   "untolerated NoSchedule before NoExecute",
+			reason: "(false, false): a later NoExecute taint still evicts and is reported",
+			node:   nodeWith(noScheduleTaint, taints.Taint{Key: "gpu", Effect: taints.NoExecute}),
+			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: taints.Taint{Key: "gpu", Effect: taints.NoExecute}},
+		},
+		{
+			name:   "NoExecute tolerated, NoSchedule not",
+			reason: "(false, true)",
+			ds: func(ds *placement.DaemonSet) {
+				ds.Template.Tolerations = []taints.Toleration{{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute}}
+			},
+			node: nodeWith(taints.Taint{Key: "gpu", Effect: taints.NoExecute}, noScheduleTaint),
+			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: noScheduleTaint},
+		},
+		{
+			name:   "only PreferNoSchedule untolerated",
+			reason: "(true, true)",
+			node:   nodeWith(taints.Taint{Key: "soft", Effect: taints.PreferNoSchedule}),
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "unschedulable node",
+			reason: "(true, true): default toleration",
+			node:   nodeWith(taints.Taint{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}),
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "NotReady node with not-ready:NoExecute",
+			reason: "(true, true): default toleration",
+			node:   nodeWith(taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoExecute}),
+			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
+		},
+		{
+			name:   "not-ready:NoSchedule",
+			reason: "(false, true): the default not-ready toleration is NoExecute only",
+			node:   nodeWith(taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}),
+			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
+				Taint: taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}},
+		},
+		{
+			name:   "unreachable:NoSchedule",
+			reason: "(false, true): the default unreachable toleration is NoExecute only",
+			node:   nodeWith(taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}),
+			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
+				Taint: taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}},
+		},
+		{
+			name:   "Lt toleration off by default",
+			reason: "v1.34: Lt and Gt tolerate nothing",
+			ds: func(ds *placement.DaemonSet) {
+				ds.Template.Tolerations = []taints.Toleration{{Key: "level", Operator: taints.Lt, Value: "5", Effect: taints.NoSchedule}}
+			},
+			node: nodeWith(taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}),
+			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
+				Taint: taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := newDS()
+			if tc.ds != nil {
+				tc.ds(ds)
+			}
+			c, err := placement.Compile(ds, placement.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.Decide(&tc.node)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nDecide() mismatch (-want +got):\n%s", tc.reason, diff)
+			}
+			if got.Message() == "" {
+				t.Errorf("Decide().Message() is empty for %v", got.Reason)
+			}
+		})
+	}
+}
+
+func TestComparisonOperatorsOption(t *testing.T) {
+	ds := newDS(func(ds *placement.DaemonSet) {
+		ds.Template.Tolerations = []taints.Toleration{{Key: "level", Operator: taints.Lt, Value: "5", Effect: taints.NoSchedule}}
+	})
+	node := placement.Node{Name: "node-0", Taints: []taints.Taint{{Key: "level", Value: "3", Effect: taints.NoSchedule}}}
+	got := placement.NewEligibility(ds, placement.Options{Taints: taints.Options{ComparisonOperators: true}}).Decide(&node)
+	want := placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Decide() with comparison operators mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestReasonStrings(t *testing.T) {
+	got := []string{}
+	for r := placement.Reason(0); r <= placement.UntoleratedNoSchedule+1; r++ {
+		got = append(got, r.String())
+	}
+	want := []string{"Reason(0)", "Eligible", "NodeNameMismatch", "NodeSelectorMismatch", "NodeAffinityMismatch",
+		"UntoleratedNoExecute", "UntoleratedNoSchedule", "Reason(7)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Reason.String() mismatch (-want +got):\n%s", diff)
+	}
+	var dr []string
+	for r := placement.DeleteReason(1); r <= placement.Unschedulable+1; r++ {
+		dr = append(dr, r.String())
+	}
+	wantDR := []string{"Duplicate", "Failed", "Succeeded", "NotEligible", "UntoleratedTaint", "NodeGone",
+		"SurgeReplaced", "Outdated", "Unschedulable", "DeleteReason(10)"}
+	if diff := cmp.Diff(wantDR, dr); diff != "" {
+		t.Errorf("DeleteReason.String() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestDecideDoesNotAllocate pins the documented promise of Decide.
+func TestDecideDoesNotAllocate(t *testing.T) {
+	e, node := benchEligibility()
+	var d placement.Decision
+	allocs := testing.AllocsPerRun(100, func() { d = e.Decide(node) })
+	if allocs != 0 {
+		t.Errorf("Decide() allocates %v times per call, want 0", allocs)
+	}
+	if !d.ShouldRun {
+		t.Errorf("Decide() = %+v, want the benchmark node eligible", d)
+	}
+}

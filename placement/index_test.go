@@ -1,0 +1,234 @@
+package placement_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+)
+
+// buckets renders a cluster's buckets as node → pod names, vanished nodes
+// included.
+func buckets(cl *placement.Cluster) map[string][]string {
+	out := map[string][]string{}
+	for i := range cl.NumNodes() {
+		for _, p := range cl.PodsOn(i) {
+			out[cl.Node(i).Name] = append(out[cl.Node(i).Name], p.Name)
+		}
+	}
+	for _, b := range cl.Vanished() {
+		for _, p := range b.Pods {
+			out[b.Node] = append(out[b.Node], p.Name)
+		}
+	}
+	return out
+}
+
+func podNames(ps []*placement.Pod) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// TestGetNodesToDaemonPods: buckets hold matching owned pods, matching
+// orphans and terminal pods not being deleted; not non-matching pods,
+// pods of another owner, or terminal pods being deleted (those still count
+// as claimed and targeted, for revision cleanup).
+func TestGetNodesToDaemonPods(t *testing.T) {
+	f := &fixture{ds: newDS()}
+	f.addNodes(0, 2, nil)
+	f.addPods("node-0", simpleDaemonSetLabel, 1)                          // 00 matching
+	f.addPods("node-1", simpleDaemonSetLabel, 1, orphan)                  // 01 matching orphan
+	f.addPods("node-0", simpleDaemonSetLabel2, 1)                         // 02 non-matching owned: released
+	f.addPods("node-1", simpleDaemonSetLabel2, 1, orphan)                 // 03 non-matching orphan
+	f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *placement.Pod) { // 04 other owner
+		p.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: "bar", UID: "bar-uid"}
+	})
+	f.addPods("node-0", simpleDaemonSetLabel, 1, failed)                                           // 05 terminal
+	f.addPods("node-1", simpleDaemonSetLabel, 1, failed, deleting)                                 // 06 terminal and deleting
+	f.addPods("node-1", simpleDaemonSetLabel, 1, deleting)                                         // 07 deleting, not terminal
+	f.addPods("node-1", simpleDaemonSetLabel, 1, orphan, deleting)                                 // 08 deleting orphan: not adopted
+	f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *placement.Pod) { p.Namespace = "other" }) // 09 other namespace
+	f.addPods("", simpleDaemonSetLabel, 1)                                                         // 10 no target
+
+	c, err := placement.Compile(f.ds, placement.Options{})
+	require.NoError(t, err)
+	cl, err := c.Index(f.nodes, f.pods)
+	require.NoError(t, err)
+
+	type result struct {
+		Buckets           map[string][]string
+		Adopt, Release    []string
+		Claimed, Targeted []string
+	}
+	want := result{
+		Buckets:  map[string][]string{"node-0": {"node-0-pod-00", "node-0-pod-05"}, "node-1": {"node-1-pod-01", "node-1-pod-07"}},
+		Adopt:    []string{"node-1-pod-01"},
+		Release:  []string{"node-0-pod-02"},
+		Claimed:  []string{"node-0-pod-00", "node-1-pod-01", "node-0-pod-05", "node-1-pod-06", "node-1-pod-07", "-pod-10"},
+		Targeted: []string{"node-0-pod-00", "node-1-pod-01", "node-0-pod-05", "node-1-pod-06", "node-1-pod-07"},
+	}
+	got := result{buckets(cl), cl.Adopt(), cl.Release(), podNames(cl.Claimed()), podNames(cl.Targeted())}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Index() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestIndexClaimsWhileDeleting(t *testing.T) {
+	f := &fixture{ds: newDS(func(ds *placement.DaemonSet) { ds.Deleting = true })}
+	f.addNodes(0, 1, nil)
+	f.addPods("node-0", simpleDaemonSetLabel, 1)         // kept
+	f.addPods("node-0", simpleDaemonSetLabel, 1, orphan) // not adopted
+	f.addPods("node-0", simpleDaemonSetLabel2, 1)        // not released
+	c, err := placement.Compile(f.ds, placement.Options{})
+	require.NoError(t, err)
+	cl, err := c.Index(f.nodes, f.pods)
+	require.NoError(t, err)
+	type result struct {
+		Buckets        map[string][]string
+		Adopt, Release []string
+	}
+	want := result{Buckets: map[string][]string{"node-0": {"node-0-pod-00"}}}
+	got := result{buckets(cl), cl.Adopt(), cl.Release()}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Index() of a deleting DaemonSet mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestIndexErrors(t *testing.T) {
+	ds := newDS()
+	c, err := placement.Compile(ds, placement.Options{})
+	require.NoError(t, err)
+	_, err = c.Index([]placement.Node{{Name: "node-0"}, {Name: "node-1"}, {Name: "node-0"}}, nil)
+	require.Error(t, err, "a repeated node name is an error")
+
+	_, err = placement.Compile(nil, placement.Options{})
+	require.Error(t, err, "a nil DaemonSet is an error")
+
+	bad := newDS(func(ds *placement.DaemonSet) {
+		ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: selector.In}}}
+	})
+	_, err = placement.Compile(bad, placement.Options{})
+	require.Error(t, err, "an invalid selector is an error")
+
+	// A nil selector selects nothing: every owned pod is released.
+	none := newDS(func(ds *placement.DaemonSet) { ds.Selector = nil })
+	c, err = placement.Compile(none, placement.Options{})
+	require.NoError(t, err)
+	f := &fixture{ds: none}
+	f.addNodes(0, 1, nil)
+	f.addPods("node-0", simpleDaemonSetLabel, 1)
+	cl, err := c.Index(f.nodes, f.pods)
+	require.NoError(t, err)
+	if diff := cmp.Diff([]string{"node-0-pod-00"}, cl.Release()); diff != "" {
+		t.Errorf("Index() with nil selector: Release() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestBucketOrder is podByCreationTimestampAndPhase: scheduled pods first,
+// then older, then smaller name.
+func TestBucketOrder(t *testing.T) {
+	ds := newDS()
+	pin := placement.PodNodeAffinity("node-0")
+	mk := func(name, node string, created time.Duration) placement.Pod {
+		p := placement.Pod{Namespace: ds.Namespace, Name: name, Labels: simpleDaemonSetLabel, Controller: &placement.OwnerRef{UID: ds.UID},
+			NodeName: node, Phase: placement.PodRunning, Created: t0.Add(created)}
+		if node == "" {
+			p.RequiredNodeAffinity = pin
+		}
+		return p
+	}
+	pods := []placement.Pod{
+		mk("unbound-old", "", -time.Hour),
+		mk("b-bound", "node-0", 0),
+		mk("a-bound", "node-0", 0),
+		mk("bound-young", "node-0", time.Minute),
+		mk("bound-old", "node-0", -time.Minute),
+		mk("unbound-young", "", time.Hour),
+	}
+	c, err := placement.Compile(ds, placement.Options{})
+	require.NoError(t, err)
+	cl, err := c.Index([]placement.Node{{Name: "node-0"}}, pods)
+	require.NoError(t, err)
+	want := []string{"bound-old", "a-bound", "b-bound", "bound-young", "unbound-old", "unbound-young"}
+	if diff := cmp.Diff(want, podNames(cl.PodsOn(0))); diff != "" {
+		t.Errorf("PodsOn() order mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestTargetNodeName(t *testing.T) {
+	field := func(op selector.Operator, values ...string) selector.NodeSelectorRequirement {
+		return selector.NodeSelectorRequirement{Key: selector.NodeNameField, Operator: op, Values: values}
+	}
+	cases := []struct {
+		name    string
+		reason  string
+		pod     placement.Pod
+		want    string
+		wantErr bool
+	}{
+		{name: "nodeName", reason: "spec.nodeName wins", pod: placement.Pod{NodeName: "node-1", RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-1"},
+		{name: "single-value matchFields", reason: "the injected term", pod: placement.Pod{RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-2"},
+		{name: "two values", reason: "more than one value is an error", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "a", "b")}}}}}, wantErr: true},
+		{name: "nothing", reason: "no nodeName, no affinity", pod: placement.Pod{}, wantErr: true},
+		{name: "no terms", reason: "an empty term list names nothing", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{}}, wantErr: true},
+		{name: "NotIn skipped", reason: "only In counts; a later term decides", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+			{MatchFields: []selector.NodeSelectorRequirement{field(selector.NotIn, "a")}},
+			{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "x", Operator: selector.Exists}}, MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "node-3")}},
+		}}}, want: "node-3"},
+		{name: "label expressions only", reason: "matchExpressions never name a node", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+			{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "metadata.name", Operator: selector.In, Values: []string{"node-1"}}}},
+		}}}, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := placement.TargetNodeName(&tc.pod)
+			if tc.wantErr {
+				require.Error(t, err, tc.reason)
+				return
+			}
+			require.NoError(t, err, tc.reason)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nTargetNodeName() mismatch (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestPodPredicates(t *testing.T) {
+	gen := int64(4)
+	cases := []struct {
+		name          string
+		reason        string
+		pod           placement.Pod
+		minReady      int32
+		hash          string
+		gen           *int64
+		wantAvailable bool
+		wantUpdated   bool
+	}{
+		{name: "not ready", reason: "never available", pod: placement.Pod{}, wantAvailable: false},
+		{name: "ready, no minReady", reason: "available at once", pod: placement.Pod{Ready: true}, wantAvailable: true},
+		{name: "ready, unknown since", reason: "minReady with a zero transition time: not available", pod: placement.Pod{Ready: true}, minReady: 5, wantAvailable: false},
+		{name: "ready exactly minReady", reason: "inclusive since v1.34", pod: placement.Pod{Ready: true, ReadySince: t0.Add(-5 * time.Second)}, minReady: 5, wantAvailable: true},
+		{name: "ready just under minReady", reason: "not yet", pod: placement.Pod{Ready: true, ReadySince: t0.Add(-5*time.Second + time.Nanosecond)}, minReady: 5, wantAvailable: false},
+		{name: "hash match", reason: "updated by hash", pod: placement.Pod{Labels: map[string]string{placement.LabelRevisionHash: "h"}}, hash: "h", wantUpdated: true},
+		{name: "empty hash never matches", reason: "an empty hash is not compared", pod: placement.Pod{Labels: map[string]string{placement.LabelRevisionHash: ""}}, hash: "", wantUpdated: false},
+		{name: "generation match", reason: "updated by generation", pod: placement.Pod{Labels: map[string]string{placement.LabelTemplateGeneration: "4"}}, hash: "h", gen: &gen, wantUpdated: true},
+		{name: "nil labels", reason: "not updated", pod: placement.Pod{}, hash: "h", gen: &gen, wantUpdated: false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := [2]bool{placement.IsAvailable(&tc.pod, tc.minReady, t0), placement.IsUpdated(&tc.pod, tc.hash, tc.gen)}
+			if diff := cmp.Diff([2]bool{tc.wantAvailable, tc.wantUpdated}, got); diff != "" {
+				t.Errorf("%s\n[IsAvailable, IsUpdated] mismatch (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
