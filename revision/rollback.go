@@ -68,10 +68,10 @@ type RollbackResult struct {
 //  1. toRevision < 0 → NotFound.
 //  2. toRevision = 0 and at most one revision in the history →
 //     NoPreviousRevision.
-//  3. toRevision = 0 → the second revision when sorted by number,
-//     highest first (equal numbers sorted by name); toRevision > 0 → the
-//     revision with that number (the first by name if several); none →
-//     NotFound.
+//  3. toRevision = 0 → the last but one revision in order of number, then
+//     name (the second-highest number; kubectl's sort leaves the order of
+//     equal numbers open); toRevision > 0 → the revision with that number
+//     (the first by name if several); none → NotFound.
 //  4. Its Data equals TemplateData(ds) → Skipped; else RolledBack.
 //
 // The error is non-nil only for an invalid selector. ds must not be nil.
