@@ -100,7 +100,8 @@ const (
 //     such an object before validation; daemonplan reports it here).
 //  18. spec.updateStrategy: a type other than RollingUpdate and OnDelete is
 //     NotSupported at spec.updateStrategy itself, not at .type (upstream's
-//     bad value is the whole strategy; daemonplan reports the type). RollingUpdate with a nil rollingUpdate is Required at
+//     bad value is the whole strategy; daemonplan reports the type).
+//     RollingUpdate with a nil rollingUpdate is Required at
 //     spec.updateStrategy.rollingUpdate, and the budgets are not checked.
 //  19. spec.updateStrategy.rollingUpdate.maxUnavailable and .maxSurge, each
 //     in turn: an int < 0 is Invalid "must be greater than or equal to 0";
