@@ -168,7 +168,7 @@ func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
 	plan.Nodes = cl.NodeDecisions()
 	plan.Adopt, plan.Release = cl.Adopt(), cl.Release()
 
-	hist, err := revision.Construct(&ds, in.Revisions, derefPods(cl.Claimed()), revision.Options{Hash: opts.Hash})
+	hist, err := revision.Construct(&ds, in.Revisions, cl.Claimed(), revision.Options{Hash: opts.Hash})
 	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, Delete: hist.Delete, Adopt: hist.Adopt, Release: hist.Release}
 	plan.Relabel = hist.RelabelPods
 	if err != nil {
@@ -201,7 +201,7 @@ func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
 			}
 		}
 		if len(plan.Errors) == 0 {
-			plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, derefPods(cl.Targeted())))
+			plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, cl.Targeted()))
 		}
 	}
 	plan.setStatus(cl.Status(in.Now, hash), in.DaemonSet)
@@ -276,12 +276,4 @@ func mergeSorted(a, b []string) []string {
 	out := append(slices.Clone(a), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func derefPods(ps []*placement.Pod) []placement.Pod {
-	out := make([]placement.Pod, len(ps))
-	for i, p := range ps {
-		out[i] = *p
-	}
-	return out
 }

@@ -25,7 +25,7 @@ const DefaultHistoryLimit = 10
 //     more than limit old revisions may remain.
 //
 // The result is nil when nothing is to be deleted.
-func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []placement.Pod) []string {
+func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []*placement.Pod) []string {
 	limit := DefaultHistoryLimit
 	if ds.RevisionHistoryLimit != nil {
 		limit = int(*ds.RevisionHistoryLimit)
@@ -35,8 +35,8 @@ func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []placement.Pod) 
 		return nil
 	}
 	live := map[string]bool{}
-	for i := range livePods {
-		if h := livePods[i].Labels[placement.LabelRevisionHash]; h != "" {
+	for _, p := range livePods {
+		if h := p.Labels[placement.LabelRevisionHash]; h != "" {
 			live[h] = true
 		}
 	}

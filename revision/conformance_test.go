@@ -92,7 +92,7 @@ func TestConformanceRevisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := Options{Hash: func(*placement.DaemonSet, *int32) string { return tt.hash }}
-			h, err := Construct(tt.ds, tt.revisions, tt.pods, opts)
+			h, err := Construct(tt.ds, tt.revisions, podPtrs(tt.pods), opts)
 			var got result
 			for _, u := range h.Update {
 				got.Update = append(got.Update, u.Name+"="+u.Labels[placement.LabelRevisionHash])
@@ -108,7 +108,7 @@ func TestConformanceRevisions(t *testing.T) {
 			case err != nil:
 				t.Fatalf("Construct() error = %v", err)
 			default:
-				got.Delete = append(h.Delete, Cleanup(tt.ds, h.Old, tt.pods)...)
+				got.Delete = append(h.Delete, Cleanup(tt.ds, h.Old, podPtrs(tt.pods))...)
 				sort.Strings(got.Delete)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -290,7 +290,7 @@ func TestConstruct(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			revisions := cloneAll(tt.revisions)
 			pods := clonePods(tt.pods)
-			got, err := Construct(tt.ds, revisions, pods, testOpts)
+			got, err := Construct(tt.ds, revisions, podPtrs(pods), testOpts)
 			if tt.wantErr != nil {
 				var ae *AlreadyExistsError
 				if !errors.As(err, &ae) {
@@ -386,14 +386,14 @@ func TestConstructOrderIndependent(t *testing.T) {
 		rev("agent-d", 2, "v0"), rev("agent-e", 4, "v2", orphan), rev("agent-f", 1, "v9", withLabels("app", "x")),
 	}
 	pods := []placement.Pod{pod("p1", "a"), pod("p2", "b"), pod("p3", "")}
-	want, err := Construct(ds, revisions, pods, testOpts)
+	want, err := Construct(ds, revisions, podPtrs(pods), testOpts)
 	mustNoError(t, err)
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 50; i++ {
 		rs, ps := cloneAll(revisions), clonePods(pods)
 		rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
 		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
-		got, err := Construct(ds, rs, ps, testOpts)
+		got, err := Construct(ds, rs, podPtrs(ps), testOpts)
 		mustNoError(t, err)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("Construct() depends on input order (-want +got):\n%s", diff)

@@ -123,7 +123,7 @@ func FuzzConstruct(f *testing.F) {
 		before, podsBefore := cloneAll(revisions), clonePods(pods)
 
 		for _, opts := range []Options{{}, testOpts} {
-			h, err := Construct(ds, revisions, pods, opts)
+			h, err := Construct(ds, revisions, podPtrs(pods), opts)
 			if diff := cmp.Diff(before, revisions); diff != "" {
 				t.Fatalf("Construct() changed its revisions:\n%s", diff)
 			}
@@ -156,7 +156,7 @@ func FuzzConstruct(f *testing.F) {
 			default:
 				t.Fatalf("unexpected error %T: %v", err, err)
 			}
-			_ = Cleanup(ds, h.Old, pods)
+			_ = Cleanup(ds, h.Old, podPtrs(pods))
 		}
 	})
 }

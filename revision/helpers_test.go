@@ -152,3 +152,12 @@ func mustNoError(t *testing.T, err error) {
 		t.Fatalf("unexpected error: %v", err)
 	}
 }
+
+// podPtrs points into ps, as the planner passes its claimed pods.
+func podPtrs(ps []placement.Pod) []*placement.Pod {
+	out := make([]*placement.Pod, len(ps))
+	for i := range ps {
+		out[i] = &ps[i]
+	}
+	return out
+}

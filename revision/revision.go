@@ -140,7 +140,7 @@ func (e *AlreadyExistsError) Error() string {
 // returned History still holds the writes upstream makes before failing
 // (adoptions, releases, legacy labels and, on a collision, the bumped
 // CollisionCount); Current and Hash are then empty.
-func Construct(ds *placement.DaemonSet, revisions []Revision, pods []placement.Pod, opts Options) (History, error) {
+func Construct(ds *placement.DaemonSet, revisions []Revision, pods []*placement.Pod, opts Options) (History, error) {
 	if ds == nil {
 		panic("revision.Construct: nil DaemonSet")
 	}
@@ -306,11 +306,11 @@ func snapshot(ds *placement.DaemonSet, hash string, data []byte, number int64) R
 }
 
 // relabel lists, sorted by pod name, the pods whose hash label is not hash.
-func relabel(pods []placement.Pod, hash string) []PodRelabel {
+func relabel(pods []*placement.Pod, hash string) []PodRelabel {
 	var out []PodRelabel
-	for i := range pods {
-		if pods[i].Labels[placement.LabelRevisionHash] != hash {
-			out = append(out, PodRelabel{Pod: pods[i].Name, Hash: hash})
+	for _, p := range pods {
+		if p.Labels[placement.LabelRevisionHash] != hash {
+			out = append(out, PodRelabel{Pod: p.Name, Hash: hash})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })

@@ -96,7 +96,7 @@ func TestCleanup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old := cloneAll(tt.old)
-			got := Cleanup(tt.ds, old, tt.pods)
+			got := Cleanup(tt.ds, old, podPtrs(tt.pods))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Cleanup() mismatch (-want +got):\n%s\nreason: %s", diff, tt.reason)
 			}

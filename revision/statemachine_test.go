@@ -133,7 +133,7 @@ func (m *machine) sync(t *rapid.T) error {
 	revsBefore, podsBefore := cloneAll(m.revisions), clonePods(m.pods)
 	countBefore := copyCount(m.ds.Status.CollisionCount)
 
-	h, err := Construct(m.ds, m.revisions, m.pods, m.opts)
+	h, err := Construct(m.ds, m.revisions, podPtrs(m.pods), m.opts)
 	if diff := cmp.Diff(revsBefore, m.revisions); diff != "" {
 		t.Fatalf("Construct() changed its revisions (-before +after):\n%s", diff)
 	}
@@ -203,7 +203,7 @@ func (m *machine) sync(t *rapid.T) error {
 	}
 
 	// Cleanup sees the pods as they were listed (before the relabel).
-	gc := Cleanup(m.ds, h.Old, podsBefore)
+	gc := Cleanup(m.ds, h.Old, podPtrs(podsBefore))
 	checkSorted(t, "Cleanup", gc)
 	liveBefore := liveHashes(podsBefore)
 	for _, name := range gc {
