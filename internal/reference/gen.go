@@ -21,6 +21,9 @@ const universe = 10
 var (
 	labelKeys   = []string{"zone", "disk", "gpu"}
 	labelValues = []string{"a", "b", "c"}
+	// nodeValues weighs node labels towards "a", the value selectors ask
+	// for most, so that eligible nodes are common.
+	nodeValues = []string{"a", "a", "a", "b", "c"}
 
 	taintPool = []taints.Taint{
 		{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
@@ -44,7 +47,7 @@ var (
 		{Key: "dedicated", Operator: taints.Equal, Value: "other", Effect: taints.NoExecute},
 	}
 	budgetPool = []*placement.IntOrPercent{
-		nil, placement.Int(0), placement.Int(1), placement.Int(2), placement.Percent("0%"), placement.Percent("50%"),
+		nil, placement.Int(0), placement.Int(1), placement.Int(1), placement.Int(2), placement.Percent("0%"), placement.Percent("50%"), placement.Percent("50%"),
 	}
 )
 
@@ -55,7 +58,7 @@ func drawLabels(t *rapid.T, label string) map[string]string {
 	labels := map[string]string{}
 	for _, k := range labelKeys {
 		if rapid.IntRange(0, 2).Draw(t, label+"-has-"+k) > 0 {
-			labels[k] = rapid.SampledFrom(labelValues).Draw(t, label+"-"+k)
+			labels[k] = rapid.SampledFrom(nodeValues).Draw(t, label+"-"+k)
 		}
 	}
 	return labels
@@ -66,7 +69,7 @@ func Node(i int) *rapid.Generator[placement.Node] {
 	return rapid.Custom(func(t *rapid.T) placement.Node {
 		n := placement.Node{Name: NodeName(i), Labels: drawLabels(t, "label")}
 		for _, taint := range taintPool {
-			if rapid.IntRange(0, 5).Draw(t, "taint") == 0 {
+			if rapid.IntRange(0, 11).Draw(t, "taint") == 0 {
 				n.Taints = append(n.Taints, taint)
 			}
 		}
@@ -88,7 +91,7 @@ func drawRequirement(t *rapid.T) selector.NodeSelectorRequirement {
 // requirement or an empty term.
 func Affinity() *rapid.Generator[*selector.NodeSelector] {
 	return rapid.Custom(func(t *rapid.T) *selector.NodeSelector {
-		if rapid.IntRange(0, 2).Draw(t, "hasAffinity") > 0 {
+		if rapid.IntRange(0, 3).Draw(t, "hasAffinity") > 0 {
 			return nil
 		}
 		ns := &selector.NodeSelector{}
@@ -137,13 +140,13 @@ func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
 		if rapid.Bool().Draw(t, "selectTier") {
 			ds.Selector.MatchExpressions = []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"web", "db"}}}
 		}
-		for range rapid.IntRange(0, 2).Draw(t, "nodeSelectorKeys") {
+		for range rapid.SampledFrom([]int{0, 0, 0, 0, 1, 2}).Draw(t, "nodeSelectorKeys") {
 			if ds.Template.NodeSelector == nil {
 				ds.Template.NodeSelector = map[string]string{}
 			}
-			ds.Template.NodeSelector[rapid.SampledFrom(labelKeys).Draw(t, "nsKey")] = rapid.SampledFrom(labelValues).Draw(t, "nsValue")
+			ds.Template.NodeSelector[rapid.SampledFrom(labelKeys).Draw(t, "nsKey")] = rapid.SampledFrom(nodeValues).Draw(t, "nsValue")
 		}
-		if rapid.IntRange(0, 9).Draw(t, "hasNodeName") == 0 {
+		if rapid.IntRange(0, 19).Draw(t, "hasNodeName") == 0 {
 			ds.Template.NodeName = NodeName(rapid.IntRange(0, universe).Draw(t, "nodeName"))
 		}
 		for _, tol := range tolerationPool {
@@ -151,7 +154,7 @@ func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
 				ds.Template.Tolerations = append(ds.Template.Tolerations, tol)
 			}
 		}
-		if rapid.IntRange(0, 2).Draw(t, "onDelete") == 0 {
+		if rapid.IntRange(0, 3).Draw(t, "onDelete") == 0 {
 			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.OnDelete}
 		} else {
 			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
@@ -165,10 +168,10 @@ func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
 
 // Pod generates pod i: in the DaemonSet's namespace or not; owned by the
 // DaemonSet, by another owner, or orphaned; matching the selector or not;
-// bound, pinned by affinity or without target, to a node of the universe
-// (present or not); any phase, ready or not, being deleted or not; with a
-// current, old or no hash label.
-func Pod(i int, hash string) *rapid.Generator[placement.Pod] {
+// bound, pinned by affinity or without target, mostly to one of nodes and
+// otherwise to any node of the universe (present or not); any phase, ready
+// or not, being deleted or not; with a current, old or no hash label.
+func Pod(i int, hash string, nodes []string) *rapid.Generator[placement.Pod] {
 	return rapid.Custom(func(t *rapid.T) placement.Pod {
 		p := placement.Pod{
 			Namespace: "ns",
@@ -206,12 +209,15 @@ func Pod(i int, hash string) *rapid.Generator[placement.Pod] {
 			p.Labels[placement.LabelTemplateGeneration] = fmt.Sprint(rapid.IntRange(1, 3).Draw(t, "podGeneration"))
 		}
 		node := NodeName(rapid.IntRange(0, universe-1).Draw(t, "target"))
-		switch rapid.IntRange(0, 9).Draw(t, "binding") {
-		case 0, 1:
+		if len(nodes) > 0 && rapid.IntRange(0, 4).Draw(t, "targetPresent") > 0 {
+			node = rapid.SampledFrom(nodes).Draw(t, "presentTarget")
+		}
+		switch rapid.IntRange(0, 14).Draw(t, "binding") {
+		case 0, 1, 2:
 			p.RequiredNodeAffinity = placement.PodNodeAffinity(node)
-		case 2:
-			// no target node
 		case 3:
+			// no target node
+		case 4:
 			p.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
 				MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{node, "node-x"}}},
 			}}}
@@ -238,17 +244,19 @@ func Snapshots() *rapid.Generator[Snapshot] {
 			Hash:      rapid.SampledFrom([]string{"h1", "h1", "h1", ""}).Draw(t, "hash"),
 		}
 		present := rapid.SliceOfNDistinct(rapid.IntRange(0, universe-1), 0, 8, rapid.ID[int]).Draw(t, "nodes")
+		var names []string
 		for _, i := range present {
 			s.Nodes = append(s.Nodes, Node(i).Draw(t, "node"))
+			names = append(names, NodeName(i))
 		}
 		for i := range rapid.IntRange(0, 14).Draw(t, "pods") {
-			s.Pods = append(s.Pods, Pod(i, s.Hash).Draw(t, "pod"))
+			s.Pods = append(s.Pods, Pod(i, s.Hash, names).Draw(t, "pod"))
 		}
-		for range rapid.IntRange(0, 2).Draw(t, "backoffs") {
+		for range rapid.IntRange(0, min(2, len(present))).Draw(t, "backoffs") {
 			key := placement.BackoffKey{
 				DaemonSetUID:       "ds-uid",
 				ObservedGeneration: s.DaemonSet.Status.ObservedGeneration,
-				Node:               NodeName(rapid.IntRange(0, universe-1).Draw(t, "backoffNode")),
+				Node:               NodeName(rapid.SampledFrom(present).Draw(t, "backoffNode")),
 			}
 			if s.Backoff == nil {
 				s.Backoff = placement.Backoff{}

@@ -1,0 +1,177 @@
+package placement_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/taints"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
+)
+
+// run plans one sync of s with the fast planner.
+func run(t *rapid.T, s reference.Snapshot) (placement.Plan, placement.Status) {
+	c, err := placement.Compile(s.DaemonSet, placement.Options{})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	cl, err := c.Index(s.Nodes, s.Pods)
+	if err != nil {
+		t.Fatalf("Index: %v", err)
+	}
+	p, err := cl.Manage(s.Now, s.Hash, s.Backoff)
+	if err != nil {
+		t.Fatalf("Manage: %v", err)
+	}
+	return p, cl.Status(s.Now, s.Hash)
+}
+
+// asResult renders a plan and status in the reference's terms.
+func asResult(p placement.Plan, st placement.Status) reference.Result {
+	r := reference.Result{
+		Creates:   createNodes(p),
+		Deletes:   deletePods(p),
+		Adopt:     p.Adopt,
+		Release:   p.Release,
+		Status:    st,
+		Decisions: map[string][2]bool{},
+		Backoff:   p.Backoff,
+	}
+	for _, d := range p.Nodes {
+		r.Decisions[d.Node] = [2]bool{d.ShouldRun, d.ShouldContinueRunning}
+	}
+	return r
+}
+
+// TestPropertyMatchesReference: Manage and Status agree with the naive
+// reference on creates, deletes, adoption, status, decisions and backoff.
+func TestPropertyMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		p, st := run(t, s)
+		want := reference.Manage(s.DaemonSet, s.Nodes, s.Pods, s.Now, s.Hash, s.Backoff)
+		if diff := cmp.Diff(want, asResult(p, st), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Manage() mismatch (-want +got):\n%s\n%s", diff, reference.Render(s))
+		}
+	})
+}
+
+// TestPropertyInvariants: every plan satisfies reference.CheckPlan (one
+// pod per node outside surge, deletes name claimed pods, Keep and Delete
+// partition the bucketed pods, every eligible node covered but for the
+// documented exceptions) and the status counters are consistent.
+func TestPropertyInvariants(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		p, st := run(t, s)
+		if err := reference.CheckPlan(s, p); err != nil {
+			t.Fatalf("CheckPlan: %v\n%s", err, reference.Render(s))
+		}
+		if err := reference.CheckStatus(st); err != nil {
+			t.Fatalf("CheckStatus: %v\n%s", err, reference.Render(s))
+		}
+	})
+}
+
+// TestPropertyPermutationInvariant: the order of nodes and pods in the
+// input changes nothing.
+func TestPropertyPermutationInvariant(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		p, st := run(t, s)
+		shuffled := s
+		shuffled.Nodes = rapid.Permutation(s.Nodes).Draw(t, "nodes")
+		shuffled.Pods = rapid.Permutation(s.Pods).Draw(t, "pods")
+		p2, st2 := run(t, shuffled)
+		if diff := cmp.Diff(p, p2); diff != "" {
+			t.Fatalf("Manage() on shuffled input mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(st, st2); diff != "" {
+			t.Fatalf("Status() on shuffled input mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestPropertyInputsUnchanged: planning changes neither the DaemonSet, the
+// nodes, the pods nor the backoff it is given.
+func TestPropertyInputsUnchanged(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		before := s.Clone()
+		p, _ := run(t, s)
+		// Results must not alias the input either: scribble on them.
+		for _, c := range p.Create {
+			c.Labels["scribble"] = "x"
+		}
+		for k := range p.Backoff {
+			delete(p.Backoff, k)
+		}
+		if diff := cmp.Diff(before, s); diff != "" {
+			t.Fatalf("inputs changed (-before +after):\n%s", diff)
+		}
+	})
+}
+
+// TestPropertyExtraNodeIndependent: adding a node nobody's pods target
+// changes no decision, create, delete or keep about the other nodes, and
+// the status only by that node's share.
+func TestPropertyExtraNodeIndependent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		extra := reference.Node(0).Draw(t, "extra")
+		// No pod targets these names; they sort first, between and last.
+		extra.Name = rapid.SampledFrom([]string{"node-", "node-00", "node-4x", "node-extra"}).Draw(t, "extraName")
+		p, st := run(t, s)
+
+		s2 := s
+		s2.Nodes = append(slices.Clone(s.Nodes), extra)
+		p2, st2 := run(t, s2)
+
+		var d placement.Decision
+		p2.Nodes = slices.DeleteFunc(slices.Clone(p2.Nodes), func(nd placement.NodeDecision) bool {
+			if nd.Node == extra.Name {
+				d = nd.Decision
+				return true
+			}
+			return false
+		})
+		p2.Create = slices.DeleteFunc(p2.Create, func(c placement.Create) bool { return c.Node == extra.Name })
+		if diff := cmp.Diff(p, p2, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Manage() with an extra node mismatch (-want +got):\n%s\n%s", diff, reference.Render(s))
+		}
+		if d.ShouldRun {
+			st.DesiredNumberScheduled++
+			st.NumberUnavailable++
+		}
+		if diff := cmp.Diff(st, st2); diff != "" {
+			t.Fatalf("Status() with an extra node mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestPropertyTolerationNeverShrinks: adding a toleration never turns a
+// node's decision from run to not run, nor from continue to evict.
+func TestPropertyTolerationNeverShrinks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		tol := rapid.SampledFrom([]taints.Toleration{
+			{Key: "dedicated", Operator: taints.Exists},
+			{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute},
+			{Key: taints.KeyNotReady, Operator: taints.Exists},
+			{Operator: taints.Exists},
+		}).Draw(t, "toleration")
+		more := reference.CloneDaemonSet(s.DaemonSet)
+		more.Template.Tolerations = append(more.Template.Tolerations, tol)
+		before := placement.NewEligibility(s.DaemonSet, placement.Options{})
+		after := placement.NewEligibility(more, placement.Options{})
+		for i := range s.Nodes {
+			b, a := before.Decide(&s.Nodes[i]), after.Decide(&s.Nodes[i])
+			if (b.ShouldRun && !a.ShouldRun) || (b.ShouldContinueRunning && !a.ShouldContinueRunning) {
+				t.Fatalf("node %s: toleration %v shrank %+v to %+v", s.Nodes[i].Name, tol, b, a)
+			}
+		}
+	})
+}
