@@ -146,22 +146,24 @@ func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
 		Status:    copyStatus(in.DaemonSet.Status),
 		Backoff:   maps.Clone(in.Backoff),
 	}
-	plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
 
-	if isExactlyEmpty(ds.Selector) {
-		// Upstream only records an event (SelectingAll) and does nothing.
-		return plan
-	}
-	if ds.Deleting {
+	// Node decisions come from the index when there is one; the early
+	// returns below decide nodes without it.
+	if isExactlyEmpty(ds.Selector) || ds.Deleting {
+		// Upstream records an event (SelectingAll) for the empty selector,
+		// and does nothing else in either case.
+		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
 		return plan
 	}
 	c, err := placement.Compile(&ds, opts.Placement)
 	if err != nil {
+		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
 		plan.Errors = append(plan.Errors, err)
 		return plan
 	}
 	cl, err := c.Index(in.Nodes, in.Pods)
 	if err != nil {
+		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
 		plan.Errors = append(plan.Errors, err)
 		return plan
 	}

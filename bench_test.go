@@ -1,0 +1,109 @@
+package daemonplan_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// midRollout builds a cluster of n nodes halfway through a RollingUpdate:
+// every node runs one ready pod, half of them of the old revision, and a
+// few nodes are tainted, unlabelled or hold a failed pod.
+func midRollout(n int) daemonplan.Input {
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	ds := &placement.DaemonSet{
+		Namespace: "kube-system", Name: "agent", UID: "ds-uid", Generation: 2,
+		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "2"},
+		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: placement.PodTemplate{
+			Labels:        map[string]string{"app": "agent"},
+			RestartPolicy: "Always",
+			NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
+			Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}},
+		},
+		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate,
+			RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Percent("10%"), MaxSurge: placement.Int(0)}},
+		Status: placement.Status{ObservedGeneration: 1},
+	}
+	oldDS := *ds
+	oldDS.Template.Tolerations = nil
+	oldData, newData := revision.TemplateData(&oldDS), revision.TemplateData(ds)
+	oldHash, newHash := revision.DefaultHash(&oldDS, nil), revision.DefaultHash(ds, nil)
+	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"}
+	revs := []revision.Revision{
+		{Namespace: "kube-system", Name: "agent-" + oldHash, Labels: map[string]string{"app": "agent", placement.LabelRevisionHash: oldHash}, Controller: owner, Revision: 1, Data: oldData},
+		{Namespace: "kube-system", Name: "agent-" + newHash, Labels: map[string]string{"app": "agent", placement.LabelRevisionHash: newHash}, Controller: owner, Revision: 2, Data: newData},
+	}
+	oldLabels := map[string]string{"app": "agent", placement.LabelRevisionHash: oldHash, placement.LabelTemplateGeneration: "1"}
+	newLabels := map[string]string{"app": "agent", placement.LabelRevisionHash: newHash, placement.LabelTemplateGeneration: "2"}
+	nodes := make([]placement.Node, n)
+	pods := make([]placement.Pod, 0, n)
+	for i := range nodes {
+		name := fmt.Sprintf("node-%06d", i)
+		labels := make(map[string]string, 20)
+		for j := 0; j < 18; j++ {
+			labels[fmt.Sprintf("example.com/label-%02d", j)] = "v"
+		}
+		labels["kubernetes.io/os"] = "linux"
+		labels["kubernetes.io/hostname"] = name
+		nodes[i] = placement.Node{Name: name, Labels: labels}
+		if i%50 == 7 {
+			nodes[i].Taints = []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}
+		}
+		l := oldLabels
+		if i%2 == 0 {
+			l = newLabels
+		}
+		p := placement.Pod{Namespace: "kube-system", Name: fmt.Sprintf("agent-%06d", i), Labels: l, Controller: owner,
+			NodeName: name, Phase: placement.PodRunning, Ready: true, ReadySince: now.Add(-time.Hour), Created: now.Add(-2 * time.Hour)}
+		if i%1000 == 3 {
+			p.Phase, p.Ready = placement.PodFailed, false
+		}
+		pods = append(pods, p)
+	}
+	return daemonplan.Input{DaemonSet: ds, Nodes: nodes, Pods: pods, Revisions: revs, Now: now}
+}
+
+// BenchmarkSync is one full sync (history, manage, rolling update, cleanup,
+// status) of a cluster mid-rollout.
+func BenchmarkSync(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		in := midRollout(n)
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSyncRollingUpdate is a sync in which manage has nothing to do,
+// so the rolling update runs too.
+func BenchmarkSyncRollingUpdate(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		in := midRollout(n)
+		for i := range in.Pods {
+			if in.Pods[i].Phase == placement.PodFailed {
+				in.Pods[i].Phase, in.Pods[i].Ready = placement.PodRunning, true
+			}
+		}
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				p, err := daemonplan.Sync(in, daemonplan.Options{})
+				if err != nil || len(p.Delete) == 0 {
+					b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+				}
+			}
+		})
+	}
+}
