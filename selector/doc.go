@@ -25,7 +25,8 @@
 //
 //   - Compile(*LabelSelector) (Selector, error) and
 //     ValidateLabelSelector(*LabelSelector) field.ErrorList.
-//   - Parse(string) (Selector, error); Everything, Nothing, FromSet.
+//   - Parse(string) (Selector, error), failing with a *ParseError;
+//     Everything, Nothing, FromSet.
 //   - Selector: Matches, MatchesNothing, Empty, String, Requirements, Equal;
 //     Requirement.Matches for a single requirement.
 //   - CompileNode(nodeSelector, *NodeSelector) NodeMatcher, then
