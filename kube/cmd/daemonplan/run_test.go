@@ -1,0 +1,416 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// result is what one run printed.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs the command in-process with stdin and a fixed default clock.
+func runCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	c := &cli{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
+		now: func() time.Time { return time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC) }}
+	code := c.run(args)
+	return result{code, out.String(), errOut.String()}
+}
+
+// readCase reads a conformance case of this checkout.
+func readCase(t *testing.T, name string) conformance.Case {
+	t.Helper()
+	c, err := conformance.ReadCase(filepath.Join(conformance.CasesDir(), name))
+	if err != nil {
+		t.Fatalf("ReadCase(%s): %v", name, err)
+	}
+	return c
+}
+
+func clusterFile(c conformance.Case) string { return filepath.Join(c.Dir, "cluster.json") }
+
+func nowFlag(c conformance.Case) string { return c.Now.Format(time.RFC3339) }
+
+// wantConforms fails unless stdout is a plan that conforms to the case.
+func wantConforms(t *testing.T, c conformance.Case, stdout string) {
+	t.Helper()
+	for _, d := range conformance.Compare(c.Expected, []byte(stdout)) {
+		t.Errorf("%s: %s", c.Name, d)
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	seed01 := readCase(t, "seed-01")
+	seed124 := readCase(t, "seed-124")
+	tests := []struct {
+		name, reason string
+		c            conformance.Case
+		stdin        string
+		args         []string
+	}{{
+		name:   "seed-01 file",
+		reason: "the conformance README's command must print a conforming plan",
+		c:      seed01,
+		args:   []string{"plan", "-f", clusterFile(seed01), "--now", nowFlag(seed01), "-o", "json"},
+	}, {
+		name:   "seed-01 stdin",
+		reason: "-f - reads the same input from standard input",
+		c:      seed01,
+		stdin:  string(seed01.Cluster),
+		args:   []string{"plan", "-f", "-", "--now", nowFlag(seed01), "-o", "json"},
+	}, {
+		name:   "long flags, flags in any order",
+		reason: "--filename and --output are kubectl's spellings",
+		c:      seed01,
+		args:   []string{"plan", "--output=json", "--now=" + nowFlag(seed01), "--filename", clusterFile(seed01)},
+	}, {
+		name:   "seed-124 multi-document YAML",
+		reason: "kubectl -o yaml output, one object per document, plans like the JSON List",
+		c:      seed124,
+		args:   []string{"plan", "-f", "testdata/seed-124.yaml", "--now", nowFlag(seed124), "-o", "json"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, tt.stdin, tt.args...)
+			if got.code != exitOK || got.stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing (%s)", got.code, got.stderr, tt.reason)
+			}
+			wantConforms(t, tt.c, got.stdout)
+			// The output is exactly the library's rendering, indented.
+			cl, err := load.Read(bytes.NewReader(tt.c.Cluster))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := planner.Plan(cl, tt.c.Now, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.MarshalIndent(planner.JSON(p), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want)+"\n", got.stdout); diff != "" {
+				t.Errorf("plan -o json mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+func TestPlanTable(t *testing.T) {
+	seed01 := readCase(t, "seed-01")
+	got := runCLI(t, "", "plan", "-f", clusterFile(seed01), "--now", nowFlag(seed01))
+	if got.code != exitOK || got.stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", got.code, got.stderr)
+	}
+	tests := []struct {
+		name, reason, want string
+	}{
+		{"header", "kubectl get ds columns", "NAMESPACE   NAME         DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE\n"},
+		{"status line", "the status upstream writes: desired 10, current 8, ready 7, updated 8, available 7",
+			"default     node-agent   10        8         7       8            7\n"},
+		{"create", "node and the new pod's hash label", "node-010   56d4f59bb7\n"},
+		{"delete", "pod, node and reason", "node-agent-jx74q   node-gone-2   NodeGone\n"},
+		{"adopt", "the orphan the sync claims", "node-agent-smqwb   adopt\n"},
+		{"revision", "the ControllerRevision the sync creates", "node-agent-56d4f59bb7   create   1          56d4f59bb7\n"},
+		{"rollout", "kubectl rollout status's message ends the table",
+			"\nWaiting for daemon set \"node-agent\" rollout to finish: 8 out of 10 new pods have been updated...\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(got.stdout, tt.want) {
+				t.Errorf("table lacks %q (%s); got:\n%s", tt.want, tt.reason, got.stdout)
+			}
+		})
+	}
+	if !strings.HasSuffix(got.stdout, "have been updated...\n") {
+		t.Errorf("table does not end with the rollout message:\n%s", got.stdout)
+	}
+}
+
+// TestPlanTableGolden pins the whole table for seed-01. Regenerate with
+// go test ./kube/cmd/daemonplan -run TestPlanTableGolden -update, and read
+// the diff before committing it.
+func TestPlanTableGolden(t *testing.T) {
+	seed01 := readCase(t, "seed-01")
+	got := runCLI(t, "", "plan", "-f", clusterFile(seed01), "--now", nowFlag(seed01), "-o", "table")
+	if got.code != exitOK {
+		t.Fatalf("exit %d: %s", got.code, got.stderr)
+	}
+	golden := filepath.Join("testdata", "seed-01.table.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got.stdout); diff != "" {
+		t.Errorf("plan -o table mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	seed01 := readCase(t, "seed-01")
+	seed124 := readCase(t, "seed-124")
+	f01, now01 := clusterFile(seed01), nowFlag(seed01)
+	tests := []struct {
+		name, reason string
+		args         []string
+		want         []string
+	}{{
+		name:   "NoSchedule taint",
+		reason: "node-009 has dedicated=batch:NoSchedule, which the template does not tolerate",
+		args:   []string{"explain", "-f", f01, "--now", now01, "node-009"},
+		want: []string{"ShouldRun:              false\n", "ShouldContinueRunning:  true\n",
+			"Reason:                 UntoleratedNoSchedule\n", "Taint:                  dedicated=batch:NoSchedule\n"},
+	}, {
+		name:   "node affinity, with pod deletes",
+		reason: "node-011 fails the required node affinity: its two pods are deleted",
+		args:   []string{"explain", "node-011", "-f", f01, "--now", now01},
+		want: []string{"ShouldRun:              false\n", "ShouldContinueRunning:  false\n",
+			"Reason:                 NodeAffinityMismatch\n",
+			"Plan:                   delete pod node-agent-jwbkl (NotEligible)\n",
+			"                        delete pod node-agent-m2h9f (NotEligible)\n"},
+	}, {
+		name:   "eligible, with a create",
+		reason: "node-010 should run the pod and has none",
+		args:   []string{"explain", "-f", f01, "--now", now01, "--", "node-010"},
+		want: []string{"ShouldRun:              true\n", "Reason:                 Eligible\n",
+			"Plan:                   create pod (hash 56d4f59bb7)\n"},
+	}, {
+		name:   "nodeSelector key, YAML input",
+		reason: "seed-124's node-003 does not have kubernetes.io/os=linux",
+		args:   []string{"explain", "-f", "testdata/seed-124.yaml", "--now", nowFlag(seed124), "node-003"},
+		want: []string{"ShouldRun:              false\n", "ShouldContinueRunning:  false\n",
+			"Reason:                 NodeSelectorMismatch\n", "NodeSelectorKey:        kubernetes.io/os\n"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", tt.args...)
+			if got.code != exitOK || got.stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing (%s)", got.code, got.stderr, tt.reason)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got.stdout, w) {
+					t.Errorf("explain lacks %q (%s); got:\n%s", w, tt.reason, got.stdout)
+				}
+			}
+		})
+	}
+}
+
+// minimalDS is a DaemonSet the loader and converter accept. Its name must
+// not read as a YAML 1.1 boolean ("y", "n").
+const minimalDS = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: %s, namespace: default, uid: u-%s, generation: 1}
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec: {containers: [{name: c, image: i}]}
+`
+
+func ds(name string) string { return strings.ReplaceAll(minimalDS, "%s", name) }
+
+func TestErrors(t *testing.T) {
+	seed01 := readCase(t, "seed-01")
+	f01, now01 := clusterFile(seed01), nowFlag(seed01)
+	tests := []struct {
+		name, reason string
+		stdin        string
+		args         []string
+		code         int
+		stderr       string // a substring of the one-line message
+	}{
+		{"no arguments", "usage goes to stderr", "", nil, exitUsage, "Usage:"},
+		{"unknown command", "", "", []string{"aply"}, exitUsage, `unknown command "aply"`},
+		{"unknown flag", "", "", []string{"plan", "-f", f01, "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{"flag without value", "", "", []string{"plan", "-f"}, exitUsage, "flag needs an argument: -f"},
+		{"missing -f", "", "", []string{"plan"}, exitUsage, "-f FILE is required"},
+		{"bad -o", "", "", []string{"plan", "-f", f01, "-o", "yaml"}, exitUsage, `-o "yaml": want table or json`},
+		{"bad --now", "not RFC 3339", "", []string{"plan", "-f", f01, "--now", "yesterday"}, exitUsage, `--now "yesterday"`},
+		{"bad --ds", "", "", []string{"plan", "-f", f01, "--ds", "a/b/c"}, exitUsage, `--ds "a/b/c"`},
+		{"extra argument", "plan takes no NODE", "", []string{"plan", "-f", f01, "node-001"}, exitUsage, `unexpected argument "node-001"`},
+		{"explain without node", "", "", []string{"explain", "-f", f01}, exitUsage, "NODE is required"},
+		{"explain two nodes", "", "", []string{"explain", "-f", f01, "a", "b"}, exitUsage, "want one NODE"},
+		{"missing file", "", "", []string{"plan", "-f", "testdata/does-not-exist.json"}, exitError, "no such file or directory"},
+		{"directory", "unreadable as a file", "", []string{"plan", "-f", "testdata"}, exitError, "is a directory"},
+		{"malformed JSON", "", `{"apiVersion": "v1", "kind": `, []string{"plan", "-f", "-"}, exitError, "standard input: load: JSON value 1"},
+		{"malformed YAML", "", "apiVersion: v1\nkind: [Node\n", []string{"plan", "-f", "-"}, exitError, "standard input: load: YAML document 1"},
+		{"not an object", "", "42\n", []string{"plan", "-f", "-"}, exitError, "not an object"},
+		{"empty input", "", "", []string{"plan", "-f", "-"}, exitError, "no DaemonSet in input"},
+		{"no DaemonSet", "nodes alone", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", []string{"plan", "-f", "-"}, exitError, "no DaemonSet in input"},
+		{"two DaemonSets", "the plan is for one", ds("ds-x") + "---\n" + ds("ds-y"), []string{"plan", "-f", "-"}, exitError,
+			"more than one DaemonSet in input: default/ds-x, default/ds-y; pick one with --ds"},
+		{"--ds names none", "", ds("ds-x"), []string{"plan", "-f", "-", "--ds", "default/ds-z"}, exitError, "no DaemonSet in input: default/ds-z"},
+		{"unknown node", "", "", []string{"explain", "-f", f01, "--now", now01, "node-999"}, exitError, `node "node-999" is not in the input (17 nodes)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, tt.stdin, tt.args...)
+			if got.code != tt.code {
+				t.Errorf("exit %d, want %d (%s); stderr:\n%s", got.code, tt.code, tt.reason, got.stderr)
+			}
+			if !strings.Contains(got.stderr, tt.stderr) {
+				t.Errorf("stderr %q lacks %q (%s)", got.stderr, tt.stderr, tt.reason)
+			}
+			if got.stdout != "" {
+				t.Errorf("stdout %q, want nothing on failure", got.stdout)
+			}
+			if tt.args != nil && strings.Count(got.stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", got.stderr)
+			}
+			if strings.Contains(got.stderr, "goroutine ") || strings.Contains(got.stderr, "panic") {
+				t.Errorf("stderr holds a stack trace: %q", got.stderr)
+			}
+		})
+	}
+}
+
+func TestPickDaemonSet(t *testing.T) {
+	got := runCLI(t, ds("ds-x")+"---\n"+ds("ds-y"), "plan", "-f", "-", "--ds", "ds-y", "-o", "json", "--now", "2025-06-01T12:00:00Z")
+	if got.code != exitOK {
+		t.Fatalf("exit %d: %s", got.code, got.stderr)
+	}
+	var p conformance.Plan
+	if err := json.Unmarshal([]byte(got.stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if want := (conformance.Ref{Namespace: "default", Name: "ds-y"}); p.DaemonSet != want {
+		t.Errorf("--ds ds-y planned %+v, want %+v", p.DaemonSet, want)
+	}
+}
+
+func TestStrict(t *testing.T) {
+	c := readCase(t, "extra-invalid-27")
+	const finding = "spec.updateStrategy.rollingUpdate.maxSurge: Invalid: may not be set when maxUnavailable is non-zero\n"
+	tests := []struct {
+		name, reason string
+		args         []string
+		code         int
+		stderr       []string
+	}{{
+		name:   "without --strict",
+		reason: "the controller trusts the API server and plans: the finding is a warning",
+		args:   []string{"plan", "-f", clusterFile(c), "--now", nowFlag(c)},
+		code:   exitOK,
+		stderr: []string{"warning: " + finding},
+	}, {
+		name:   "--strict",
+		reason: "the spec is refused, naming the field path",
+		args:   []string{"plan", "--strict", "-f", clusterFile(c), "--now", nowFlag(c)},
+		code:   exitError,
+		stderr: []string{"DaemonSet default/node-agent is invalid (--strict): 1 field error(s)\n", "error: " + finding},
+	}, {
+		name:   "explain --strict",
+		reason: "explain refuses the same spec",
+		args:   []string{"explain", "--strict", "-f", clusterFile(c), "--now", nowFlag(c), "node-001"},
+		code:   exitError,
+		stderr: []string{"error: " + finding},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", tt.args...)
+			if got.code != tt.code {
+				t.Errorf("exit %d, want %d (%s)", got.code, tt.code, tt.reason)
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(got.stderr, w) {
+					t.Errorf("stderr %q lacks %q (%s)", got.stderr, w, tt.reason)
+				}
+			}
+			if tt.code != exitOK && got.stdout != "" {
+				t.Errorf("stdout %q, want nothing when refused", got.stdout)
+			}
+		})
+	}
+
+	// In JSON the finding is also under "warnings".
+	got := runCLI(t, "", "plan", "-f", clusterFile(c), "--now", nowFlag(c), "-o", "json")
+	var p conformance.Plan
+	if err := json.Unmarshal([]byte(got.stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := []conformance.Warning{{Field: "spec.updateStrategy.rollingUpdate.maxSurge", Type: "Invalid",
+		Detail: "may not be set when maxUnavailable is non-zero"}}
+	if diff := cmp.Diff(want, p.Warnings); diff != "" {
+		t.Errorf("warnings mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSyncErrorStillPrints: a DaemonSet whose template has no labels makes
+// upstream's sync fail; the plan is still printed, with exit 0.
+func TestSyncErrorStillPrints(t *testing.T) {
+	in := strings.Replace(ds("ds-x"), "metadata: {labels: {app: a}}", "metadata: {}", 1) +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n"
+	got := runCLI(t, in, "plan", "-f", "-", "--now", "2025-06-01T12:00:00Z")
+	if got.code != exitOK {
+		t.Fatalf("exit %d, want 0: %s", got.code, got.stderr)
+	}
+	if !strings.Contains(got.stdout, "\nERRORS (1)\n") {
+		t.Errorf("table lacks the ERRORS section:\n%s", got.stdout)
+	}
+	if !strings.Contains(got.stderr, "warning: spec.template.metadata.labels: ") {
+		t.Errorf("stderr lacks the selector/labels finding: %q", got.stderr)
+	}
+}
+
+func TestDefaultNow(t *testing.T) {
+	c := readCase(t, "seed-01")
+	// runCLI's clock reads seed-01's now.txt instant.
+	def := runCLI(t, "", "plan", "-f", clusterFile(c), "-o", "json")
+	explicit := runCLI(t, "", "plan", "-f", clusterFile(c), "-o", "json", "--now", nowFlag(c))
+	if def.code != exitOK {
+		t.Fatalf("exit %d: %s", def.code, def.stderr)
+	}
+	if diff := cmp.Diff(explicit.stdout, def.stdout); diff != "" {
+		t.Errorf("default --now mismatch (-explicit +default):\n%s", diff)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"help", []string{"help"}},
+		{"-h", []string{"-h"}},
+		{"--help", []string{"--help"}},
+		{"plan -h", []string{"plan", "-h"}},
+		{"explain --help", []string{"explain", "--help"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", tt.args...)
+			if got.code != exitOK || got.stderr != "" {
+				t.Errorf("exit %d, stderr %q; want 0 and nothing", got.code, got.stderr)
+			}
+			for _, w := range []string{"daemonplan plan    -f FILE", "Default: the current time, in UTC", "Exit status:"} {
+				if !strings.Contains(got.stdout, w) {
+					t.Errorf("usage lacks %q", w)
+				}
+			}
+		})
+	}
+}
