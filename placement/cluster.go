@@ -85,13 +85,13 @@ type Bucket struct {
 // it is in use; it changes nothing itself.
 type Cluster struct {
 	c         *Compiled
-	nodes     []*Node    // sorted by name
+	nodes     []*Node        // sorted by name
 	decisions []NodeDecision // parallel to nodes
-	pods      []*Pod     // claimed pods grouped by node index, each group oldest first
-	start     []int32    // pods of node i are pods[start[i]:start[i+1]]
-	vanished  []Bucket   // buckets of nodes not in the node list, by node name
-	claimed   []*Pod     // every claimed pod, including terminal-and-deleting ones
-	targeted  []*Pod     // claimed pods with a target node, terminal-and-deleting included
+	pods      []*Pod         // claimed pods grouped by node index, each group oldest first
+	start     []int32        // pods of node i are pods[start[i]:start[i+1]]
+	vanished  []Bucket       // buckets of nodes not in the node list, by node name
+	claimed   []*Pod         // every claimed pod, including terminal-and-deleting ones
+	targeted  []*Pod         // claimed pods with a target node, terminal-and-deleting included
 	adopt     []string
 	release   []string
 }
