@@ -9,6 +9,8 @@ require (
 	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.34.13
 	k8s.io/apimachinery v0.34.13
+	k8s.io/component-helpers v0.34.13
+	pgregory.net/rapid v1.3.0
 )
 
 require (

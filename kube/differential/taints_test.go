@@ -1,0 +1,137 @@
+package differential
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+var (
+	taintKeys    = []string{"", "k", "dedicated", "node.kubernetes.io/unreachable"}
+	taintValues  = []string{"", "v", "1", "gpu"}
+	taintEffects = []taints.Effect{taints.NoSchedule, taints.PreferNoSchedule, taints.NoExecute, "", "Bogus"}
+	tolOps       = []taints.Operator{"", taints.Equal, taints.Exists, taints.Lt, taints.Gt, "Bogus"}
+)
+
+func genTaint() *rapid.Generator[taints.Taint] {
+	return rapid.Custom(func(t *rapid.T) taints.Taint {
+		return taints.Taint{
+			Key:    rapid.SampledFrom(taintKeys[1:]).Draw(t, "key"),
+			Value:  rapid.SampledFrom(taintValues).Draw(t, "value"),
+			Effect: rapid.SampledFrom(taintEffects).Draw(t, "effect"),
+		}
+	})
+}
+
+func genToleration() *rapid.Generator[taints.Toleration] {
+	return rapid.Custom(func(t *rapid.T) taints.Toleration {
+		tol := taints.Toleration{
+			Key:      rapid.SampledFrom(taintKeys).Draw(t, "key"),
+			Operator: rapid.SampledFrom(tolOps).Draw(t, "op"),
+			Value:    rapid.SampledFrom(taintValues).Draw(t, "value"),
+			Effect:   rapid.SampledFrom(taintEffects).Draw(t, "effect"),
+		}
+		if rapid.Bool().Draw(t, "hasSeconds") {
+			s := rapid.Int64Range(-1, 300).Draw(t, "seconds")
+			tol.TolerationSeconds = &s
+		}
+		return tol
+	})
+}
+
+func toV1Taint(t taints.Taint) v1.Taint {
+	return v1.Taint{Key: t.Key, Value: t.Value, Effect: v1.TaintEffect(t.Effect)}
+}
+
+func toV1Toleration(t taints.Toleration) v1.Toleration {
+	return v1.Toleration{
+		Key:               t.Key,
+		Operator:          v1.TolerationOperator(t.Operator),
+		Value:             t.Value,
+		Effect:            v1.TaintEffect(t.Effect),
+		TolerationSeconds: t.TolerationSeconds,
+	}
+}
+
+// TestToleratesAgreesWithToleratesTaint: taints.Toleration.Tolerates with the
+// zero Options (v1.34, comparison operators off) agrees with
+// v1.Toleration.ToleratesTaint, which in k8s.io/api v0.34.13 takes only the
+// taint.
+func TestToleratesAgreesWithToleratesTaint(t *testing.T) {
+	var c counter
+	rapid.Check(t, func(t *rapid.T) {
+		tol := genToleration().Draw(t, "toleration")
+		taint := genTaint().Draw(t, "taint")
+		if rapid.Bool().Draw(t, "sameKey") {
+			taint.Key = tol.Key
+			if taint.Key == "" {
+				taint.Key = "k"
+			}
+		}
+		if rapid.Bool().Draw(t, "sameValue") {
+			taint.Value = tol.Value
+		}
+		got := tol.Tolerates(taint, taints.Options{})
+		vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
+		want := vt.ToleratesTaint(&vtaint)
+		if got != want {
+			t.Fatalf("%+v tolerates %+v: daemonplan %v, upstream %v", tol, taint, got, want)
+		}
+		c.cases.Add(1)
+		if got {
+			c.a.Add(1)
+		} else {
+			c.b.Add(1)
+		}
+	})
+	c.report(t, "tolerated", "not tolerated")
+}
+
+func scheduleBlocking(t *v1.Taint) bool {
+	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+}
+
+// TestFirstUntoleratedAgreesWithFindMatchingUntoleratedTaint: Set.FirstUntolerated
+// with ScheduleBlocking finds the same taint as FindMatchingUntoleratedTaint
+// with a NoSchedule|NoExecute filter, or none in both.
+func TestFirstUntoleratedAgreesWithFindMatchingUntoleratedTaint(t *testing.T) {
+	var c counter
+	rapid.Check(t, func(t *rapid.T) {
+		tols := rapid.SliceOfN(genToleration(), 0, 5).Draw(t, "tolerations")
+		ts := rapid.SliceOfN(genTaint(), 0, 5).Draw(t, "taints")
+
+		set := taints.NewSet(tols, taints.Options{})
+		got, gotFound := set.FirstUntolerated(ts, taints.ScheduleBlocking)
+
+		vtols := make([]v1.Toleration, len(tols))
+		for i, tol := range tols {
+			vtols[i] = toV1Toleration(tol)
+		}
+		vts := make([]v1.Taint, len(ts))
+		for i, taint := range ts {
+			vts[i] = toV1Taint(taint)
+		}
+		want, wantFound := corev1helpers.FindMatchingUntoleratedTaint(vts, vtols, scheduleBlocking)
+
+		if gotFound != wantFound || (gotFound && toV1Taint(got) != want) {
+			t.Fatalf("taints %+v, tolerations %+v:\ndaemonplan %+v found=%v\nupstream   %+v found=%v",
+				ts, tols, got, gotFound, want, wantFound)
+		}
+		// The uncompiled form must agree too.
+		fu, fuFound := taints.FindUntolerated(ts, tols, taints.ScheduleBlocking, taints.Options{})
+		if fuFound != gotFound || fu != got {
+			t.Fatalf("FindUntolerated %+v/%v differs from Set.FirstUntolerated %+v/%v", fu, fuFound, got, gotFound)
+		}
+		c.cases.Add(1)
+		if gotFound {
+			c.a.Add(1)
+		} else {
+			c.b.Add(1)
+		}
+	})
+	c.report(t, "untolerated found", "all tolerated")
+}
