@@ -7,6 +7,7 @@ replace github.com/daemonplan/daemonplan => ../
 require (
 	github.com/daemonplan/daemonplan v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
+	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.34.13
 	k8s.io/apimachinery v0.34.13
 	k8s.io/component-helpers v0.34.13
