@@ -442,12 +442,11 @@ func TestDaemonKillFailedPodsBackoff(t *testing.T) {
 	key := placement.BackoffKey{DaemonSetUID: "foo-uid", ObservedGeneration: 0, Node: "node-0"}
 
 	type step struct {
-		name         string
-		at           time.Duration // after t0
-		wantDeletes  int
-		wantEntry    placement.BackoffEntry
-		wantRequeue  time.Duration
-		resetBackoff bool
+		name        string
+		at          time.Duration // after t0
+		wantDeletes int
+		wantEntry   placement.BackoffEntry
+		wantRequeue time.Duration
 	}
 	steps := []step{
 		{name: "first sync deletes", at: 0, wantDeletes: 1, wantEntry: placement.BackoffEntry{Delay: time.Second, LastUpdate: t0}},

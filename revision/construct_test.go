@@ -24,12 +24,6 @@ func createdAs(hash string, number int64, data string) Revision {
 	})
 }
 
-func renumber(r Revision, n int64) Revision {
-	r = cloneRevision(r)
-	r.Revision = n
-	return r
-}
-
 func relabelled(r Revision) Revision {
 	r = cloneRevision(r)
 	r.Labels[placement.LabelRevisionHash] = r.Name

@@ -154,10 +154,6 @@ func isSubdomain(s string) bool {
 	}
 }
 
-func validLabelKey(k string) bool {
-	return len(ValidateLabelKey(k)) == 0
-}
-
 func validLabelValue(v string) bool {
 	return len(v) <= MaxLabelNameLength && (v == "" || isNamePart(v))
 }
