@@ -46,11 +46,21 @@ func asResult(p placement.Plan, st placement.Status) reference.Result {
 	return r
 }
 
+// forSnapshots checks prop on both generators: whole clusters, and
+// crowded nodes that exercise one node's pods.
+func forSnapshots(t *testing.T, prop func(*rapid.T, reference.Snapshot)) {
+	t.Run("clusters", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) { prop(t, reference.Snapshots().Draw(t, "snapshot")) })
+	})
+	t.Run("crowded", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) { prop(t, reference.CrowdedSnapshots().Draw(t, "snapshot")) })
+	})
+}
+
 // TestPropertyMatchesReference: Manage and Status agree with the naive
 // reference on creates, deletes, adoption, status, decisions and backoff.
 func TestPropertyMatchesReference(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		s := reference.Snapshots().Draw(t, "snapshot")
+	forSnapshots(t, func(t *rapid.T, s reference.Snapshot) {
 		p, st := run(t, s)
 		want := reference.Manage(s.DaemonSet, s.Nodes, s.Pods, s.Now, s.Hash, s.Backoff)
 		if diff := cmp.Diff(want, asResult(p, st), cmpopts.EquateEmpty()); diff != "" {
@@ -64,8 +74,7 @@ func TestPropertyMatchesReference(t *testing.T) {
 // partition the bucketed pods, every eligible node covered but for the
 // documented exceptions) and the status counters are consistent.
 func TestPropertyInvariants(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		s := reference.Snapshots().Draw(t, "snapshot")
+	forSnapshots(t, func(t *rapid.T, s reference.Snapshot) {
 		p, st := run(t, s)
 		if err := reference.CheckPlan(s, p); err != nil {
 			t.Fatalf("CheckPlan: %v\n%s", err, reference.Render(s))
@@ -163,6 +172,16 @@ func TestPropertyTolerationNeverShrinks(t *testing.T) {
 			{Key: taints.KeyNotReady, Operator: taints.Exists},
 			{Operator: taints.Exists},
 		}).Draw(t, "toleration")
+		// Mostly tolerate exactly one taint of one node, so that blocking
+		// taints are actually lifted.
+		var all []taints.Taint
+		for _, n := range s.Nodes {
+			all = append(all, n.Taints...)
+		}
+		if len(all) > 0 && rapid.IntRange(0, 3).Draw(t, "fromNode") > 0 {
+			taint := rapid.SampledFrom(all).Draw(t, "taint")
+			tol = taints.Toleration{Key: taint.Key, Operator: taints.Equal, Value: taint.Value, Effect: taint.Effect}
+		}
 		more := reference.CloneDaemonSet(s.DaemonSet)
 		more.Template.Tolerations = append(more.Template.Tolerations, tol)
 		before := placement.NewEligibility(s.DaemonSet, placement.Options{})

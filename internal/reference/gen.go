@@ -131,7 +131,7 @@ func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
 				RequiredNodeAffinity: Affinity().Draw(t, "affinity"),
 				HostNetwork:          rapid.Bool().Draw(t, "hostNetwork"),
 			},
-			MinReadySeconds: rapid.SampledFrom([]int32{0, 0, 10}).Draw(t, "minReady"),
+			MinReadySeconds: rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady"),
 			Status:          placement.Status{ObservedGeneration: rapid.Int64Range(0, gen).Draw(t, "observedGeneration")},
 		}
 		if rapid.Bool().Draw(t, "hasTemplateGeneration") {
@@ -234,7 +234,7 @@ func Pod(i int, hash string, nodes []string) *rapid.Generator[placement.Pod] {
 }
 
 // Snapshots generates coherent snapshots: a DaemonSet, up to eight of the
-// ten universe nodes, up to fourteen pods, a clock near Epoch, a hash and
+// ten universe nodes (at most two in a third of them), up to fourteen pods, a clock near Epoch, a hash and
 // sometimes failed-pod backoff windows.
 func Snapshots() *rapid.Generator[Snapshot] {
 	return rapid.Custom(func(t *rapid.T) Snapshot {
@@ -243,7 +243,13 @@ func Snapshots() *rapid.Generator[Snapshot] {
 			Now:       Epoch,
 			Hash:      rapid.SampledFrom([]string{"h1", "h1", "h1", ""}).Draw(t, "hash"),
 		}
-		present := rapid.SliceOfNDistinct(rapid.IntRange(0, universe-1), 0, 8, rapid.ID[int]).Draw(t, "nodes")
+		// A third of the snapshots are crowded: at most two nodes, so that
+		// pods pile up on them (duplicates, surge pairs, failed pods).
+		maxNodes := 8
+		if rapid.IntRange(0, 2).Draw(t, "crowded") == 0 {
+			maxNodes = 2
+		}
+		present := rapid.SliceOfNDistinct(rapid.IntRange(0, universe-1), 0, maxNodes, rapid.ID[int]).Draw(t, "nodes")
 		var names []string
 		for _, i := range present {
 			s.Nodes = append(s.Nodes, Node(i).Draw(t, "node"))
@@ -265,6 +271,59 @@ func Snapshots() *rapid.Generator[Snapshot] {
 				Delay:      rapid.SampledFrom([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}).Draw(t, "delay"),
 				LastUpdate: Epoch.Add(-rapid.SampledFrom([]time.Duration{0, time.Second, 3 * time.Second, 31 * time.Minute}).Draw(t, "since")),
 			}
+		}
+		return s
+	})
+}
+
+// CrowdedSnapshots generates snapshots that exercise one node's pods: one
+// or two plain nodes that the DaemonSet should run on (and sometimes an
+// empty node with an untolerated NoSchedule taint), up to eight of its
+// own pods on them (new and old, ready for various times, some failed or
+// terminating), surge on or off, minReadySeconds 0 or 10.
+func CrowdedSnapshots() *rapid.Generator[Snapshot] {
+	return rapid.Custom(func(t *rapid.T) Snapshot {
+		s := Snapshot{
+			DaemonSet: &placement.DaemonSet{
+				Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: 1,
+				Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+				Template:        placement.PodTemplate{Labels: map[string]string{"app": "ds"}},
+				MinReadySeconds: rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady"),
+				UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
+					MaxUnavailable: placement.Int(0), MaxSurge: rapid.SampledFrom([]*placement.IntOrPercent{placement.Int(0), placement.Int(1)}).Draw(t, "maxSurge"),
+				}},
+			},
+			Now:  Epoch,
+			Hash: "h1",
+		}
+		names := []string{NodeName(0), NodeName(1)}[:rapid.IntRange(1, 2).Draw(t, "nodes")]
+		for _, n := range names {
+			s.Nodes = append(s.Nodes, placement.Node{Name: n})
+		}
+		if rapid.Bool().Draw(t, "cordoned") {
+			// An empty node whose pods could stay but get no new one.
+			s.Nodes = append(s.Nodes, placement.Node{Name: NodeName(2), Taints: []taints.Taint{taintPool[0]}})
+		}
+		for i := range rapid.IntRange(0, 8).Draw(t, "pods") {
+			p := placement.Pod{
+				Namespace:  "ns",
+				Name:       fmt.Sprintf("pod-%02d", i),
+				Labels:     map[string]string{"app": "ds", placement.LabelRevisionHash: rapid.SampledFrom([]string{"h1", "old"}).Draw(t, "hash")},
+				Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "ds", UID: "ds-uid"},
+				NodeName:   rapid.SampledFrom(names).Draw(t, "node"),
+				Phase:      rapid.SampledFrom([]placement.PodPhase{placement.PodRunning, placement.PodRunning, placement.PodRunning, placement.PodPending, placement.PodFailed}).Draw(t, "phase"),
+				Created:    Epoch.Add(-time.Duration(rapid.IntRange(1, 3).Draw(t, "age")) * time.Minute),
+				Deleting:   rapid.IntRange(0, 7).Draw(t, "deleting") == 0,
+			}
+			if rapid.IntRange(0, 2).Draw(t, "ready") > 0 {
+				p.Ready = true
+				p.ReadySince = Epoch.Add(-time.Duration(rapid.SampledFrom([]int{0, 9, 10, 30}).Draw(t, "readyFor")) * time.Second)
+			}
+			if rapid.IntRange(0, 5).Draw(t, "unbound") == 0 {
+				p.RequiredNodeAffinity = placement.PodNodeAffinity(p.NodeName)
+				p.NodeName = ""
+			}
+			s.Pods = append(s.Pods, p)
 		}
 		return s
 	})
