@@ -183,6 +183,43 @@ func checkSurgeBudget(s snapshot, p daemonplan.Plan) error {
 	return nil
 }
 
+// checkSurplus: with surge, old pods on nodes that should no longer run
+// the pod (deleted as Unschedulable) go only while more pods are available
+// than nodes desire them, so availability never drops below 100% (SPEC
+// 4.4). The tally counts, per visited node without duplicates, the old pod
+// if it is available, else the new pod if it is.
+func checkSurplus(s snapshot, p daemonplan.Plan) error {
+	b := s.budgets()
+	if b.maxSurge == 0 {
+		return nil
+	}
+	tally := 0
+	for _, st := range s.visited(p.Hash) {
+		switch {
+		case len(st.old) > 1 || len(st.new_) > 1:
+		case len(st.old) == 1:
+			if s.available(st.old[0]) {
+				tally++
+			}
+		case len(st.new_) == 1:
+			if s.available(st.new_[0]) {
+				tally++
+			}
+		}
+	}
+	var deleted []string
+	for _, d := range p.Delete {
+		if d.Reason == placement.Unschedulable {
+			deleted = append(deleted, d.Pod)
+		}
+	}
+	if allowed := max(0, tally-b.desired); len(deleted) > allowed {
+		return fmt.Errorf("surplus: %d pods on no-longer-eligible nodes deleted %v with %d available for %d desired",
+			len(deleted), deleted, tally, b.desired)
+	}
+	return nil
+}
+
 // checkPodsPerNode: once the plan is applied, outside surge no node holds
 // two running pods; with surge no node holds two new (or two old) ones.
 func checkPodsPerNode(s snapshot, p daemonplan.Plan, after []placement.Pod) error {
@@ -261,6 +298,7 @@ func checkSync(s snapshot, p daemonplan.Plan, after []placement.Pod) error {
 		reference.CheckDeletes(&s.ds, s.pods, deletes),
 		checkUnavailableBudget(s, p),
 		checkSurgeBudget(s, p),
+		checkSurplus(s, p),
 		checkPodsPerNode(s, p, after),
 		checkStatus(s, p),
 	)

@@ -1,0 +1,100 @@
+package rollout_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+func ExampleResolveBudgets() {
+	ds := &placement.DaemonSet{UpdateStrategy: placement.UpdateStrategy{
+		Type: placement.RollingUpdate,
+		RollingUpdate: &placement.RollingUpdateParams{
+			MaxUnavailable: placement.Percent("25%"),
+			MaxSurge:       placement.Int(0),
+		},
+	}}
+	for _, desired := range []int{0, 3, 10} {
+		b, err := rollout.ResolveBudgets(ds, desired)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%d nodes: maxUnavailable %d, maxSurge %d, surge %v\n", desired, b.MaxUnavailable, b.MaxSurge, b.Surge())
+	}
+	// Output:
+	// 0 nodes: maxUnavailable 0, maxSurge 0, surge false
+	// 3 nodes: maxUnavailable 1, maxSurge 0, surge false
+	// 10 nodes: maxUnavailable 3, maxSurge 0, surge false
+}
+
+func ExampleStatusMessage() {
+	ds := &placement.DaemonSet{Name: "fluentd", Generation: 4, UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate}}
+	for _, s := range []placement.Status{
+		{ObservedGeneration: 3, DesiredNumberScheduled: 3},
+		{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 1, NumberAvailable: 3},
+		{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 3, NumberAvailable: 2},
+		{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 3, NumberAvailable: 3},
+	} {
+		st := rollout.StatusMessage(ds, s)
+		fmt.Printf("done=%v %s", st.Done, st.Message)
+	}
+	// Output:
+	// done=false Waiting for daemon set spec update to be observed...
+	// done=false Waiting for daemon set "fluentd" rollout to finish: 1 out of 3 new pods have been updated...
+	// done=false Waiting for daemon set "fluentd" rollout to finish: 2 of 3 updated pods are available...
+	// done=true daemon set "fluentd" successfully rolled out
+}
+
+func ExampleRollingUpdate() {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ds := &placement.DaemonSet{
+		Namespace: "default", Name: "agent", UID: "uid-agent",
+		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "2"},
+		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template:    placement.PodTemplate{Labels: map[string]string{"app": "agent"}},
+		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
+			MaxUnavailable: placement.Int(1), MaxSurge: placement.Int(0),
+		}},
+	}
+	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-agent"}
+	var nodes []placement.Node
+	var pods []placement.Pod
+	for i, ready := range []bool{true, true, false} {
+		node := fmt.Sprintf("node-%d", i)
+		nodes = append(nodes, placement.Node{Name: node})
+		pods = append(pods, placement.Pod{
+			Namespace: "default", Name: "agent-old-" + node, Controller: owner, NodeName: node,
+			Labels:  map[string]string{"app": "agent", placement.LabelRevisionHash: "old", placement.LabelTemplateGeneration: "1"},
+			Phase:   placement.PodRunning,
+			Ready:   ready,
+			Created: now.Add(-time.Hour),
+		})
+	}
+	c, err := placement.Compile(ds, placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	cl, err := c.Index(nodes, pods)
+	if err != nil {
+		panic(err)
+	}
+	step, err := rollout.RollingUpdate(cl, now, "new")
+	if err != nil {
+		panic(err)
+	}
+	// The unready old pod on node-2 goes at once and uses up the budget of
+	// one: the Ready ones wait for a later pass.
+	fmt.Printf("budgets: %+v\n", step.Budgets)
+	for _, d := range step.Delete {
+		fmt.Printf("delete %s on %s: %s\n", d.Pod, d.Node, d.Reason)
+	}
+	fmt.Println("create:", step.Create)
+	// Output:
+	// budgets: {Desired:3 MaxUnavailable:1 MaxSurge:0}
+	// delete agent-old-node-2 on node-2: Outdated
+	// create: []
+}

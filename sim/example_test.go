@@ -1,0 +1,67 @@
+package sim_test
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/sim"
+)
+
+// Example rolls an image update over three nodes with maxUnavailable 1,
+// printing what each sync does and what `kubectl rollout status` says.
+func Example() {
+	ds := placement.DaemonSet{
+		Namespace: "default", Name: "agent", UID: "uid-agent",
+		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
+			MaxUnavailable: placement.Int(1), MaxSurge: placement.Int(0),
+		}},
+	}
+	tmpl := func(image string) sim.Template {
+		return sim.Template{Image: image, PodTemplate: placement.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"}}
+	}
+	nodes := []placement.Node{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}}
+	c := sim.New(ds, tmpl("agent:v1"), nodes, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+
+	roll := func() {
+		for range 20 {
+			p, err := c.Sync()
+			if err != nil {
+				panic(err)
+			}
+			var nodes []string
+			for _, cr := range p.Create {
+				nodes = append(nodes, "+"+cr.Node)
+			}
+			for _, d := range p.Delete {
+				nodes = append(nodes, "-"+d.Node)
+			}
+			if len(nodes) == 0 {
+				nodes = []string{"nothing"}
+			}
+			fmt.Printf("%-23s | %s", strings.Join(nodes, " "), p.Rollout.Message)
+			if nodes[0] == "nothing" && p.Rollout.Done {
+				return
+			}
+			c.Advance(c.ReadyAfter)
+		}
+	}
+	roll()
+	fmt.Println("-- set image agent:v2")
+	c.Update(tmpl("agent:v2"), "image v2")
+	roll()
+	// Output:
+	// +node-a +node-b +node-c | Waiting for daemon set "agent" rollout to finish: 0 out of 3 new pods have been updated...
+	// nothing                 | daemon set "agent" successfully rolled out
+	// -- set image agent:v2
+	// -node-a                 | Waiting for daemon set "agent" rollout to finish: 0 out of 3 new pods have been updated...
+	// +node-a                 | Waiting for daemon set "agent" rollout to finish: 0 out of 3 new pods have been updated...
+	// -node-b                 | Waiting for daemon set "agent" rollout to finish: 1 out of 3 new pods have been updated...
+	// +node-b                 | Waiting for daemon set "agent" rollout to finish: 1 out of 3 new pods have been updated...
+	// -node-c                 | Waiting for daemon set "agent" rollout to finish: 2 out of 3 new pods have been updated...
+	// +node-c                 | Waiting for daemon set "agent" rollout to finish: 2 out of 3 new pods have been updated...
+	// nothing                 | daemon set "agent" successfully rolled out
+}
