@@ -1,0 +1,109 @@
+package rollout_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/taints"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// TestGoldenRollouts renders whole rollouts of SPEC 4.6, sync by sync, with
+// the nodes each sync picks (node-name order, SPEC 11.16) and the delete
+// reasons, into testdata/rollouts.golden. Regenerate with -update and read
+// the diff before committing it.
+func TestGoldenRollouts(t *testing.T) {
+	controlPlane := taints.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}
+	scenarios := []struct {
+		name     string
+		strategy placement.UpdateStrategy
+		tainted  bool // node-0 tainted control-plane:NoSchedule, tolerated by v1 only
+		hangV1   bool // v1 pods never become Ready
+	}{
+		{name: "maxUnavailable 2, 5 nodes", strategy: maxUnavailable(placement.Int(2))},
+		{name: "maxSurge 2, 5 nodes", strategy: maxSurge(placement.Int(2))},
+		{name: "all old unready, maxUnavailable 3", strategy: maxUnavailable(placement.Int(3)), hangV1: true},
+		{name: "all old unready, maxSurge 3", strategy: maxSurge(placement.Int(3)), hangV1: true},
+		{name: "toleration removed, maxSurge 1", strategy: maxSurge(placement.Int(1)), tainted: true},
+	}
+	var b strings.Builder
+	for _, sc := range scenarios {
+		fmt.Fprintf(&b, "== %s\n", sc.name)
+		nodes := make([]placement.Node, 5)
+		for i := range nodes {
+			nodes[i] = placement.Node{Name: fmt.Sprintf("node-%d", i)}
+		}
+		v1 := simTemplate("v1")
+		if sc.tainted {
+			nodes[0].Taints = []taints.Taint{controlPlane}
+			v1.Tolerations = []taints.Toleration{{Key: controlPlane.Key, Operator: taints.Exists}}
+		}
+		ds := placement.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
+			Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, UpdateStrategy: sc.strategy}
+		c := sim.New(ds, v1, nodes, t0)
+		if sc.hangV1 {
+			c.FateOf = func(string, *placement.Pod) sim.Fate { return sim.Hang }
+		}
+		trace(t, &b, c, false)
+		c.FateOf = nil
+		c.Update(simTemplate("v2"), "")
+		fmt.Fprintln(&b, "-- update to v2")
+		trace(t, &b, c, true)
+	}
+	got := b.String()
+	path := filepath.Join("testdata", "rollouts.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run with -update to create it")
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("rollouts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func simTemplate(image string) sim.Template {
+	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{Labels: map[string]string{"app": "foo"}, RestartPolicy: "Always"}}
+}
+
+// trace syncs c, advancing ReadyAfter after each sync, until a sync does
+// nothing, writing one line per sync when print is set.
+func trace(t *testing.T, b *strings.Builder, c *sim.Cluster, print bool) {
+	t.Helper()
+	for i := 1; i <= 30; i++ {
+		p, err := c.Sync()
+		require.NoError(t, err)
+		require.Empty(t, p.Errors)
+		var w []string
+		for _, cr := range p.Create {
+			w = append(w, "+"+cr.Node)
+		}
+		for _, d := range p.Delete {
+			w = append(w, fmt.Sprintf("-%s(%s)", d.Node, d.Reason))
+		}
+		if len(w) == 0 {
+			w = []string{"nothing"}
+		}
+		if print {
+			s := p.Status
+			fmt.Fprintf(b, "sync %d t=%s: %s  [updated %d available %d of %d]\n", i, c.Now.Sub(t0).Truncate(time.Second),
+				strings.Join(w, " "), s.UpdatedNumberScheduled, s.NumberAvailable, s.DesiredNumberScheduled)
+		}
+		if w[0] == "nothing" {
+			return
+		}
+		c.Advance(c.ReadyAfter)
+	}
+	t.Fatal("no quiet sync within 30 syncs")
+}
