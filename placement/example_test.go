@@ -1,0 +1,102 @@
+package placement_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+func exampleDaemonSet() *placement.DaemonSet {
+	return &placement.DaemonSet{
+		Namespace: "kube-system",
+		Name:      "log-agent",
+		UID:       "uid-1",
+		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "log-agent"}},
+		Template: placement.PodTemplate{
+			Labels:       map[string]string{"app": "log-agent"},
+			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
+		},
+		UpdateStrategy: placement.UpdateStrategy{Type: placement.OnDelete},
+	}
+}
+
+func ExampleEligibility_Decide() {
+	e := placement.NewEligibility(exampleDaemonSet(), placement.Options{})
+	linux := map[string]string{"kubernetes.io/os": "linux"}
+	nodes := []placement.Node{
+		{Name: "worker-1", Labels: linux},
+		{Name: "worker-2", Labels: map[string]string{"kubernetes.io/os": "windows"}},
+		{Name: "worker-3", Labels: linux, Taints: []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.NoSchedule}}},
+		{Name: "worker-4", Labels: linux, Taints: []taints.Taint{{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}}},
+	}
+	for i := range nodes {
+		d := e.Decide(&nodes[i])
+		fmt.Printf("%s: run=%v continue=%v %v (%s)\n", nodes[i].Name, d.ShouldRun, d.ShouldContinueRunning, d.Reason, d.Message())
+	}
+	// Output:
+	// worker-1: run=true continue=true Eligible (node should run the daemon pod)
+	// worker-2: run=false continue=false NodeSelectorMismatch (node does not match nodeSelector key kubernetes.io/os)
+	// worker-3: run=false continue=true UntoleratedNoSchedule (untolerated taint dedicated=db:NoSchedule: no new pod, existing pods stay)
+	// worker-4: run=true continue=true Eligible (node should run the daemon pod)
+}
+
+func ExampleCluster_Manage() {
+	ds := exampleDaemonSet()
+	linux := map[string]string{"kubernetes.io/os": "linux"}
+	nodes := []placement.Node{{Name: "worker-1", Labels: linux}, {Name: "worker-2", Labels: linux}, {Name: "worker-3"}}
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	pod := func(name, node string, age time.Duration, phase placement.PodPhase) placement.Pod {
+		return placement.Pod{
+			Namespace: "kube-system", Name: name, Labels: map[string]string{"app": "log-agent"},
+			Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "log-agent", UID: "uid-1"},
+			NodeName:   node, Phase: phase, Ready: phase == placement.PodRunning, Created: created.Add(-age),
+		}
+	}
+	pods := []placement.Pod{
+		pod("log-agent-a", "worker-2", time.Hour, placement.PodRunning),
+		pod("log-agent-b", "worker-2", time.Minute, placement.PodRunning), // younger duplicate
+		pod("log-agent-c", "worker-3", time.Hour, placement.PodRunning),   // node no longer selected
+	}
+
+	c, err := placement.Compile(ds, placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	cl, err := c.Index(nodes, pods)
+	if err != nil {
+		panic(err)
+	}
+	now := created.Add(time.Hour)
+	plan, err := cl.Manage(now, "5d4f8c", nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, cr := range plan.Create {
+		fmt.Printf("create on %s with hash %s\n", cr.Node, cr.Labels[placement.LabelRevisionHash])
+	}
+	for _, d := range plan.Delete {
+		fmt.Printf("delete %s on %s: %v\n", d.Pod, d.Node, d.Reason)
+	}
+	fmt.Println("keep", plan.Keep)
+	s := cl.Status(now, "5d4f8c")
+	fmt.Printf("desired=%d current=%d ready=%d misscheduled=%d\n", s.DesiredNumberScheduled, s.CurrentNumberScheduled, s.NumberReady, s.NumberMisscheduled)
+	// Output:
+	// create on worker-1 with hash 5d4f8c
+	// delete log-agent-b on worker-2: Duplicate
+	// delete log-agent-c on worker-3: NotEligible
+	// keep [log-agent-a]
+	// desired=2 current=1 ready=1 misscheduled=1
+}
+
+func ExampleSlowStartBatches() {
+	for _, n := range []int{10, 100, 250} {
+		fmt.Println(n, placement.SlowStartBatches(n))
+	}
+	// Output:
+	// 10 [1 2 4 3]
+	// 100 [1 2 4 8 16 32 37]
+	// 250 [1 2 4 8 16 32 64 123]
+}
