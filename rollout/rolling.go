@@ -42,7 +42,9 @@ func ResolveBudgets(ds *placement.DaemonSet, desired int) (Budgets, error) {
 
 // Step is what one rolling-update pass decides: pods to delete and nodes to
 // create a new pod on, both before the burst limit, in the order upstream
-// would issue them here (node-name order).
+// would issue them here: deletes and creates forced by unavailable old pods
+// first, then the budgeted candidates, each group in node-name order. The
+// order matters when the burst limit cuts the lists.
 type Step struct {
 	Budgets Budgets
 	Delete  []placement.Delete
