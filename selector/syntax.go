@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"github.com/daemonplan/daemonplan/internal/decimal"
 	"strconv"
 	"strings"
 )
@@ -177,27 +178,5 @@ func parseInt64(s string) (int64, bool) {
 		neg = true
 		s = s[1:]
 	}
-	if s == "" {
-		return 0, false
-	}
-	limit := uint64(1<<63 - 1)
-	if neg {
-		limit = 1 << 63
-	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if n > (limit-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	if neg {
-		return -int64(n), true // n == 1<<63 wraps to math.MinInt64, as wanted
-	}
-	return int64(n), true
+	return decimal.Magnitude(s, neg)
 }

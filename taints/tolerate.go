@@ -1,5 +1,7 @@
 package taints
 
+import "github.com/daemonplan/daemonplan/internal/decimal"
+
 // Options are the switches that change matching. The zero value is the
 // Kubernetes v1.34 behaviour.
 type Options struct {
@@ -87,25 +89,5 @@ func parseCanonicalInt(s string) (int64, bool) {
 	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
 		return 0, false
 	}
-	// limit is the largest magnitude allowed: 2^63-1, or 2^63 for negatives.
-	limit := uint64(1<<63 - 1)
-	if neg {
-		limit = 1 << 63
-	}
-	var n uint64
-	for i := 0; i < len(digits); i++ {
-		c := digits[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if n > (limit-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	if neg {
-		return int64(-n), true // -(2^63) wraps to MinInt64 as intended
-	}
-	return int64(n), true
+	return decimal.Magnitude(digits, neg)
 }

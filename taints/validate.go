@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/selector"
 )
 
 // ValidateTolerations checks tols as the API server checks a pod's
@@ -34,7 +35,7 @@ func ValidateTolerations(tols []Toleration) field.ErrorList {
 	for i, t := range tols {
 		p := root.Index(i)
 		if t.Key != "" {
-			for _, msg := range qualifiedNameErrors(t.Key) {
+			for _, msg := range selector.ValidateLabelKey(t.Key) {
 				errs = append(errs, field.Invalid(p.Child("key"), t.Key, msg))
 			}
 		}
@@ -48,7 +49,7 @@ func ValidateTolerations(tols []Toleration) field.ErrorList {
 		}
 		switch t.Operator {
 		case "", Equal:
-			if msgs := labelValueErrors(t.Value); len(msgs) > 0 {
+			if msgs := selector.ValidateLabelValue(t.Value); len(msgs) > 0 {
 				errs = append(errs, field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, "; ")))
 			}
 		case Exists:
@@ -66,114 +67,4 @@ func ValidateTolerations(tols []Toleration) field.ErrorList {
 		}
 	}
 	return errs
-}
-
-// Limits of label keys and values (apimachinery validation).
-const (
-	maxNameLen   = 63
-	maxPrefixLen = 253
-)
-
-const nameRule = "must consist of alphanumeric characters, '-', '_' or '.', " +
-	"and must start and end with an alphanumeric character"
-
-// qualifiedNameErrors returns the problems of key as a qualified name
-// ([prefix/]name), nil when it is valid. Like upstream, an empty name part
-// gets both the "empty" and the "syntax" message.
-func qualifiedNameErrors(key string) []string {
-	var errs []string
-	name := key
-	if prefix, rest, found := strings.Cut(key, "/"); found {
-		if strings.Contains(rest, "/") {
-			return []string{"a qualified name must be a name with an optional DNS subdomain " +
-				"prefix and a single '/' (e.g. 'example.com/MyName'); name " + nameRule}
-		}
-		name = rest
-		if prefix == "" {
-			errs = append(errs, "prefix part must be non-empty")
-		} else {
-			for _, msg := range subdomainErrors(prefix) {
-				errs = append(errs, "prefix part "+msg)
-			}
-		}
-	}
-	if name == "" {
-		errs = append(errs, "name part must be non-empty")
-	} else if len(name) > maxNameLen {
-		errs = append(errs, "name part must be no more than 63 bytes")
-	}
-	if !isNameSyntax(name) {
-		errs = append(errs, "name part "+nameRule)
-	}
-	return errs
-}
-
-// labelValueErrors returns the problems of v as a label value: empty, or a
-// name of at most 63 bytes.
-func labelValueErrors(v string) []string {
-	var errs []string
-	if len(v) > maxNameLen {
-		errs = append(errs, "must be no more than 63 bytes")
-	}
-	if v != "" && !isNameSyntax(v) {
-		errs = append(errs, "a label value must be empty or "+strings.TrimPrefix(nameRule, "must "))
-	}
-	return errs
-}
-
-// isNameSyntax reports whether s matches ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9].
-func isNameSyntax(s string) bool {
-	if s == "" || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		c := s[i]
-		if !isAlnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// subdomainErrors returns the problems of s as a lowercase RFC 1123 subdomain:
-// at most 253 bytes of dot-separated labels of lowercase alphanumerics and
-// '-', each starting and ending with an alphanumeric.
-func subdomainErrors(s string) []string {
-	var errs []string
-	if len(s) > maxPrefixLen {
-		errs = append(errs, "must be no more than 253 bytes")
-	}
-	ok := true
-	for _, label := range strings.Split(s, ".") {
-		if !isDNSLabelSyntax(label) {
-			ok = false
-			break
-		}
-	}
-	if !ok {
-		errs = append(errs, "must be a lowercase RFC 1123 subdomain: lowercase alphanumeric "+
-			"characters, '-' or '.', starting and ending with an alphanumeric character (e.g. 'example.com')")
-	}
-	return errs
-}
-
-// isDNSLabelSyntax reports whether s matches [a-z0-9]([-a-z0-9]*[a-z0-9])?.
-func isDNSLabelSyntax(s string) bool {
-	if s == "" || !isLowerAlnum(s[0]) || !isLowerAlnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		if !isLowerAlnum(s[i]) && s[i] != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-func isLowerAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 }
