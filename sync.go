@@ -213,12 +213,8 @@ func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
 // rolloutWrites turns a rolling-update step into burst-limited, sorted
 // creates and deletes.
 func rolloutWrites(c *placement.Compiled, step rollout.Step, hash string, opts placement.Options) ([]placement.Create, []placement.Delete) {
-	burst := opts.BurstReplicas
-	if burst <= 0 {
-		burst = placement.DefaultBurstReplicas
-	}
-	nodes := step.Create[:min(burst, len(step.Create))]
-	nodes = slices.Clone(nodes)
+	burst := opts.Burst()
+	nodes := slices.Clone(step.Create[:min(burst, len(step.Create))])
 	slices.Sort(nodes)
 	dels := slices.Clone(step.Delete[:min(burst, len(step.Delete))])
 	slices.SortFunc(dels, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })

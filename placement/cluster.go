@@ -24,7 +24,8 @@ type Options struct {
 	Taints taints.Options
 }
 
-func (o Options) burst() int {
+// Burst is the cap on creates, and separately on deletes, of one plan.
+func (o Options) Burst() int {
 	if o.BurstReplicas <= 0 {
 		return DefaultBurstReplicas
 	}

@@ -227,7 +227,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	}
 	gcBackoff(p.Backoff, now)
 
-	burst := c.opts.burst()
+	burst := c.opts.Burst()
 	var err error
 	if len(createNodes) > 0 && len(ds.Template.Labels) == 0 {
 		err = errNoLabels
