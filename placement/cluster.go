@@ -138,8 +138,11 @@ func (c *Compiled) Index(nodes []Node, pods []Pod) (*Cluster, error) {
 		pod  *Pod
 		node int32
 	}
-	var inBuckets []placed
+	inBuckets := make([]placed, 0, len(pods))
 	counts := make([]int32, len(cl.nodes)+1)
+	// Nearly every pod is usually claimed and targeted: size the lists once.
+	cl.claimed = make([]*Pod, 0, len(pods))
+	cl.targeted = make([]*Pod, 0, len(pods))
 	var vanished map[string][]*Pod
 	for i := range pods {
 		p := &pods[i]
