@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -17,33 +17,33 @@ import (
 // few nodes are tainted, unlabelled or hold a failed pod.
 func midRollout(n int) daemonplan.Input {
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	ds := &placement.DaemonSet{
+	ds := &api.DaemonSet{
 		Namespace: "kube-system", Name: "agent", UID: "ds-uid", Generation: 2,
-		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "2"},
+		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
 		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		Template: placement.PodTemplate{
+		Template: api.PodTemplate{
 			Labels:        map[string]string{"app": "agent"},
 			RestartPolicy: "Always",
 			NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
 			Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}},
 		},
-		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate,
-			RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Percent("10%"), MaxSurge: placement.Int(0)}},
-		Status: placement.Status{ObservedGeneration: 1},
+		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate,
+			RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Percent("10%"), MaxSurge: api.Int(0)}},
+		Status: api.Status{ObservedGeneration: 1},
 	}
 	oldDS := *ds
 	oldDS.Template.Tolerations = nil
 	oldData, newData := revision.TemplateData(&oldDS), revision.TemplateData(ds)
 	oldHash, newHash := revision.DefaultHash(&oldDS, nil), revision.DefaultHash(ds, nil)
-	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"}
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"}
 	revs := []revision.Revision{
-		{Namespace: "kube-system", Name: "agent-" + oldHash, Labels: map[string]string{"app": "agent", placement.LabelRevisionHash: oldHash}, Controller: owner, Revision: 1, Data: oldData},
-		{Namespace: "kube-system", Name: "agent-" + newHash, Labels: map[string]string{"app": "agent", placement.LabelRevisionHash: newHash}, Controller: owner, Revision: 2, Data: newData},
+		{Namespace: "kube-system", Name: "agent-" + oldHash, Labels: map[string]string{"app": "agent", api.LabelRevisionHash: oldHash}, Controller: owner, Revision: 1, Data: oldData},
+		{Namespace: "kube-system", Name: "agent-" + newHash, Labels: map[string]string{"app": "agent", api.LabelRevisionHash: newHash}, Controller: owner, Revision: 2, Data: newData},
 	}
-	oldLabels := map[string]string{"app": "agent", placement.LabelRevisionHash: oldHash, placement.LabelTemplateGeneration: "1"}
-	newLabels := map[string]string{"app": "agent", placement.LabelRevisionHash: newHash, placement.LabelTemplateGeneration: "2"}
-	nodes := make([]placement.Node, n)
-	pods := make([]placement.Pod, 0, n)
+	oldLabels := map[string]string{"app": "agent", api.LabelRevisionHash: oldHash, api.LabelTemplateGeneration: "1"}
+	newLabels := map[string]string{"app": "agent", api.LabelRevisionHash: newHash, api.LabelTemplateGeneration: "2"}
+	nodes := make([]api.Node, n)
+	pods := make([]api.Pod, 0, n)
 	for i := range nodes {
 		name := fmt.Sprintf("node-%06d", i)
 		labels := make(map[string]string, 20)
@@ -52,7 +52,7 @@ func midRollout(n int) daemonplan.Input {
 		}
 		labels["kubernetes.io/os"] = "linux"
 		labels["kubernetes.io/hostname"] = name
-		nodes[i] = placement.Node{Name: name, Labels: labels}
+		nodes[i] = api.Node{Name: name, Labels: labels}
 		if i%50 == 7 {
 			nodes[i].Taints = []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}
 		}
@@ -60,10 +60,10 @@ func midRollout(n int) daemonplan.Input {
 		if i%2 == 0 {
 			l = newLabels
 		}
-		p := placement.Pod{Namespace: "kube-system", Name: fmt.Sprintf("agent-%06d", i), Labels: l, Controller: owner,
-			NodeName: name, Phase: placement.PodRunning, Ready: true, ReadySince: now.Add(-time.Hour), Created: now.Add(-2 * time.Hour)}
+		p := api.Pod{Namespace: "kube-system", Name: fmt.Sprintf("agent-%06d", i), Labels: l, Controller: owner,
+			NodeName: name, Phase: api.PodRunning, Ready: true, ReadySince: now.Add(-time.Hour), Created: now.Add(-2 * time.Hour)}
 		if i%1000 == 3 {
-			p.Phase, p.Ready = placement.PodFailed, false
+			p.Phase, p.Ready = api.PodFailed, false
 		}
 		pods = append(pods, p)
 	}
@@ -92,8 +92,8 @@ func BenchmarkSyncRollingUpdate(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		in := midRollout(n)
 		for i := range in.Pods {
-			if in.Pods[i].Phase == placement.PodFailed {
-				in.Pods[i].Phase, in.Pods[i].Ready = placement.PodRunning, true
+			if in.Pods[i].Phase == api.PodFailed {
+				in.Pods[i].Phase, in.Pods[i].Ready = api.PodRunning, true
 			}
 		}
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {

@@ -5,17 +5,17 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
 
 // The README's program: a DaemonSet on two nodes, one of them tainted.
 func ExampleSync() {
-	ds := &placement.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "u1",
+	ds := &api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "u1",
 		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		Template: placement.PodTemplate{Labels: map[string]string{"app": "agent"}}}
-	nodes := []placement.Node{{Name: "a"}, {Name: "b", Taints: []taints.Taint{{Key: "gpu", Effect: taints.NoSchedule}}}}
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
+	nodes := []api.Node{{Name: "a"}, {Name: "b", Taints: []taints.Taint{{Key: "gpu", Effect: taints.NoSchedule}}}}
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	plan, err := daemonplan.Sync(daemonplan.Input{DaemonSet: ds, Nodes: nodes, Now: now}, daemonplan.Options{})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -17,11 +19,11 @@ import (
 
 // Input is everything one sync reads. The library never changes it.
 type Input struct {
-	DaemonSet *placement.DaemonSet
-	Nodes     []placement.Node
+	DaemonSet *api.DaemonSet
+	Nodes     []api.Node
 	// Pods are the pods of the DaemonSet's namespace that may belong to it:
 	// those it controls and orphans. Others are ignored.
-	Pods []placement.Pod
+	Pods []api.Pod
 	// Revisions are the ControllerRevisions of the namespace.
 	Revisions []revision.Revision
 	// Now is the controller's clock: availability and backoff are judged
@@ -87,7 +89,7 @@ type Plan struct {
 	Delete    []placement.Delete
 	Relabel   []revision.PodRelabel
 	Revisions RevisionWrites
-	Status    placement.Status
+	Status    api.Status
 	// StatusChanged is false when upstream would skip the status write
 	// (nothing changed and observedGeneration is current).
 	StatusChanged bool
@@ -97,7 +99,7 @@ type Plan struct {
 	// RequeueAfter, when positive, asks for another sync after that long
 	// (a failed pod waiting out its backoff).
 	RequeueAfter time.Duration
-	Warnings     FieldErrors
+	Warnings     field.ErrorList
 	Errors       []error
 }
 
@@ -126,8 +128,8 @@ func Sync(in Input, opts Options) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
 	}
-	ds := Default(in.DaemonSet)
-	warnings := Validate(&ds)
+	ds := api.Default(in.DaemonSet)
+	warnings := api.Validate(&ds)
 	if opts.Strict && len(warnings) > 0 {
 		return Plan{}, warnings
 	}
@@ -138,7 +140,7 @@ func Sync(in Input, opts Options) (Plan, error) {
 }
 
 // syncDefaulted runs steps 2–6 of Sync on the defaulted DaemonSet ds.
-func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
+func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 	ds := *dsp
 	plan := Plan{
 		Namespace: ds.Namespace,
@@ -194,7 +196,7 @@ func syncDefaulted(dsp *placement.DaemonSet, in Input, opts Options) Plan {
 	if err != nil {
 		plan.Errors = append(plan.Errors, err)
 	} else {
-		if len(mp.Create) == 0 && len(mp.Delete) == 0 && ds.UpdateStrategy.Type == placement.RollingUpdate {
+		if len(mp.Create) == 0 && len(mp.Delete) == 0 && ds.UpdateStrategy.Type == api.RollingUpdate {
 			step, err := rollout.RollingUpdate(cl, in.Now, hash)
 			if err != nil {
 				plan.Errors = append(plan.Errors, err)
@@ -223,7 +225,7 @@ func rolloutWrites(c *placement.Compiled, step rollout.Step, hash string, opts p
 
 // setStatus records the status to write, keeping the input's collision
 // count, and whether upstream would write it at all (SPEC 6.2).
-func (p *Plan) setStatus(st placement.Status, ds *placement.DaemonSet) {
+func (p *Plan) setStatus(st api.Status, ds *api.DaemonSet) {
 	st.CollisionCount = copyStatus(ds.Status).CollisionCount
 	old := ds.Status
 	p.StatusChanged = old.ObservedGeneration < ds.Generation ||
@@ -236,7 +238,7 @@ func (p *Plan) setStatus(st placement.Status, ds *placement.DaemonSet) {
 	}
 }
 
-func decideAll(ds *placement.DaemonSet, nodes []placement.Node, opts placement.Options) []placement.NodeDecision {
+func decideAll(ds *api.DaemonSet, nodes []api.Node, opts placement.Options) []placement.NodeDecision {
 	e := placement.NewEligibility(ds, opts)
 	out := make([]placement.NodeDecision, len(nodes))
 	for i := range nodes {
@@ -252,7 +254,7 @@ func isExactlyEmpty(s *selector.LabelSelector) bool {
 	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
 }
 
-func copyStatus(s placement.Status) placement.Status {
+func copyStatus(s api.Status) api.Status {
 	if s.CollisionCount != nil {
 		cc := *s.CollisionCount
 		s.CollisionCount = &cc

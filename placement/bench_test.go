@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
@@ -13,14 +14,14 @@ import (
 
 // benchDaemonSet is a realistic node agent: a two-key nodeSelector, two
 // required affinity terms and six tolerations of its own.
-func benchDaemonSet() *placement.DaemonSet {
+func benchDaemonSet() *api.DaemonSet {
 	secs := int64(300)
-	return &placement.DaemonSet{
+	return &api.DaemonSet{
 		Namespace: "kube-system",
 		Name:      "node-agent",
 		UID:       "agent-uid",
 		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
-		Template: placement.PodTemplate{
+		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "node-agent"},
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux", "example.com/pool": "general"},
 			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
@@ -43,14 +44,14 @@ func benchDaemonSet() *placement.DaemonSet {
 			},
 			HostNetwork: true,
 		},
-		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(1)}},
+		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(1)}},
 	}
 }
 
 // benchNode is a cloud node with 20 labels and 5 taints, every
 // NoSchedule/NoExecute one tolerated by benchDaemonSet, so Decide checks
 // everything and answers Eligible.
-func benchNode(name string) *placement.Node {
+func benchNode(name string) *api.Node {
 	labels := map[string]string{
 		"kubernetes.io/os":                         "linux",
 		"kubernetes.io/arch":                       "amd64",
@@ -73,7 +74,7 @@ func benchNode(name string) *placement.Node {
 		"example.com/image":                        "ubuntu-2404",
 		"example.com/node-group":                   "general-a",
 	}
-	return &placement.Node{Name: name, Labels: labels, Taints: []taints.Taint{
+	return &api.Node{Name: name, Labels: labels, Taints: []taints.Taint{
 		{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule},
 		{Key: "example.com/dedicated", Value: "infra", Effect: taints.NoSchedule},
 		{Key: "example.com/spot", Value: "true", Effect: taints.PreferNoSchedule},
@@ -82,7 +83,7 @@ func benchNode(name string) *placement.Node {
 	}}
 }
 
-func benchEligibility() (*placement.Eligibility, *placement.Node) {
+func benchEligibility() (*placement.Eligibility, *api.Node) {
 	return placement.NewEligibility(benchDaemonSet(), placement.Options{}), benchNode("node-000001")
 }
 
@@ -101,36 +102,36 @@ func BenchmarkDecide(b *testing.B) {
 // about n pods: one per node, except that every 50th node holds a younger
 // duplicate, every 100th a failed pod besides its running one, and every
 // 200th none; every 500th node lacks the pool label.
-func benchCluster(n int) (*placement.DaemonSet, []placement.Node, []placement.Pod) {
+func benchCluster(n int) (*api.DaemonSet, []api.Node, []api.Pod) {
 	ds := benchDaemonSet()
 	proto := benchNode("")
-	nodes := make([]placement.Node, n)
-	pods := make([]placement.Pod, 0, n+n/50+n/100)
-	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
-	labels := map[string]string{"app": "node-agent", placement.LabelRevisionHash: "h1"}
+	nodes := make([]api.Node, n)
+	pods := make([]api.Pod, 0, n+n/50+n/100)
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
+	labels := map[string]string{"app": "node-agent", api.LabelRevisionHash: "h1"}
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	addPod := func(node string, k int, phase placement.PodPhase) {
-		pods = append(pods, placement.Pod{
+	addPod := func(node string, k int, phase api.PodPhase) {
+		pods = append(pods, api.Pod{
 			Namespace: ds.Namespace, Name: fmt.Sprintf("node-agent-%s-%d", node, k), Labels: labels,
-			Controller: owner, NodeName: node, Phase: phase, Ready: phase == placement.PodRunning,
+			Controller: owner, NodeName: node, Phase: phase, Ready: phase == api.PodRunning,
 			Created: created.Add(time.Duration(k) * time.Minute),
 		})
 	}
 	for i := range nodes {
 		name := fmt.Sprintf("node-%06d", i)
-		nodes[i] = placement.Node{Name: name, Labels: proto.Labels, Taints: proto.Taints}
+		nodes[i] = api.Node{Name: name, Labels: proto.Labels, Taints: proto.Taints}
 		if i%500 == 499 {
 			nodes[i].Labels = map[string]string{"kubernetes.io/os": "linux"}
 		}
 		if i%200 == 199 {
 			continue
 		}
-		addPod(name, 0, placement.PodRunning)
+		addPod(name, 0, api.PodRunning)
 		if i%50 == 0 {
-			addPod(name, 1, placement.PodRunning)
+			addPod(name, 1, api.PodRunning)
 		}
 		if i%100 == 1 {
-			addPod(name, 2, placement.PodFailed)
+			addPod(name, 2, api.PodFailed)
 		}
 	}
 	return ds, nodes, pods
@@ -138,7 +139,7 @@ func benchCluster(n int) (*placement.DaemonSet, []placement.Node, []placement.Po
 
 var (
 	sinkPlan   placement.Plan
-	sinkStatus placement.Status
+	sinkStatus api.Status
 	sinkResult reference.Result
 )
 

@@ -6,13 +6,15 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // ScaledValue resolves an int-or-percent budget against total (SPEC 4.2): an
 // int is returned as is; "N%" gives ceil(N×total/100) when roundUp, else
 // floor. A nil value, or a string that is not an integer followed by "%",
 // is an error.
-func ScaledValue(v *IntOrPercent, total int, roundUp bool) (int, error) {
+func ScaledValue(v *api.IntOrPercent, total int, roundUp bool) (int, error) {
 	if v == nil {
 		return 0, errors.New("nil value for IntOrString")
 	}
@@ -37,9 +39,9 @@ func ScaledValue(v *IntOrPercent, total int, roundUp bool) (int, error) {
 // SurgeCount is how many nodes may run an extra pod during a rolling update
 // of ds when desired nodes should run it: 0 unless the strategy is
 // RollingUpdate with a maxSurge; a nil maxSurge is 0.
-func SurgeCount(ds *DaemonSet, desired int) (int, error) {
+func SurgeCount(ds *api.DaemonSet, desired int) (int, error) {
 	ru := ds.UpdateStrategy.RollingUpdate
-	if ds.UpdateStrategy.Type != RollingUpdate || ru == nil || ru.MaxSurge == nil {
+	if ds.UpdateStrategy.Type != api.RollingUpdate || ru == nil || ru.MaxSurge == nil {
 		return 0, nil
 	}
 	return ScaledValue(ru.MaxSurge, desired, true)
@@ -48,9 +50,9 @@ func SurgeCount(ds *DaemonSet, desired int) (int, error) {
 // UnavailableCount is how many of desired nodes may lack an available pod
 // during a rolling update: 0 unless the strategy is RollingUpdate; a nil
 // maxUnavailable is an error, as upstream (the API defaults it to 1).
-func UnavailableCount(ds *DaemonSet, desired int) (int, error) {
+func UnavailableCount(ds *api.DaemonSet, desired int) (int, error) {
 	ru := ds.UpdateStrategy.RollingUpdate
-	if ds.UpdateStrategy.Type != RollingUpdate || ru == nil {
+	if ds.UpdateStrategy.Type != api.RollingUpdate || ru == nil {
 		return 0, nil
 	}
 	return ScaledValue(ru.MaxUnavailable, desired, true)
@@ -58,7 +60,7 @@ func UnavailableCount(ds *DaemonSet, desired int) (int, error) {
 
 // AllowsSurge reports whether ds updates by surging: maxSurge scaled against
 // one node is positive. It decides how duplicates on a node are resolved.
-func AllowsSurge(ds *DaemonSet) bool {
+func AllowsSurge(ds *api.DaemonSet) bool {
 	n, err := SurgeCount(ds, 1)
 	return err == nil && n != 0
 }

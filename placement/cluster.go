@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -35,7 +36,7 @@ func (o Options) Burst() int {
 // Compiled is a DaemonSet compiled once for many decisions: its selector,
 // its node predicate and its template generation.
 type Compiled struct {
-	ds       *DaemonSet
+	ds       *api.DaemonSet
 	opts     Options
 	selector selector.Selector
 	elig     *Eligibility
@@ -46,7 +47,7 @@ type Compiled struct {
 // selector cannot be parsed (upstream's sync fails the same way); node
 // eligibility alone never fails, see NewEligibility. ds is read, never
 // changed, and must not be changed while the result is in use.
-func Compile(ds *DaemonSet, opts Options) (*Compiled, error) {
+func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	if ds == nil {
 		return nil, errors.New("placement.Compile: nil DaemonSet")
 	}
@@ -58,14 +59,14 @@ func Compile(ds *DaemonSet, opts Options) (*Compiled, error) {
 		}
 		return nil, err
 	}
-	return &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: TemplateGeneration(ds)}, nil
+	return &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: api.TemplateGeneration(ds)}, nil
 }
 
 // DaemonSet returns the snapshot c was compiled from.
-func (c *Compiled) DaemonSet() *DaemonSet { return c.ds }
+func (c *Compiled) DaemonSet() *api.DaemonSet { return c.ds }
 
 // Decide evaluates one node; see Eligibility.Decide.
-func (c *Compiled) Decide(n *Node) Decision { return c.elig.Decide(n) }
+func (c *Compiled) Decide(n *api.Node) Decision { return c.elig.Decide(n) }
 
 // Selects reports whether the DaemonSet's selector matches labels.
 func (c *Compiled) Selects(labels map[string]string) bool { return c.selector.Matches(labels) }
@@ -77,7 +78,7 @@ func (c *Compiled) TemplateGeneration() *int64 { return c.gen }
 // (scheduled before unscheduled, then by creation time, then by name).
 type Bucket struct {
 	Node string
-	Pods []*Pod
+	Pods []*api.Pod
 }
 
 // Cluster is one snapshot indexed for a sync: nodes in name order with
@@ -86,13 +87,13 @@ type Bucket struct {
 // it is in use; it changes nothing itself.
 type Cluster struct {
 	c         *Compiled
-	nodes     []*Node        // sorted by name
+	nodes     []*api.Node    // sorted by name
 	decisions []NodeDecision // parallel to nodes
-	pods      []*Pod         // claimed pods grouped by node index, each group oldest first
+	pods      []*api.Pod     // claimed pods grouped by node index, each group oldest first
 	start     []int32        // pods of node i are pods[start[i]:start[i+1]]
 	vanished  []Bucket       // buckets of nodes not in the node list, by node name
-	claimed   []*Pod         // every claimed pod, including terminal-and-deleting ones
-	targeted  []*Pod         // claimed pods with a target node, terminal-and-deleting included
+	claimed   []*api.Pod     // every claimed pod, including terminal-and-deleting ones
+	targeted  []*api.Pod     // claimed pods with a target node, terminal-and-deleting included
 	adopt     []string
 	release   []string
 }
@@ -110,10 +111,10 @@ type Cluster struct {
 //     buckets (they still count as claimed, for revision cleanup).
 //
 // Node names must be unique; a repeated name is an error.
-func (c *Compiled) Index(nodes []Node, pods []Pod) (*Cluster, error) {
+func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 	ds := c.ds
 	cl := &Cluster{c: c}
-	cl.nodes = make([]*Node, len(nodes))
+	cl.nodes = make([]*api.Node, len(nodes))
 	for i := range nodes {
 		cl.nodes[i] = &nodes[i]
 	}
@@ -135,15 +136,15 @@ func (c *Compiled) Index(nodes []Node, pods []Pod) (*Cluster, error) {
 	// First pass: claim, and find each bucketed pod's node index (or -1 for
 	// a vanished node).
 	type placed struct {
-		pod  *Pod
+		pod  *api.Pod
 		node int32
 	}
 	inBuckets := make([]placed, 0, len(pods))
 	counts := make([]int32, len(cl.nodes)+1)
 	// Nearly every pod is usually claimed and targeted: size the lists once.
-	cl.claimed = make([]*Pod, 0, len(pods))
-	cl.targeted = make([]*Pod, 0, len(pods))
-	var vanished map[string][]*Pod
+	cl.claimed = make([]*api.Pod, 0, len(pods))
+	cl.targeted = make([]*api.Pod, 0, len(pods))
+	var vanished map[string][]*api.Pod
 	for i := range pods {
 		p := &pods[i]
 		if p.Namespace != ds.Namespace {
@@ -167,18 +168,18 @@ func (c *Compiled) Index(nodes []Node, pods []Pod) (*Cluster, error) {
 			cl.adopt = append(cl.adopt, p.Name)
 		}
 		cl.claimed = append(cl.claimed, p)
-		target, err := TargetNodeName(p)
+		target, err := api.TargetNodeName(p)
 		if err != nil {
 			continue
 		}
 		cl.targeted = append(cl.targeted, p)
-		if IsTerminal(p) && p.Deleting {
+		if api.IsTerminal(p) && p.Deleting {
 			continue
 		}
 		ni, ok := nodeIndex[target]
 		if !ok {
 			if vanished == nil {
-				vanished = map[string][]*Pod{}
+				vanished = map[string][]*api.Pod{}
 			}
 			vanished[target] = append(vanished[target], p)
 			continue
@@ -193,7 +194,7 @@ func (c *Compiled) Index(nodes []Node, pods []Pod) (*Cluster, error) {
 	for i := 1; i < len(cl.start); i++ {
 		cl.start[i] += cl.start[i-1]
 	}
-	cl.pods = make([]*Pod, len(inBuckets))
+	cl.pods = make([]*api.Pod, len(inBuckets))
 	fill := make([]int32, len(cl.nodes))
 	for _, pl := range inBuckets {
 		cl.pods[cl.start[pl.node]+fill[pl.node]] = pl.pod
@@ -217,7 +218,7 @@ func (c *Compiled) Index(nodes []Node, pods []Pod) (*Cluster, error) {
 	return cl, nil
 }
 
-func byNodeName(a, b *Node) int { return strings.Compare(a.Name, b.Name) }
+func byNodeName(a, b *api.Node) int { return strings.Compare(a.Name, b.Name) }
 
 // Compiled returns the DaemonSet the cluster was indexed for.
 func (cl *Cluster) Compiled() *Compiled { return cl.c }
@@ -226,7 +227,7 @@ func (cl *Cluster) Compiled() *Compiled { return cl.c }
 func (cl *Cluster) NumNodes() int { return len(cl.nodes) }
 
 // Node returns the i-th node in name order.
-func (cl *Cluster) Node(i int) *Node { return cl.nodes[i] }
+func (cl *Cluster) Node(i int) *api.Node { return cl.nodes[i] }
 
 // Decision returns the decision for the i-th node in name order.
 func (cl *Cluster) Decision(i int) Decision { return cl.decisions[i].Decision }
@@ -237,7 +238,7 @@ func (cl *Cluster) NodeDecisions() []NodeDecision { return cl.decisions }
 
 // PodsOn returns the claimed pods targeting the i-th node, oldest first.
 // The slice is shared: do not modify it.
-func (cl *Cluster) PodsOn(i int) []*Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
+func (cl *Cluster) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
 
 // Vanished returns the buckets of nodes that are not in the node list, by
 // node name. The slices are shared: do not modify them.
@@ -246,12 +247,12 @@ func (cl *Cluster) Vanished() []Bucket { return cl.vanished }
 // Claimed returns every pod the DaemonSet claims (adopted ones included),
 // in input order, including terminal pods being deleted and pods without a
 // target node.
-func (cl *Cluster) Claimed() []*Pod { return cl.claimed }
+func (cl *Cluster) Claimed() []*api.Pod { return cl.claimed }
 
 // Targeted returns the claimed pods that have a target node, in input
 // order, terminal pods being deleted included: the pods whose revision
 // hashes keep revisions alive (SPEC 5.4).
-func (cl *Cluster) Targeted() []*Pod { return cl.targeted }
+func (cl *Cluster) Targeted() []*api.Pod { return cl.targeted }
 
 // Adopt returns the names of orphans the DaemonSet adopts, sorted.
 func (cl *Cluster) Adopt() []string { return cl.adopt }

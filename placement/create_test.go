@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -21,20 +22,20 @@ func TestCreatedPods(t *testing.T) {
 	cases := []struct {
 		name   string
 		reason string
-		ds     func(*placement.DaemonSet)
+		ds     func(*api.DaemonSet)
 		hash   string
 		want   placement.Create
 	}{
 		{
 			name:   "generation and hash",
 			reason: "both labels are added to the template's",
-			ds: func(ds *placement.DaemonSet) {
-				ds.Annotations = map[string]string{placement.AnnotationTemplateGeneration: "7"}
+			ds: func(ds *api.DaemonSet) {
+				ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: "7"}
 			},
 			hash: "abc",
 			want: placement.Create{
 				Node:         "node-0",
-				Labels:       map[string]string{"name": "simple-daemon", "type": "production", placement.LabelTemplateGeneration: "7", placement.LabelRevisionHash: "abc"},
+				Labels:       map[string]string{"name": "simple-daemon", "type": "production", api.LabelTemplateGeneration: "7", api.LabelRevisionHash: "abc"},
 				Tolerations:  defaults,
 				NodeAffinity: placement.PodNodeAffinity("node-0"),
 			},
@@ -45,7 +46,7 @@ func TestCreatedPods(t *testing.T) {
 			hash:   "abc",
 			want: placement.Create{
 				Node:         "node-0",
-				Labels:       map[string]string{"name": "simple-daemon", "type": "production", placement.LabelRevisionHash: "abc"},
+				Labels:       map[string]string{"name": "simple-daemon", "type": "production", api.LabelRevisionHash: "abc"},
 				Tolerations:  defaults,
 				NodeAffinity: placement.PodNodeAffinity("node-0"),
 			},
@@ -53,8 +54,8 @@ func TestCreatedPods(t *testing.T) {
 		{
 			name:   "unparsable generation and empty hash",
 			reason: "an unparsable generation is nil; an empty hash adds no hash label",
-			ds: func(ds *placement.DaemonSet) {
-				ds.Annotations = map[string]string{placement.AnnotationTemplateGeneration: "seven"}
+			ds: func(ds *api.DaemonSet) {
+				ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: "seven"}
 			},
 			want: placement.Create{
 				Node:         "node-0",
@@ -66,7 +67,7 @@ func TestCreatedPods(t *testing.T) {
 		{
 			name:   "user tolerations merged",
 			reason: "an identical not-ready toleration is replaced in place and loses tolerationSeconds; others are kept; hostNetwork adds network-unavailable",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Template.HostNetwork = true
 				ds.Template.Tolerations = []taints.Toleration{
 					{Key: "dedicated", Operator: taints.Exists},
@@ -76,7 +77,7 @@ func TestCreatedPods(t *testing.T) {
 			hash: "abc",
 			want: placement.Create{
 				Node:   "node-0",
-				Labels: map[string]string{"name": "simple-daemon", "type": "production", placement.LabelRevisionHash: "abc"},
+				Labels: map[string]string{"name": "simple-daemon", "type": "production", api.LabelRevisionHash: "abc"},
 				Tolerations: []taints.Toleration{
 					{Key: "dedicated", Operator: taints.Exists},
 					{Key: taints.KeyNotReady, Operator: taints.Exists, Effect: taints.NoExecute},
@@ -93,7 +94,7 @@ func TestCreatedPods(t *testing.T) {
 		{
 			name:   "template affinity replaced",
 			reason: "all required terms, matchFields and NotIn included, give way to one metadata.name In term",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Template.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
 					{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "color", Operator: selector.In, Values: []string{"blue"}}}},
 					{MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.NotIn, Values: []string{"node-9"}}}},
@@ -102,7 +103,7 @@ func TestCreatedPods(t *testing.T) {
 			hash: "abc",
 			want: placement.Create{
 				Node:         "node-0",
-				Labels:       map[string]string{"name": "simple-daemon", "type": "production", placement.LabelRevisionHash: "abc"},
+				Labels:       map[string]string{"name": "simple-daemon", "type": "production", api.LabelRevisionHash: "abc"},
 				Tolerations:  defaults,
 				NodeAffinity: placement.PodNodeAffinity("node-0"),
 			},
@@ -115,7 +116,7 @@ func TestCreatedPods(t *testing.T) {
 				tc.ds(ds)
 			}
 			template := ds.Template.Tolerations
-			nodes := []placement.Node{{Name: "node-0", Labels: simpleNodeLabel}}
+			nodes := []api.Node{{Name: "node-0", Labels: simpleNodeLabel}}
 			p, _ := planAt(t, ds, nodes, nil, t0, tc.hash, nil)
 			require.Len(t, p.Create, 1)
 			if diff := cmp.Diff(tc.want, p.Create[0]); diff != "" {
@@ -157,10 +158,10 @@ func TestSimpleDaemonSetScheduleDaemonSetPodsLaunchesPods(t *testing.T) {
 }
 
 func TestTemplateWithoutLabels(t *testing.T) {
-	ds := newDS(func(ds *placement.DaemonSet) { ds.Template.Labels = nil })
+	ds := newDS(func(ds *api.DaemonSet) { ds.Template.Labels = nil })
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
-	cl, err := c.Index([]placement.Node{{Name: "node-0"}, {Name: "node-1"}}, nil)
+	cl, err := c.Index([]api.Node{{Name: "node-0"}, {Name: "node-1"}}, nil)
 	require.NoError(t, err)
 	p, err := cl.Manage(t0, testHash, nil)
 	require.Error(t, err, "upstream refuses to create pods from a template without labels")
@@ -195,15 +196,15 @@ func TestBurstReplicas(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := newDS()
-			var nodes []placement.Node
-			var pods []placement.Pod
+			var nodes []api.Node
+			var pods []api.Pod
 			for i := range tc.nodes {
 				name := fmt.Sprintf("node-%03d", i)
-				nodes = append(nodes, placement.Node{Name: name})
+				nodes = append(nodes, api.Node{Name: name})
 				if i < tc.dupes {
 					for k := range 2 {
-						pods = append(pods, placement.Pod{Namespace: ds.Namespace, Name: fmt.Sprintf("%s-pod-%d", name, k), Labels: simpleDaemonSetLabel,
-							Controller: &placement.OwnerRef{UID: ds.UID}, NodeName: name, Phase: placement.PodRunning, Created: t0})
+						pods = append(pods, api.Pod{Namespace: ds.Namespace, Name: fmt.Sprintf("%s-pod-%d", name, k), Labels: simpleDaemonSetLabel,
+							Controller: &api.OwnerRef{UID: ds.UID}, NodeName: name, Phase: api.PodRunning, Created: t0})
 					}
 				}
 			}
@@ -232,15 +233,15 @@ func TestBurstReplicas(t *testing.T) {
 // name, and the 250 deletes those of the first 250 nodes visited.
 func TestBurstCutsInNodeOrder(t *testing.T) {
 	ds := newDS()
-	var nodes []placement.Node
-	var pods []placement.Pod
+	var nodes []api.Node
+	var pods []api.Pod
 	for i := range 600 {
 		name := fmt.Sprintf("node-%03d", i)
-		nodes = append(nodes, placement.Node{Name: name})
+		nodes = append(nodes, api.Node{Name: name})
 		if i >= 300 {
 			for k := range 2 {
-				pods = append(pods, placement.Pod{Namespace: ds.Namespace, Name: fmt.Sprintf("pod-%03d-%d", i, k), Labels: simpleDaemonSetLabel,
-					Controller: &placement.OwnerRef{UID: ds.UID}, NodeName: name, Phase: placement.PodRunning, Created: t0})
+				pods = append(pods, api.Pod{Namespace: ds.Namespace, Name: fmt.Sprintf("pod-%03d-%d", i, k), Labels: simpleDaemonSetLabel,
+					Controller: &api.OwnerRef{UID: ds.UID}, NodeName: name, Phase: api.PodRunning, Created: t0})
 			}
 		}
 	}
@@ -283,23 +284,23 @@ func TestScaledValue(t *testing.T) {
 	cases := []struct {
 		name    string
 		reason  string
-		v       *placement.IntOrPercent
+		v       *api.IntOrPercent
 		total   int
 		roundUp bool
 		want    int
 		wantErr bool
 	}{
-		{name: "int", reason: "ints are taken as they are", v: placement.Int(3), total: 10, roundUp: true, want: 3},
-		{name: "50% of 2", reason: "TestGetUnavailableNumbers", v: placement.Percent("50%"), total: 2, roundUp: true, want: 1},
-		{name: "50% of 3 up", reason: "TestGetUnavailableNumbers: rounded up", v: placement.Percent("50%"), total: 3, roundUp: true, want: 2},
-		{name: "50% of 3 down", reason: "rounded down", v: placement.Percent("50%"), total: 3, roundUp: false, want: 1},
-		{name: "100% of 2", reason: "TestGetUnavailableNumbers: surge", v: placement.Percent("100%"), total: 2, roundUp: true, want: 2},
-		{name: "1% of 1", reason: "any positive percent of one node rounds up to 1", v: placement.Percent("1%"), total: 1, roundUp: true, want: 1},
-		{name: "0%", reason: "zero", v: placement.Percent("0%"), total: 5, roundUp: true, want: 0},
+		{name: "int", reason: "ints are taken as they are", v: api.Int(3), total: 10, roundUp: true, want: 3},
+		{name: "50% of 2", reason: "TestGetUnavailableNumbers", v: api.Percent("50%"), total: 2, roundUp: true, want: 1},
+		{name: "50% of 3 up", reason: "TestGetUnavailableNumbers: rounded up", v: api.Percent("50%"), total: 3, roundUp: true, want: 2},
+		{name: "50% of 3 down", reason: "rounded down", v: api.Percent("50%"), total: 3, roundUp: false, want: 1},
+		{name: "100% of 2", reason: "TestGetUnavailableNumbers: surge", v: api.Percent("100%"), total: 2, roundUp: true, want: 2},
+		{name: "1% of 1", reason: "any positive percent of one node rounds up to 1", v: api.Percent("1%"), total: 1, roundUp: true, want: 1},
+		{name: "0%", reason: "zero", v: api.Percent("0%"), total: 5, roundUp: true, want: 0},
 		{name: "nil", reason: "a nil value is an error", v: nil, total: 5, roundUp: true, wantErr: true},
-		{name: "no percent sign", reason: "a string must end in %", v: placement.Percent("5"), total: 5, roundUp: true, wantErr: true},
-		{name: "fraction", reason: "a non-integer percentage is an error", v: placement.Percent("1.5%"), total: 5, roundUp: true, wantErr: true},
-		{name: "word", reason: "garbage is an error", v: placement.Percent("abc%"), total: 5, roundUp: true, wantErr: true},
+		{name: "no percent sign", reason: "a string must end in %", v: api.Percent("5"), total: 5, roundUp: true, wantErr: true},
+		{name: "fraction", reason: "a non-integer percentage is an error", v: api.Percent("1.5%"), total: 5, roundUp: true, wantErr: true},
+		{name: "word", reason: "garbage is an error", v: api.Percent("abc%"), total: 5, roundUp: true, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -317,34 +318,34 @@ func TestScaledValue(t *testing.T) {
 }
 
 func TestBudgetsAndAllowsSurge(t *testing.T) {
-	ru := func(maxUnavailable, maxSurge *placement.IntOrPercent) placement.UpdateStrategy {
-		return placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}}
+	ru := func(maxUnavailable, maxSurge *api.IntOrPercent) api.UpdateStrategy {
+		return api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}}
 	}
 	cases := []struct {
 		name            string
 		reason          string
-		strategy        placement.UpdateStrategy
+		strategy        api.UpdateStrategy
 		desired         int
 		wantSurge       int
 		wantUnavailable int
 		wantUnavErr     bool
 		wantAllows      bool
 	}{
-		{name: "OnDelete", reason: "no budgets at all", strategy: placement.UpdateStrategy{Type: placement.OnDelete, RollingUpdate: &placement.RollingUpdateParams{MaxSurge: placement.Int(1)}}, desired: 5},
-		{name: "nil rollingUpdate", reason: "0 and 0", strategy: placement.UpdateStrategy{Type: placement.RollingUpdate}, desired: 5},
-		{name: "maxSurge nil", reason: "nil maxSurge is 0", strategy: ru(placement.Int(1), nil), desired: 5, wantUnavailable: 1},
-		{name: "maxSurge 0", reason: "no surge", strategy: ru(placement.Int(1), placement.Int(0)), desired: 5, wantUnavailable: 1},
-		{name: "maxSurge 0%", reason: "no surge", strategy: ru(placement.Int(1), placement.Percent("0%")), desired: 5, wantUnavailable: 1},
-		{name: "maxSurge 1", reason: "surge", strategy: ru(placement.Int(0), placement.Int(1)), desired: 5, wantSurge: 1, wantAllows: true},
-		{name: "maxSurge 1%", reason: "rounded up against one node: surge", strategy: ru(placement.Int(0), placement.Percent("1%")), desired: 5, wantSurge: 1, wantAllows: true},
-		{name: "maxSurge 100% of 2", reason: "TestGetUnavailableNumbers", strategy: ru(placement.Int(0), placement.Percent("100%")), desired: 2, wantSurge: 2, wantAllows: true},
-		{name: "maxUnavailable 50% of 3", reason: "rounded up", strategy: ru(placement.Percent("50%"), nil), desired: 3, wantUnavailable: 2},
+		{name: "OnDelete", reason: "no budgets at all", strategy: api.UpdateStrategy{Type: api.OnDelete, RollingUpdate: &api.RollingUpdateParams{MaxSurge: api.Int(1)}}, desired: 5},
+		{name: "nil rollingUpdate", reason: "0 and 0", strategy: api.UpdateStrategy{Type: api.RollingUpdate}, desired: 5},
+		{name: "maxSurge nil", reason: "nil maxSurge is 0", strategy: ru(api.Int(1), nil), desired: 5, wantUnavailable: 1},
+		{name: "maxSurge 0", reason: "no surge", strategy: ru(api.Int(1), api.Int(0)), desired: 5, wantUnavailable: 1},
+		{name: "maxSurge 0%", reason: "no surge", strategy: ru(api.Int(1), api.Percent("0%")), desired: 5, wantUnavailable: 1},
+		{name: "maxSurge 1", reason: "surge", strategy: ru(api.Int(0), api.Int(1)), desired: 5, wantSurge: 1, wantAllows: true},
+		{name: "maxSurge 1%", reason: "rounded up against one node: surge", strategy: ru(api.Int(0), api.Percent("1%")), desired: 5, wantSurge: 1, wantAllows: true},
+		{name: "maxSurge 100% of 2", reason: "TestGetUnavailableNumbers", strategy: ru(api.Int(0), api.Percent("100%")), desired: 2, wantSurge: 2, wantAllows: true},
+		{name: "maxUnavailable 50% of 3", reason: "rounded up", strategy: ru(api.Percent("50%"), nil), desired: 3, wantUnavailable: 2},
 		{name: "maxUnavailable nil", reason: "a nil maxUnavailable is an error", strategy: ru(nil, nil), desired: 3, wantUnavErr: true},
-		{name: "malformed maxSurge", reason: "an error: no surge", strategy: ru(placement.Int(1), placement.Percent("x")), desired: 3, wantUnavailable: 1},
+		{name: "malformed maxSurge", reason: "an error: no surge", strategy: ru(api.Int(1), api.Percent("x")), desired: 3, wantUnavailable: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ds := newDS(func(ds *placement.DaemonSet) { ds.UpdateStrategy = tc.strategy })
+			ds := newDS(func(ds *api.DaemonSet) { ds.UpdateStrategy = tc.strategy })
 			unav, err := placement.UnavailableCount(ds, tc.desired)
 			if tc.wantUnavErr {
 				require.Error(t, err, tc.reason)

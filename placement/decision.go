@@ -3,6 +3,7 @@ package placement
 import (
 	"strconv"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -90,7 +91,7 @@ type Eligibility struct {
 }
 
 // NewEligibility compiles the node predicate of ds.
-func NewEligibility(ds *DaemonSet, opts Options) *Eligibility {
+func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 	t := &ds.Template
 	return &Eligibility{
 		nodeName: t.NodeName,
@@ -107,7 +108,7 @@ func NewEligibility(ds *DaemonSet, opts Options) *Eligibility {
 //  3. an untolerated NoExecute taint → neither;
 //  4. an untolerated NoSchedule taint → no new pod, existing pods continue;
 //  5. otherwise → run. PreferNoSchedule taints never matter.
-func (e *Eligibility) Decide(n *Node) Decision {
+func (e *Eligibility) Decide(n *api.Node) Decision {
 	if e.nodeName != "" && e.nodeName != n.Name {
 		return Decision{Reason: NodeNameMismatch}
 	}

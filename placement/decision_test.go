@@ -3,6 +3,7 @@ package placement_test
 import (
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -16,103 +17,103 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 	cases := []struct {
 		name   string
 		reason string
-		ds     func(*placement.DaemonSet)
-		node   placement.Node
+		ds     func(*api.DaemonSet)
+		node   api.Node
 		want   placement.Decision
 	}{
 		{
 			name:   "plain node",
 			reason: "nothing constrains the pod",
-			node:   placement.Node{Name: "node-0"},
+			node:   api.Node{Name: "node-0"},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "insufficient resources",
 			reason: "resources are left to the scheduler",
-			node:   placement.Node{Name: "node-0", Labels: map[string]string{"capacity": "tiny"}},
+			node:   api.Node{Name: "node-0", Labels: map[string]string{"capacity": "tiny"}},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "template nodeName names another node",
 			reason: "spec.nodeName pins the pod elsewhere",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeName = "other-node" },
-			node:   placement.Node{Name: "node-0"},
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeName = "other-node" },
+			node:   api.Node{Name: "node-0"},
 			want:   placement.Decision{Reason: placement.NodeNameMismatch},
 		},
 		{
 			name:   "template nodeName names this node",
 			reason: "spec.nodeName pins the pod here",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeName = "node-0" },
-			node:   placement.Node{Name: "node-0"},
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeName = "node-0" },
+			node:   api.Node{Name: "node-0"},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "nodeSelector mismatch",
 			reason: "the node lacks the selected labels",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
-			node:   placement.Node{Name: "node-0"},
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			node:   api.Node{Name: "node-0"},
 			want:   placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
 		},
 		{
 			name:   "nodeSelector value differs",
 			reason: "the first differing key in sorted order is reported",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
-			node:   placement.Node{Name: "node-0", Labels: map[string]string{"color": "blue", "speed": "slow"}},
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			node:   api.Node{Name: "node-0", Labels: map[string]string{"color": "blue", "speed": "slow"}},
 			want:   placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "speed"},
 		},
 		{
 			name:   "nodeSelector match",
 			reason: "the node carries the selected labels",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
-			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "required affinity mismatch",
 			reason: "no term matches",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("blue") },
-			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel2},
+			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("blue") },
+			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel2},
 			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
 		},
 		{
 			name:   "required affinity match",
 			reason: "the term matches",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("blue") },
-			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("blue") },
+			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "required affinity with no terms",
 			reason: "an empty term list matches nothing (SPEC 11.4)",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
-			node:   placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
+			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel},
 			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
 		},
 		{
 			name:   "malformed affinity term",
 			reason: "a term with a parse error matches nothing; the parse error is not fatal",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Template.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
 					MatchExpressions: []selector.NodeSelectorRequirement{{Key: "color", Operator: selector.In}},
 				}}}
 			},
-			node: placement.Node{Name: "node-0", Labels: simpleNodeLabel},
+			node: api.Node{Name: "node-0", Labels: simpleNodeLabel},
 			want: placement.Decision{Reason: placement.NodeAffinityMismatch},
 		},
 		{
 			name:   "nodeSelector checked before affinity",
 			reason: "both mismatch: the nodeSelector reason wins",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Template.NodeSelector = simpleNodeLabel
 				ds.Template.RequiredNodeAffinity = colorAffinity("green")
 			},
-			node: placement.Node{Name: "node-0"},
+			node: api.Node{Name: "node-0"},
 			want: placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
 		},
 		{
 			name:   "node unschedulable",
 			reason: "the default toleration covers unschedulable:NoSchedule",
-			node:   placement.Node{Name: "node-0", Taints: []taints.Taint{{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}}},
+			node:   api.Node{Name: "node-0", Taints: []taints.Taint{{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}}},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 	}
@@ -132,34 +133,34 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 
 // TestShouldRunSummaryTable is SPEC 1.2's table, row by row.
 func TestShouldRunSummaryTable(t *testing.T) {
-	nodeWith := func(ts ...taints.Taint) placement.Node {
-		return placement.Node{Name: "node-0", Labels: simpleNodeLabel, Taints: ts}
+	nodeWith := func(ts ...taints.Taint) api.Node {
+		return api.Node{Name: "node-0", Labels: simpleNodeLabel, Taints: ts}
 	}
 	cases := []struct {
 		name   string
 		reason string
-		ds     func(*placement.DaemonSet)
-		node   placement.Node
+		ds     func(*api.DaemonSet)
+		node   api.Node
 		want   placement.Decision
 	}{
 		{
 			name:   "template nodeName set to another node",
 			reason: "(false, false)",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeName = "node-1" },
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeName = "node-1" },
 			node:   nodeWith(),
 			want:   placement.Decision{Reason: placement.NodeNameMismatch},
 		},
 		{
 			name:   "nodeSelector does not match",
 			reason: "(false, false)",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel2 },
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel2 },
 			node:   nodeWith(),
 			want:   placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
 		},
 		{
 			name:   "required node affinity does not match",
 			reason: "(false, false)",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("red") },
+			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = colorAffinity("red") },
 			node:   nodeWith(),
 			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
 		},
@@ -184,7 +185,7 @@ func TestShouldRunSummaryTable(t *testing.T) {
 		{
 			name:   "NoExecute tolerated, NoSchedule not",
 			reason: "(false, true)",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Template.Tolerations = []taints.Toleration{{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute}}
 			},
 			node: nodeWith(taints.Taint{Key: "gpu", Effect: taints.NoExecute}, noScheduleTaint),
@@ -225,7 +226,7 @@ func TestShouldRunSummaryTable(t *testing.T) {
 		{
 			name:   "Lt toleration off by default",
 			reason: "v1.34: Lt and Gt tolerate nothing",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Template.Tolerations = []taints.Toleration{{Key: "level", Operator: taints.Lt, Value: "5", Effect: taints.NoSchedule}}
 			},
 			node: nodeWith(taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}),
@@ -255,10 +256,10 @@ func TestShouldRunSummaryTable(t *testing.T) {
 }
 
 func TestComparisonOperatorsOption(t *testing.T) {
-	ds := newDS(func(ds *placement.DaemonSet) {
+	ds := newDS(func(ds *api.DaemonSet) {
 		ds.Template.Tolerations = []taints.Toleration{{Key: "level", Operator: taints.Lt, Value: "5", Effect: taints.NoSchedule}}
 	})
-	node := placement.Node{Name: "node-0", Taints: []taints.Taint{{Key: "level", Value: "3", Effect: taints.NoSchedule}}}
+	node := api.Node{Name: "node-0", Taints: []taints.Taint{{Key: "level", Value: "3", Effect: taints.NoSchedule}}}
 	got := placement.NewEligibility(ds, placement.Options{Taints: taints.Options{ComparisonOperators: true}}).Decide(&node)
 	want := placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -2,10 +2,10 @@
 // eligibility with reasons, the create/delete plan of one sync (upstream's
 // manage), failed-pod backoff as data, and the status counters.
 //
-// It owns the snapshot types (DaemonSet, Node, Pod) that every other
-// package reads. It does not own revision history (package revision), the
-// rolling update (package rollout) or the whole sync (package daemonplan);
-// it never does I/O, reads no clock and logs nothing.
+// It reads the snapshot types of package api. It does not own revision
+// history (package revision), the rolling update (package rollout) or the
+// whole sync (package daemonplan); it never does I/O, reads no clock and
+// logs nothing.
 //
 // Entry points, in the order a sync uses them:
 //

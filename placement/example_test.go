@@ -4,29 +4,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-func exampleDaemonSet() *placement.DaemonSet {
-	return &placement.DaemonSet{
+func exampleDaemonSet() *api.DaemonSet {
+	return &api.DaemonSet{
 		Namespace: "kube-system",
 		Name:      "log-agent",
 		UID:       "uid-1",
 		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "log-agent"}},
-		Template: placement.PodTemplate{
+		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "log-agent"},
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
 		},
-		UpdateStrategy: placement.UpdateStrategy{Type: placement.OnDelete},
+		UpdateStrategy: api.UpdateStrategy{Type: api.OnDelete},
 	}
 }
 
 func ExampleEligibility_Decide() {
 	e := placement.NewEligibility(exampleDaemonSet(), placement.Options{})
 	linux := map[string]string{"kubernetes.io/os": "linux"}
-	nodes := []placement.Node{
+	nodes := []api.Node{
 		{Name: "worker-1", Labels: linux},
 		{Name: "worker-2", Labels: map[string]string{"kubernetes.io/os": "windows"}},
 		{Name: "worker-3", Labels: linux, Taints: []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.NoSchedule}}},
@@ -46,19 +47,19 @@ func ExampleEligibility_Decide() {
 func ExampleCluster_Manage() {
 	ds := exampleDaemonSet()
 	linux := map[string]string{"kubernetes.io/os": "linux"}
-	nodes := []placement.Node{{Name: "worker-1", Labels: linux}, {Name: "worker-2", Labels: linux}, {Name: "worker-3"}}
+	nodes := []api.Node{{Name: "worker-1", Labels: linux}, {Name: "worker-2", Labels: linux}, {Name: "worker-3"}}
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	pod := func(name, node string, age time.Duration, phase placement.PodPhase) placement.Pod {
-		return placement.Pod{
+	pod := func(name, node string, age time.Duration, phase api.PodPhase) api.Pod {
+		return api.Pod{
 			Namespace: "kube-system", Name: name, Labels: map[string]string{"app": "log-agent"},
-			Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "log-agent", UID: "uid-1"},
-			NodeName:   node, Phase: phase, Ready: phase == placement.PodRunning, Created: created.Add(-age),
+			Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "log-agent", UID: "uid-1"},
+			NodeName:   node, Phase: phase, Ready: phase == api.PodRunning, Created: created.Add(-age),
 		}
 	}
-	pods := []placement.Pod{
-		pod("log-agent-a", "worker-2", time.Hour, placement.PodRunning),
-		pod("log-agent-b", "worker-2", time.Minute, placement.PodRunning), // younger duplicate
-		pod("log-agent-c", "worker-3", time.Hour, placement.PodRunning),   // node no longer selected
+	pods := []api.Pod{
+		pod("log-agent-a", "worker-2", time.Hour, api.PodRunning),
+		pod("log-agent-b", "worker-2", time.Minute, api.PodRunning), // younger duplicate
+		pod("log-agent-c", "worker-3", time.Hour, api.PodRunning),   // node no longer selected
 	}
 
 	c, err := placement.Compile(ds, placement.Options{})
@@ -75,7 +76,7 @@ func ExampleCluster_Manage() {
 		panic(err)
 	}
 	for _, cr := range plan.Create {
-		fmt.Printf("create on %s with hash %s\n", cr.Node, cr.Labels[placement.LabelRevisionHash])
+		fmt.Printf("create on %s with hash %s\n", cr.Node, cr.Labels[api.LabelRevisionHash])
 	}
 	for _, d := range plan.Delete {
 		fmt.Printf("delete %s on %s: %v\n", d.Pod, d.Node, d.Reason)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
@@ -43,9 +44,9 @@ var (
 	fuzzOps       = []selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.DoesNotExist, selector.Gt, selector.Lt, "=", "bogus"}
 	fuzzTolOps    = []taints.Operator{"", taints.Equal, taints.Exists, taints.Lt, taints.Gt, "bogus"}
 	fuzzEffects   = []taints.Effect{"", taints.NoSchedule, taints.PreferNoSchedule, taints.NoExecute, "Other"}
-	fuzzPhases    = []placement.PodPhase{"", placement.PodPending, placement.PodRunning, placement.PodSucceeded, placement.PodFailed, placement.PodUnknown, "Weird"}
-	fuzzBudgets   = []*placement.IntOrPercent{nil, placement.Int(0), placement.Int(1), placement.Int(-3), placement.Percent("50%"), placement.Percent("x%"), placement.Percent("%"), placement.Percent("7"), placement.Percent("-5%"), placement.Percent("99999999999%")}
-	fuzzTypes     = []placement.StrategyType{"", placement.RollingUpdate, placement.OnDelete, "Bogus"}
+	fuzzPhases    = []api.PodPhase{"", api.PodPending, api.PodRunning, api.PodSucceeded, api.PodFailed, api.PodUnknown, "Weird"}
+	fuzzBudgets   = []*api.IntOrPercent{nil, api.Int(0), api.Int(1), api.Int(-3), api.Percent("50%"), api.Percent("x%"), api.Percent("%"), api.Percent("7"), api.Percent("-5%"), api.Percent("99999999999%")}
+	fuzzTypes     = []api.StrategyType{"", api.RollingUpdate, api.OnDelete, "Bogus"}
 )
 
 func fuzzLabels(b *byteSource) map[string]string {
@@ -85,7 +86,7 @@ func fuzzNodeSelector(b *byteSource) *selector.NodeSelector {
 // fuzzSnapshot decodes bytes into a snapshot and planner options.
 func fuzzSnapshot(data []byte) (reference.Snapshot, placement.Options) {
 	b := &byteSource{data: data}
-	ds := &placement.DaemonSet{Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: int64(b.next())}
+	ds := &api.DaemonSet{Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: int64(b.next())}
 	switch b.intn(4) {
 	case 0:
 		ds.Selector = nil
@@ -116,24 +117,24 @@ func fuzzSnapshot(data []byte) (reference.Snapshot, placement.Options) {
 	}
 	ds.UpdateStrategy.Type = pick(b, fuzzTypes)
 	if b.bool() {
-		ds.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{MaxUnavailable: pick(b, fuzzBudgets), MaxSurge: pick(b, fuzzBudgets)}
+		ds.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: pick(b, fuzzBudgets), MaxSurge: pick(b, fuzzBudgets)}
 	}
 	ds.MinReadySeconds = int32(int8(b.next()))
 	ds.Status.ObservedGeneration = int64(b.intn(3))
 	if b.bool() {
-		ds.Annotations = map[string]string{placement.AnnotationTemplateGeneration: pick(b, fuzzValues)}
+		ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: pick(b, fuzzValues)}
 	}
 
 	s := reference.Snapshot{DaemonSet: ds, Now: reference.Epoch.Add(time.Duration(int8(b.next())) * time.Second), Hash: pick(b, []string{"", "h1", "old"})}
 	for range b.intn(6) {
-		n := placement.Node{Name: pick(b, fuzzNodeNames), Labels: fuzzLabels(b)}
+		n := api.Node{Name: pick(b, fuzzNodeNames), Labels: fuzzLabels(b)}
 		for range b.intn(3) {
 			n.Taints = append(n.Taints, taints.Taint{Key: pick(b, fuzzKeys), Value: pick(b, fuzzValues), Effect: pick(b, fuzzEffects)})
 		}
 		s.Nodes = append(s.Nodes, n)
 	}
 	for i := range b.intn(12) {
-		p := placement.Pod{
+		p := api.Pod{
 			Namespace: pick(b, []string{"ns", "ns", "other"}),
 			Name:      fmt.Sprintf("pod-%02d", i),
 			Labels:    fuzzLabels(b),
@@ -148,9 +149,9 @@ func fuzzSnapshot(data []byte) (reference.Snapshot, placement.Options) {
 		switch b.intn(4) {
 		case 0:
 		case 1:
-			p.Controller = &placement.OwnerRef{UID: "other-uid"}
+			p.Controller = &api.OwnerRef{UID: "other-uid"}
 		default:
-			p.Controller = &placement.OwnerRef{UID: "ds-uid"}
+			p.Controller = &api.OwnerRef{UID: "ds-uid"}
 		}
 		if b.bool() {
 			p.NodeName = pick(b, fuzzNodeNames)

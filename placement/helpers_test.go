@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -26,17 +27,17 @@ var (
 
 // newDS is upstream's newDaemonSet: selector and template labels
 // simpleDaemonSetLabel, RollingUpdate with maxUnavailable 1.
-func newDS(mods ...func(*placement.DaemonSet)) *placement.DaemonSet {
-	ds := &placement.DaemonSet{
+func newDS(mods ...func(*api.DaemonSet)) *api.DaemonSet {
+	ds := &api.DaemonSet{
 		Namespace:  "default",
 		Name:       "foo",
 		UID:        "foo-uid",
 		Generation: 1,
 		Selector:   &selector.LabelSelector{MatchLabels: copyLabels(simpleDaemonSetLabel)},
-		Template:   placement.PodTemplate{Labels: copyLabels(simpleDaemonSetLabel)},
-		UpdateStrategy: placement.UpdateStrategy{
-			Type:          placement.RollingUpdate,
-			RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(1)},
+		Template:   api.PodTemplate{Labels: copyLabels(simpleDaemonSetLabel)},
+		UpdateStrategy: api.UpdateStrategy{
+			Type:          api.RollingUpdate,
+			RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(1)},
 		},
 	}
 	for _, m := range mods {
@@ -45,14 +46,14 @@ func newDS(mods ...func(*placement.DaemonSet)) *placement.DaemonSet {
 	return ds
 }
 
-func onDelete(ds *placement.DaemonSet) {
-	ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.OnDelete}
+func onDelete(ds *api.DaemonSet) {
+	ds.UpdateStrategy = api.UpdateStrategy{Type: api.OnDelete}
 }
 
-func withSurge(v *placement.IntOrPercent) func(*placement.DaemonSet) {
-	return func(ds *placement.DaemonSet) {
-		ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-			MaxUnavailable: placement.Int(0), MaxSurge: v,
+func withSurge(v *api.IntOrPercent) func(*api.DaemonSet) {
+	return func(ds *api.DaemonSet) {
+		ds.UpdateStrategy = api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: api.Int(0), MaxSurge: v,
 		}}
 	}
 }
@@ -67,32 +68,32 @@ func copyLabels(m map[string]string) map[string]string {
 
 // fixture is one cluster snapshot under construction.
 type fixture struct {
-	ds    *placement.DaemonSet
-	nodes []placement.Node
-	pods  []placement.Pod
+	ds    *api.DaemonSet
+	nodes []api.Node
+	pods  []api.Pod
 }
 
 // addNodes adds nodes "node-from" … "node-(from+n-1)".
 func (f *fixture) addNodes(from, n int, labels map[string]string, ts ...taints.Taint) {
 	for i := from; i < from+n; i++ {
-		f.nodes = append(f.nodes, placement.Node{Name: fmt.Sprintf("node-%d", i), Labels: copyLabels(labels), Taints: ts})
+		f.nodes = append(f.nodes, api.Node{Name: fmt.Sprintf("node-%d", i), Labels: copyLabels(labels), Taints: ts})
 	}
 }
 
 // addPods adds n running pods bound to node, owned by the DaemonSet, with
 // labels, created one second apart after t0 in the order added; mods
 // adjust each.
-func (f *fixture) addPods(node string, labels map[string]string, n int, mods ...func(*placement.Pod)) {
+func (f *fixture) addPods(node string, labels map[string]string, n int, mods ...func(*api.Pod)) {
 	for range n {
 		k := len(f.pods)
-		p := placement.Pod{
+		p := api.Pod{
 			Namespace:  f.ds.Namespace,
 			Name:       fmt.Sprintf("%s-pod-%02d", node, k),
 			UID:        fmt.Sprintf("uid-%02d", k),
 			Labels:     copyLabels(labels),
-			Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: f.ds.Name, UID: f.ds.UID},
+			Controller: &api.OwnerRef{Kind: "DaemonSet", Name: f.ds.Name, UID: f.ds.UID},
 			NodeName:   node,
-			Phase:      placement.PodRunning,
+			Phase:      api.PodRunning,
 			Created:    t0.Add(time.Duration(k) * time.Second),
 		}
 		for _, m := range mods {
@@ -102,36 +103,36 @@ func (f *fixture) addPods(node string, labels map[string]string, n int, mods ...
 	}
 }
 
-func failed(p *placement.Pod)   { p.Phase = placement.PodFailed }
-func deleting(p *placement.Pod) { p.Deleting = true }
-func orphan(p *placement.Pod)   { p.Controller = nil }
-func ready(p *placement.Pod)    { p.Ready = true }
+func failed(p *api.Pod)   { p.Phase = api.PodFailed }
+func deleting(p *api.Pod) { p.Deleting = true }
+func orphan(p *api.Pod)   { p.Controller = nil }
+func ready(p *api.Pod)    { p.Ready = true }
 
-func readySince(d time.Duration) func(*placement.Pod) {
-	return func(p *placement.Pod) { p.Ready, p.ReadySince = true, t0.Add(-d) }
+func readySince(d time.Duration) func(*api.Pod) {
+	return func(p *api.Pod) { p.Ready, p.ReadySince = true, t0.Add(-d) }
 }
 
-func hashLabel(h string) func(*placement.Pod) {
-	return func(p *placement.Pod) {
+func hashLabel(h string) func(*api.Pod) {
+	return func(p *api.Pod) {
 		if h == "" {
-			delete(p.Labels, placement.LabelRevisionHash)
+			delete(p.Labels, api.LabelRevisionHash)
 			return
 		}
-		p.Labels[placement.LabelRevisionHash] = h
+		p.Labels[api.LabelRevisionHash] = h
 	}
 }
 
-func createdAgo(d time.Duration) func(*placement.Pod) {
-	return func(p *placement.Pod) { p.Created = t0.Add(-d) }
+func createdAgo(d time.Duration) func(*api.Pod) {
+	return func(p *api.Pod) { p.Created = t0.Add(-d) }
 }
 
 // plan runs Compile, Index, Manage and Status at t0 with testHash.
-func (f *fixture) plan(t testing.TB, backoff placement.Backoff) (placement.Plan, placement.Status) {
+func (f *fixture) plan(t testing.TB, backoff placement.Backoff) (placement.Plan, api.Status) {
 	t.Helper()
 	return planAt(t, f.ds, f.nodes, f.pods, t0, testHash, backoff)
 }
 
-func planAt(t testing.TB, ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Pod, now time.Time, hash string, backoff placement.Backoff) (placement.Plan, placement.Status) {
+func planAt(t testing.TB, ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string, backoff placement.Backoff) (placement.Plan, api.Status) {
 	t.Helper()
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
@@ -178,8 +179,8 @@ func deletePods(p placement.Plan) []string {
 // do: OnDelete and RollingUpdate with maxUnavailable 1.
 var strategies = []struct {
 	name string
-	mod  func(*placement.DaemonSet)
+	mod  func(*api.DaemonSet)
 }{
 	{"OnDelete", onDelete},
-	{"RollingUpdate", func(*placement.DaemonSet) {}},
+	{"RollingUpdate", func(*api.DaemonSet) {}},
 }

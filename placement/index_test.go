@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/google/go-cmp/cmp"
@@ -28,7 +29,7 @@ func buckets(cl *placement.Cluster) map[string][]string {
 	return out
 }
 
-func podNames(ps []*placement.Pod) []string {
+func podNames(ps []*api.Pod) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Name)
@@ -43,19 +44,19 @@ func podNames(ps []*placement.Pod) []string {
 func TestGetNodesToDaemonPods(t *testing.T) {
 	f := &fixture{ds: newDS()}
 	f.addNodes(0, 2, nil)
-	f.addPods("node-0", simpleDaemonSetLabel, 1)                          // 00 matching
-	f.addPods("node-1", simpleDaemonSetLabel, 1, orphan)                  // 01 matching orphan
-	f.addPods("node-0", simpleDaemonSetLabel2, 1)                         // 02 non-matching owned: released
-	f.addPods("node-1", simpleDaemonSetLabel2, 1, orphan)                 // 03 non-matching orphan
-	f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *placement.Pod) { // 04 other owner
-		p.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: "bar", UID: "bar-uid"}
+	f.addPods("node-0", simpleDaemonSetLabel, 1)                    // 00 matching
+	f.addPods("node-1", simpleDaemonSetLabel, 1, orphan)            // 01 matching orphan
+	f.addPods("node-0", simpleDaemonSetLabel2, 1)                   // 02 non-matching owned: released
+	f.addPods("node-1", simpleDaemonSetLabel2, 1, orphan)           // 03 non-matching orphan
+	f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *api.Pod) { // 04 other owner
+		p.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: "bar", UID: "bar-uid"}
 	})
-	f.addPods("node-0", simpleDaemonSetLabel, 1, failed)                                           // 05 terminal
-	f.addPods("node-1", simpleDaemonSetLabel, 1, failed, deleting)                                 // 06 terminal and deleting
-	f.addPods("node-1", simpleDaemonSetLabel, 1, deleting)                                         // 07 deleting, not terminal
-	f.addPods("node-1", simpleDaemonSetLabel, 1, orphan, deleting)                                 // 08 deleting orphan: not adopted
-	f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *placement.Pod) { p.Namespace = "other" }) // 09 other namespace
-	f.addPods("", simpleDaemonSetLabel, 1)                                                         // 10 no target
+	f.addPods("node-0", simpleDaemonSetLabel, 1, failed)                                     // 05 terminal
+	f.addPods("node-1", simpleDaemonSetLabel, 1, failed, deleting)                           // 06 terminal and deleting
+	f.addPods("node-1", simpleDaemonSetLabel, 1, deleting)                                   // 07 deleting, not terminal
+	f.addPods("node-1", simpleDaemonSetLabel, 1, orphan, deleting)                           // 08 deleting orphan: not adopted
+	f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *api.Pod) { p.Namespace = "other" }) // 09 other namespace
+	f.addPods("", simpleDaemonSetLabel, 1)                                                   // 10 no target
 
 	c, err := placement.Compile(f.ds, placement.Options{})
 	require.NoError(t, err)
@@ -81,7 +82,7 @@ func TestGetNodesToDaemonPods(t *testing.T) {
 }
 
 func TestIndexClaimsWhileDeleting(t *testing.T) {
-	f := &fixture{ds: newDS(func(ds *placement.DaemonSet) { ds.Deleting = true })}
+	f := &fixture{ds: newDS(func(ds *api.DaemonSet) { ds.Deleting = true })}
 	f.addNodes(0, 1, nil)
 	f.addPods("node-0", simpleDaemonSetLabel, 1)         // kept
 	f.addPods("node-0", simpleDaemonSetLabel, 1, orphan) // not adopted
@@ -105,20 +106,20 @@ func TestIndexErrors(t *testing.T) {
 	ds := newDS()
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
-	_, err = c.Index([]placement.Node{{Name: "node-0"}, {Name: "node-1"}, {Name: "node-0"}}, nil)
+	_, err = c.Index([]api.Node{{Name: "node-0"}, {Name: "node-1"}, {Name: "node-0"}}, nil)
 	require.Error(t, err, "a repeated node name is an error")
 
 	_, err = placement.Compile(nil, placement.Options{})
 	require.Error(t, err, "a nil DaemonSet is an error")
 
-	bad := newDS(func(ds *placement.DaemonSet) {
+	bad := newDS(func(ds *api.DaemonSet) {
 		ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: selector.In}}}
 	})
 	_, err = placement.Compile(bad, placement.Options{})
 	require.Error(t, err, "an invalid selector is an error")
 
 	// A nil selector selects nothing: every owned pod is released.
-	none := newDS(func(ds *placement.DaemonSet) { ds.Selector = nil })
+	none := newDS(func(ds *api.DaemonSet) { ds.Selector = nil })
 	c, err = placement.Compile(none, placement.Options{})
 	require.NoError(t, err)
 	f := &fixture{ds: none}
@@ -136,15 +137,15 @@ func TestIndexErrors(t *testing.T) {
 func TestBucketOrder(t *testing.T) {
 	ds := newDS()
 	pin := placement.PodNodeAffinity("node-0")
-	mk := func(name, node string, created time.Duration) placement.Pod {
-		p := placement.Pod{Namespace: ds.Namespace, Name: name, Labels: simpleDaemonSetLabel, Controller: &placement.OwnerRef{UID: ds.UID},
-			NodeName: node, Phase: placement.PodRunning, Created: t0.Add(created)}
+	mk := func(name, node string, created time.Duration) api.Pod {
+		p := api.Pod{Namespace: ds.Namespace, Name: name, Labels: simpleDaemonSetLabel, Controller: &api.OwnerRef{UID: ds.UID},
+			NodeName: node, Phase: api.PodRunning, Created: t0.Add(created)}
 		if node == "" {
 			p.RequiredNodeAffinity = pin
 		}
 		return p
 	}
-	pods := []placement.Pod{
+	pods := []api.Pod{
 		mk("unbound-old", "", -time.Hour),
 		mk("b-bound", "node-0", 0),
 		mk("a-bound", "node-0", 0),
@@ -154,7 +155,7 @@ func TestBucketOrder(t *testing.T) {
 	}
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
-	cl, err := c.Index([]placement.Node{{Name: "node-0"}}, pods)
+	cl, err := c.Index([]api.Node{{Name: "node-0"}}, pods)
 	require.NoError(t, err)
 	want := []string{"bound-old", "a-bound", "b-bound", "bound-young", "unbound-old", "unbound-young"}
 	if diff := cmp.Diff(want, podNames(cl.PodsOn(0))); diff != "" {
@@ -169,26 +170,26 @@ func TestTargetNodeName(t *testing.T) {
 	cases := []struct {
 		name    string
 		reason  string
-		pod     placement.Pod
+		pod     api.Pod
 		want    string
 		wantErr bool
 	}{
-		{name: "nodeName", reason: "spec.nodeName wins", pod: placement.Pod{NodeName: "node-1", RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-1"},
-		{name: "single-value matchFields", reason: "the injected term", pod: placement.Pod{RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-2"},
-		{name: "two values", reason: "more than one value is an error", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "a", "b")}}}}}, wantErr: true},
-		{name: "nothing", reason: "no nodeName, no affinity", pod: placement.Pod{}, wantErr: true},
-		{name: "no terms", reason: "an empty term list names nothing", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{}}, wantErr: true},
-		{name: "NotIn skipped", reason: "only In counts; a later term decides", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+		{name: "nodeName", reason: "spec.nodeName wins", pod: api.Pod{NodeName: "node-1", RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-1"},
+		{name: "single-value matchFields", reason: "the injected term", pod: api.Pod{RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-2"},
+		{name: "two values", reason: "more than one value is an error", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "a", "b")}}}}}, wantErr: true},
+		{name: "nothing", reason: "no nodeName, no affinity", pod: api.Pod{}, wantErr: true},
+		{name: "no terms", reason: "an empty term list names nothing", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{}}, wantErr: true},
+		{name: "NotIn skipped", reason: "only In counts; a later term decides", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
 			{MatchFields: []selector.NodeSelectorRequirement{field(selector.NotIn, "a")}},
 			{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "x", Operator: selector.Exists}}, MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "node-3")}},
 		}}}, want: "node-3"},
-		{name: "label expressions only", reason: "matchExpressions never name a node", pod: placement.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+		{name: "label expressions only", reason: "matchExpressions never name a node", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
 			{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "metadata.name", Operator: selector.In, Values: []string{"node-1"}}}},
 		}}}, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := placement.TargetNodeName(&tc.pod)
+			got, err := api.TargetNodeName(&tc.pod)
 			if tc.wantErr {
 				require.Error(t, err, tc.reason)
 				return
@@ -206,26 +207,26 @@ func TestPodPredicates(t *testing.T) {
 	cases := []struct {
 		name          string
 		reason        string
-		pod           placement.Pod
+		pod           api.Pod
 		minReady      int32
 		hash          string
 		gen           *int64
 		wantAvailable bool
 		wantUpdated   bool
 	}{
-		{name: "not ready", reason: "never available", pod: placement.Pod{}, wantAvailable: false},
-		{name: "ready, no minReady", reason: "available at once", pod: placement.Pod{Ready: true}, wantAvailable: true},
-		{name: "ready, unknown since", reason: "minReady with a zero transition time: not available", pod: placement.Pod{Ready: true}, minReady: 5, wantAvailable: false},
-		{name: "ready exactly minReady", reason: "inclusive since v1.34", pod: placement.Pod{Ready: true, ReadySince: t0.Add(-5 * time.Second)}, minReady: 5, wantAvailable: true},
-		{name: "ready just under minReady", reason: "not yet", pod: placement.Pod{Ready: true, ReadySince: t0.Add(-5*time.Second + time.Nanosecond)}, minReady: 5, wantAvailable: false},
-		{name: "hash match", reason: "updated by hash", pod: placement.Pod{Labels: map[string]string{placement.LabelRevisionHash: "h"}}, hash: "h", wantUpdated: true},
-		{name: "empty hash never matches", reason: "an empty hash is not compared", pod: placement.Pod{Labels: map[string]string{placement.LabelRevisionHash: ""}}, hash: "", wantUpdated: false},
-		{name: "generation match", reason: "updated by generation", pod: placement.Pod{Labels: map[string]string{placement.LabelTemplateGeneration: "4"}}, hash: "h", gen: &gen, wantUpdated: true},
-		{name: "nil labels", reason: "not updated", pod: placement.Pod{}, hash: "h", gen: &gen, wantUpdated: false},
+		{name: "not ready", reason: "never available", pod: api.Pod{}, wantAvailable: false},
+		{name: "ready, no minReady", reason: "available at once", pod: api.Pod{Ready: true}, wantAvailable: true},
+		{name: "ready, unknown since", reason: "minReady with a zero transition time: not available", pod: api.Pod{Ready: true}, minReady: 5, wantAvailable: false},
+		{name: "ready exactly minReady", reason: "inclusive since v1.34", pod: api.Pod{Ready: true, ReadySince: t0.Add(-5 * time.Second)}, minReady: 5, wantAvailable: true},
+		{name: "ready just under minReady", reason: "not yet", pod: api.Pod{Ready: true, ReadySince: t0.Add(-5*time.Second + time.Nanosecond)}, minReady: 5, wantAvailable: false},
+		{name: "hash match", reason: "updated by hash", pod: api.Pod{Labels: map[string]string{api.LabelRevisionHash: "h"}}, hash: "h", wantUpdated: true},
+		{name: "empty hash never matches", reason: "an empty hash is not compared", pod: api.Pod{Labels: map[string]string{api.LabelRevisionHash: ""}}, hash: "", wantUpdated: false},
+		{name: "generation match", reason: "updated by generation", pod: api.Pod{Labels: map[string]string{api.LabelTemplateGeneration: "4"}}, hash: "h", gen: &gen, wantUpdated: true},
+		{name: "nil labels", reason: "not updated", pod: api.Pod{}, hash: "h", gen: &gen, wantUpdated: false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := [2]bool{placement.IsAvailable(&tc.pod, tc.minReady, t0), placement.IsUpdated(&tc.pod, tc.hash, tc.gen)}
+			got := [2]bool{api.IsAvailable(&tc.pod, tc.minReady, t0), api.IsUpdated(&tc.pod, tc.hash, tc.gen)}
 			if diff := cmp.Diff([2]bool{tc.wantAvailable, tc.wantUpdated}, got); diff != "" {
 				t.Errorf("%s\n[IsAvailable, IsUpdated] mismatch (-want +got):\n%s", tc.reason, diff)
 			}

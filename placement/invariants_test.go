@@ -3,6 +3,7 @@ package placement_test
 import (
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/stretchr/testify/require"
@@ -16,8 +17,8 @@ func TestCheckPlanCatchesBrokenPlans(t *testing.T) {
 	f.addNodes(3, 1, nil, noExecuteTaint)
 	f.addPods("node-0", simpleDaemonSetLabel, 2)
 	f.addPods("node-3", simpleDaemonSetLabel, 1)
-	f.addPods("node-1", simpleDaemonSetLabel, 1, func(p *placement.Pod) {
-		p.Controller = &placement.OwnerRef{UID: "other-uid"}
+	f.addPods("node-1", simpleDaemonSetLabel, 1, func(p *api.Pod) {
+		p.Controller = &api.OwnerRef{UID: "other-uid"}
 	})
 	s := reference.Snapshot{DaemonSet: f.ds, Nodes: f.nodes, Pods: f.pods, Now: t0, Hash: testHash}
 	good, _ := f.plan(t, nil)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -28,19 +29,19 @@ func colorAffinity(values ...string) *selector.NodeSelector {
 type manageCase struct {
 	name   string
 	reason string
-	ds     []func(*placement.DaemonSet)
+	ds     []func(*api.DaemonSet)
 	build  func(f *fixture)
 	want   counts
 	// wantCreates and wantDeletes, when set, name the nodes and pods.
 	wantCreates, wantDeletes []string
 }
 
-func runManageCases(t *testing.T, cases []manageCase, strategyMods []func(*placement.DaemonSet), strategyNames []string) {
+func runManageCases(t *testing.T, cases []manageCase, strategyMods []func(*api.DaemonSet), strategyNames []string) {
 	t.Helper()
 	for _, tc := range cases {
 		for i, mod := range strategyMods {
 			t.Run(tc.name+"/"+strategyNames[i], func(t *testing.T) {
-				f := &fixture{ds: newDS(append([]func(*placement.DaemonSet){mod}, tc.ds...)...)}
+				f := &fixture{ds: newDS(append([]func(*api.DaemonSet){mod}, tc.ds...)...)}
 				if tc.build != nil {
 					tc.build(f)
 				}
@@ -63,8 +64,8 @@ func runManageCases(t *testing.T, cases []manageCase, strategyMods []func(*place
 	}
 }
 
-func bothStrategies() ([]func(*placement.DaemonSet), []string) {
-	var mods []func(*placement.DaemonSet)
+func bothStrategies() ([]func(*api.DaemonSet), []string) {
+	var mods []func(*api.DaemonSet)
 	var names []string
 	for _, s := range strategies {
 		mods = append(mods, s.mod)
@@ -109,7 +110,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestSelectorDaemonLaunchesPods",
 			reason: "the nodeSelector matches 3 of 7 nodes",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
 			build: func(f *fixture) {
 				f.addNodes(0, 4, nil)
 				f.addNodes(4, 3, simpleNodeLabel)
@@ -120,7 +121,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestSelectorDaemonDeletesUnselectedPods",
 			reason: "5 selected nodes lack a pod; the 3+1 matching pods on unselected node-1 and node-4 go; node-0's label2 pods are released, not deleted",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
 			build: func(f *fixture) {
 				f.addNodes(0, 5, nil)
 				f.addNodes(5, 5, simpleNodeLabel)
@@ -134,7 +135,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestSelectorDaemonDealsWithExistingPods",
 			reason: "creates on node-5, node-7 (only released pods) and node-8; deletes 8 pods on unselected nodes and 12 excess on node-6",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
 			build: func(f *fixture) {
 				f.addNodes(0, 5, nil)
 				f.addNodes(5, 5, simpleNodeLabel)
@@ -153,7 +154,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestBadSelectorDaemonDoesNothing",
 			reason: "the nodeSelector matches no node",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel2 }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel2 }},
 			build: func(f *fixture) {
 				f.addNodes(0, 5, nil)
 				f.addNodes(5, 5, simpleNodeLabel)
@@ -163,7 +164,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:        "TestNameDaemonSetLaunchesPods",
 			reason:      "the template's nodeName picks node-0",
-			ds:          []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeName = "node-0" }},
+			ds:          []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeName = "node-0" }},
 			build:       func(f *fixture) { f.addNodes(0, 5, nil) },
 			want:        counts{Creates: 1},
 			wantCreates: []string{"node-0"},
@@ -171,14 +172,14 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestBadNameDaemonSetDoesNothing",
 			reason: "the template's nodeName names a node that does not exist",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeName = "node-10" }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeName = "node-10" }},
 			build:  func(f *fixture) { f.addNodes(0, 5, nil) },
 			want:   counts{},
 		},
 		{
 			name:   "TestNameAndSelectorDaemonSetLaunchesPods",
 			reason: "nodeName node-6 carries the selected labels",
-			ds: []func(*placement.DaemonSet){func(ds *placement.DaemonSet) {
+			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
 				ds.Template.NodeSelector = simpleNodeLabel
 				ds.Template.NodeName = "node-6"
 			}},
@@ -192,7 +193,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestInconsistentNameSelectorDaemonSetDoesNothing",
 			reason: "nodeName node-0 lacks the selected labels",
-			ds: []func(*placement.DaemonSet){func(ds *placement.DaemonSet) {
+			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
 				ds.Template.NodeSelector = simpleNodeLabel
 				ds.Template.NodeName = "node-0"
 			}},
@@ -205,7 +206,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestSelectorDaemonSetLaunchesPods",
 			reason: "the nodeSelector alone matches 3 of 7 nodes",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
 			build: func(f *fixture) {
 				f.addNodes(0, 4, nil)
 				f.addNodes(4, 3, simpleNodeLabel)
@@ -215,7 +216,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestNodeAffinityDaemonLaunchesPods",
 			reason: "required affinity color In [blue] matches 3 of 7 nodes",
-			ds: []func(*placement.DaemonSet){func(ds *placement.DaemonSet) {
+			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
 				ds.Template.RequiredNodeAffinity = colorAffinity(simpleNodeLabel["color"])
 			}},
 			build: func(f *fixture) {
@@ -252,7 +253,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestTaintedNodeDaemonLaunchesToleratePod",
 			reason: "the DaemonSet tolerates the NoSchedule taint",
-			ds: []func(*placement.DaemonSet){func(ds *placement.DaemonSet) {
+			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
 				ds.Template.Tolerations = []taints.Toleration{noScheduleToler}
 			}},
 			build: func(f *fixture) { f.addNodes(0, 1, nil, noScheduleTaint) },
@@ -261,7 +262,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "TestNodeDaemonLaunchesToleratePod",
 			reason: "a toleration on an untainted node changes nothing",
-			ds: []func(*placement.DaemonSet){func(ds *placement.DaemonSet) {
+			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
 				ds.Template.Tolerations = []taints.Toleration{noScheduleToler}
 			}},
 			build: func(f *fixture) { f.addNodes(0, 1, nil) },
@@ -321,7 +322,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		{
 			name:   "NetworkUnavailableTaintWithHostNetwork",
 			reason: "hostNetwork daemons tolerate network-unavailable:NoSchedule",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.Template.HostNetwork = true }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.HostNetwork = true }},
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyNetworkUnavailable, Effect: taints.NoSchedule})
 			},
@@ -351,7 +352,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 				f.addNodes(0, 1, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1)
 				f.addPods("node-2", simpleDaemonSetLabel, 1)
-				f.addPods("node-3", simpleDaemonSetLabel, 1, func(p *placement.Pod) {
+				f.addPods("node-3", simpleDaemonSetLabel, 1, func(p *api.Pod) {
 					p.NodeName = ""
 					p.RequiredNodeAffinity = placement.PodNodeAffinity("node-3")
 				})
@@ -382,8 +383,8 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			reason: "a pod controlled by another owner is not the DaemonSet's",
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil)
-				f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *placement.Pod) {
-					p.Controller = &placement.OwnerRef{Kind: "ReplicaSet", Name: "rs", UID: "rs-uid"}
+				f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *api.Pod) {
+					p.Controller = &api.OwnerRef{Kind: "ReplicaSet", Name: "rs", UID: "rs-uid"}
 				})
 			},
 			want: counts{Creates: 1},
@@ -393,7 +394,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			reason: "succeeded pods are deleted at once, with no event and no replacement in this sync",
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil)
-				f.addPods("node-0", simpleDaemonSetLabel, 2, func(p *placement.Pod) { p.Phase = placement.PodSucceeded })
+				f.addPods("node-0", simpleDaemonSetLabel, 2, func(p *api.Pod) { p.Phase = api.PodSucceeded })
 			},
 			want: counts{Deletes: 2},
 		},
@@ -473,7 +474,7 @@ func TestDaemonKillFailedPodsBackoff(t *testing.T) {
 	}
 
 	// A new observed generation is a new key: deleted at once.
-	ds2 := newDS(func(ds *placement.DaemonSet) { ds.Status.ObservedGeneration = 2 })
+	ds2 := newDS(func(ds *api.DaemonSet) { ds.Status.ObservedGeneration = 2 })
 	p, _ := planAt(t, ds2, f.nodes, f.pods, t0.Add(3*time.Second+31*time.Minute), testHash, backoff)
 	if diff := cmp.Diff(1, len(p.Delete)); diff != "" {
 		t.Errorf("new generation: Manage() deletes mismatch (-want +got):\n%s", diff)
@@ -546,7 +547,7 @@ func TestSurgeScenarios(t *testing.T) {
 		{
 			name:   "TestSurgePreservesOldReadyWithUnsatisfiedMinReady",
 			reason: "the new pod is ready 10s of minReadySeconds 15: not available, the ready old pod stays",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.MinReadySeconds = 15 }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.MinReadySeconds = 15 }},
 			build: func(f *fixture) {
 				f.addNodes(0, 4, nil)
 				f.addPods("node-1", simpleDaemonSetLabel, 1, newPod, createdAgo(0), readySince(10*time.Second))
@@ -559,7 +560,7 @@ func TestSurgeScenarios(t *testing.T) {
 		{
 			name:   "TestSurgeDeletesOldReadyWithUnsatisfiedMinReady",
 			reason: "the new pod is ready 20s ≥ minReadySeconds 15: available, the old pods go",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.MinReadySeconds = 15 }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.MinReadySeconds = 15 }},
 			build: func(f *fixture) {
 				f.addNodes(0, 4, nil)
 				f.addPods("node-1", simpleDaemonSetLabel, 1, newPod, createdAgo(0), readySince(20*time.Second))
@@ -572,7 +573,7 @@ func TestSurgeScenarios(t *testing.T) {
 		{
 			name:   "SurgeMinReadyBoundaryInclusive",
 			reason: "ready exactly minReadySeconds counts as available since v1.34",
-			ds:     []func(*placement.DaemonSet){func(ds *placement.DaemonSet) { ds.MinReadySeconds = 15 }},
+			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.MinReadySeconds = 15 }},
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, newPod, createdAgo(0), readySince(15*time.Second))
@@ -592,6 +593,6 @@ func TestSurgeScenarios(t *testing.T) {
 		},
 	}
 	runManageCases(t, cases,
-		[]func(*placement.DaemonSet){withSurge(placement.Int(1)), withSurge(placement.Percent("100%"))},
+		[]func(*api.DaemonSet){withSurge(api.Int(1)), withSurge(api.Percent("100%"))},
 		[]string{"maxSurge=1", "maxSurge=100%"})
 }

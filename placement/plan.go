@@ -1,12 +1,14 @@
 package placement
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -146,10 +148,10 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	}
 	var createNodes []string
 	var deletes []Delete
-	del := func(pod *Pod, node string, why DeleteReason) {
+	del := func(pod *api.Pod, node string, why DeleteReason) {
 		deletes = append(deletes, Delete{Pod: pod.Name, Node: node, Reason: why})
 	}
-	var running []*Pod // reused per node
+	var running []*api.Pod // reused per node
 	for i, n := range cl.nodes {
 		d := cl.decisions[i].Decision
 		pods := cl.PodsOn(i)
@@ -161,7 +163,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 			for _, pod := range pods {
 				switch {
 				case pod.Deleting:
-				case pod.Phase == PodFailed:
+				case pod.Phase == api.PodFailed:
 					key := BackoffKey{DaemonSetUID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, Node: n.Name}
 					if wait, left := p.Backoff.InBackoff(key, now); wait {
 						if p.RequeueAfter == 0 || left < p.RequeueAfter {
@@ -171,7 +173,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 					}
 					p.Backoff[key] = p.Backoff.next(key, now)
 					del(pod, n.Name, Failed)
-				case pod.Phase == PodSucceeded:
+				case pod.Phase == api.PodSucceeded:
 					del(pod, n.Name, Succeeded)
 				default:
 					running = append(running, pod)
@@ -190,9 +192,9 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 				}
 				continue
 			}
-			var oldestNew, oldestOld *Pod
+			var oldestNew, oldestOld *api.Pod
 			for _, pod := range running {
-				isNew := pod.Labels[LabelRevisionHash] == hash
+				isNew := pod.Labels[api.LabelRevisionHash] == hash
 				switch {
 				case isNew && oldestNew == nil:
 					oldestNew = pod
@@ -203,7 +205,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 				}
 			}
 			if oldestNew != nil && oldestOld != nil &&
-				(!oldestOld.Ready || IsAvailable(oldestNew, ds.MinReadySeconds, now)) {
+				(!oldestOld.Ready || api.IsAvailable(oldestNew, ds.MinReadySeconds, now)) {
 				del(oldestOld, n.Name, SurgeReplaced)
 			}
 		case len(pods) > 0:
@@ -249,11 +251,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	return p, err
 }
 
-var errNoLabels = errorString("unable to create pods, no labels")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+var errNoLabels = errors.New("unable to create pods, no labels")
 
 // gcBackoff drops windows idle for longer than twice the maximum delay, as
 // upstream's periodic GC does; they would start over anyway.
@@ -273,10 +271,10 @@ func (c *Compiled) PodLabels(hash string) map[string]string {
 	labels := make(map[string]string, len(c.ds.Template.Labels)+2)
 	maps.Copy(labels, c.ds.Template.Labels)
 	if c.gen != nil {
-		labels[LabelTemplateGeneration] = strconv.FormatInt(*c.gen, 10)
+		labels[api.LabelTemplateGeneration] = strconv.FormatInt(*c.gen, 10)
 	}
 	if hash != "" {
-		labels[LabelRevisionHash] = hash
+		labels[api.LabelRevisionHash] = hash
 	}
 	return labels
 }
@@ -317,7 +315,7 @@ func (cl *Cluster) kept(deletes []Delete) []string {
 		gone[d.Pod] = struct{}{}
 	}
 	keep := make([]string, 0, len(cl.pods))
-	add := func(pods []*Pod) {
+	add := func(pods []*api.Pod) {
 		for _, p := range pods {
 			if _, ok := gone[p.Name]; !ok {
 				keep = append(keep, p.Name)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/taints"
@@ -13,7 +14,7 @@ import (
 )
 
 // run plans one sync of s with the fast planner.
-func run(t *rapid.T, s reference.Snapshot) (placement.Plan, placement.Status) {
+func run(t *rapid.T, s reference.Snapshot) (placement.Plan, api.Status) {
 	c, err := placement.Compile(s.DaemonSet, placement.Options{})
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
@@ -30,7 +31,7 @@ func run(t *rapid.T, s reference.Snapshot) (placement.Plan, placement.Status) {
 }
 
 // asResult renders a plan and status in the reference's terms.
-func asResult(p placement.Plan, st placement.Status) reference.Result {
+func asResult(p placement.Plan, st api.Status) reference.Result {
 	r := reference.Result{
 		Creates:   createNodes(p),
 		Deletes:   deletePods(p),

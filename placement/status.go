@@ -1,6 +1,10 @@
 package placement
 
-import "time"
+import (
+	"time"
+
+	"github.com/daemonplan/daemonplan/api"
+)
 
 // Status counts the DaemonSet's pods per node as upstream's status update
 // does (SPEC 6.1), from the snapshot as it is (before the plan applies):
@@ -16,9 +20,9 @@ import "time"
 // ObservedGeneration is the DaemonSet's generation and CollisionCount is
 // copied from its status; the one-sync facade adjusts both when upstream
 // would.
-func (cl *Cluster) Status(now time.Time, hash string) Status {
+func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 	ds := cl.c.ds
-	var s Status
+	var s api.Status
 	for i := range cl.nodes {
 		pods := cl.PodsOn(i)
 		if !cl.decisions[i].ShouldRun {
@@ -35,11 +39,11 @@ func (cl *Cluster) Status(now time.Time, hash string) Status {
 		oldest := pods[0]
 		if oldest.Ready {
 			s.NumberReady++
-			if IsAvailable(oldest, ds.MinReadySeconds, now) {
+			if api.IsAvailable(oldest, ds.MinReadySeconds, now) {
 				s.NumberAvailable++
 			}
 		}
-		if IsUpdated(oldest, hash, cl.c.gen) {
+		if api.IsUpdated(oldest, hash, cl.c.gen) {
 			s.UpdatedNumberScheduled++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/google/go-cmp/cmp"
 )
@@ -16,7 +17,7 @@ func TestNumberReadyStatus(t *testing.T) {
 			f.addPods("node-0", simpleDaemonSetLabel, 1)
 			f.addPods("node-1", simpleDaemonSetLabel, 1)
 			_, got := f.plan(t, nil)
-			want := placement.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberUnavailable: 2, ObservedGeneration: 1}
+			want := api.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberUnavailable: 2, ObservedGeneration: 1}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("pods not ready: Status() mismatch (-want +got):\n%s", diff)
 			}
@@ -24,7 +25,7 @@ func TestNumberReadyStatus(t *testing.T) {
 				f.pods[i].Ready = true
 			}
 			_, got = f.plan(t, nil)
-			want = placement.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberReady: 2, NumberAvailable: 2, ObservedGeneration: 1}
+			want = api.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberReady: 2, NumberAvailable: 2, ObservedGeneration: 1}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("pods ready: Status() mismatch (-want +got):\n%s", diff)
 			}
@@ -37,20 +38,20 @@ func TestStatusCounters(t *testing.T) {
 	cases := []struct {
 		name   string
 		reason string
-		ds     func(*placement.DaemonSet)
+		ds     func(*api.DaemonSet)
 		build  func(f *fixture)
-		want   placement.Status
+		want   api.Status
 	}{
 		{
 			name:   "empty cluster",
 			reason: "nothing desired, nothing counted; observedGeneration is the generation",
-			want:   placement.Status{ObservedGeneration: 1},
+			want:   api.Status{ObservedGeneration: 1},
 		},
 		{
 			name:   "nodes without pods",
 			reason: "desired and unavailable count nodes that should run the pod",
 			build:  func(f *fixture) { f.addNodes(0, 3, nil) },
-			want:   placement.Status{DesiredNumberScheduled: 3, NumberUnavailable: 3, ObservedGeneration: 1},
+			want:   api.Status{DesiredNumberScheduled: 3, NumberUnavailable: 3, ObservedGeneration: 1},
 		},
 		{
 			name:   "misscheduled on a NoSchedule-tainted node",
@@ -61,18 +62,18 @@ func TestStatusCounters(t *testing.T) {
 				f.addPods("node-0", simpleDaemonSetLabel, 1, ready)
 				f.addPods("node-1", simpleDaemonSetLabel, 1, ready)
 			},
-			want: placement.Status{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1,
+			want: api.Status{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1,
 				NumberMisscheduled: 1, ObservedGeneration: 1},
 		},
 		{
 			name:   "misscheduled on a node the selector left",
 			reason: "a pod on a node that no longer matches counts as misscheduled",
-			ds:     func(ds *placement.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
+			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, ready)
 			},
-			want: placement.Status{NumberMisscheduled: 1, ObservedGeneration: 1},
+			want: api.Status{NumberMisscheduled: 1, ObservedGeneration: 1},
 		},
 		{
 			name:   "only the oldest pod counts",
@@ -82,20 +83,20 @@ func TestStatusCounters(t *testing.T) {
 				f.addPods("node-0", simpleDaemonSetLabel, 1)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, ready, hashLabel(testHash))
 			},
-			want: placement.Status{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberUnavailable: 1, ObservedGeneration: 1},
+			want: api.Status{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberUnavailable: 1, ObservedGeneration: 1},
 		},
 		{
 			name:   "scheduled pods before unscheduled ones",
 			reason: "an unbound pod, though older, is not the node's first pod",
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil)
-				f.addPods("node-0", simpleDaemonSetLabel, 1, createdAgo(time.Hour), func(p *placement.Pod) {
+				f.addPods("node-0", simpleDaemonSetLabel, 1, createdAgo(time.Hour), func(p *api.Pod) {
 					p.NodeName = ""
 					p.RequiredNodeAffinity = placement.PodNodeAffinity("node-0")
 				})
 				f.addPods("node-0", simpleDaemonSetLabel, 1, ready, hashLabel(testHash))
 			},
-			want: placement.Status{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1,
+			want: api.Status{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1,
 				UpdatedNumberScheduled: 1, ObservedGeneration: 1},
 		},
 		{
@@ -106,7 +107,7 @@ func TestStatusCounters(t *testing.T) {
 				f.addPods("node-0", simpleDaemonSetLabel, 1, failed)
 				f.addPods("node-1", simpleDaemonSetLabel, 1, deleting)
 			},
-			want: placement.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberUnavailable: 2, ObservedGeneration: 1},
+			want: api.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberUnavailable: 2, ObservedGeneration: 1},
 		},
 		{
 			name:   "terminal and deleting pods do not count",
@@ -115,33 +116,33 @@ func TestStatusCounters(t *testing.T) {
 				f.addNodes(0, 1, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, failed, deleting)
 			},
-			want: placement.Status{DesiredNumberScheduled: 1, NumberUnavailable: 1, ObservedGeneration: 1},
+			want: api.Status{DesiredNumberScheduled: 1, NumberUnavailable: 1, ObservedGeneration: 1},
 		},
 		{
 			name:   "ready but not yet available",
 			reason: "ready for 10s of minReadySeconds 15",
-			ds:     func(ds *placement.DaemonSet) { ds.MinReadySeconds = 15 },
+			ds:     func(ds *api.DaemonSet) { ds.MinReadySeconds = 15 },
 			build: func(f *fixture) {
 				f.addNodes(0, 2, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, readySince(10*time.Second))
 				f.addPods("node-1", simpleDaemonSetLabel, 1, readySince(15*time.Second))
 			},
-			want: placement.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberReady: 2, NumberAvailable: 1,
+			want: api.Status{DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberReady: 2, NumberAvailable: 1,
 				NumberUnavailable: 1, ObservedGeneration: 1},
 		},
 		{
 			name:   "updated by hash or by template generation",
 			reason: "node-0 matches the hash, node-1 the generation label, node-2 neither",
-			ds: func(ds *placement.DaemonSet) {
-				ds.Annotations = map[string]string{placement.AnnotationTemplateGeneration: "4"}
+			ds: func(ds *api.DaemonSet) {
+				ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: "4"}
 			},
 			build: func(f *fixture) {
 				f.addNodes(0, 3, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, hashLabel(testHash))
-				f.addPods("node-1", simpleDaemonSetLabel, 1, func(p *placement.Pod) { p.Labels[placement.LabelTemplateGeneration] = "4" })
-				f.addPods("node-2", simpleDaemonSetLabel, 1, hashLabel("old"), func(p *placement.Pod) { p.Labels[placement.LabelTemplateGeneration] = "3" })
+				f.addPods("node-1", simpleDaemonSetLabel, 1, func(p *api.Pod) { p.Labels[api.LabelTemplateGeneration] = "4" })
+				f.addPods("node-2", simpleDaemonSetLabel, 1, hashLabel("old"), func(p *api.Pod) { p.Labels[api.LabelTemplateGeneration] = "3" })
 			},
-			want: placement.Status{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, UpdatedNumberScheduled: 2,
+			want: api.Status{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, UpdatedNumberScheduled: 2,
 				NumberUnavailable: 3, ObservedGeneration: 1},
 		},
 		{
@@ -151,16 +152,16 @@ func TestStatusCounters(t *testing.T) {
 				f.addNodes(0, 1, nil)
 				f.addPods("node-7", simpleDaemonSetLabel, 1, ready)
 			},
-			want: placement.Status{DesiredNumberScheduled: 1, NumberUnavailable: 1, ObservedGeneration: 1},
+			want: api.Status{DesiredNumberScheduled: 1, NumberUnavailable: 1, ObservedGeneration: 1},
 		},
 		{
 			name:   "collision count copied",
 			reason: "Status carries the DaemonSet's collision count",
-			ds: func(ds *placement.DaemonSet) {
+			ds: func(ds *api.DaemonSet) {
 				ds.Generation = 5
 				ds.Status.CollisionCount = &collisions
 			},
-			want: placement.Status{ObservedGeneration: 5, CollisionCount: &collisions},
+			want: api.Status{ObservedGeneration: 5, CollisionCount: &collisions},
 		},
 	}
 	for _, tc := range cases {

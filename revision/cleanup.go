@@ -3,30 +3,26 @@ package revision
 import (
 	"sort"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 )
-
-// DefaultHistoryLimit is the number of old revisions kept when
-// spec.revisionHistoryLimit is nil (the API default).
-const DefaultHistoryLimit = 10
 
 // Cleanup returns, sorted, the names of the old revisions to delete at the
 // end of a sync (SPEC 5.4). old is History.Old; livePods are all the
 // DaemonSet's claimed pods, including pods that are terminal and being
 // deleted (upstream lists them with includeDeletedTerminal).
 //
-//  1. limit = *ds.RevisionHistoryLimit, or DefaultHistoryLimit when nil.
+//  1. limit = *ds.RevisionHistoryLimit, or api.DefaultRevisionHistoryLimit when nil.
 //     Nothing is deleted when len(old) <= limit.
 //  2. A revision is live when it has a hash label and some live pod carries
-//     that non-empty value in its placement.LabelRevisionHash label.
+//     that non-empty value in its api.LabelRevisionHash label.
 //  3. Old revisions are visited by number, oldest first (equal numbers by
 //     name); each one that is not live is deleted, until len(old) - limit
 //     are deleted or none is left. Live revisions are never deleted, so
 //     more than limit old revisions may remain.
 //
 // The result is nil when nothing is to be deleted.
-func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []*placement.Pod) []string {
-	limit := DefaultHistoryLimit
+func Cleanup(ds *api.DaemonSet, old []Revision, livePods []*api.Pod) []string {
+	limit := api.DefaultRevisionHistoryLimit
 	if ds.RevisionHistoryLimit != nil {
 		limit = int(*ds.RevisionHistoryLimit)
 	}
@@ -36,7 +32,7 @@ func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []*placement.Pod)
 	}
 	live := map[string]bool{}
 	for _, p := range livePods {
-		if h := p.Labels[placement.LabelRevisionHash]; h != "" {
+		if h := p.Labels[api.LabelRevisionHash]; h != "" {
 			live[h] = true
 		}
 	}
@@ -55,7 +51,7 @@ func Cleanup(ds *placement.DaemonSet, old []Revision, livePods []*placement.Pod)
 		if toKill <= 0 {
 			break
 		}
-		if h, ok := r.Labels[placement.LabelRevisionHash]; ok && live[h] {
+		if h, ok := r.Labels[api.LabelRevisionHash]; ok && live[h] {
 			continue
 		}
 		out = append(out, r.Name)

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/daemonplan/daemonplan/placement"
 )
 
 // TestConformanceRevisions replays the revision part of two conformance
@@ -15,16 +14,16 @@ import (
 // revisions hold the template there was computed from their data; the
 // hash function returns the name upstream computed.
 func TestConformanceRevisions(t *testing.T) {
-	nodeAgent := func(limit int32) *placement.DaemonSet {
-		ds := testDS("current", func(ds *placement.DaemonSet) {
+	nodeAgent := func(limit int32) *api.DaemonSet {
+		ds := testDS("current", func(ds *api.DaemonSet) {
 			ds.Name, ds.RevisionHistoryLimit = "node-agent", &limit
 		})
 		return ds
 	}
 	cr := func(name string, number int64, hash string, current bool) Revision {
-		r := rev(name, number, "old-"+name, withLabels("app", "agent", placement.LabelRevisionHash, hash))
+		r := rev(name, number, "old-"+name, withLabels("app", "agent", api.LabelRevisionHash, hash))
 		if hash == "" {
-			delete(r.Labels, placement.LabelRevisionHash)
+			delete(r.Labels, api.LabelRevisionHash)
 		}
 		if current {
 			r.Data = []byte("current")
@@ -41,10 +40,10 @@ func TestConformanceRevisions(t *testing.T) {
 	tests := []struct {
 		name      string
 		reason    string
-		ds        *placement.DaemonSet
+		ds        *api.DaemonSet
 		hash      string
 		revisions []Revision
-		pods      []placement.Pod
+		pods      []api.Pod
 		want      result
 	}{{
 		name:   "extra-dupcr-42",
@@ -57,7 +56,7 @@ func TestConformanceRevisions(t *testing.T) {
 			cr("node-agent-d85b8498f", 4, "d85b8498f", true),
 			cr("node-agent-dup92", 5, "dupd85b", true),
 		},
-		pods: []placement.Pod{
+		pods: []api.Pod{
 			pod("node-agent-54qnl", "d85b8498f"), pod("node-agent-5n2d2", "d85b8498f"),
 			pod("node-agent-5q7hk", "54fd96c67f"), pod("node-agent-k6snj", "d85b8498f"),
 			pod("node-agent-lrxdd", "d85b8498f"), pod("node-agent-m7m6s", "d85b8498f"),
@@ -81,7 +80,7 @@ func TestConformanceRevisions(t *testing.T) {
 		ds:        nodeAgent(10),
 		hash:      "67c4d46666",
 		revisions: []Revision{cr("node-agent-67c4d46666", 1, "7899c4454f", false)},
-		pods: []placement.Pod{
+		pods: []api.Pod{
 			pod("node-agent-7dm42", "67c4d46666"), pod("node-agent-8tqzd", "7899c4454f"),
 		},
 		want: result{
@@ -91,11 +90,11 @@ func TestConformanceRevisions(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := Options{Hash: func(*placement.DaemonSet, *int32) string { return tt.hash }}
+			opts := Options{Hash: func(*api.DaemonSet, *int32) string { return tt.hash }}
 			h, err := Construct(tt.ds, tt.revisions, podPtrs(tt.pods), opts)
 			var got result
 			for _, u := range h.Update {
-				got.Update = append(got.Update, u.Name+"="+u.Labels[placement.LabelRevisionHash])
+				got.Update = append(got.Update, u.Name+"="+u.Labels[api.LabelRevisionHash])
 			}
 			got.RelabelPods = h.RelabelPods
 			if h.CollisionCount != nil {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/internal/field"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -20,13 +20,13 @@ func created(number int64, data string) Revision {
 // createdAs is the revision Construct creates for testDS(data) under hash.
 func createdAs(hash string, number int64, data string) Revision {
 	return rev("agent-"+hash, number, data, func(r *Revision) {
-		r.Annotations = map[string]string{placement.AnnotationChangeCause: "edit " + data}
+		r.Annotations = map[string]string{api.AnnotationChangeCause: "edit " + data}
 	})
 }
 
 func relabelled(r Revision) Revision {
 	r = cloneRevision(r)
-	r.Labels[placement.LabelRevisionHash] = r.Name
+	r.Labels[api.LabelRevisionHash] = r.Name
 	return r
 }
 
@@ -40,9 +40,9 @@ func TestConstruct(t *testing.T) {
 	tests := []struct {
 		name      string
 		reason    string
-		ds        *placement.DaemonSet
+		ds        *api.DaemonSet
 		revisions []Revision
-		pods      []placement.Pod
+		pods      []api.Pod
 		want      History
 		wantErr   error
 	}{{
@@ -95,7 +95,7 @@ func TestConstruct(t *testing.T) {
 		revisions: []Revision{
 			rev("agent-a", 5, "v1"), rev("agent-b", 2, "v1"), rev("agent-old", 1, "v0"),
 		},
-		pods: []placement.Pod{pod("p3", ""), pod("p1", "b"), pod("p2", "a"), pod("p0", "old")},
+		pods: []api.Pod{pod("p3", ""), pod("p1", "b"), pod("p2", "a"), pod("p0", "old")},
 		want: History{
 			Current:     rev("agent-a", 5, "v1"),
 			Old:         []Revision{rev("agent-old", 1, "v0")},
@@ -110,7 +110,7 @@ func TestConstruct(t *testing.T) {
 		revisions: []Revision{
 			rev("agent-z", 1, "v1"), rev("agent-old", 3, "v0"), rev("agent-m", 1, "v1"),
 		},
-		pods: []placement.Pod{pod("p1", "z"), pod("p2", "m")},
+		pods: []api.Pod{pod("p1", "z"), pod("p2", "m")},
 		want: History{
 			Current:     rev("agent-z", 4, "v1"),
 			Old:         []Revision{rev("agent-old", 3, "v0")},
@@ -151,7 +151,7 @@ func TestConstruct(t *testing.T) {
 		revisions: []Revision{
 			rev("agent-dup", 5, "v1", hashLabel("dup")), rev("agent-leg", 1, "v1", legacy), rev("agent-v4", 4, "v1"),
 		},
-		pods: []placement.Pod{pod("p1", "v4"), pod("p2", "dup")},
+		pods: []api.Pod{pod("p1", "v4"), pod("p2", "dup")},
 		want: History{
 			Current:     rev("agent-dup", 5, "v1", hashLabel("dup")),
 			Hash:        "dup",
@@ -172,7 +172,7 @@ func TestConstruct(t *testing.T) {
 	}, {
 		name:   "CollisionWithClaimedRevision",
 		reason: "the name is taken by one of our own old revisions with other data (conformance extra-collision-47); the count goes from 2 to 3 and the hash is computed with 2",
-		ds: testDS("v2", func(ds *placement.DaemonSet) {
+		ds: testDS("v2", func(ds *api.DaemonSet) {
 			ds.Status.CollisionCount = int32p(2)
 		}),
 		revisions: []Revision{rev("agent-v2-c2", 1, "v1", hashLabel("v1"))},
@@ -212,9 +212,9 @@ func TestConstruct(t *testing.T) {
 		name:      "NameTakenByReleasedRevisionIsReused",
 		reason:    "our revision that the selector no longer selects is released, and still reused when its data matches",
 		ds:        testDS("v2"),
-		revisions: []Revision{rev("agent-v2", 1, "v2", withLabels("app", "else", placement.LabelRevisionHash, "v2"))},
+		revisions: []Revision{rev("agent-v2", 1, "v2", withLabels("app", "else", api.LabelRevisionHash, "v2"))},
 		want: History{
-			Current: rev("agent-v2", 1, "v2", withLabels("app", "else", placement.LabelRevisionHash, "v2"), orphan),
+			Current: rev("agent-v2", 1, "v2", withLabels("app", "else", api.LabelRevisionHash, "v2"), orphan),
 			Hash:    "v2",
 			Release: []string{"agent-v2"},
 		},
@@ -243,7 +243,7 @@ func TestConstruct(t *testing.T) {
 	}, {
 		name:   "DaemonSetDeleting",
 		reason: "a DaemonSet being deleted neither adopts nor releases",
-		ds:     testDS("v1", func(ds *placement.DaemonSet) { ds.Deleting = true }),
+		ds:     testDS("v1", func(ds *api.DaemonSet) { ds.Deleting = true }),
 		revisions: []Revision{
 			rev("agent-v1", 1, "v1"),
 			rev("agent-adopt", 2, "v0", orphan),
@@ -266,13 +266,13 @@ func TestConstruct(t *testing.T) {
 	}, {
 		name:      "CollisionCountCopied",
 		reason:    "without a collision the input count is carried through",
-		ds:        testDS("v1", func(ds *placement.DaemonSet) { ds.Status.CollisionCount = int32p(4) }),
+		ds:        testDS("v1", func(ds *api.DaemonSet) { ds.Status.CollisionCount = int32p(4) }),
 		revisions: []Revision{rev("agent-v1", 1, "v1")},
 		want:      History{Current: rev("agent-v1", 1, "v1"), Hash: "v1", CollisionCount: int32p(4)},
 	}, {
 		name:   "CreateUsesCollisionCount",
 		reason: "the hash of a new revision includes the collision count",
-		ds:     testDS("v1", func(ds *placement.DaemonSet) { ds.Status.CollisionCount = int32p(1) }),
+		ds:     testDS("v1", func(ds *api.DaemonSet) { ds.Status.CollisionCount = int32p(1) }),
 		want: History{
 			Current:        createdAs("v1-c1", 1, "v1"),
 			Hash:           "v1-c1",
@@ -349,7 +349,7 @@ func TestConstructErrors(t *testing.T) {
 		mustNoError(t, err) // names only need to be unique within a namespace
 	})
 	t.Run("InvalidSelector", func(t *testing.T) {
-		ds := testDS("v1", func(ds *placement.DaemonSet) {
+		ds := testDS("v1", func(ds *api.DaemonSet) {
 			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"1"}}}}
 		})
 		h, err := Construct(ds, []Revision{rev("agent-v1", 1, "v1")}, nil, testOpts)
@@ -379,7 +379,7 @@ func TestConstructOrderIndependent(t *testing.T) {
 		rev("agent-a", 3, "v1"), rev("agent-b", 3, "v1"), rev("agent-c", 1, "v1", legacy),
 		rev("agent-d", 2, "v0"), rev("agent-e", 4, "v2", orphan), rev("agent-f", 1, "v9", withLabels("app", "x")),
 	}
-	pods := []placement.Pod{pod("p1", "a"), pod("p2", "b"), pod("p3", "")}
+	pods := []api.Pod{pod("p1", "a"), pod("p2", "b"), pod("p3", "")}
 	want, err := Construct(ds, revisions, podPtrs(pods), testOpts)
 	mustNoError(t, err)
 	rng := rand.New(rand.NewSource(1))

@@ -17,7 +17,7 @@
 // it says what to write. It does not claim pods (the caller passes the
 // DaemonSet's claimed pods) and does not reproduce upstream's exact hash,
 // which depends on a dump of Kubernetes API structs: the kube module plugs
-// it in through Options.Hash and fills placement.DaemonSet.TemplateData with
+// it in through Options.Hash and fills api.DaemonSet.TemplateData with
 // the exact bytes upstream stores.
 //
 // # Entry points
@@ -47,7 +47,7 @@
 //     here and return the error (upstream wraps it as "failed to construct
 //     revisions of DaemonSet: ..."): the next sync retries with the new
 //     count.
-//  6. Label new pods with History.Hash (placement.LabelRevisionHash); a pod
+//  6. Label new pods with History.Hash (api.LabelRevisionHash); a pod
 //     carrying it is up to date.
 //  7. At the end of the sync, delete the revisions named by
 //     Cleanup(ds, History.Old, pods), pods including the terminal ones

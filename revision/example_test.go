@@ -3,19 +3,19 @@ package revision_test
 import (
 	"fmt"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
 // agent returns a DaemonSet whose template content is data.
-func agent(data string) *placement.DaemonSet {
-	return &placement.DaemonSet{
+func agent(data string) *api.DaemonSet {
+	return &api.DaemonSet{
 		Namespace:    "kube-system",
 		Name:         "agent",
 		UID:          "uid-1",
 		Selector:     &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		Template:     placement.PodTemplate{Labels: map[string]string{"app": "agent"}},
+		Template:     api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		TemplateData: []byte(data),
 	}
 }
@@ -24,9 +24,9 @@ func stored(name string, number int64, data, cause string) revision.Revision {
 	return revision.Revision{
 		Namespace:   "kube-system",
 		Name:        name,
-		Labels:      map[string]string{"app": "agent", placement.LabelRevisionHash: name[len("agent-"):]},
-		Annotations: map[string]string{placement.AnnotationChangeCause: cause},
-		Controller:  &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-1"},
+		Labels:      map[string]string{"app": "agent", api.LabelRevisionHash: name[len("agent-"):]},
+		Annotations: map[string]string{api.AnnotationChangeCause: cause},
+		Controller:  &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-1"},
 		Revision:    number,
 		Data:        []byte(data),
 	}

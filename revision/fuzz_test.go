@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/internal/field"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -35,7 +35,7 @@ var fuzzData = []string{"t0", "t1", "t2", ""}
 // collide.
 var fuzzSuffix = []string{"", "-c0", "-c1", "-x"}
 
-func (in *fuzzInput) daemonSet() *placement.DaemonSet {
+func (in *fuzzInput) daemonSet() *api.DaemonSet {
 	flags := in.next()
 	ds := testDS(fuzzData[in.next()%4])
 	ds.Deleting = flags&1 != 0
@@ -81,13 +81,13 @@ func (in *fuzzInput) revisions() []Revision {
 		case 0:
 			r.Controller = dsRef()
 		case 1:
-			r.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "uid-other"}
+			r.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "uid-other"}
 		}
 		switch (b >> 2) % 4 {
 		case 0:
-			r.Labels[placement.LabelRevisionHash] = r.Name[len("agent-"):]
+			r.Labels[api.LabelRevisionHash] = r.Name[len("agent-"):]
 		case 1:
-			r.Labels[placement.LabelRevisionHash] = "h" + strconv.Itoa(int(d>>3)%3)
+			r.Labels[api.LabelRevisionHash] = "h" + strconv.Itoa(int(d>>3)%3)
 		case 2:
 			r.Labels = map[string]string{"app": "else"}
 		}
@@ -99,13 +99,13 @@ func (in *fuzzInput) revisions() []Revision {
 	return out
 }
 
-func (in *fuzzInput) pods(n int) []placement.Pod {
-	var out []placement.Pod
+func (in *fuzzInput) pods(n int) []api.Pod {
+	var out []api.Pod
 	for i := 0; i < n && len(in.b) > 0; i++ {
 		c := in.next()
 		p := pod("p"+strconv.Itoa(int(c%5)), "")
 		if c&8 != 0 {
-			p.Labels[placement.LabelRevisionHash] = "h" + strconv.Itoa(int(c>>4)%3)
+			p.Labels[api.LabelRevisionHash] = "h" + strconv.Itoa(int(c>>4)%3)
 		}
 		out = append(out, p)
 	}
@@ -142,7 +142,7 @@ func FuzzConstruct(f *testing.F) {
 				if !bytes.Equal(h.Current.Data, TemplateData(ds)) {
 					t.Fatalf("Current %q does not hold the template", h.Current.Name)
 				}
-				if h.Hash != h.Current.Labels[placement.LabelRevisionHash] {
+				if h.Hash != h.Current.Labels[api.LabelRevisionHash] {
 					t.Fatalf("Hash %q is not Current's label", h.Hash)
 				}
 				if len(h.Create) > 1 {

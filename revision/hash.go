@@ -6,7 +6,7 @@ import (
 	"hash/fnv"
 	"strconv"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -18,7 +18,7 @@ import (
 //
 // The hash only names revisions: whether a revision holds the current
 // template is decided by comparing Data with TemplateData (SPEC 5.2).
-type HashFunc func(ds *placement.DaemonSet, collisionCount *int32) string
+type HashFunc func(ds *api.DaemonSet, collisionCount *int32) string
 
 // safeAlphabet is the alphabet of upstream's rand.SafeEncodeString: no
 // vowels and no look-alike characters.
@@ -46,7 +46,7 @@ func SafeEncode(n uint32) string {
 // Upstream hashes a Go-struct dump of the API template rather than the
 // stored bytes, so DefaultHash names revisions differently from a real
 // cluster; the kube module supplies that exact hash.
-func DefaultHash(ds *placement.DaemonSet, collisionCount *int32) string {
+func DefaultHash(ds *api.DaemonSet, collisionCount *int32) string {
 	h := fnv.New32a()
 	h.Write(TemplateData(ds))
 	if collisionCount != nil {
@@ -85,14 +85,14 @@ func DefaultHash(ds *placement.DaemonSet, collisionCount *int32) string {
 //     "values"). Empty strings, maps and lists are left out.
 //  4. Lists keep their order: reordering tolerations makes a new revision,
 //     as it does upstream.
-func TemplateData(ds *placement.DaemonSet) []byte {
+func TemplateData(ds *api.DaemonSet) []byte {
 	if ds.TemplateData != nil {
 		return append([]byte{}, ds.TemplateData...)
 	}
 	return canonicalTemplate(&ds.Template)
 }
 
-func canonicalTemplate(t *placement.PodTemplate) []byte {
+func canonicalTemplate(t *api.PodTemplate) []byte {
 	meta := map[string]any{}
 	putMap(meta, "labels", t.Labels)
 	putMap(meta, "annotations", t.Annotations)

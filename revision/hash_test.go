@@ -5,7 +5,7 @@ import (
 	"hash/fnv"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -73,7 +73,7 @@ func TestDefaultHash(t *testing.T) {
 func TestTemplateData(t *testing.T) {
 	secs := int64(30)
 	deadline := int64(0)
-	full := placement.PodTemplate{
+	full := api.PodTemplate{
 		Labels:       map[string]string{"z": "1", "a": "2"},
 		Annotations:  map[string]string{"note": "<&>"},
 		NodeName:     "n1",
@@ -93,17 +93,17 @@ func TestTemplateData(t *testing.T) {
 	tests := []struct {
 		name   string
 		reason string
-		ds     placement.DaemonSet
+		ds     api.DaemonSet
 		want   string
 	}{{
 		name:   "TemplateDataWins",
 		reason: "given bytes are returned as they are",
-		ds:     placement.DaemonSet{TemplateData: []byte("raw"), Template: full},
+		ds:     api.DaemonSet{TemplateData: []byte("raw"), Template: full},
 		want:   "raw",
 	}, {
 		name:   "EmptyTemplateDataWins",
 		reason: "an empty but non-nil TemplateData is still the caller's content",
-		ds:     placement.DaemonSet{TemplateData: []byte{}, Template: full},
+		ds:     api.DaemonSet{TemplateData: []byte{}, Template: full},
 		want:   "",
 	}, {
 		name:   "EmptyTemplate",
@@ -112,17 +112,17 @@ func TestTemplateData(t *testing.T) {
 	}, {
 		name:   "EmptyMapsLikeNil",
 		reason: "nil and empty label maps encode alike",
-		ds:     placement.DaemonSet{Template: placement.PodTemplate{Labels: map[string]string{}, Tolerations: []taints.Toleration{}}},
+		ds:     api.DaemonSet{Template: api.PodTemplate{Labels: map[string]string{}, Tolerations: []taints.Toleration{}}},
 		want:   `{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{}}}}`,
 	}, {
 		name:   "NodeSelectorWithoutTerms",
 		reason: "a non-nil required affinity without terms is written, so that it differs from none",
-		ds:     placement.DaemonSet{Template: placement.PodTemplate{RequiredNodeAffinity: &selector.NodeSelector{}}},
+		ds:     api.DaemonSet{Template: api.PodTemplate{RequiredNodeAffinity: &selector.NodeSelector{}}},
 		want:   `{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}}}}}`,
 	}, {
 		name:   "FullTemplate",
 		reason: "every field, keys sorted at every level, lists in order",
-		ds:     placement.DaemonSet{Template: full},
+		ds:     api.DaemonSet{Template: full},
 		want: `{"spec":{"template":{"$patch":"replace","metadata":{"annotations":{"note":"\u003c\u0026\u003e"},"labels":{"a":"2","z":"1"}},` +
 			`"spec":{"activeDeadlineSeconds":0,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[` +
 			`{"matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]}],"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}}},` +
@@ -138,22 +138,22 @@ func TestTemplateData(t *testing.T) {
 	}
 
 	t.Run("DeterministicAndCopied", func(t *testing.T) {
-		ds := placement.DaemonSet{Template: full}
+		ds := api.DaemonSet{Template: full}
 		first := TemplateData(&ds)
 		for i := 0; i < 20; i++ {
 			if got := TemplateData(&ds); string(got) != string(first) {
 				t.Fatalf("TemplateData() changed between calls:\n%s\n%s", first, got)
 			}
 		}
-		given := placement.DaemonSet{TemplateData: []byte("abc")}
+		given := api.DaemonSet{TemplateData: []byte("abc")}
 		TemplateData(&given)[0] = 'x'
 		if string(given.TemplateData) != "abc" {
 			t.Errorf("TemplateData() returned the DaemonSet's own slice")
 		}
 	})
 	t.Run("TolerationOrderMatters", func(t *testing.T) {
-		a := placement.DaemonSet{Template: placement.PodTemplate{Tolerations: []taints.Toleration{{Key: "a"}, {Key: "b"}}}}
-		b := placement.DaemonSet{Template: placement.PodTemplate{Tolerations: []taints.Toleration{{Key: "b"}, {Key: "a"}}}}
+		a := api.DaemonSet{Template: api.PodTemplate{Tolerations: []taints.Toleration{{Key: "a"}, {Key: "b"}}}}
+		b := api.DaemonSet{Template: api.PodTemplate{Tolerations: []taints.Toleration{{Key: "b"}, {Key: "a"}}}}
 		if string(TemplateData(&a)) == string(TemplateData(&b)) {
 			t.Errorf("TemplateData() ignores toleration order")
 		}

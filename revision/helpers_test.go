@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -15,14 +15,14 @@ const (
 )
 
 // testDS is the DaemonSet "agent" whose template content is data.
-func testDS(data string, mods ...func(*placement.DaemonSet)) *placement.DaemonSet {
-	ds := &placement.DaemonSet{
+func testDS(data string, mods ...func(*api.DaemonSet)) *api.DaemonSet {
+	ds := &api.DaemonSet{
 		Namespace:    testNS,
 		Name:         "agent",
 		UID:          testUID,
-		Annotations:  map[string]string{placement.AnnotationChangeCause: "edit " + data},
+		Annotations:  map[string]string{api.AnnotationChangeCause: "edit " + data},
 		Selector:     &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		Template:     placement.PodTemplate{Labels: map[string]string{"app": "agent"}},
+		Template:     api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		TemplateData: []byte(data),
 	}
 	for _, m := range mods {
@@ -33,7 +33,7 @@ func testDS(data string, mods ...func(*placement.DaemonSet)) *placement.DaemonSe
 
 // testHash names revisions after their data, so that tables stay readable:
 // data "v2" gives "v2", and "v2-c3" with collision count 3.
-func testHash(ds *placement.DaemonSet, cc *int32) string {
+func testHash(ds *api.DaemonSet, cc *int32) string {
 	h := string(TemplateData(ds))
 	if cc != nil {
 		h += "-c" + strconv.Itoa(int(*cc))
@@ -43,8 +43,8 @@ func testHash(ds *placement.DaemonSet, cc *int32) string {
 
 var testOpts = Options{Hash: testHash}
 
-func dsRef() *placement.OwnerRef {
-	return &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: testUID}
+func dsRef() *api.OwnerRef {
+	return &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: testUID}
 }
 
 // rev is a revision of "agent" named agent-<hash>, owned by the DaemonSet,
@@ -54,8 +54,8 @@ func rev(name string, number int64, data string, mods ...func(*Revision)) Revisi
 		Namespace: testNS,
 		Name:      name,
 		Labels: map[string]string{
-			"app":                       "agent",
-			placement.LabelRevisionHash: strings.TrimPrefix(name, "agent-"),
+			"app":                 "agent",
+			api.LabelRevisionHash: strings.TrimPrefix(name, "agent-"),
 		},
 		Controller: dsRef(),
 		Revision:   number,
@@ -69,12 +69,12 @@ func rev(name string, number int64, data string, mods ...func(*Revision)) Revisi
 
 func orphan(r *Revision) { r.Controller = nil }
 
-func legacy(r *Revision) { delete(r.Labels, placement.LabelRevisionHash) }
+func legacy(r *Revision) { delete(r.Labels, api.LabelRevisionHash) }
 
 func deleting(r *Revision) { r.Deleting = true }
 
 func ownedBy(uid string) func(*Revision) {
-	return func(r *Revision) { r.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: "other", UID: uid} }
+	return func(r *Revision) { r.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: "other", UID: uid} }
 }
 
 func inNamespace(ns string) func(*Revision) {
@@ -91,26 +91,26 @@ func withLabels(kv ...string) func(*Revision) {
 }
 
 func hashLabel(h string) func(*Revision) {
-	return func(r *Revision) { r.Labels[placement.LabelRevisionHash] = h }
+	return func(r *Revision) { r.Labels[api.LabelRevisionHash] = h }
 }
 
 func changeCause(c string) func(*Revision) {
 	return func(r *Revision) {
-		r.Annotations = map[string]string{placement.AnnotationChangeCause: c}
+		r.Annotations = map[string]string{api.AnnotationChangeCause: c}
 	}
 }
 
 // pod is a claimed pod of "agent" labelled with hash ("" for none).
-func pod(name, hash string) placement.Pod {
-	p := placement.Pod{
+func pod(name, hash string) api.Pod {
+	p := api.Pod{
 		Namespace:  testNS,
 		Name:       name,
 		Labels:     map[string]string{"app": "agent"},
 		Controller: dsRef(),
-		Phase:      placement.PodRunning,
+		Phase:      api.PodRunning,
 	}
 	if hash != "" {
-		p.Labels[placement.LabelRevisionHash] = hash
+		p.Labels[api.LabelRevisionHash] = hash
 	}
 	return p
 }
@@ -128,11 +128,11 @@ func cloneAll(rs []Revision) []Revision {
 	return out
 }
 
-func clonePods(ps []placement.Pod) []placement.Pod {
+func clonePods(ps []api.Pod) []api.Pod {
 	if ps == nil {
 		return nil
 	}
-	out := make([]placement.Pod, len(ps))
+	out := make([]api.Pod, len(ps))
 	for i, p := range ps {
 		p.Labels = copyMap(p.Labels)
 		if p.Controller != nil {
@@ -154,8 +154,8 @@ func mustNoError(t *testing.T, err error) {
 }
 
 // podPtrs points into ps, as the planner passes its claimed pods.
-func podPtrs(ps []placement.Pod) []*placement.Pod {
-	out := make([]*placement.Pod, len(ps))
+func podPtrs(ps []api.Pod) []*api.Pod {
+	out := make([]*api.Pod, len(ps))
 	for i := range ps {
 		out[i] = &ps[i]
 	}

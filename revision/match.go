@@ -1,7 +1,7 @@
 package revision
 
 import (
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 )
 

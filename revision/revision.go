@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/daemonplan/daemonplan/internal/field"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // Revision is one ControllerRevision: a DaemonSet pod template stored as
@@ -15,15 +15,15 @@ import (
 type Revision struct {
 	Namespace string
 	Name      string
-	// Labels carry placement.LabelRevisionHash, the hash new pods of this
+	// Labels carry api.LabelRevisionHash, the hash new pods of this
 	// revision are labelled with. A revision without that label is a legacy
 	// revision; Construct labels it with its own name.
 	Labels map[string]string
 	// Annotations are copied from the DaemonSet when the revision is created
-	// (placement.AnnotationChangeCause is shown by HistoryTable).
+	// (api.AnnotationChangeCause is shown by HistoryTable).
 	Annotations map[string]string
 	// Controller is the controller owner reference; nil for an orphan.
-	Controller *placement.OwnerRef
+	Controller *api.OwnerRef
 	// Revision is the revision number; the current revision has the highest.
 	Revision int64
 	// Data is the stored template, compared byte for byte with
@@ -40,7 +40,7 @@ type Options struct {
 	Hash HashFunc
 }
 
-// PodRelabel asks the caller to set the placement.LabelRevisionHash label of
+// PodRelabel asks the caller to set the api.LabelRevisionHash label of
 // pod Pod to Hash (a merge patch upstream).
 type PodRelabel struct {
 	Pod  string
@@ -62,7 +62,7 @@ type History struct {
 	// Cleanup.
 	Old []Revision
 	// Hash is Current's hash label: the value new pods get in their
-	// placement.LabelRevisionHash label. It may be a legacy revision's name.
+	// api.LabelRevisionHash label. It may be a legacy revision's name.
 	Hash string
 	// Create holds the revision to create (at most one).
 	Create []Revision
@@ -140,7 +140,7 @@ func (e *AlreadyExistsError) Error() string {
 // returned History still holds the writes upstream makes before failing
 // (adoptions, releases, legacy labels and, on a collision, the bumped
 // CollisionCount); Current and Hash are then empty.
-func Construct(ds *placement.DaemonSet, revisions []Revision, pods []*placement.Pod, opts Options) (History, error) {
+func Construct(ds *api.DaemonSet, revisions []Revision, pods []*api.Pod, opts Options) (History, error) {
 	if ds == nil {
 		panic("revision.Construct: nil DaemonSet")
 	}
@@ -163,8 +163,8 @@ func Construct(ds *placement.DaemonSet, revisions []Revision, pods []*placement.
 	updated := map[string]bool{}
 	for i := range claimed {
 		c := &claimed[i]
-		if _, ok := c.Labels[placement.LabelRevisionHash]; !ok {
-			c.Labels = withLabel(c.Labels, placement.LabelRevisionHash, c.Name)
+		if _, ok := c.Labels[api.LabelRevisionHash]; !ok {
+			c.Labels = withLabel(c.Labels, api.LabelRevisionHash, c.Name)
 			updated[c.Name] = true
 		}
 	}
@@ -217,7 +217,7 @@ func Construct(ds *placement.DaemonSet, revisions []Revision, pods []*placement.
 		}
 		keeper := &claimed[keep]
 		if len(current) > 1 {
-			hash := keeper.Labels[placement.LabelRevisionHash]
+			hash := keeper.Labels[api.LabelRevisionHash]
 			h.RelabelPods = relabel(pods, hash)
 			for _, i := range current {
 				if i != keep {
@@ -233,7 +233,7 @@ func Construct(ds *placement.DaemonSet, revisions []Revision, pods []*placement.
 	}
 
 	h.Current = cur
-	h.Hash = cur.Labels[placement.LabelRevisionHash]
+	h.Hash = cur.Labels[api.LabelRevisionHash]
 	h.Update = collectUpdates(claimed, updated)
 	return h, nil
 }
@@ -258,7 +258,7 @@ func checkNames(ns string, revisions []Revision) error {
 // claim applies SPEC 3.6 to the revisions of ds's namespace. It returns deep
 // copies of the claimed revisions sorted by name, with adopted ones already
 // pointing at ds, and the sorted names to adopt and to release.
-func claim(ds *placement.DaemonSet, revisions []Revision, matches func(map[string]string) bool) (claimed []Revision, adopt, release []string) {
+func claim(ds *api.DaemonSet, revisions []Revision, matches func(map[string]string) bool) (claimed []Revision, adopt, release []string) {
 	for i := range revisions {
 		r := &revisions[i]
 		if r.Namespace != ds.Namespace {
@@ -288,12 +288,12 @@ func claim(ds *placement.DaemonSet, revisions []Revision, matches func(map[strin
 }
 
 // snapshot builds the revision to create for ds (upstream's snapshot).
-func snapshot(ds *placement.DaemonSet, hash string, data []byte, number int64) Revision {
+func snapshot(ds *api.DaemonSet, hash string, data []byte, number int64) Revision {
 	labels := make(map[string]string, len(ds.Template.Labels)+1)
 	for k, v := range ds.Template.Labels {
 		labels[k] = v
 	}
-	labels[placement.LabelRevisionHash] = hash
+	labels[api.LabelRevisionHash] = hash
 	return Revision{
 		Namespace:   ds.Namespace,
 		Name:        ds.Name + "-" + hash,
@@ -306,10 +306,10 @@ func snapshot(ds *placement.DaemonSet, hash string, data []byte, number int64) R
 }
 
 // relabel lists, sorted by pod name, the pods whose hash label is not hash.
-func relabel(pods []*placement.Pod, hash string) []PodRelabel {
+func relabel(pods []*api.Pod, hash string) []PodRelabel {
 	var out []PodRelabel
 	for _, p := range pods {
-		if p.Labels[placement.LabelRevisionHash] != hash {
+		if p.Labels[api.LabelRevisionHash] != hash {
 			out = append(out, PodRelabel{Pod: p.Name, Hash: hash})
 		}
 	}
@@ -343,8 +343,8 @@ func contains(sorted []string, s string) bool {
 	return i < len(sorted) && sorted[i] == s
 }
 
-func controllerRef(ds *placement.DaemonSet) *placement.OwnerRef {
-	return &placement.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
+func controllerRef(ds *api.DaemonSet) *api.OwnerRef {
+	return &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
 }
 
 func copyCount(c *int32) *int32 {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // RollbackOutcome is what `kubectl rollout undo` does. The zero value is not
@@ -75,7 +75,7 @@ type RollbackResult struct {
 //  4. Its Data equals TemplateData(ds) → Skipped; else RolledBack.
 //
 // The error is non-nil only for an invalid selector. ds must not be nil.
-func Rollback(ds *placement.DaemonSet, revisions []Revision, toRevision int64) (RollbackResult, error) {
+func Rollback(ds *api.DaemonSet, revisions []Revision, toRevision int64) (RollbackResult, error) {
 	if ds == nil {
 		panic("revision.Rollback: nil DaemonSet")
 	}
@@ -129,12 +129,12 @@ func Rollback(ds *placement.DaemonSet, revisions []Revision, toRevision int64) (
 // history (as for Rollback) is empty, else a REVISION and CHANGE-CAUSE
 // table aligned by text/tabwriter as kubectl does (two spaces of padding),
 // one row per revision number in ascending order, the change cause being
-// the placement.AnnotationChangeCause annotation or "<none>". When several
+// the api.AnnotationChangeCause annotation or "<none>". When several
 // revisions share a number, kubectl shows one of them; HistoryTable shows
 // the one whose name sorts last.
 //
 // The error is non-nil only for an invalid selector. ds must not be nil.
-func HistoryTable(ds *placement.DaemonSet, revisions []Revision) (string, error) {
+func HistoryTable(ds *api.DaemonSet, revisions []Revision) (string, error) {
 	if ds == nil {
 		panic("revision.HistoryTable: nil DaemonSet")
 	}
@@ -152,7 +152,7 @@ func HistoryTable(ds *placement.DaemonSet, revisions []Revision) (string, error)
 		if i+1 < len(hist) && hist[i+1].Revision == r.Revision {
 			continue // a later name with the same number wins
 		}
-		cause := r.Annotations[placement.AnnotationChangeCause]
+		cause := r.Annotations[api.AnnotationChangeCause]
 		if cause == "" {
 			cause = "<none>"
 		}
@@ -164,7 +164,7 @@ func HistoryTable(ds *placement.DaemonSet, revisions []Revision) (string, error)
 
 // controlled returns kubectl's history set of ds sorted by number, then
 // name.
-func controlled(ds *placement.DaemonSet, revisions []Revision) ([]*Revision, error) {
+func controlled(ds *api.DaemonSet, revisions []Revision) ([]*Revision, error) {
 	matches, err := compileSelector(ds.Selector)
 	if err != nil {
 		return nil, err

@@ -5,12 +5,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-func limit(n int32) func(*placement.DaemonSet) {
-	return func(ds *placement.DaemonSet) { ds.RevisionHistoryLimit = &n }
+func limit(n int32) func(*api.DaemonSet) {
+	return func(ds *api.DaemonSet) { ds.RevisionHistoryLimit = &n }
 }
 
 func TestCleanup(t *testing.T) {
@@ -19,14 +19,14 @@ func TestCleanup(t *testing.T) {
 		eleven = append(eleven, rev("agent-r"+string(rune('a'+i-1)), i, "v"))
 	}
 	terminalDeleting := pod("p-term", "b")
-	terminalDeleting.Phase, terminalDeleting.Deleting = placement.PodFailed, true
+	terminalDeleting.Phase, terminalDeleting.Deleting = api.PodFailed, true
 
 	tests := []struct {
 		name   string
 		reason string
-		ds     *placement.DaemonSet
+		ds     *api.DaemonSet
 		old    []Revision
-		pods   []placement.Pod
+		pods   []api.Pod
 		want   []string
 	}{{
 		name:   "UnderLimit",
@@ -56,41 +56,41 @@ func TestCleanup(t *testing.T) {
 		reason: "a revision whose hash a pod carries is skipped; the next oldest goes instead",
 		ds:     testDS("v", limit(2)),
 		old:    []Revision{rev("agent-a", 1, "a"), rev("agent-b", 2, "b"), rev("agent-c", 3, "c")},
-		pods:   []placement.Pod{pod("p1", "a")},
+		pods:   []api.Pod{pod("p1", "a")},
 		want:   []string{"agent-b"},
 	}, {
 		name:   "LiveMayExceedLimit",
 		reason: "live revisions are never deleted, so more than limit may remain",
 		ds:     testDS("v", limit(0)),
 		old:    []Revision{rev("agent-a", 1, "a"), rev("agent-b", 2, "b"), rev("agent-c", 3, "c")},
-		pods:   []placement.Pod{pod("p1", "a"), terminalDeleting},
+		pods:   []api.Pod{pod("p1", "a"), terminalDeleting},
 		want:   []string{"agent-c"},
 	}, {
 		name:   "LimitZero",
 		reason: "limit 0 deletes every old revision no pod refers to",
 		ds:     testDS("v", limit(0)),
 		old:    []Revision{rev("agent-a", 1, "a"), rev("agent-b", 2, "b")},
-		pods:   []placement.Pod{pod("p1", "v")},
+		pods:   []api.Pod{pod("p1", "v")},
 		want:   []string{"agent-a", "agent-b"},
 	}, {
 		name:   "TerminalDeletedPodsAreLive",
 		reason: "cleanup counts pods that are terminal and being deleted",
 		ds:     testDS("v", limit(0)),
 		old:    []Revision{rev("agent-b", 2, "b")},
-		pods:   []placement.Pod{terminalDeleting},
+		pods:   []api.Pod{terminalDeleting},
 	}, {
 		name:   "NoHashLabelNeverLive",
 		reason: "a revision without hash label cannot be live; pods without the label make nothing live",
 		ds:     testDS("v", limit(0)),
 		old:    []Revision{rev("agent-a", 1, "a", legacy), rev("agent-e", 2, "e", hashLabel(""))},
-		pods:   []placement.Pod{pod("p1", "")},
+		pods:   []api.Pod{pod("p1", "")},
 		want:   []string{"agent-a", "agent-e"},
 	}, {
 		name:   "LegacyLabelledByName",
 		reason: "a legacy revision labelled with its name is no longer matched by pods carrying its old hash (conformance extra-dupcr-42)",
 		ds:     testDS("v", limit(1)),
 		old:    []Revision{relabelled(rev("agent-5b", 1, "x")), rev("agent-54", 2, "y"), rev("agent-78", 3, "z")},
-		pods:   []placement.Pod{pod("p1", "5b"), pod("p2", "54"), pod("p3", "78")},
+		pods:   []api.Pod{pod("p1", "5b"), pod("p2", "54"), pod("p3", "78")},
 		want:   []string{"agent-5b"},
 	}}
 	for _, tt := range tests {
@@ -120,7 +120,7 @@ func TestRollback(t *testing.T) {
 	tests := []struct {
 		name      string
 		reason    string
-		ds        *placement.DaemonSet
+		ds        *api.DaemonSet
 		revisions []Revision
 		to        int64
 		want      RollbackResult
@@ -213,7 +213,7 @@ func TestRollback(t *testing.T) {
 		})
 	}
 	t.Run("InvalidSelector", func(t *testing.T) {
-		ds := testDS("v1", func(ds *placement.DaemonSet) {
+		ds := testDS("v1", func(ds *api.DaemonSet) {
 			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: selector.In}}}
 		})
 		if _, err := Rollback(ds, history, 0); err == nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -22,7 +22,7 @@ var templates = []string{"t0", "t1", "t2", "t3", "t4", "t5"}
 
 // weakHash collides on purpose: three names per collision count, so that
 // syncs hit AlreadyExists with our own and with foreign revisions.
-func weakHash(ds *placement.DaemonSet, cc *int32) string {
+func weakHash(ds *api.DaemonSet, cc *int32) string {
 	h := fnv.New32a()
 	h.Write(TemplateData(ds))
 	n := h.Sum32() % 3
@@ -36,10 +36,10 @@ func weakHash(ds *placement.DaemonSet, cc *int32) string {
 // pods, driven by random template edits, rollbacks, pod churn, foreign and
 // orphan revisions, and syncs that apply Construct's and Cleanup's plans.
 type machine struct {
-	ds        *placement.DaemonSet
+	ds        *api.DaemonSet
 	opts      Options
 	revisions []Revision
-	pods      []placement.Pod
+	pods      []api.Pod
 	seq       int
 
 	// current is the current revision after the last successful sync.
@@ -50,12 +50,12 @@ type machine struct {
 }
 
 func newMachine(t *rapid.T) *machine {
-	ds := &placement.DaemonSet{
+	ds := &api.DaemonSet{
 		Namespace:    "ns",
 		Name:         "ds",
 		UID:          "uid-ds",
 		Selector:     &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
-		Template:     placement.PodTemplate{Labels: map[string]string{"app": "ds"}},
+		Template:     api.PodTemplate{Labels: map[string]string{"app": "ds"}},
 		TemplateData: []byte(rapid.SampledFrom(templates).Draw(t, "template")),
 	}
 	if l := rapid.IntRange(-1, 3).Draw(t, "limit"); l >= 0 {
@@ -71,7 +71,7 @@ func newMachine(t *rapid.T) *machine {
 
 func (m *machine) limit() int {
 	if m.ds.RevisionHistoryLimit == nil {
-		return DefaultHistoryLimit
+		return api.DefaultRevisionHistoryLimit
 	}
 	return int(*m.ds.RevisionHistoryLimit)
 }
@@ -101,10 +101,10 @@ func (m *machine) maxRevision() int64 {
 }
 
 // liveHashes are the non-empty hash labels pods carry.
-func liveHashes(pods []placement.Pod) map[string]bool {
+func liveHashes(pods []api.Pod) map[string]bool {
 	live := map[string]bool{}
 	for _, p := range pods {
-		if h := p.Labels[placement.LabelRevisionHash]; h != "" {
+		if h := p.Labels[api.LabelRevisionHash]; h != "" {
 			live[h] = true
 		}
 	}
@@ -176,7 +176,7 @@ func (m *machine) sync(t *rapid.T) error {
 	for _, rl := range h.RelabelPods {
 		for i := range m.pods {
 			if m.pods[i].Name == rl.Pod {
-				m.pods[i].Labels = withLabel(m.pods[i].Labels, placement.LabelRevisionHash, rl.Hash)
+				m.pods[i].Labels = withLabel(m.pods[i].Labels, api.LabelRevisionHash, rl.Hash)
 			}
 		}
 	}
@@ -211,7 +211,7 @@ func (m *machine) sync(t *rapid.T) error {
 		if i < 0 || !slices.Contains(revisionNames(h.Old), name) {
 			t.Fatalf("Cleanup deletes %q, which is not an old revision", name)
 		}
-		if hash, ok := m.revisions[i].Labels[placement.LabelRevisionHash]; ok && liveBefore[hash] {
+		if hash, ok := m.revisions[i].Labels[api.LabelRevisionHash]; ok && liveBefore[hash] {
 			t.Fatalf("Cleanup deletes %q whose hash %q a live pod carries", name, hash)
 		}
 		deleted[name] = m.revisions[i]
@@ -247,8 +247,8 @@ func (m *machine) checkAfterSync(t *rapid.T, h History, gc []string, deleted map
 	if diff := cmp.Diff(h.Current, cur); diff != "" {
 		t.Fatalf("History.Current differs from the stored current revision (-history +store):\n%s", diff)
 	}
-	if h.Hash != cur.Labels[placement.LabelRevisionHash] {
-		t.Fatalf("Hash = %q, current revision's label = %q", h.Hash, cur.Labels[placement.LabelRevisionHash])
+	if h.Hash != cur.Labels[api.LabelRevisionHash] {
+		t.Fatalf("Hash = %q, current revision's label = %q", h.Hash, cur.Labels[api.LabelRevisionHash])
 	}
 
 	// The current revision has the highest number, and a newly current
@@ -286,11 +286,11 @@ func (m *machine) checkAfterSync(t *rapid.T, h History, gc []string, deleted map
 	// revision carries the same hash label).
 	surviving := map[string]bool{}
 	for _, r := range m.revisions {
-		surviving[r.Labels[placement.LabelRevisionHash]] = true
+		surviving[r.Labels[api.LabelRevisionHash]] = true
 	}
 	liveAfter := liveHashes(m.pods)
 	for name, r := range deleted {
-		hash, ok := r.Labels[placement.LabelRevisionHash]
+		hash, ok := r.Labels[api.LabelRevisionHash]
 		if ok && liveAfter[hash] && !surviving[hash] {
 			t.Fatalf("deleted revision %q whose hash %q a pod still carries", name, hash)
 		}
@@ -303,7 +303,7 @@ func (m *machine) checkAfterSync(t *rapid.T, h History, gc []string, deleted map
 			continue
 		}
 		old++
-		if h, ok := r.Labels[placement.LabelRevisionHash]; ok && liveBefore[h] {
+		if h, ok := r.Labels[api.LabelRevisionHash]; ok && liveBefore[h] {
 			liveOld++
 		}
 	}
@@ -400,18 +400,18 @@ func (m *machine) addPod(t *rapid.T) {
 	if !m.hasCurrent {
 		t.Skip("no revision yet")
 	}
-	hash := m.current.Labels[placement.LabelRevisionHash]
+	hash := m.current.Labels[api.LabelRevisionHash]
 	if rapid.Bool().Draw(t, "oldPod") && len(m.revisions) > 0 {
 		r := rapid.SampledFrom(m.revisions).Draw(t, "podRevision")
-		hash = r.Labels[placement.LabelRevisionHash]
+		hash = r.Labels[api.LabelRevisionHash]
 	}
 	m.seq++
-	m.pods = append(m.pods, placement.Pod{
+	m.pods = append(m.pods, api.Pod{
 		Namespace:  m.ds.Namespace,
 		Name:       "p" + strconv.Itoa(m.seq),
-		Labels:     map[string]string{"app": "ds", placement.LabelRevisionHash: hash},
+		Labels:     map[string]string{"app": "ds", api.LabelRevisionHash: hash},
 		Controller: controllerRef(m.ds),
-		Phase:      placement.PodRunning,
+		Phase:      api.PodRunning,
 	})
 }
 
@@ -428,7 +428,7 @@ func (m *machine) terminatePod(t *rapid.T) {
 		t.Skip("no pod")
 	}
 	i := rapid.IntRange(0, len(m.pods)-1).Draw(t, "pod")
-	m.pods[i].Phase, m.pods[i].Deleting = placement.PodFailed, true
+	m.pods[i].Phase, m.pods[i].Deleting = api.PodFailed, true
 }
 
 // orphan adds an orphan revision the DaemonSet selects; the next sync
@@ -439,7 +439,7 @@ func (m *machine) orphan(t *rapid.T) {
 	m.revisions = append(m.revisions, Revision{
 		Namespace: m.ds.Namespace,
 		Name:      name,
-		Labels:    map[string]string{"app": "ds", placement.LabelRevisionHash: "o" + strconv.Itoa(m.seq)},
+		Labels:    map[string]string{"app": "ds", api.LabelRevisionHash: "o" + strconv.Itoa(m.seq)},
 		Revision:  rapid.Int64Range(1, 20).Draw(t, "orphanRevision"),
 		Data:      []byte(rapid.SampledFrom(templates).Draw(t, "orphanData")),
 	})
@@ -466,8 +466,8 @@ func (m *machine) foreign(t *rapid.T) {
 	m.revisions = append(m.revisions, Revision{
 		Namespace:  m.ds.Namespace,
 		Name:       name,
-		Labels:     map[string]string{"app": "ds", placement.LabelRevisionHash: "foreign"},
-		Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "uid-other"},
+		Labels:     map[string]string{"app": "ds", api.LabelRevisionHash: "foreign"},
+		Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "uid-other"},
 		Revision:   1,
 		Data:       []byte("foreign"),
 	})
@@ -488,7 +488,7 @@ func (m *machine) legacy(t *rapid.T) {
 	}
 	i := rapid.SampledFrom(idx).Draw(t, "legacy")
 	labels := copyMap(m.revisions[i].Labels)
-	delete(labels, placement.LabelRevisionHash)
+	delete(labels, api.LabelRevisionHash)
 	m.revisions[i].Labels = labels
 	m.synced = false
 }

@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
 func ExampleResolveBudgets() {
-	ds := &placement.DaemonSet{UpdateStrategy: placement.UpdateStrategy{
-		Type: placement.RollingUpdate,
-		RollingUpdate: &placement.RollingUpdateParams{
-			MaxUnavailable: placement.Percent("25%"),
-			MaxSurge:       placement.Int(0),
+	ds := &api.DaemonSet{UpdateStrategy: api.UpdateStrategy{
+		Type: api.RollingUpdate,
+		RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: api.Percent("25%"),
+			MaxSurge:       api.Int(0),
 		},
 	}}
 	for _, desired := range []int{0, 3, 10} {
@@ -32,8 +33,8 @@ func ExampleResolveBudgets() {
 }
 
 func ExampleStatusMessage() {
-	ds := &placement.DaemonSet{Name: "fluentd", Generation: 4, UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate}}
-	for _, s := range []placement.Status{
+	ds := &api.DaemonSet{Name: "fluentd", Generation: 4, UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate}}
+	for _, s := range []api.Status{
 		{ObservedGeneration: 3, DesiredNumberScheduled: 3},
 		{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 1, NumberAvailable: 3},
 		{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 3, NumberAvailable: 2},
@@ -51,25 +52,25 @@ func ExampleStatusMessage() {
 
 func ExampleRollingUpdate() {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	ds := &placement.DaemonSet{
+	ds := &api.DaemonSet{
 		Namespace: "default", Name: "agent", UID: "uid-agent",
-		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "2"},
+		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
 		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		Template:    placement.PodTemplate{Labels: map[string]string{"app": "agent"}},
-		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-			MaxUnavailable: placement.Int(1), MaxSurge: placement.Int(0),
+		Template:    api.PodTemplate{Labels: map[string]string{"app": "agent"}},
+		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: api.Int(1), MaxSurge: api.Int(0),
 		}},
 	}
-	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-agent"}
-	var nodes []placement.Node
-	var pods []placement.Pod
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-agent"}
+	var nodes []api.Node
+	var pods []api.Pod
 	for i, ready := range []bool{true, true, false} {
 		node := fmt.Sprintf("node-%d", i)
-		nodes = append(nodes, placement.Node{Name: node})
-		pods = append(pods, placement.Pod{
+		nodes = append(nodes, api.Node{Name: node})
+		pods = append(pods, api.Pod{
 			Namespace: "default", Name: "agent-old-" + node, Controller: owner, NodeName: node,
-			Labels:  map[string]string{"app": "agent", placement.LabelRevisionHash: "old", placement.LabelTemplateGeneration: "1"},
-			Phase:   placement.PodRunning,
+			Labels:  map[string]string{"app": "agent", api.LabelRevisionHash: "old", api.LabelTemplateGeneration: "1"},
+			Phase:   api.PodRunning,
 			Ready:   ready,
 			Created: now.Add(-time.Hour),
 		})

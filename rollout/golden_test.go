@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/taints"
@@ -27,33 +27,33 @@ func TestGoldenRollouts(t *testing.T) {
 	controlPlane := taints.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}
 	scenarios := []struct {
 		name     string
-		strategy placement.UpdateStrategy
+		strategy api.UpdateStrategy
 		tainted  bool // node-0 tainted control-plane:NoSchedule, tolerated by v1 only
 		hangV1   bool // v1 pods never become Ready
 	}{
-		{name: "maxUnavailable 2, 5 nodes", strategy: maxUnavailable(placement.Int(2))},
-		{name: "maxSurge 2, 5 nodes", strategy: maxSurge(placement.Int(2))},
-		{name: "all old unready, maxUnavailable 3", strategy: maxUnavailable(placement.Int(3)), hangV1: true},
-		{name: "all old unready, maxSurge 3", strategy: maxSurge(placement.Int(3)), hangV1: true},
-		{name: "toleration removed, maxSurge 1", strategy: maxSurge(placement.Int(1)), tainted: true},
+		{name: "maxUnavailable 2, 5 nodes", strategy: maxUnavailable(api.Int(2))},
+		{name: "maxSurge 2, 5 nodes", strategy: maxSurge(api.Int(2))},
+		{name: "all old unready, maxUnavailable 3", strategy: maxUnavailable(api.Int(3)), hangV1: true},
+		{name: "all old unready, maxSurge 3", strategy: maxSurge(api.Int(3)), hangV1: true},
+		{name: "toleration removed, maxSurge 1", strategy: maxSurge(api.Int(1)), tainted: true},
 	}
 	var b strings.Builder
 	for _, sc := range scenarios {
 		fmt.Fprintf(&b, "== %s\n", sc.name)
-		nodes := make([]placement.Node, 5)
+		nodes := make([]api.Node, 5)
 		for i := range nodes {
-			nodes[i] = placement.Node{Name: fmt.Sprintf("node-%d", i)}
+			nodes[i] = api.Node{Name: fmt.Sprintf("node-%d", i)}
 		}
 		v1 := simTemplate("v1")
 		if sc.tainted {
 			nodes[0].Taints = []taints.Taint{controlPlane}
 			v1.Tolerations = []taints.Toleration{{Key: controlPlane.Key, Operator: taints.Exists}}
 		}
-		ds := placement.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
+		ds := api.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
 			Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, UpdateStrategy: sc.strategy}
 		c := sim.New(ds, v1, nodes, t0)
 		if sc.hangV1 {
-			c.FateOf = func(string, *placement.Pod) sim.Fate { return sim.Hang }
+			c.FateOf = func(string, *api.Pod) sim.Fate { return sim.Hang }
 		}
 		trace(t, &b, c, false)
 		c.FateOf = nil
@@ -74,7 +74,7 @@ func TestGoldenRollouts(t *testing.T) {
 }
 
 func simTemplate(image string) sim.Template {
-	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{Labels: map[string]string{"app": "foo"}, RestartPolicy: "Always"}}
+	return sim.Template{Image: image, PodTemplate: api.PodTemplate{Labels: map[string]string{"app": "foo"}, RestartPolicy: "Always"}}
 }
 
 // trace syncs c, advancing ReadyAfter after each sync, until a sync does

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -24,32 +25,32 @@ const (
 	genOld  = "1"
 )
 
-func maxUnavailable(v *placement.IntOrPercent) placement.UpdateStrategy {
-	return rollingUpdate(v, placement.Int(0))
+func maxUnavailable(v *api.IntOrPercent) api.UpdateStrategy {
+	return rollingUpdate(v, api.Int(0))
 }
 
-func maxSurge(v *placement.IntOrPercent) placement.UpdateStrategy {
-	return rollingUpdate(placement.Int(0), v)
+func maxSurge(v *api.IntOrPercent) api.UpdateStrategy {
+	return rollingUpdate(api.Int(0), v)
 }
 
-func newDS(strategy placement.UpdateStrategy) *placement.DaemonSet {
-	return &placement.DaemonSet{
+func newDS(strategy api.UpdateStrategy) *api.DaemonSet {
+	return &api.DaemonSet{
 		Namespace:      "default",
 		Name:           "foo",
 		UID:            "uid-foo",
 		Generation:     2,
-		Annotations:    map[string]string{placement.AnnotationTemplateGeneration: genNew},
+		Annotations:    map[string]string{api.AnnotationTemplateGeneration: genNew},
 		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
-		Template:       placement.PodTemplate{Labels: map[string]string{"app": "foo"}},
+		Template:       api.PodTemplate{Labels: map[string]string{"app": "foo"}},
 		UpdateStrategy: strategy,
 	}
 }
 
 // fixture is one hand-built snapshot.
 type fixture struct {
-	ds    *placement.DaemonSet
-	nodes []placement.Node
-	pods  []placement.Pod
+	ds    *api.DaemonSet
+	nodes []api.Node
+	pods  []api.Pod
 }
 
 // nodeName is the i-th node of a layout; zero-padded so that name order is
@@ -72,26 +73,26 @@ func nodeName(i int) string { return fmt.Sprintf("node-%03d", i) }
 //	F           old pod in phase Failed.
 //
 // Pods are named <node>-<kind><j>, e.g. node-003-old0.
-func build(strategy placement.UpdateStrategy, layout ...string) *fixture {
+func build(strategy api.UpdateStrategy, layout ...string) *fixture {
 	f := &fixture{ds: newDS(strategy)}
-	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: "foo", UID: "uid-foo"}
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "foo", UID: "uid-foo"}
 	for i, entry := range layout {
 		node := nodeName(i)
 		switch {
 		case strings.HasPrefix(entry, "!"):
 			entry = entry[1:]
-			f.nodes = append(f.nodes, placement.Node{Name: node, Taints: []taints.Taint{{Key: "dedicated", Value: "other", Effect: taints.NoSchedule}}})
+			f.nodes = append(f.nodes, api.Node{Name: node, Taints: []taints.Taint{{Key: "dedicated", Value: "other", Effect: taints.NoSchedule}}})
 		case strings.HasPrefix(entry, "?"):
 			entry = entry[1:]
 		default:
-			f.nodes = append(f.nodes, placement.Node{Name: node})
+			f.nodes = append(f.nodes, api.Node{Name: node})
 		}
 		for j, letter := range entry {
-			p := placement.Pod{
+			p := api.Pod{
 				Namespace:  "default",
 				Controller: owner,
 				NodeName:   node,
-				Phase:      placement.PodRunning,
+				Phase:      api.PodRunning,
 				Created:    t0.Add(-2*time.Hour + time.Duration(j)*time.Minute),
 			}
 			hash, gen, kind := hashOld, genOld, "old"
@@ -103,16 +104,16 @@ func build(strategy placement.UpdateStrategy, layout ...string) *fixture {
 			}
 			p.Name = fmt.Sprintf("%s-%s%d", node, kind, j)
 			p.UID = "uid-" + p.Name
-			p.Labels = map[string]string{"app": "foo", placement.LabelRevisionHash: hash, placement.LabelTemplateGeneration: gen}
+			p.Labels = map[string]string{"app": "foo", api.LabelRevisionHash: hash, api.LabelTemplateGeneration: gen}
 			switch letter {
 			case 'O', 'N', 'G', 'T':
 				p.Ready, p.ReadySince = true, t0.Add(-time.Hour)
 			case 'm':
 				p.Ready, p.ReadySince = true, t0.Add(-5*time.Second)
 			case 'o', 'n':
-				p.Phase = placement.PodPending
+				p.Phase = api.PodPending
 			case 'F':
-				p.Phase = placement.PodFailed
+				p.Phase = api.PodFailed
 			default:
 				panic("build: unknown letter " + string(letter))
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 )
 
@@ -25,7 +26,7 @@ func (b Budgets) Surge() bool { return b.MaxSurge > 0 }
 // (SPEC 4.2): ints as they are, percentages of desired rounded up, a nil
 // maxSurge as 0, and both zero (with desired > 0) as maxUnavailable 1. A nil
 // maxUnavailable or a malformed string is an error, as upstream.
-func ResolveBudgets(ds *placement.DaemonSet, desired int) (Budgets, error) {
+func ResolveBudgets(ds *api.DaemonSet, desired int) (Budgets, error) {
 	b := Budgets{Desired: desired}
 	var err error
 	if b.MaxUnavailable, err = placement.UnavailableCount(ds, desired); err != nil {
@@ -55,7 +56,7 @@ type Step struct {
 type bucket struct {
 	node    string
 	index   int // index in the cluster's node list; -1 for a vanished node
-	pods    []*placement.Pod
+	pods    []*api.Pod
 	desired bool
 }
 
@@ -88,12 +89,12 @@ func buckets(cl *placement.Cluster) (out []bucket, desired int) {
 
 // splitPods finds the one new and the one old pod on a node, ignoring pods
 // being deleted (SPEC 4.1). ok is false when the node has two of either.
-func splitPods(pods []*placement.Pod, hash string, gen *int64) (newPod, oldPod *placement.Pod, ok bool) {
+func splitPods(pods []*api.Pod, hash string, gen *int64) (newPod, oldPod *api.Pod, ok bool) {
 	for _, p := range pods {
 		if p.Deleting {
 			continue
 		}
-		if placement.IsUpdated(p, hash, gen) {
+		if api.IsUpdated(p, hash, gen) {
 			if newPod != nil {
 				return nil, nil, false
 			}
@@ -132,8 +133,8 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 	if err != nil {
 		return step, err
 	}
-	available := func(p *placement.Pod) bool { return placement.IsAvailable(p, ds.MinReadySeconds, now) }
-	del := func(p *placement.Pod, node string, why placement.DeleteReason) {
+	available := func(p *api.Pod) bool { return api.IsAvailable(p, ds.MinReadySeconds, now) }
+	del := func(p *api.Pod, node string, why placement.DeleteReason) {
 		step.Delete = append(step.Delete, placement.Delete{Pod: p.Name, Node: node, Reason: why})
 	}
 

@@ -3,6 +3,7 @@ package rollout_test
 import (
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/google/go-cmp/cmp"
@@ -14,7 +15,7 @@ import (
 type rollingCase struct {
 	name       string
 	reason     string
-	strategy   placement.UpdateStrategy
+	strategy   api.UpdateStrategy
 	layout     []string
 	minReady   int32
 	wantDelete []placement.Delete
@@ -29,13 +30,13 @@ var rollingCases = []rollingCase{
 	{
 		name:     "template unchanged, non-surge",
 		reason:   "TestDaemonSetUpdatesNoTemplateChanged: every pod is new and available",
-		strategy: maxUnavailable(placement.Int(1)),
+		strategy: maxUnavailable(api.Int(1)),
 		layout:   uniform(5, "N"),
 	},
 	{
 		name:     "template unchanged, surge",
 		reason:   "TestDaemonSetUpdatesNoTemplateChanged with maxSurge",
-		strategy: maxSurge(placement.Int(2)),
+		strategy: maxSurge(api.Int(2)),
 		layout:   uniform(5, "N"),
 	},
 
@@ -43,131 +44,131 @@ var rollingCases = []rollingCase{
 	{
 		name:       "available old pods only within the budget",
 		reason:     "maxUnavailable 2 of 5 available old pods: the first 2 by node name",
-		strategy:   maxUnavailable(placement.Int(2)),
+		strategy:   maxUnavailable(api.Int(2)),
 		layout:     uniform(5, "O"),
 		wantDelete: del(placement.Outdated, "node-000-old0", "node-001-old0"),
 	},
 	{
 		name:       "percent budget rounds up",
 		reason:     "50% of 3 → 2",
-		strategy:   maxUnavailable(placement.Percent("50%")),
+		strategy:   maxUnavailable(api.Percent("50%")),
 		layout:     uniform(3, "O"),
 		wantDelete: del(placement.Outdated, "node-000-old0", "node-001-old0"),
 	},
 	{
 		name:       "unavailable old pods outside the budget",
 		reason:     "every unavailable old pod is deleted even though maxUnavailable is 1",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     uniform(3, "o"),
 		wantDelete: del(placement.Outdated, "node-000-old0", "node-001-old0", "node-002-old0"),
 	},
 	{
 		name:       "unavailable old pod uses up the budget",
 		reason:     "node-001's unavailable old pod counts, so no available old pod is added (remaining = 1 − 1)",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"O", "o", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:       "failed old pod is an unavailable old pod",
 		reason:     "failed pods are not skipped by findUpdatedPodsOnNode; not Ready → replaced outside the budget",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"F", "O"},
 		wantDelete: del(placement.Outdated, "node-000-old0"),
 	},
 	{
 		name:       "duplicate old pods count unavailable",
 		reason:     "ok=false on node-000 → numUnavailable 1 of 2: one available old pod goes",
-		strategy:   maxUnavailable(placement.Int(2)),
+		strategy:   maxUnavailable(api.Int(2)),
 		layout:     []string{"OO", "O", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:       "duplicate new pods count unavailable",
 		reason:     "two new pods on a node also give ok=false",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"NN", "O"},
 		wantDelete: nil,
 	},
 	{
 		name:       "empty desired node counts unavailable",
 		reason:     "a desired node without pods is visited and counted",
-		strategy:   maxUnavailable(placement.Int(2)),
+		strategy:   maxUnavailable(api.Int(2)),
 		layout:     []string{"", "O", "O", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:       "old and new on one node count unavailable",
 		reason:     "both present → numUnavailable++ even though both are available",
-		strategy:   maxUnavailable(placement.Int(2)),
+		strategy:   maxUnavailable(api.Int(2)),
 		layout:     []string{"ON", "O", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:       "terminating-only node counts unavailable",
 		reason:     "pods being deleted are ignored: the node has neither old nor new",
-		strategy:   maxUnavailable(placement.Int(2)),
+		strategy:   maxUnavailable(api.Int(2)),
 		layout:     []string{"T", "O", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:       "terminating pod ignored when classifying",
 		reason:     "node-000 has one terminating and one available old pod: only the latter is seen",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"TO", "O"},
 		wantDelete: del(placement.Outdated, "node-000-old1"),
 	},
 	{
 		name:       "available new pod does not count",
 		reason:     "only-new and available leaves the budget untouched",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"N", "O", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:     "unavailable new pod counts",
 		reason:   "only-new and not available uses the whole budget of 1",
-		strategy: maxUnavailable(placement.Int(1)),
+		strategy: maxUnavailable(api.Int(1)),
 		layout:   []string{"n", "O"},
 	},
 	{
 		name:       "updated by template generation",
 		reason:     "SPEC 4.1: generation match alone makes node-000's pod new, so node-001 is the first candidate",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"G", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
 	},
 	{
 		name:       "old pod on a node that should not run is a candidate",
 		reason:     "the non-surge path visits every bucket and never asks shouldRun; desired is 1 so maxUnavailable 1",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"!O", "O"},
 		wantDelete: del(placement.Outdated, "node-000-old0"),
 	},
 	{
 		name:       "old pod on a vanished node is a candidate",
 		reason:     "the non-surge path never looks nodes up, so no error",
-		strategy:   maxUnavailable(placement.Int(1)),
+		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"?O", "O"},
 		wantDelete: del(placement.Outdated, "node-000-old0"),
 	},
 	{
 		name:     "TestDaemonSetUpdatesSaveOldHealthyPods",
 		reason:   "20 nodes, 10 unavailable new and 10 available old, maxUnavailable 10: the healthy old pods stay",
-		strategy: maxUnavailable(placement.Int(10)),
+		strategy: maxUnavailable(api.Int(10)),
 		layout:   append(uniform(10, "n"), uniform(10, "O")...),
 	},
 	{
 		name:       "TestDaemonSetUpdatesAllOldNotReadyPodsAndNewNotReadyPods",
 		reason:     "100 nodes, maxUnavailable 10: 88 unavailable new + 2 unavailable old + 10 available old → exactly the 2 unavailable old",
-		strategy:   maxUnavailable(placement.Int(10)),
+		strategy:   maxUnavailable(api.Int(10)),
 		layout:     join(uniform(88, "n"), uniform(2, "o"), uniform(10, "O")),
 		wantDelete: del(placement.Outdated, "node-088-old0", "node-089-old0"),
 	},
 	{
 		name:       "TestDaemonSetUpdatesAllOldNotReadyPodsAndNewNotReadyPods, available old visited first",
 		reason:     "the available old pods are candidates when visited, but the final remaining = 10 − 90 clamps to 0",
-		strategy:   maxUnavailable(placement.Int(10)),
+		strategy:   maxUnavailable(api.Int(10)),
 		layout:     join(uniform(10, "O"), uniform(2, "o"), uniform(88, "n")),
 		wantDelete: del(placement.Outdated, "node-010-old0", "node-011-old0"),
 	},
@@ -176,42 +177,42 @@ var rollingCases = []rollingCase{
 	{
 		name:       "surge candidates limited by maxSurge",
 		reason:     "maxSurge 2 of 5 available old pods: new pods on the first 2 nodes by name, nothing deleted",
-		strategy:   maxSurge(placement.Int(2)),
+		strategy:   maxSurge(api.Int(2)),
 		layout:     uniform(5, "O"),
 		wantCreate: []string{"node-000", "node-001"},
 	},
 	{
 		name:       "surge percent rounds up",
 		reason:     "100% of 3 → 3",
-		strategy:   maxSurge(placement.Percent("100%")),
+		strategy:   maxSurge(api.Percent("100%")),
 		layout:     uniform(3, "O"),
 		wantCreate: []string{"node-000", "node-001", "node-002"},
 	},
 	{
 		name:       "unavailable old pods get a new pod at once",
 		reason:     "allowedNewNodes bypass maxSurge 1",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     uniform(3, "o"),
 		wantCreate: []string{"node-000", "node-001", "node-002"},
 	},
 	{
 		name:       "allowed nodes come before candidates",
 		reason:     "node-001 (unavailable old) is allowed; node-000 is the one candidate maxSurge 1 admits; upstream issues allowed first",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"O", "o", "O"},
 		wantCreate: []string{"node-001", "node-000"},
 	},
 	{
 		name:       "unavailable new pod counts against the surge",
 		reason:     "node-000 holds old + unavailable new → numSurge 1 of 2",
-		strategy:   maxSurge(placement.Int(2)),
+		strategy:   maxSurge(api.Int(2)),
 		layout:     []string{"On", "O", "O"},
 		wantCreate: []string{"node-001"},
 	},
 	{
 		name:       "new pod not yet available for minReadySeconds",
 		reason:     "Ready 5 s of minReadySeconds 10 is not available: surge used up, old kept",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"Om", "O"},
 		minReady:   10,
 		wantCreate: nil,
@@ -219,7 +220,7 @@ var rollingCases = []rollingCase{
 	{
 		name:       "available new pod replaces the old one",
 		reason:     "old + available new → delete old; the surge is free again for node-001",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"ON", "O"},
 		wantDelete: del(placement.SurgeReplaced, "node-000-old0"),
 		wantCreate: []string{"node-001"},
@@ -227,20 +228,20 @@ var rollingCases = []rollingCase{
 	{
 		name:     "duplicates count against the surge",
 		reason:   "ok=false → numSurge++",
-		strategy: maxSurge(placement.Int(1)),
+		strategy: maxSurge(api.Int(1)),
 		layout:   []string{"OO", "O"},
 	},
 	{
 		name:       "empty desired node is left to manage",
 		reason:     "no old pod: nothing, and it does not count against the surge",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"", "O"},
 		wantCreate: []string{"node-001"},
 	},
 	{
 		name:       "old pod on a no-longer-eligible node goes with surplus availability",
 		reason:     "3 available pods, 2 desired → deletable 1; node-000's old pod goes (TestDaemonSetUpdatesPodsNotMatchTainstWithMaxSurge)",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"!O", "O", "O"},
 		wantDelete: del(placement.Unschedulable, "node-000-old0"),
 		wantCreate: []string{"node-001"},
@@ -248,14 +249,14 @@ var rollingCases = []rollingCase{
 	{
 		name:       "old pod on a no-longer-eligible node stays without surplus",
 		reason:     "2 available pods for 2 desired: the pod on node-000 is kept",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"!O", "O", "o"},
 		wantCreate: []string{"node-002", "node-001"},
 	},
 	{
 		name:       "unavailable old pod on a no-longer-eligible node goes at once",
 		reason:     "not available and !shouldRun → delete now, regardless of availability",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"!o", "O"},
 		wantDelete: del(placement.Outdated, "node-000-old0"),
 		wantCreate: []string{"node-001"},
@@ -263,21 +264,21 @@ var rollingCases = []rollingCase{
 	{
 		name:     "vanished node whose only pod is old",
 		reason:   "the surge path looks the node up and fails",
-		strategy: maxSurge(placement.Int(1)),
+		strategy: maxSurge(api.Int(1)),
 		layout:   []string{"?O", "O"},
 		wantErr:  true,
 	},
 	{
 		name:     "vanished node whose only pod is old and unavailable",
 		reason:   "the lookup comes before the availability check",
-		strategy: maxSurge(placement.Int(1)),
+		strategy: maxSurge(api.Int(1)),
 		layout:   []string{"?o", "O"},
 		wantErr:  true,
 	},
 	{
 		name:       "vanished node whose only pod is new",
 		reason:     "no old pod → no lookup; its available pod counts toward numAvailable",
-		strategy:   maxSurge(placement.Int(1)),
+		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"?N", "!O", "O"},
 		wantDelete: del(placement.Unschedulable, "node-001-old0"),
 		wantCreate: []string{"node-002"},
@@ -307,7 +308,7 @@ func TestRollingUpdate(t *testing.T) {
 // TestRollingUpdateBudgets checks that the step reports the budgets it
 // used, resolved against the nodes that should run the pod.
 func TestRollingUpdateBudgets(t *testing.T) {
-	f := build(maxSurge(placement.Percent("50%")), "!O", "O", "O", "?O", "O")
+	f := build(maxSurge(api.Percent("50%")), "!O", "O", "O", "?O", "O")
 	got, err := f.step(t)
 	require.Error(t, err, "vanished node with an old pod in surge mode")
 	want := rollout.Budgets{Desired: 3, MaxSurge: 2}
@@ -347,8 +348,8 @@ func TestRollingUpdateIgnoresInputOrder(t *testing.T) {
 	})
 }
 
-func cloneNodes(ns []placement.Node) []placement.Node {
-	out := make([]placement.Node, len(ns))
+func cloneNodes(ns []api.Node) []api.Node {
+	out := make([]api.Node, len(ns))
 	for i, n := range ns {
 		out[i] = n
 		out[i].Taints = append(n.Taints[:0:0], n.Taints...)
@@ -356,8 +357,8 @@ func cloneNodes(ns []placement.Node) []placement.Node {
 	return out
 }
 
-func clonePods(ps []placement.Pod) []placement.Pod {
-	out := make([]placement.Pod, len(ps))
+func clonePods(ps []api.Pod) []api.Pod {
+	out := make([]api.Pod, len(ps))
 	for i, p := range ps {
 		out[i] = p
 		out[i].Labels = make(map[string]string, len(p.Labels))

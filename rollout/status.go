@@ -3,7 +3,7 @@ package rollout
 import (
 	"fmt"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // RolloutStatus is what `kubectl rollout status` reports for a DaemonSet.
@@ -19,8 +19,8 @@ type RolloutStatus struct {
 
 // StatusMessage renders kubectl's rollout status for ds with status s and
 // generation (SPEC 6.3).
-func StatusMessage(ds *placement.DaemonSet, s placement.Status) RolloutStatus {
-	if ds.UpdateStrategy.Type != placement.RollingUpdate {
+func StatusMessage(ds *api.DaemonSet, s api.Status) RolloutStatus {
+	if ds.UpdateStrategy.Type != api.RollingUpdate {
 		return RolloutStatus{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}
 	}
 	if ds.Generation > s.ObservedGeneration {

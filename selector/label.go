@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // Requirement is one condition of a Selector: a key, an operator and its

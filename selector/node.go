@@ -3,7 +3,7 @@ package selector
 import (
 	"strconv"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // MismatchKind says which part of a pod's node constraints a node failed.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // Shorthands for building node selectors in tables.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 func TestParse(t *testing.T) {

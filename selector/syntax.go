@@ -1,9 +1,10 @@
 package selector
 
 import (
-	"github.com/daemonplan/daemonplan/internal/decimal"
 	"strconv"
 	"strings"
+
+	"github.com/daemonplan/daemonplan/internal/decimal"
 )
 
 // Length limits of label syntax (SPEC 8.4).

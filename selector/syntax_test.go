@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // errRow is the structural part of a field error that tests compare.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 )
@@ -13,17 +13,17 @@ import (
 // Example rolls an image update over three nodes with maxUnavailable 1,
 // printing what each sync does and what `kubectl rollout status` says.
 func Example() {
-	ds := placement.DaemonSet{
+	ds := api.DaemonSet{
 		Namespace: "default", Name: "agent", UID: "uid-agent",
 		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-			MaxUnavailable: placement.Int(1), MaxSurge: placement.Int(0),
+		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: api.Int(1), MaxSurge: api.Int(0),
 		}},
 	}
 	tmpl := func(image string) sim.Template {
-		return sim.Template{Image: image, PodTemplate: placement.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"}}
+		return sim.Template{Image: image, PodTemplate: api.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"}}
 	}
-	nodes := []placement.Node{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}}
+	nodes := []api.Node{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}}
 	c := sim.New(ds, tmpl("agent:v1"), nodes, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 
 	roll := func() {

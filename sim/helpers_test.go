@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/taints"
@@ -17,18 +17,18 @@ import (
 // start is the simulated clock's origin.
 var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-func unavailableStrategy(n int32) placement.UpdateStrategy {
-	return placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-		MaxUnavailable: placement.Int(n), MaxSurge: placement.Int(0)}}
+func unavailableStrategy(n int32) api.UpdateStrategy {
+	return api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+		MaxUnavailable: api.Int(n), MaxSurge: api.Int(0)}}
 }
 
-func surgeStrategy(n int32) placement.UpdateStrategy {
-	return placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-		MaxUnavailable: placement.Int(0), MaxSurge: placement.Int(n)}}
+func surgeStrategy(n int32) api.UpdateStrategy {
+	return api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+		MaxUnavailable: api.Int(0), MaxSurge: api.Int(n)}}
 }
 
-func daemonSet(strategy placement.UpdateStrategy) placement.DaemonSet {
-	return placement.DaemonSet{
+func daemonSet(strategy api.UpdateStrategy) api.DaemonSet {
+	return api.DaemonSet{
 		Namespace:      "default",
 		Name:           "foo",
 		UID:            "uid-foo",
@@ -38,17 +38,17 @@ func daemonSet(strategy placement.UpdateStrategy) placement.DaemonSet {
 }
 
 func template(image string, tols ...taints.Toleration) sim.Template {
-	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{
+	return sim.Template{Image: image, PodTemplate: api.PodTemplate{
 		Labels:        map[string]string{"app": "foo"},
 		RestartPolicy: "Always",
 		Tolerations:   tols,
 	}}
 }
 
-func plainNodes(n int) []placement.Node {
-	nodes := make([]placement.Node, n)
+func plainNodes(n int) []api.Node {
+	nodes := make([]api.Node, n)
 	for i := range nodes {
-		nodes[i] = placement.Node{Name: fmt.Sprintf("node-%d", i)}
+		nodes[i] = api.Node{Name: fmt.Sprintf("node-%d", i)}
 	}
 	return nodes
 }
@@ -99,7 +99,7 @@ func untilQuiet(t testing.TB, c *sim.Cluster, limit int) []string {
 
 // running starts a cluster on nodes and rolls out its first template, so
 // that every eligible node runs a Ready pod of image v1.
-func running(t testing.TB, strategy placement.UpdateStrategy, nodes []placement.Node, tols ...taints.Toleration) *sim.Cluster {
+func running(t testing.TB, strategy api.UpdateStrategy, nodes []api.Node, tols ...taints.Toleration) *sim.Cluster {
 	t.Helper()
 	c := sim.New(daemonSet(strategy), template("v1", tols...), nodes, start)
 	untilQuiet(t, c, 10)
@@ -111,10 +111,10 @@ func images(c *sim.Cluster) map[string]int {
 	out := map[string]int{}
 	byHash := map[string]string{}
 	for _, r := range c.Revisions {
-		byHash[r.Labels[placement.LabelRevisionHash]] = imageOf(r.Data)
+		byHash[r.Labels[api.LabelRevisionHash]] = imageOf(r.Data)
 	}
 	for _, p := range c.Pods {
-		out[byHash[p.Labels[placement.LabelRevisionHash]]]++
+		out[byHash[p.Labels[api.LabelRevisionHash]]]++
 	}
 	return out
 }

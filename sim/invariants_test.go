@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/sim"
@@ -21,9 +22,9 @@ import (
 
 // snapshot is the cluster as one sync read it.
 type snapshot struct {
-	ds    placement.DaemonSet
-	nodes []placement.Node
-	pods  []placement.Pod
+	ds    api.DaemonSet
+	nodes []api.Node
+	pods  []api.Pod
 	now   time.Time
 }
 
@@ -45,7 +46,7 @@ func (s snapshot) budgets() budgets {
 		}
 	}
 	ru := s.ds.UpdateStrategy.RollingUpdate
-	if s.ds.UpdateStrategy.Type != placement.RollingUpdate || ru == nil {
+	if s.ds.UpdateStrategy.Type != api.RollingUpdate || ru == nil {
 		return b
 	}
 	b.maxUnavailable = scale(ru.MaxUnavailable, b.desired)
@@ -57,7 +58,7 @@ func (s snapshot) budgets() budgets {
 }
 
 // scale resolves the budgets the generators draw: ints and "N%".
-func scale(v *placement.IntOrPercent, desired int) int {
+func scale(v *api.IntOrPercent, desired int) int {
 	if v == nil {
 		return 0
 	}
@@ -76,7 +77,7 @@ func scale(v *placement.IntOrPercent, desired int) int {
 type nodeState struct {
 	name      string
 	desired   bool
-	old, new_ []*placement.Pod
+	old, new_ []*api.Pod
 }
 
 // visited lists the nodes the rolling update visits: every node that
@@ -107,11 +108,11 @@ func (s snapshot) visited(hash string) []nodeState {
 	return out
 }
 
-func (s snapshot) available(p *placement.Pod) bool {
+func (s snapshot) available(p *api.Pod) bool {
 	return reference.Available(p, s.ds.MinReadySeconds, s.now)
 }
 
-func (s snapshot) pod(name string) *placement.Pod {
+func (s snapshot) pod(name string) *api.Pod {
 	for i := range s.pods {
 		if s.pods[i].Name == name {
 			return &s.pods[i]
@@ -222,19 +223,19 @@ func checkSurplus(s snapshot, p daemonplan.Plan) error {
 
 // checkPodsPerNode: once the plan is applied, outside surge no node holds
 // two running pods; with surge no node holds two new (or two old) ones.
-func checkPodsPerNode(s snapshot, p daemonplan.Plan, after []placement.Pod) error {
+func checkPodsPerNode(s snapshot, p daemonplan.Plan, after []api.Pod) error {
 	return reference.CheckOnePodPerNode(&s.ds, s.nodes, after, p.Hash, reference.Surge(&s.ds))
 }
 
 // recountStatus counts the status of SPEC 6.1 from the snapshot: per node
 // that should run the pod, its oldest pod decides ready, available and
 // updated; nodes that should not run it but hold a pod are misscheduled.
-func recountStatus(s snapshot, hash string) placement.Status {
+func recountStatus(s snapshot, hash string) api.Status {
 	gen := reference.Generation(&s.ds)
-	var st placement.Status
+	var st api.Status
 	for i := range s.nodes {
 		n := &s.nodes[i]
-		var pods []*placement.Pod
+		var pods []*api.Pod
 		for j := range s.pods {
 			if s.pods[j].NodeName == n.Name && s.pods[j].Controller != nil && s.pods[j].Controller.UID == s.ds.UID {
 				pods = append(pods, &s.pods[j])
@@ -285,7 +286,7 @@ func checkStatus(s snapshot, p daemonplan.Plan) error {
 }
 
 // checkSync runs every per-sync invariant.
-func checkSync(s snapshot, p daemonplan.Plan, after []placement.Pod) error {
+func checkSync(s snapshot, p daemonplan.Plan, after []api.Pod) error {
 	var deletes []string
 	for _, d := range p.Delete {
 		deletes = append(deletes, d.Pod)
@@ -319,8 +320,8 @@ func checkConverged(s snapshot, hash string) error {
 		switch {
 		case len(pods) != 1:
 			errs = append(errs, fmt.Errorf("node %s holds %d pods", n.Name, len(pods)))
-		case pods[0].Labels[placement.LabelRevisionHash] != hash:
-			errs = append(errs, fmt.Errorf("node %s runs %s of revision %s, want %s", n.Name, pods[0].Name, pods[0].Labels[placement.LabelRevisionHash], hash))
+		case pods[0].Labels[api.LabelRevisionHash] != hash:
+			errs = append(errs, fmt.Errorf("node %s runs %s of revision %s, want %s", n.Name, pods[0].Name, pods[0].Labels[api.LabelRevisionHash], hash))
 		case !s.available(pods[0]):
 			errs = append(errs, fmt.Errorf("node %s: pod %s is not available (phase %s, ready %v)", n.Name, pods[0].Name, pods[0].Phase, pods[0].Ready))
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/taints"
@@ -28,16 +29,16 @@ var (
 	advances      = []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 )
 
-func drawStrategy(t *rapid.T) placement.UpdateStrategy {
-	budget := rapid.SampledFrom([]*placement.IntOrPercent{
-		placement.Int(1), placement.Int(2), placement.Int(3), placement.Percent("25%"), placement.Percent("50%"),
+func drawStrategy(t *rapid.T) api.UpdateStrategy {
+	budget := rapid.SampledFrom([]*api.IntOrPercent{
+		api.Int(1), api.Int(2), api.Int(3), api.Percent("25%"), api.Percent("50%"),
 	}).Draw(t, "budget")
 	if rapid.Bool().Draw(t, "surge") {
-		return placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-			MaxUnavailable: placement.Int(0), MaxSurge: budget}}
+		return api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: api.Int(0), MaxSurge: budget}}
 	}
-	return placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-		MaxUnavailable: budget, MaxSurge: placement.Int(0)}}
+	return api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+		MaxUnavailable: budget, MaxSurge: api.Int(0)}}
 }
 
 func drawTemplate(t *rapid.T) sim.Template {
@@ -51,8 +52,8 @@ func drawTemplate(t *rapid.T) sim.Template {
 	return tmpl
 }
 
-func drawNode(t *rapid.T, name string) placement.Node {
-	n := placement.Node{Name: name, Labels: map[string]string{}}
+func drawNode(t *rapid.T, name string) api.Node {
+	n := api.Node{Name: name, Labels: map[string]string{}}
 	if z := rapid.IntRange(0, len(zones)).Draw(t, "zone"); z < len(zones) {
 		n.Labels["zone"] = zones[z]
 	}
@@ -78,14 +79,14 @@ type rolloutMachine struct {
 
 func newRolloutMachine(t *rapid.T) *rolloutMachine {
 	n := rapid.IntRange(5, 30).Draw(t, "nodes")
-	nodes := make([]placement.Node, n)
+	nodes := make([]api.Node, n)
 	for i := range nodes {
 		nodes[i] = drawNode(t, fmt.Sprintf("node-%02d", i))
 	}
 	ds := daemonSet(drawStrategy(t))
 	ds.MinReadySeconds = rapid.SampledFrom([]int32{0, 5, 15}).Draw(t, "minReadySeconds")
 	m := &rolloutMachine{c: sim.New(ds, drawTemplate(t), nodes, start), t: t}
-	m.c.FateOf = func(string, *placement.Pod) sim.Fate {
+	m.c.FateOf = func(string, *api.Pod) sim.Fate {
 		if m.calm {
 			return sim.BecomeReady
 		}
@@ -115,7 +116,7 @@ func (m *rolloutMachine) sync(t *rapid.T) daemonplan.Plan {
 
 // editNode replaces node i with a copy changed by edit: nodes are shared
 // with earlier snapshots, so never changed in place.
-func (m *rolloutMachine) editNode(t *rapid.T, edit func(n *placement.Node)) {
+func (m *rolloutMachine) editNode(t *rapid.T, edit func(n *api.Node)) {
 	i := rapid.IntRange(0, len(m.c.Nodes)-1).Draw(t, "node")
 	nodes := slices.Clone(m.c.Nodes)
 	n := nodes[i]
@@ -142,7 +143,7 @@ func (m *rolloutMachine) actions() map[string]func(*rapid.T) {
 		},
 		"taint": func(t *rapid.T) {
 			taint := rapid.SampledFrom(taintPool).Draw(t, "taint")
-			m.editNode(t, func(n *placement.Node) {
+			m.editNode(t, func(n *api.Node) {
 				if i := slices.Index(n.Taints, taint); i >= 0 {
 					n.Taints = slices.Delete(n.Taints, i, i+1)
 				} else {
@@ -152,7 +153,7 @@ func (m *rolloutMachine) actions() map[string]func(*rapid.T) {
 		},
 		"label": func(t *rapid.T) {
 			z := rapid.IntRange(0, len(zones)).Draw(t, "zone")
-			m.editNode(t, func(n *placement.Node) {
+			m.editNode(t, func(n *api.Node) {
 				if z == len(zones) {
 					delete(n.Labels, "zone")
 				} else {
@@ -190,8 +191,8 @@ func (m *rolloutMachine) settle(t *rapid.T, limit int) int {
 func (m *rolloutMachine) endHangs() {
 	for i := range m.c.Pods {
 		p := &m.c.Pods[i]
-		if p.Phase == placement.PodPending && !p.Created.Add(m.c.ReadyAfter).After(m.c.Now) {
-			p.Phase, p.Ready, p.ReadySince = placement.PodRunning, true, m.c.Now
+		if p.Phase == api.PodPending && !p.Created.Add(m.c.ReadyAfter).After(m.c.Now) {
+			p.Phase, p.Ready, p.ReadySince = api.PodRunning, true, m.c.Now
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/sim"
@@ -101,9 +102,9 @@ func TestRolloutScenarios(t *testing.T) {
 
 // hangingV1 runs v1 on 5 nodes with pods that never become Ready; pods
 // created afterwards become Ready.
-func hangingV1(t *testing.T, strategy placement.UpdateStrategy) *sim.Cluster {
+func hangingV1(t *testing.T, strategy api.UpdateStrategy) *sim.Cluster {
 	c := sim.New(daemonSet(strategy), template("v1"), plainNodes(5), start)
-	c.FateOf = func(string, *placement.Pod) sim.Fate { return sim.Hang }
+	c.FateOf = func(string, *api.Pod) sim.Fate { return sim.Hang }
 	require.Equal(t, []string{"create 5", "nothing"}, untilQuiet(t, c, 5))
 	c.FateOf = nil
 	return c
@@ -114,7 +115,7 @@ func hangingV1(t *testing.T, strategy placement.UpdateStrategy) *sim.Cluster {
 // the 10 healthy old pods then stay for good (SPEC 4.6).
 func TestDaemonSetUpdatesSaveOldHealthyPods(t *testing.T) {
 	c := running(t, unavailableStrategy(10), plainNodes(20))
-	c.FateOf = func(string, *placement.Pod) sim.Fate { return sim.Hang }
+	c.FateOf = func(string, *api.Pod) sim.Fate { return sim.Hang }
 	c.Update(template("v2"), "")
 	require.Equal(t, []string{"delete 10", "create 10", "nothing"}, untilQuiet(t, c, 10))
 	for range 5 {
@@ -131,7 +132,7 @@ func TestDaemonSetUpdatesSaveOldHealthyPods(t *testing.T) {
 // replaces nothing; a pod the user deletes comes back from the new
 // template (SPEC 4).
 func TestOnDeleteNeverReplacesOutdatedPods(t *testing.T) {
-	c := running(t, placement.UpdateStrategy{Type: placement.OnDelete}, plainNodes(3))
+	c := running(t, api.UpdateStrategy{Type: api.OnDelete}, plainNodes(3))
 	c.Update(template("v2"), "")
 	for range 5 {
 		p := syncOnce(t, c)
@@ -156,7 +157,7 @@ func TestOnDeleteNeverReplacesOutdatedPods(t *testing.T) {
 func TestRollbackMidRollout(t *testing.T) {
 	c := running(t, unavailableStrategy(1), plainNodes(4))
 	require.Len(t, c.Revisions, 1)
-	v1Hash := c.Revisions[0].Labels[placement.LabelRevisionHash]
+	v1Hash := c.Revisions[0].Labels[api.LabelRevisionHash]
 	c.Update(template("v2"), "")
 	for _, want := range []string{"delete 1", "create 1", "delete 1", "create 1"} {
 		require.Equal(t, want, syncCount(syncOnce(t, c)))
@@ -167,7 +168,7 @@ func TestRollbackMidRollout(t *testing.T) {
 	res, err := c.Rollback(1)
 	require.NoError(t, err)
 	require.Equal(t, revision.RolledBack, res.Outcome)
-	require.Equal(t, int64(3), *placement.TemplateGeneration(&c.DaemonSet))
+	require.Equal(t, int64(3), *api.TemplateGeneration(&c.DaemonSet))
 
 	before := hashes(c)
 	p := syncOnce(t, c)
@@ -185,7 +186,7 @@ func TestRollbackMidRollout(t *testing.T) {
 	require.Equal(t, []string{"create 1", "delete 1", "create 1", "nothing"}, untilQuiet(t, c, 10))
 	require.Equal(t, map[string]int{"v1": 4}, images(c))
 	for _, pod := range c.Pods {
-		require.Equal(t, v1Hash, pod.Labels[placement.LabelRevisionHash])
+		require.Equal(t, v1Hash, pod.Labels[api.LabelRevisionHash])
 	}
 	p = syncOnce(t, c)
 	require.True(t, p.Rollout.Done, p.Rollout.Message)
@@ -195,7 +196,7 @@ func TestRollbackMidRollout(t *testing.T) {
 func hashes(c *sim.Cluster) map[string]string {
 	out := map[string]string{}
 	for _, p := range c.Pods {
-		out[p.Name] = p.Labels[placement.LabelRevisionHash]
+		out[p.Name] = p.Labels[api.LabelRevisionHash]
 	}
 	return out
 }

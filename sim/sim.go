@@ -9,12 +9,14 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 )
@@ -35,22 +37,22 @@ const (
 // Template is a pod template as the simulator versions it: what decisions
 // read, plus an image that only changes the revision's content.
 type Template struct {
-	placement.PodTemplate
+	api.PodTemplate
 	Image string
 }
 
 // Cluster is the simulated cluster.
 type Cluster struct {
-	DaemonSet placement.DaemonSet
-	Nodes     []placement.Node
-	Pods      []placement.Pod
+	DaemonSet api.DaemonSet
+	Nodes     []api.Node
+	Pods      []api.Pod
 	Revisions []revision.Revision
 	Now       time.Time
 	Backoff   placement.Backoff
 	// ReadyAfter is how long a new pod takes to become Ready (or fail).
 	ReadyAfter time.Duration
 	// FateOf decides each new pod's fate; nil means BecomeReady.
-	FateOf func(node string, pod *placement.Pod) Fate
+	FateOf func(node string, pod *api.Pod) Fate
 	// Options are passed to every daemonplan.Sync.
 	Options daemonplan.Options
 
@@ -62,7 +64,7 @@ type Cluster struct {
 // New returns a cluster running ds (whose Template and image are given by
 // t) on nodes, at time start. ds is copied; its generation and template
 // generation start at 1 unless set.
-func New(ds placement.DaemonSet, t Template, nodes []placement.Node, start time.Time) *Cluster {
+func New(ds api.DaemonSet, t Template, nodes []api.Node, start time.Time) *Cluster {
 	c := &Cluster{
 		DaemonSet:  ds,
 		Nodes:      slices.Clone(nodes),
@@ -78,8 +80,8 @@ func New(ds placement.DaemonSet, t Template, nodes []placement.Node, start time.
 	if c.DaemonSet.Generation == 0 {
 		c.DaemonSet.Generation = 1
 	}
-	if _, ok := c.DaemonSet.Annotations[placement.AnnotationTemplateGeneration]; !ok {
-		c.DaemonSet.Annotations[placement.AnnotationTemplateGeneration] = "1"
+	if _, ok := c.DaemonSet.Annotations[api.AnnotationTemplateGeneration]; !ok {
+		c.DaemonSet.Annotations[api.AnnotationTemplateGeneration] = "1"
 	}
 	c.setTemplate(t)
 	return c
@@ -106,7 +108,7 @@ func (c *Cluster) Template() Template { return c.templates[string(c.DaemonSet.Te
 func (c *Cluster) Update(t Template, changeCause string) {
 	c.bumpGeneration()
 	if changeCause != "" {
-		c.DaemonSet.Annotations[placement.AnnotationChangeCause] = changeCause
+		c.DaemonSet.Annotations[api.AnnotationChangeCause] = changeCause
 	}
 	c.setTemplate(t)
 }
@@ -114,17 +116,17 @@ func (c *Cluster) Update(t Template, changeCause string) {
 func (c *Cluster) bumpGeneration() {
 	c.DaemonSet.Annotations = maps.Clone(c.DaemonSet.Annotations)
 	c.DaemonSet.Generation++
-	g := placement.TemplateGeneration(&c.DaemonSet)
+	g := api.TemplateGeneration(&c.DaemonSet)
 	next := int64(1)
 	if g != nil {
 		next = *g + 1
 	}
-	c.DaemonSet.Annotations[placement.AnnotationTemplateGeneration] = strconv.FormatInt(next, 10)
+	c.DaemonSet.Annotations[api.AnnotationTemplateGeneration] = strconv.FormatInt(next, 10)
 }
 
 // SetStrategy replaces the update strategy (a spec change: the generation
 // goes up, the template generation does not).
-func (c *Cluster) SetStrategy(s placement.UpdateStrategy) {
+func (c *Cluster) SetStrategy(s api.UpdateStrategy) {
 	c.DaemonSet.UpdateStrategy = s
 	c.DaemonSet.Generation++
 }
@@ -145,11 +147,7 @@ func (c *Cluster) Rollback(toRevision int64) (revision.RollbackResult, error) {
 	return res, nil
 }
 
-var errUnknownTemplate = errorString("sim: revision holds a template this cluster never set")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+var errUnknownTemplate = errors.New("sim: revision holds a template this cluster never set")
 
 // Sync plans one sync at the current time and applies the plan.
 func (c *Cluster) Sync() (daemonplan.Plan, error) {
@@ -170,7 +168,7 @@ func (c *Cluster) Sync() (daemonplan.Plan, error) {
 
 // Apply carries out a plan in the documented order.
 func (c *Cluster) Apply(p daemonplan.Plan) {
-	owner := &placement.OwnerRef{Kind: "DaemonSet", Name: c.DaemonSet.Name, UID: c.DaemonSet.UID}
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: c.DaemonSet.Name, UID: c.DaemonSet.UID}
 	// Revisions.
 	byName := func(name string) int {
 		return slices.IndexFunc(c.Revisions, func(r revision.Revision) bool {
@@ -207,7 +205,7 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 	for _, r := range p.Relabel {
 		if i, ok := podIndex[r.Pod]; ok {
 			c.Pods[i].Labels = maps.Clone(c.Pods[i].Labels)
-			c.Pods[i].Labels[placement.LabelRevisionHash] = r.Hash
+			c.Pods[i].Labels[api.LabelRevisionHash] = r.Hash
 		}
 	}
 	for _, n := range p.Adopt {
@@ -229,12 +227,12 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 			c.Revisions = slices.Delete(c.Revisions, i, i+1)
 		}
 	}
-	c.Pods = slices.DeleteFunc(c.Pods, func(pod placement.Pod) bool {
+	c.Pods = slices.DeleteFunc(c.Pods, func(pod api.Pod) bool {
 		return pod.Namespace == c.DaemonSet.Namespace && gone[pod.Name]
 	})
 	for _, cr := range p.Create {
 		c.seq++
-		pod := placement.Pod{
+		pod := api.Pod{
 			Namespace:            c.DaemonSet.Namespace,
 			Name:                 c.DaemonSet.Name + "-" + suffix(c.seq),
 			UID:                  c.DaemonSet.Name + "-pod-" + strconv.Itoa(c.seq),
@@ -242,7 +240,7 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 			Controller:           owner,
 			NodeName:             cr.Node,
 			RequiredNodeAffinity: cr.NodeAffinity,
-			Phase:                placement.PodPending,
+			Phase:                api.PodPending,
 			Created:              c.Now,
 		}
 		fate := BecomeReady
@@ -264,15 +262,15 @@ func (c *Cluster) Advance(d time.Duration) {
 	c.Now = c.Now.Add(d)
 	for i := range c.Pods {
 		pod := &c.Pods[i]
-		if pod.Phase != placement.PodPending || pod.Created.Add(c.ReadyAfter).After(c.Now) {
+		if pod.Phase != api.PodPending || pod.Created.Add(c.ReadyAfter).After(c.Now) {
 			continue
 		}
 		switch c.fates[pod.Name] {
 		case Hang:
 		case Fail:
-			pod.Phase = placement.PodFailed
+			pod.Phase = api.PodFailed
 		default:
-			pod.Phase = placement.PodRunning
+			pod.Phase = api.PodRunning
 			pod.Ready = true
 			pod.ReadySince = pod.Created.Add(c.ReadyAfter)
 		}

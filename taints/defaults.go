@@ -61,7 +61,7 @@ func MergeDaemonDefaults(tols []Toleration, hostNetwork bool) []Toleration {
 	defaults := DaemonDefaults(hostNetwork)
 	out := make([]Toleration, len(tols), len(tols)+len(defaults))
 	for i, t := range tols {
-		out[i] = cloneToleration(t)
+		out[i] = t.DeepCopy()
 	}
 	for _, d := range defaults {
 		replaced := false

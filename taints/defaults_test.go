@@ -129,7 +129,7 @@ func TestMergeDaemonDefaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := cloneTolerations(tc.in)
+			before := CloneTolerations(tc.in)
 			got := MergeDaemonDefaults(tc.in, tc.hostNetwork)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("MergeDaemonDefaults() mismatch (-want +got) (%s):\n%s", tc.reason, diff)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // FuzzTolerates checks, for arbitrary strings, that matching never panics,

@@ -134,7 +134,7 @@ func TestPropMergeLeavesInputAlone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tols := genTolerations.Draw(t, "tolerations")
 		hostNetwork := rapid.Bool().Draw(t, "hostNetwork")
-		before := cloneTolerations(tols)
+		before := CloneTolerations(tols)
 		out := MergeDaemonDefaults(tols, hostNetwork)
 		if diff := cmp.Diff(before, tols); diff != "" {
 			t.Fatalf("input changed by merge (-before +after):\n%s", diff)

@@ -70,7 +70,7 @@ func keyHash(k string) uint64 {
 // NewSet compiles tols under opts. It copies what it needs and keeps no
 // reference to tols or to its TolerationSeconds pointers.
 func NewSet(tols []Toleration, opts Options) Set {
-	s := Set{src: cloneTolerations(tols)}
+	s := Set{src: CloneTolerations(tols)}
 	keyed := make([]compiled, 0, len(tols))
 	for _, t := range tols {
 		c := compiled{key: t.Key, value: t.Value, effect: t.Effect}
@@ -140,7 +140,7 @@ func (s *Set) index(keyed []compiled) {
 // Tolerations returns a deep copy of the tolerations the set was built from,
 // in their original order.
 func (s *Set) Tolerations() []Toleration {
-	return cloneTolerations(s.src)
+	return CloneTolerations(s.src)
 }
 
 // Tolerates reports whether some toleration in the set tolerates t. It agrees
@@ -207,26 +207,4 @@ func (c *compiled) matches(t *Taint, bit uint8) bool {
 		return ok && n > c.num
 	}
 	return false
-}
-
-// cloneTolerations returns a copy of tols whose TolerationSeconds pointers
-// point to fresh values. A nil input gives nil.
-func cloneTolerations(tols []Toleration) []Toleration {
-	if tols == nil {
-		return nil
-	}
-	out := make([]Toleration, len(tols))
-	for i, t := range tols {
-		out[i] = cloneToleration(t)
-	}
-	return out
-}
-
-// cloneToleration returns t with its own copy of TolerationSeconds.
-func cloneToleration(t Toleration) Toleration {
-	if t.TolerationSeconds != nil {
-		v := *t.TolerationSeconds
-		t.TolerationSeconds = &v
-	}
-	return t
 }

@@ -3,7 +3,7 @@ package taints
 import (
 	"strings"
 
-	"github.com/daemonplan/daemonplan/internal/field"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -54,7 +54,7 @@ func ValidateTolerations(tols []Toleration) field.ErrorList {
 			}
 		case Exists:
 			if t.Value != "" {
-				errs = append(errs, field.Invalid(p.Child("operator"), cloneToleration(t),
+				errs = append(errs, field.Invalid(p.Child("operator"), t.DeepCopy(),
 					"operator Exists matches any value, so value must be empty"))
 			}
 		default:

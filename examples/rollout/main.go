@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
@@ -54,8 +55,8 @@ func run() error {
 	}
 
 	fmt.Println("\n$ kubectl patch ds/node-agent ... maxSurge: 25%, maxUnavailable: 0 && kubectl set image ... agent:v1.2")
-	c2.SetStrategy(placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-		MaxUnavailable: placement.Int(0), MaxSurge: placement.Percent("25%")}})
+	c2.SetStrategy(api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+		MaxUnavailable: api.Int(0), MaxSurge: api.Percent("25%")}})
 	c2.Update(agentTemplate("registry.example.com/agent:v1.2"), "image v1.2, maxSurge 25%")
 	if err := rollOut(c2, 60); err != nil {
 		return err
@@ -139,17 +140,17 @@ func explain(c *sim.Cluster) {
 	}
 }
 
-func fluentd() placement.DaemonSet {
-	return placement.DaemonSet{
+func fluentd() api.DaemonSet {
+	return api.DaemonSet{
 		Namespace: "kube-system", Name: "fluentd-elasticsearch", UID: "uid-fluentd",
 		Selector:             &selector.LabelSelector{MatchLabels: map[string]string{"name": "fluentd-elasticsearch"}},
-		UpdateStrategy:       placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(1)}},
+		UpdateStrategy:       api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(1)}},
 		RevisionHistoryLimit: ptr(int32(10)),
 	}
 }
 
 func fluentdTemplate(image string) sim.Template {
-	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{
+	return sim.Template{Image: image, PodTemplate: api.PodTemplate{
 		Labels:        map[string]string{"name": "fluentd-elasticsearch"},
 		RestartPolicy: "Always",
 		Tolerations: []taints.Toleration{
@@ -159,8 +160,8 @@ func fluentdTemplate(image string) sim.Template {
 	}}
 }
 
-func threeNodes() []placement.Node {
-	return []placement.Node{
+func threeNodes() []api.Node {
+	return []api.Node{
 		{Name: "control-plane", Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""},
 			Taints: []taints.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}}},
 		{Name: "worker-1", Labels: map[string]string{"kubernetes.io/os": "linux"}},
@@ -168,18 +169,18 @@ func threeNodes() []placement.Node {
 	}
 }
 
-func nodeAgent() placement.DaemonSet {
-	return placement.DaemonSet{
+func nodeAgent() api.DaemonSet {
+	return api.DaemonSet{
 		Namespace: "default", Name: "node-agent", UID: "uid-node-agent",
 		Selector:             &selector.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
-		UpdateStrategy:       placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(3)}},
+		UpdateStrategy:       api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(3)}},
 		RevisionHistoryLimit: ptr(int32(10)),
 		MinReadySeconds:      5,
 	}
 }
 
 func agentTemplate(image string) sim.Template {
-	return sim.Template{Image: image, PodTemplate: placement.PodTemplate{
+	return sim.Template{Image: image, PodTemplate: api.PodTemplate{
 		Labels:        map[string]string{"app": "node-agent"},
 		RestartPolicy: "Always",
 		NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
@@ -190,14 +191,14 @@ func agentTemplate(image string) sim.Template {
 // manyNodes builds n nodes: every seventh runs Windows, every fifth is
 // dedicated to infra (tolerated), every eleventh is dedicated to gpu
 // workloads (not tolerated), and every thirteenth is cordoned.
-func manyNodes(n int) []placement.Node {
-	nodes := make([]placement.Node, n)
+func manyNodes(n int) []api.Node {
+	nodes := make([]api.Node, n)
 	for i := range nodes {
 		os := "linux"
 		if i%7 == 6 {
 			os = "windows"
 		}
-		node := placement.Node{
+		node := api.Node{
 			Name:   fmt.Sprintf("node-%03d", i),
 			Labels: map[string]string{"kubernetes.io/os": os, "topology.kubernetes.io/zone": fmt.Sprintf("zone-%c", 'a'+i%3)},
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -46,8 +47,8 @@ var (
 		{Key: "", Operator: taints.Exists, Effect: taints.NoSchedule},
 		{Key: "dedicated", Operator: taints.Equal, Value: "other", Effect: taints.NoExecute},
 	}
-	budgetPool = []*placement.IntOrPercent{
-		nil, placement.Int(0), placement.Int(1), placement.Int(1), placement.Int(2), placement.Percent("0%"), placement.Percent("50%"), placement.Percent("50%"),
+	budgetPool = []*api.IntOrPercent{
+		nil, api.Int(0), api.Int(1), api.Int(1), api.Int(2), api.Percent("0%"), api.Percent("50%"), api.Percent("50%"),
 	}
 )
 
@@ -65,9 +66,9 @@ func drawLabels(t *rapid.T, label string) map[string]string {
 }
 
 // Node generates node i of the universe: labels and taints from the pools.
-func Node(i int) *rapid.Generator[placement.Node] {
-	return rapid.Custom(func(t *rapid.T) placement.Node {
-		n := placement.Node{Name: NodeName(i), Labels: drawLabels(t, "label")}
+func Node(i int) *rapid.Generator[api.Node] {
+	return rapid.Custom(func(t *rapid.T) api.Node {
+		n := api.Node{Name: NodeName(i), Labels: drawLabels(t, "label")}
 		for _, taint := range taintPool {
 			if rapid.IntRange(0, 11).Draw(t, "taint") == 0 {
 				n.Taints = append(n.Taints, taint)
@@ -116,26 +117,26 @@ func Affinity() *rapid.Generator[*selector.NodeSelector] {
 // app=ds: node selector, affinity, tolerations, strategy (surge on or off),
 // minReadySeconds, template generation, and rarely a template nodeName or
 // a deletion timestamp.
-func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
-	return rapid.Custom(func(t *rapid.T) *placement.DaemonSet {
+func DaemonSet() *rapid.Generator[*api.DaemonSet] {
+	return rapid.Custom(func(t *rapid.T) *api.DaemonSet {
 		gen := rapid.Int64Range(1, 3).Draw(t, "generation")
-		ds := &placement.DaemonSet{
+		ds := &api.DaemonSet{
 			Namespace:  "ns",
 			Name:       "ds",
 			UID:        "ds-uid",
 			Generation: gen,
 			Deleting:   rapid.IntRange(0, 9).Draw(t, "deleting") == 0,
 			Selector:   &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
-			Template: placement.PodTemplate{
+			Template: api.PodTemplate{
 				Labels:               map[string]string{"app": "ds", "tier": "web"},
 				RequiredNodeAffinity: Affinity().Draw(t, "affinity"),
 				HostNetwork:          rapid.Bool().Draw(t, "hostNetwork"),
 			},
 			MinReadySeconds: rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady"),
-			Status:          placement.Status{ObservedGeneration: rapid.Int64Range(0, gen).Draw(t, "observedGeneration")},
+			Status:          api.Status{ObservedGeneration: rapid.Int64Range(0, gen).Draw(t, "observedGeneration")},
 		}
 		if rapid.Bool().Draw(t, "hasTemplateGeneration") {
-			ds.Annotations = map[string]string{placement.AnnotationTemplateGeneration: fmt.Sprint(gen)}
+			ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: fmt.Sprint(gen)}
 		}
 		if rapid.Bool().Draw(t, "selectTier") {
 			ds.Selector.MatchExpressions = []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"web", "db"}}}
@@ -155,10 +156,10 @@ func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
 			}
 		}
 		if rapid.IntRange(0, 3).Draw(t, "onDelete") == 0 {
-			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.OnDelete}
+			ds.UpdateStrategy = api.UpdateStrategy{Type: api.OnDelete}
 		} else {
-			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-				MaxUnavailable: placement.Int(1),
+			ds.UpdateStrategy = api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+				MaxUnavailable: api.Int(1),
 				MaxSurge:       rapid.SampledFrom(budgetPool).Draw(t, "maxSurge"),
 			}}
 		}
@@ -171,17 +172,17 @@ func DaemonSet() *rapid.Generator[*placement.DaemonSet] {
 // bound, pinned by affinity or without target, mostly to one of nodes and
 // otherwise to any node of the universe (present or not); any phase, ready
 // or not, being deleted or not; with a current, old or no hash label.
-func Pod(i int, hash string, nodes []string) *rapid.Generator[placement.Pod] {
-	return rapid.Custom(func(t *rapid.T) placement.Pod {
-		p := placement.Pod{
+func Pod(i int, hash string, nodes []string) *rapid.Generator[api.Pod] {
+	return rapid.Custom(func(t *rapid.T) api.Pod {
+		p := api.Pod{
 			Namespace: "ns",
 			Name:      fmt.Sprintf("pod-%02d", i),
 			UID:       fmt.Sprintf("uid-%02d", i),
 			Labels:    map[string]string{"app": "ds", "tier": "web"},
-			Controller: &placement.OwnerRef{
+			Controller: &api.OwnerRef{
 				Kind: "DaemonSet", Name: "ds", UID: "ds-uid",
 			},
-			Phase:   rapid.SampledFrom([]placement.PodPhase{placement.PodRunning, placement.PodRunning, placement.PodPending, placement.PodFailed, placement.PodSucceeded, placement.PodUnknown, ""}).Draw(t, "phase"),
+			Phase:   rapid.SampledFrom([]api.PodPhase{api.PodRunning, api.PodRunning, api.PodPending, api.PodFailed, api.PodSucceeded, api.PodUnknown, ""}).Draw(t, "phase"),
 			Created: Epoch.Add(-time.Duration(rapid.IntRange(1, 4).Draw(t, "age")) * time.Minute),
 		}
 		if rapid.IntRange(0, 9).Draw(t, "otherNamespace") == 0 {
@@ -191,7 +192,7 @@ func Pod(i int, hash string, nodes []string) *rapid.Generator[placement.Pod] {
 		case 0:
 			p.Controller = nil
 		case 1:
-			p.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "other-uid"}
+			p.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: "other", UID: "other-uid"}
 		}
 		switch rapid.IntRange(0, 9).Draw(t, "labels") {
 		case 0:
@@ -201,12 +202,12 @@ func Pod(i int, hash string, nodes []string) *rapid.Generator[placement.Pod] {
 		}
 		switch rapid.IntRange(0, 2).Draw(t, "hash") {
 		case 0:
-			p.Labels[placement.LabelRevisionHash] = hash
+			p.Labels[api.LabelRevisionHash] = hash
 		case 1:
-			p.Labels[placement.LabelRevisionHash] = "old"
+			p.Labels[api.LabelRevisionHash] = "old"
 		}
 		if rapid.IntRange(0, 3).Draw(t, "hasGeneration") == 0 {
-			p.Labels[placement.LabelTemplateGeneration] = fmt.Sprint(rapid.IntRange(1, 3).Draw(t, "podGeneration"))
+			p.Labels[api.LabelTemplateGeneration] = fmt.Sprint(rapid.IntRange(1, 3).Draw(t, "podGeneration"))
 		}
 		node := NodeName(rapid.IntRange(0, universe-1).Draw(t, "target"))
 		if len(nodes) > 0 && rapid.IntRange(0, 4).Draw(t, "targetPresent") > 0 {
@@ -284,13 +285,13 @@ func Snapshots() *rapid.Generator[Snapshot] {
 func CrowdedSnapshots() *rapid.Generator[Snapshot] {
 	return rapid.Custom(func(t *rapid.T) Snapshot {
 		s := Snapshot{
-			DaemonSet: &placement.DaemonSet{
+			DaemonSet: &api.DaemonSet{
 				Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: 1,
 				Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
-				Template:        placement.PodTemplate{Labels: map[string]string{"app": "ds"}},
+				Template:        api.PodTemplate{Labels: map[string]string{"app": "ds"}},
 				MinReadySeconds: rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady"),
-				UpdateStrategy: placement.UpdateStrategy{Type: placement.RollingUpdate, RollingUpdate: &placement.RollingUpdateParams{
-					MaxUnavailable: placement.Int(0), MaxSurge: rapid.SampledFrom([]*placement.IntOrPercent{placement.Int(0), placement.Int(1)}).Draw(t, "maxSurge"),
+				UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+					MaxUnavailable: api.Int(0), MaxSurge: rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(1)}).Draw(t, "maxSurge"),
 				}},
 			},
 			Now:  Epoch,
@@ -298,20 +299,20 @@ func CrowdedSnapshots() *rapid.Generator[Snapshot] {
 		}
 		names := []string{NodeName(0), NodeName(1)}[:rapid.IntRange(1, 2).Draw(t, "nodes")]
 		for _, n := range names {
-			s.Nodes = append(s.Nodes, placement.Node{Name: n})
+			s.Nodes = append(s.Nodes, api.Node{Name: n})
 		}
 		if rapid.Bool().Draw(t, "cordoned") {
 			// An empty node whose pods could stay but get no new one.
-			s.Nodes = append(s.Nodes, placement.Node{Name: NodeName(2), Taints: []taints.Taint{taintPool[0]}})
+			s.Nodes = append(s.Nodes, api.Node{Name: NodeName(2), Taints: []taints.Taint{taintPool[0]}})
 		}
 		for i := range rapid.IntRange(0, 8).Draw(t, "pods") {
-			p := placement.Pod{
+			p := api.Pod{
 				Namespace:  "ns",
 				Name:       fmt.Sprintf("pod-%02d", i),
-				Labels:     map[string]string{"app": "ds", placement.LabelRevisionHash: rapid.SampledFrom([]string{"h1", "old"}).Draw(t, "hash")},
-				Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "ds", UID: "ds-uid"},
+				Labels:     map[string]string{"app": "ds", api.LabelRevisionHash: rapid.SampledFrom([]string{"h1", "old"}).Draw(t, "hash")},
+				Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "ds", UID: "ds-uid"},
 				NodeName:   rapid.SampledFrom(names).Draw(t, "node"),
-				Phase:      rapid.SampledFrom([]placement.PodPhase{placement.PodRunning, placement.PodRunning, placement.PodRunning, placement.PodPending, placement.PodFailed}).Draw(t, "phase"),
+				Phase:      rapid.SampledFrom([]api.PodPhase{api.PodRunning, api.PodRunning, api.PodRunning, api.PodPending, api.PodFailed}).Draw(t, "phase"),
 				Created:    Epoch.Add(-time.Duration(rapid.IntRange(1, 3).Draw(t, "age")) * time.Minute),
 				Deleting:   rapid.IntRange(0, 7).Draw(t, "deleting") == 0,
 			}
@@ -392,7 +393,7 @@ func cloneNodeSelector(ns *selector.NodeSelector) *selector.NodeSelector {
 	return out
 }
 
-func cloneIntOrPercent(v *placement.IntOrPercent) *placement.IntOrPercent {
+func cloneIntOrPercent(v *api.IntOrPercent) *api.IntOrPercent {
 	if v == nil {
 		return nil
 	}
@@ -401,7 +402,7 @@ func cloneIntOrPercent(v *placement.IntOrPercent) *placement.IntOrPercent {
 }
 
 // CloneDaemonSet returns a deep copy of ds.
-func CloneDaemonSet(ds *placement.DaemonSet) *placement.DaemonSet {
+func CloneDaemonSet(ds *api.DaemonSet) *api.DaemonSet {
 	if ds == nil {
 		return nil
 	}
@@ -436,7 +437,7 @@ func CloneDaemonSet(ds *placement.DaemonSet) *placement.DaemonSet {
 		c.TemplateData = append([]byte{}, ds.TemplateData...)
 	}
 	if ru := ds.UpdateStrategy.RollingUpdate; ru != nil {
-		c.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{
+		c.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
 			MaxUnavailable: cloneIntOrPercent(ru.MaxUnavailable),
 			MaxSurge:       cloneIntOrPercent(ru.MaxSurge),
 		}
@@ -453,7 +454,7 @@ func CloneDaemonSet(ds *placement.DaemonSet) *placement.DaemonSet {
 }
 
 // CloneNode returns a deep copy of n.
-func CloneNode(n placement.Node) placement.Node {
+func CloneNode(n api.Node) api.Node {
 	c := n
 	c.Labels = cloneMap(n.Labels)
 	if n.Taints != nil {
@@ -463,7 +464,7 @@ func CloneNode(n placement.Node) placement.Node {
 }
 
 // ClonePod returns a deep copy of p.
-func ClonePod(p placement.Pod) placement.Pod {
+func ClonePod(p api.Pod) api.Pod {
 	c := p
 	c.Labels = cloneMap(p.Labels)
 	if p.Controller != nil {

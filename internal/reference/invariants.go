@@ -8,15 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
 // Snapshot is one sync's input.
 type Snapshot struct {
-	DaemonSet *placement.DaemonSet
-	Nodes     []placement.Node
-	Pods      []placement.Pod
+	DaemonSet *api.DaemonSet
+	Nodes     []api.Node
+	Pods      []api.Pod
 	Now       time.Time
 	Hash      string
 	Backoff   placement.Backoff
@@ -39,7 +40,7 @@ func PlanChanges(p placement.Plan) Changes {
 }
 
 // NewPodName is the name Apply gives the pod created on node.
-func NewPodName(ds *placement.DaemonSet, node string) string {
+func NewPodName(ds *api.DaemonSet, node string) string {
 	return ds.Name + "-new-" + node
 }
 
@@ -48,7 +49,7 @@ func NewPodName(ds *placement.DaemonSet, node string) string {
 // controller, released ones lose it, deleted pods are gone, and each create
 // becomes a Pending, unbound pod named NewPodName, created at now, pinned to
 // its node by its node affinity.
-func Apply(ds *placement.DaemonSet, pods []placement.Pod, ch Changes, now time.Time) []placement.Pod {
+func Apply(ds *api.DaemonSet, pods []api.Pod, ch Changes, now time.Time) []api.Pod {
 	gone := map[string]bool{}
 	for _, name := range ch.Delete {
 		gone[name] = true
@@ -60,7 +61,7 @@ func Apply(ds *placement.DaemonSet, pods []placement.Pod, ch Changes, now time.T
 	for _, name := range ch.Release {
 		release[name] = true
 	}
-	var out []placement.Pod
+	var out []api.Pod
 	for _, p := range pods {
 		if p.Namespace == ds.Namespace && gone[p.Name] {
 			continue
@@ -68,7 +69,7 @@ func Apply(ds *placement.DaemonSet, pods []placement.Pod, ch Changes, now time.T
 		if p.Namespace == ds.Namespace {
 			switch {
 			case adopt[p.Name]:
-				p.Controller = &placement.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
+				p.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
 			case release[p.Name]:
 				p.Controller = nil
 			}
@@ -76,14 +77,14 @@ func Apply(ds *placement.DaemonSet, pods []placement.Pod, ch Changes, now time.T
 		out = append(out, p)
 	}
 	for _, c := range ch.Create {
-		out = append(out, placement.Pod{
+		out = append(out, api.Pod{
 			Namespace:            ds.Namespace,
 			Name:                 NewPodName(ds, c.Node),
 			UID:                  "uid-" + NewPodName(ds, c.Node),
 			Labels:               maps.Clone(c.Labels),
-			Controller:           &placement.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID},
+			Controller:           &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID},
 			RequiredNodeAffinity: c.NodeAffinity,
-			Phase:                placement.PodPending,
+			Phase:                api.PodPending,
 			Created:              now,
 		})
 	}
@@ -92,13 +93,13 @@ func Apply(ds *placement.DaemonSet, pods []placement.Pod, ch Changes, now time.T
 
 // running reports a pod that occupies its node: not terminal and not being
 // deleted.
-func running(p *placement.Pod) bool {
-	return !p.Deleting && p.Phase != placement.PodFailed && p.Phase != placement.PodSucceeded
+func running(p *api.Pod) bool {
+	return !p.Deleting && p.Phase != api.PodFailed && p.Phase != api.PodSucceeded
 }
 
 // CheckDeletes checks that every name in deletes is unique and names a pod
 // of pods that the DaemonSet claims.
-func CheckDeletes(ds *placement.DaemonSet, pods []placement.Pod, deletes []string) error {
+func CheckDeletes(ds *api.DaemonSet, pods []api.Pod, deletes []string) error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, name := range deletes {
@@ -106,7 +107,7 @@ func CheckDeletes(ds *placement.DaemonSet, pods []placement.Pod, deletes []strin
 			errs = append(errs, fmt.Errorf("pod %s deleted twice", name))
 		}
 		seen[name] = true
-		i := slices.IndexFunc(pods, func(p placement.Pod) bool { return p.Namespace == ds.Namespace && p.Name == name })
+		i := slices.IndexFunc(pods, func(p api.Pod) bool { return p.Namespace == ds.Namespace && p.Name == name })
 		if i < 0 {
 			errs = append(errs, fmt.Errorf("delete of pod %s, which does not exist", name))
 			continue
@@ -122,7 +123,7 @@ func CheckDeletes(ds *placement.DaemonSet, pods []placement.Pod, deletes []strin
 // node of nodes holds more than one running (not terminal, not being
 // deleted) pod of the DaemonSet; with surge, at most one whose hash label
 // is hash and one whose label is not.
-func CheckOnePodPerNode(ds *placement.DaemonSet, nodes []placement.Node, after []placement.Pod, hash string, surge bool) error {
+func CheckOnePodPerNode(ds *api.DaemonSet, nodes []api.Node, after []api.Pod, hash string, surge bool) error {
 	buckets := Buckets(ds, after)
 	var errs []error
 	for i := range nodes {
@@ -152,7 +153,7 @@ func CheckOnePodPerNode(ds *placement.DaemonSet, nodes []placement.Node, after [
 // CheckStatus checks the relations between the status counters: current,
 // ready, available and updated never exceed what they refine, and
 // unavailable is desired minus available.
-func CheckStatus(s placement.Status) error {
+func CheckStatus(s api.Status) error {
 	var errs []error
 	check := func(ok bool, format string, args ...any) {
 		if !ok {
@@ -230,7 +231,7 @@ func CheckPlan(s Snapshot, plan placement.Plan) error {
 	if err := CheckDeletes(ds, s.Pods, deletePods); err != nil {
 		errs = append(errs, err)
 	}
-	byName := map[string]*placement.Pod{}
+	byName := map[string]*api.Pod{}
 	for i := range s.Pods {
 		if s.Pods[i].Namespace == ds.Namespace {
 			byName[s.Pods[i].Name] = &s.Pods[i]
@@ -270,7 +271,7 @@ func CheckPlan(s Snapshot, plan placement.Plan) error {
 
 	// 4.
 	surge := Surge(ds)
-	nodeByName := map[string]*placement.Node{}
+	nodeByName := map[string]*api.Node{}
 	for i := range s.Nodes {
 		nodeByName[s.Nodes[i].Name] = &s.Nodes[i]
 	}

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -35,7 +36,7 @@ type Result struct {
 	// Adopt and Release are the names of pods whose controller reference
 	// changes, sorted.
 	Adopt, Release []string
-	Status         placement.Status
+	Status         api.Status
 	// Decisions maps every node name to {shouldRun, shouldContinueRunning}.
 	Decisions map[string][2]bool
 	// Backoff is the failed-pod backoff state after the sync.
@@ -43,7 +44,7 @@ type Result struct {
 }
 
 // ShouldRun is NodeShouldRunDaemonPod (SPEC 1.1), evaluated from scratch.
-func ShouldRun(ds *placement.DaemonSet, node *placement.Node) (shouldRun, shouldContinueRunning bool) {
+func ShouldRun(ds *api.DaemonSet, node *api.Node) (shouldRun, shouldContinueRunning bool) {
 	if ds.Template.NodeName != "" && ds.Template.NodeName != node.Name {
 		return false, false
 	}
@@ -78,7 +79,7 @@ func ShouldRun(ds *placement.DaemonSet, node *placement.Node) (shouldRun, should
 
 // TargetNode is GetTargetNodeName (SPEC 1.3); ok is false when the pod
 // names no node.
-func TargetNode(p *placement.Pod) (string, bool) {
+func TargetNode(p *api.Pod) (string, bool) {
 	if p.NodeName != "" {
 		return p.NodeName, true
 	}
@@ -100,7 +101,7 @@ func TargetNode(p *placement.Pod) (string, bool) {
 
 // Claims reports whether the DaemonSet claims the pod (SPEC 3.6), and
 // whether claiming it means adopting or releasing it.
-func Claims(ds *placement.DaemonSet, p *placement.Pod) (claimed, adopt, release bool) {
+func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 	if p.Namespace != ds.Namespace {
 		return false, false, false
 	}
@@ -125,7 +126,7 @@ func Claims(ds *placement.DaemonSet, p *placement.Pod) (claimed, adopt, release 
 }
 
 // Older is podByCreationTimestampAndPhase's Less (SPEC 3.3).
-func Older(a, b *placement.Pod) bool {
+func Older(a, b *api.Pod) bool {
 	if a.NodeName != "" && b.NodeName == "" {
 		return true
 	}
@@ -141,14 +142,14 @@ func Older(a, b *placement.Pod) bool {
 // Buckets is getNodesToDaemonPods(false) (SPEC 3.2): claimed pods with a
 // target node, minus those both terminal and being deleted, by target
 // node, each bucket sorted oldest first.
-func Buckets(ds *placement.DaemonSet, pods []placement.Pod) map[string][]*placement.Pod {
-	buckets := map[string][]*placement.Pod{}
+func Buckets(ds *api.DaemonSet, pods []api.Pod) map[string][]*api.Pod {
+	buckets := map[string][]*api.Pod{}
 	for i := range pods {
 		p := &pods[i]
 		if claimed, _, _ := Claims(ds, p); !claimed {
 			continue
 		}
-		terminal := p.Phase == placement.PodFailed || p.Phase == placement.PodSucceeded
+		terminal := p.Phase == api.PodFailed || p.Phase == api.PodSucceeded
 		if terminal && p.Deleting {
 			continue
 		}
@@ -165,10 +166,10 @@ func Buckets(ds *placement.DaemonSet, pods []placement.Pod) map[string][]*placem
 }
 
 // Ready is IsPodReady.
-func Ready(p *placement.Pod) bool { return p.Ready }
+func Ready(p *api.Pod) bool { return p.Ready }
 
 // Available is IsPodAvailable as of v1.34 (SPEC 4.5).
-func Available(p *placement.Pod, minReadySeconds int32, now time.Time) bool {
+func Available(p *api.Pod, minReadySeconds int32, now time.Time) bool {
 	if !p.Ready {
 		return false
 	}
@@ -182,7 +183,7 @@ func Available(p *placement.Pod, minReadySeconds int32, now time.Time) bool {
 }
 
 // Generation is GetTemplateGeneration; nil when missing or unparsable.
-func Generation(ds *placement.DaemonSet) *int64 {
+func Generation(ds *api.DaemonSet) *int64 {
 	s, ok := ds.Annotations["deprecated.daemonset.template.generation"]
 	if !ok {
 		return nil
@@ -195,7 +196,7 @@ func Generation(ds *placement.DaemonSet) *int64 {
 }
 
 // Updated is IsPodUpdated (SPEC 4.1).
-func Updated(p *placement.Pod, hash string, gen *int64) bool {
+func Updated(p *api.Pod, hash string, gen *int64) bool {
 	if hash != "" && p.Labels["controller-revision-hash"] == hash {
 		return true
 	}
@@ -209,9 +210,9 @@ func Updated(p *placement.Pod, hash string, gen *int64) bool {
 
 // Surge is util.AllowsSurge: RollingUpdate with a maxSurge that scales to a
 // positive number against one node.
-func Surge(ds *placement.DaemonSet) bool {
+func Surge(ds *api.DaemonSet) bool {
 	ru := ds.UpdateStrategy.RollingUpdate
-	if ds.UpdateStrategy.Type != placement.RollingUpdate || ru == nil || ru.MaxSurge == nil {
+	if ds.UpdateStrategy.Type != api.RollingUpdate || ru == nil || ru.MaxSurge == nil {
 		return false
 	}
 	v := ru.MaxSurge
@@ -258,7 +259,7 @@ func nextBackoff(b placement.Backoff, key placement.BackoffKey, now time.Time) {
 // Manage runs one sync's manage and status (SPEC 3.3, 3.5, 1.4, 6.1) on the
 // snapshot. backoff is not changed; the result holds the next state,
 // without the entries that expired. It changes none of its inputs.
-func Manage(ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Pod, now time.Time, hash string, backoff placement.Backoff) Result {
+func Manage(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string, backoff placement.Backoff) Result {
 	res := Result{Decisions: map[string][2]bool{}, Backoff: placement.Backoff{}}
 	for k, v := range backoff {
 		res.Backoff[k] = v
@@ -273,7 +274,7 @@ func Manage(ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Po
 		}
 	}
 
-	sorted := make([]*placement.Node, len(nodes))
+	sorted := make([]*api.Node, len(nodes))
 	for i := range nodes {
 		sorted[i] = &nodes[i]
 	}
@@ -290,20 +291,20 @@ func Manage(ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Po
 			continue
 		}
 		if shouldContinueRunning {
-			var running []*placement.Pod
+			var running []*api.Pod
 			for _, p := range nodePods {
 				if p.Deleting {
 					continue
 				}
 				switch p.Phase {
-				case placement.PodFailed:
+				case api.PodFailed:
 					key := placement.BackoffKey{DaemonSetUID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, Node: node.Name}
 					if inBackoff(res.Backoff, key, now) {
 						continue
 					}
 					nextBackoff(res.Backoff, key, now)
 					res.Deletes = append(res.Deletes, p.Name)
-				case placement.PodSucceeded:
+				case api.PodSucceeded:
 					res.Deletes = append(res.Deletes, p.Name)
 				default:
 					running = append(running, p)
@@ -325,7 +326,7 @@ func Manage(ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Po
 				continue
 			}
 			sort.Slice(running, func(i, j int) bool { return Older(running[i], running[j]) })
-			var oldestNew, oldestOld *placement.Pod
+			var oldestNew, oldestOld *api.Pod
 			for _, p := range running {
 				if p.Labels["controller-revision-hash"] == hash {
 					if oldestNew == nil {
@@ -385,10 +386,10 @@ func Manage(ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Po
 // Status is updateDaemonSetStatus's counting (SPEC 6.1), with
 // ObservedGeneration set to the DaemonSet's generation and CollisionCount
 // copied.
-func Status(ds *placement.DaemonSet, nodes []placement.Node, pods []placement.Pod, now time.Time, hash string) placement.Status {
+func Status(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string) api.Status {
 	buckets := Buckets(ds, pods)
 	gen := Generation(ds)
-	var s placement.Status
+	var s api.Status
 	for i := range nodes {
 		node := &nodes[i]
 		shouldRun, _ := ShouldRun(ds, node)

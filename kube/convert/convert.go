@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/upstream"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -19,14 +19,14 @@ import (
 // exact bytes upstream's revisions store, so that existing
 // ControllerRevisions match as they do in a cluster. It fails only if ds
 // cannot be encoded as JSON.
-func DaemonSet(ds *appsv1.DaemonSet) (*placement.DaemonSet, error) {
+func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 	data, err := upstream.RevisionData(ds)
 	if err != nil {
 		return nil, err
 	}
 	spec := &ds.Spec
 	pod := &spec.Template.Spec
-	out := &placement.DaemonSet{
+	out := &api.DaemonSet{
 		Namespace:   ds.Namespace,
 		Name:        ds.Name,
 		UID:         string(ds.UID),
@@ -34,7 +34,7 @@ func DaemonSet(ds *appsv1.DaemonSet) (*placement.DaemonSet, error) {
 		Annotations: ds.Annotations,
 		Deleting:    ds.DeletionTimestamp != nil,
 		Selector:    labelSelector(spec.Selector),
-		Template: placement.PodTemplate{
+		Template: api.PodTemplate{
 			Labels:                spec.Template.Labels,
 			Annotations:           spec.Template.Annotations,
 			NodeName:              pod.NodeName,
@@ -46,12 +46,12 @@ func DaemonSet(ds *appsv1.DaemonSet) (*placement.DaemonSet, error) {
 			ActiveDeadlineSeconds: clone(pod.ActiveDeadlineSeconds),
 		},
 		TemplateData: data,
-		UpdateStrategy: placement.UpdateStrategy{
-			Type: placement.StrategyType(spec.UpdateStrategy.Type),
+		UpdateStrategy: api.UpdateStrategy{
+			Type: api.StrategyType(spec.UpdateStrategy.Type),
 		},
 		MinReadySeconds:      spec.MinReadySeconds,
 		RevisionHistoryLimit: clone(spec.RevisionHistoryLimit),
-		Status: placement.Status{
+		Status: api.Status{
 			CurrentNumberScheduled: ds.Status.CurrentNumberScheduled,
 			NumberMisscheduled:     ds.Status.NumberMisscheduled,
 			DesiredNumberScheduled: ds.Status.DesiredNumberScheduled,
@@ -64,7 +64,7 @@ func DaemonSet(ds *appsv1.DaemonSet) (*placement.DaemonSet, error) {
 		},
 	}
 	if ru := spec.UpdateStrategy.RollingUpdate; ru != nil {
-		out.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{
+		out.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
 			MaxUnavailable: intOrPercent(ru.MaxUnavailable),
 			MaxSurge:       intOrPercent(ru.MaxSurge),
 		}
@@ -74,19 +74,19 @@ func DaemonSet(ds *appsv1.DaemonSet) (*placement.DaemonSet, error) {
 
 // HashFunc returns upstream's revision hash for ds (upstream.Hash of
 // ds.Spec.Template) as a revision.HashFunc. The returned function ignores
-// its *placement.DaemonSet argument, which must be the conversion of ds, and
+// its *api.DaemonSet argument, which must be the conversion of ds, and
 // uses the collision count it is given. ds must not change while the
 // function is in use.
 func HashFunc(ds *appsv1.DaemonSet) revision.HashFunc {
 	template := &ds.Spec.Template
-	return func(_ *placement.DaemonSet, collisionCount *int32) string {
+	return func(_ *api.DaemonSet, collisionCount *int32) string {
 		return upstream.Hash(template, collisionCount)
 	}
 }
 
 // Node converts n: its name, labels and taints (without timeAdded).
-func Node(n *corev1.Node) placement.Node {
-	out := placement.Node{Name: n.Name, Labels: n.Labels}
+func Node(n *corev1.Node) api.Node {
+	out := api.Node{Name: n.Name, Labels: n.Labels}
 	if len(n.Spec.Taints) > 0 {
 		out.Taints = make([]taints.Taint, len(n.Spec.Taints))
 		for i, t := range n.Spec.Taints {
@@ -97,8 +97,8 @@ func Node(n *corev1.Node) placement.Node {
 }
 
 // Nodes converts every node, in order.
-func Nodes(nodes []*corev1.Node) []placement.Node {
-	out := make([]placement.Node, len(nodes))
+func Nodes(nodes []*corev1.Node) []api.Node {
+	out := make([]api.Node, len(nodes))
 	for i, n := range nodes {
 		out[i] = Node(n)
 	}
@@ -108,8 +108,8 @@ func Nodes(nodes []*corev1.Node) []placement.Node {
 // Pod converts p. Ready reports the first Ready condition with status True,
 // and ReadySince is that condition's lastTransitionTime, as upstream's
 // IsPodReady and IsPodAvailable read them.
-func Pod(p *corev1.Pod) placement.Pod {
-	out := placement.Pod{
+func Pod(p *corev1.Pod) api.Pod {
+	out := api.Pod{
 		Namespace:            p.Namespace,
 		Name:                 p.Name,
 		UID:                  string(p.UID),
@@ -117,7 +117,7 @@ func Pod(p *corev1.Pod) placement.Pod {
 		Controller:           controllerOf(p.OwnerReferences),
 		NodeName:             p.Spec.NodeName,
 		RequiredNodeAffinity: requiredNodeAffinity(p.Spec.Affinity),
-		Phase:                placement.PodPhase(p.Status.Phase),
+		Phase:                api.PodPhase(p.Status.Phase),
 		Created:              utc(p.CreationTimestamp),
 		Deleting:             p.DeletionTimestamp != nil,
 	}
@@ -132,8 +132,8 @@ func Pod(p *corev1.Pod) placement.Pod {
 }
 
 // Pods converts every pod, in order.
-func Pods(pods []*corev1.Pod) []placement.Pod {
-	out := make([]placement.Pod, len(pods))
+func Pods(pods []*corev1.Pod) []api.Pod {
+	out := make([]api.Pod, len(pods))
 	for i, p := range pods {
 		out[i] = Pod(p)
 	}
@@ -167,10 +167,10 @@ func Revisions(crs []*appsv1.ControllerRevision) []revision.Revision {
 
 // controllerOf returns the first owner reference with controller: true, as
 // metav1.GetControllerOf does, or nil.
-func controllerOf(refs []metav1.OwnerReference) *placement.OwnerRef {
+func controllerOf(refs []metav1.OwnerReference) *api.OwnerRef {
 	for i := range refs {
 		if r := &refs[i]; r.Controller != nil && *r.Controller {
-			return &placement.OwnerRef{Kind: r.Kind, Name: r.Name, UID: string(r.UID)}
+			return &api.OwnerRef{Kind: r.Kind, Name: r.Name, UID: string(r.UID)}
 		}
 	}
 	return nil
@@ -240,14 +240,14 @@ func tolerations(ts []corev1.Toleration) []taints.Toleration {
 
 // intOrPercent converts an int-or-string budget; a string is kept as is for
 // validation and scaling to judge.
-func intOrPercent(v *intstr.IntOrString) *placement.IntOrPercent {
+func intOrPercent(v *intstr.IntOrString) *api.IntOrPercent {
 	switch {
 	case v == nil:
 		return nil
 	case v.Type == intstr.String:
-		return placement.Percent(v.StrVal)
+		return api.Percent(v.StrVal)
 	default:
-		return placement.Int(v.IntVal)
+		return api.Int(v.IntVal)
 	}
 }
 

@@ -11,11 +11,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -63,18 +63,18 @@ func TestDaemonSet(t *testing.T) {
 		t.Errorf("TemplateData = %s, want RevisionData %s", got.TemplateData, wantData)
 	}
 	got.TemplateData = nil
-	want := &placement.DaemonSet{
+	want := &api.DaemonSet{
 		Namespace:   "kube-system",
 		Name:        "agent",
 		UID:         "ds-uid",
 		Generation:  3,
-		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "2"},
+		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
 		Deleting:    true,
 		Selector: &selector.LabelSelector{
 			MatchLabels:      map[string]string{"app": "agent"},
 			MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.NotIn, Values: []string{"web"}}},
 		},
-		Template: placement.PodTemplate{
+		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "agent"},
 			Annotations:  map[string]string{"note": "<b>"},
 			NodeName:     "node-1",
@@ -94,16 +94,16 @@ func TestDaemonSet(t *testing.T) {
 			RestartPolicy:         "OnFailure",
 			ActiveDeadlineSeconds: ptr(int64(60)),
 		},
-		UpdateStrategy: placement.UpdateStrategy{
-			Type: placement.RollingUpdate,
-			RollingUpdate: &placement.RollingUpdateParams{
-				MaxUnavailable: placement.Percent("25%"),
-				MaxSurge:       placement.Int(0),
+		UpdateStrategy: api.UpdateStrategy{
+			Type: api.RollingUpdate,
+			RollingUpdate: &api.RollingUpdateParams{
+				MaxUnavailable: api.Percent("25%"),
+				MaxSurge:       api.Int(0),
 			},
 		},
 		MinReadySeconds:      5,
 		RevisionHistoryLimit: ptr(int32(4)),
-		Status: placement.Status{
+		Status: api.Status{
 			CurrentNumberScheduled: 1, NumberMisscheduled: 2, DesiredNumberScheduled: 3, NumberReady: 4,
 			ObservedGeneration: 5, UpdatedNumberScheduled: 6, NumberAvailable: 7, NumberUnavailable: 8,
 			CollisionCount: ptr(int32(9)),
@@ -119,13 +119,13 @@ func TestDaemonSetMinimal(t *testing.T) {
 		name   string
 		reason string
 		ds     *appsv1.DaemonSet
-		want   *placement.DaemonSet
+		want   *api.DaemonSet
 	}{
 		{
 			name:   "zero",
 			reason: "nil selector, affinity, budgets and limits stay nil; an empty strategy type stays empty",
 			ds:     &appsv1.DaemonSet{},
-			want:   &placement.DaemonSet{},
+			want:   &api.DaemonSet{},
 		},
 		{
 			name:   "OnDelete without rollingUpdate",
@@ -136,7 +136,7 @@ func TestDaemonSetMinimal(t *testing.T) {
 					Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}},
 				}},
 			}},
-			want: &placement.DaemonSet{UpdateStrategy: placement.UpdateStrategy{Type: placement.OnDelete}},
+			want: &api.DaemonSet{UpdateStrategy: api.UpdateStrategy{Type: api.OnDelete}},
 		},
 		{
 			name:   "empty required node affinity",
@@ -149,7 +149,7 @@ func TestDaemonSetMinimal(t *testing.T) {
 					}},
 				}},
 			}},
-			want: &placement.DaemonSet{Template: placement.PodTemplate{
+			want: &api.DaemonSet{Template: api.PodTemplate{
 				RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{}},
 			}},
 		},
@@ -173,7 +173,7 @@ func TestDaemonSetMinimal(t *testing.T) {
 
 func TestNodes(t *testing.T) {
 	c := readCluster(t)
-	want := []placement.Node{
+	want := []api.Node{
 		{Name: "node-1", Labels: map[string]string{"gen": "4"}, Taints: []taints.Taint{
 			{Key: "node.kubernetes.io/not-ready", Effect: taints.NoExecute},
 			{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
@@ -191,17 +191,17 @@ func TestPods(t *testing.T) {
 	for i, p := range c.Pods {
 		before[i] = p.DeepCopy()
 	}
-	want := []placement.Pod{
+	want := []api.Pod{
 		{
 			Namespace:  "kube-system",
 			Name:       "agent-abcde",
 			UID:        "pod-uid",
-			Labels:     map[string]string{"app": "agent", placement.LabelRevisionHash: "5d8f9c"},
-			Controller: &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
+			Labels:     map[string]string{"app": "agent", api.LabelRevisionHash: "5d8f9c"},
+			Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
 			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
 				MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-2"}}},
 			}}},
-			Phase:      placement.PodRunning,
+			Phase:      api.PodRunning,
 			Ready:      true,
 			ReadySince: at("2025-06-01T10:01:00Z"),
 			Created:    at("2025-06-01T08:00:00Z"),
@@ -211,7 +211,7 @@ func TestPods(t *testing.T) {
 			Namespace:  "kube-system",
 			Name:       "orphan",
 			NodeName:   "node-1",
-			Phase:      placement.PodPending,
+			Phase:      api.PodPending,
 			ReadySince: at("2025-06-01T10:01:00Z"),
 		},
 	}
@@ -232,9 +232,9 @@ func TestRevisions(t *testing.T) {
 	want := []revision.Revision{{
 		Namespace:   "kube-system",
 		Name:        "agent-5d8f9c",
-		Labels:      map[string]string{placement.LabelRevisionHash: "5d8f9c"},
-		Annotations: map[string]string{placement.AnnotationChangeCause: "rollout"},
-		Controller:  &placement.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
+		Labels:      map[string]string{api.LabelRevisionHash: "5d8f9c"},
+		Annotations: map[string]string{api.AnnotationChangeCause: "rollout"},
+		Controller:  &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
 		Revision:    2,
 		Data:        []byte(`{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"agent"}}}}}`),
 	}}

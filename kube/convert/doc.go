@@ -2,7 +2,7 @@
 // DaemonSet, Node, Pod and Revision (with the plural forms for slices), and
 // supplies HashFunc, upstream's exact revision hash for package revision.
 //
-// It copies only what decisions read (see placement.DaemonSet, Node and Pod)
+// It copies only what decisions read (see api.DaemonSet, Node and Pod)
 // and does not validate: a DaemonSet the API server would reject converts
 // as it is, so that the planner can report or tolerate it. Conversion never
 // changes its input. Maps (labels, annotations, node selectors) and string

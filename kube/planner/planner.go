@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -23,7 +24,7 @@ type Options struct {
 
 // Plan converts c and runs daemonplan.Sync at now with upstream's revision
 // hash. The error is a conversion failure or, with Strict, the validation
-// findings (daemonplan.FieldErrors).
+// findings (field.ErrorList).
 func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error) {
 	ds, err := convert.DaemonSet(c.DaemonSet)
 	if err != nil {
@@ -96,10 +97,10 @@ func JSON(p daemonplan.Plan) conformance.Plan {
 		out.Relabel = append(out.Relabel, conformance.Relabel{Pod: r.Pod, Hash: r.Hash})
 	}
 	for _, r := range p.Revisions.Create {
-		out.Revisions.Create = append(out.Revisions.Create, conformance.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[placement.LabelRevisionHash]})
+		out.Revisions.Create = append(out.Revisions.Create, conformance.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[api.LabelRevisionHash]})
 	}
 	for _, r := range p.Revisions.Update {
-		out.Revisions.Update = append(out.Revisions.Update, conformance.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[placement.LabelRevisionHash]})
+		out.Revisions.Update = append(out.Revisions.Update, conformance.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[api.LabelRevisionHash]})
 	}
 	for _, e := range p.Errors {
 		out.Errors = append(out.Errors, e.Error())

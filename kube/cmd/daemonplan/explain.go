@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 )
 
@@ -69,7 +70,7 @@ func writeExplain(w io.Writer, p daemonplan.Plan, nd placement.NodeDecision) err
 	var writes []string
 	for _, cr := range p.Create {
 		if cr.Node == nd.Node {
-			writes = append(writes, "create pod (hash "+cr.Labels[placement.LabelRevisionHash]+")")
+			writes = append(writes, "create pod (hash "+cr.Labels[api.LabelRevisionHash]+")")
 		}
 	}
 	for _, d := range p.Delete {

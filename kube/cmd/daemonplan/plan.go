@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/planner"
-	"github.com/daemonplan/daemonplan/placement"
 )
 
 // plan runs "daemonplan plan".
@@ -83,7 +83,7 @@ func writeTable(w io.Writer, p daemonplan.Plan) error {
 		section("CREATE", len(p.Create))
 		row("NODE", "HASH")
 		for _, cr := range p.Create {
-			row(cr.Node, cr.Labels[placement.LabelRevisionHash])
+			row(cr.Node, cr.Labels[api.LabelRevisionHash])
 		}
 	}
 	if len(p.Delete) > 0 {
@@ -115,10 +115,10 @@ func writeTable(w io.Writer, p daemonplan.Plan) error {
 		section("CONTROLLERREVISIONS", n)
 		row("NAME", "ACTION", "REVISION", "HASH")
 		for _, r := range rv.Create {
-			row(r.Name, "create", r.Revision, r.Labels[placement.LabelRevisionHash])
+			row(r.Name, "create", r.Revision, r.Labels[api.LabelRevisionHash])
 		}
 		for _, r := range rv.Update {
-			row(r.Name, "update", r.Revision, r.Labels[placement.LabelRevisionHash])
+			row(r.Name, "update", r.Revision, r.Labels[api.LabelRevisionHash])
 		}
 		for _, name := range rv.Adopt {
 			row(name, "adopt", "", "")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
 )
@@ -231,7 +232,7 @@ func (c *cli) load(cmd string, o *common) (*input, int) {
 func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, int) {
 	p, err := planner.Plan(in.cluster, in.now, planner.Options{Strict: strict})
 	if err != nil {
-		var fes daemonplan.FieldErrors
+		var fes field.ErrorList
 		if errors.As(err, &fes) {
 			ds := in.cluster.DaemonSet
 			fmt.Fprintf(c.stderr, "daemonplan: %s: DaemonSet %s/%s is invalid (--strict): %d field error(s)\n", cmd, ds.Namespace, ds.Name, len(fes))
@@ -249,7 +250,7 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, int) {
 }
 
 // finding renders a validation finding as "LEVEL: FIELD: TYPE[: DETAIL]".
-func finding(level string, fe *daemonplan.FieldError) string {
+func finding(level string, fe *field.Error) string {
 	s := level + ": " + fe.Field + ": " + fe.Type.String()
 	if d := oneLine(fe.Detail); d != "" {
 		s += ": " + d

@@ -1,4 +1,4 @@
-package daemonplan
+package api
 
 import (
 	"maps"
@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/daemonplan/daemonplan/internal/field"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -33,7 +32,7 @@ const (
 		"characters or '-', and must start and end with an alphanumeric character " +
 		"(e.g. 'my-name' or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 	msgTemplateGeneration = "must be a decimal integer (annotation " +
-		placement.AnnotationTemplateGeneration + ")"
+		AnnotationTemplateGeneration + ")"
 )
 
 // Limits the API server applies to object metadata.
@@ -121,9 +120,9 @@ const (
 // not hold and are not checked. Rules that need the previous object
 // (selector immutability, status counters, collisionCount decrements) are in
 // ValidateUpdate.
-func Validate(ds *placement.DaemonSet) FieldErrors {
+func Validate(ds *DaemonSet) field.ErrorList {
 	if ds == nil {
-		panic("daemonplan.Validate: nil DaemonSet")
+		panic("api.Validate: nil DaemonSet")
 	}
 	var errs field.ErrorList
 	errs = append(errs, validateMeta(ds)...)
@@ -139,7 +138,7 @@ func Validate(ds *placement.DaemonSet) FieldErrors {
 		errs = append(errs, field.Forbidden(tspec.Child("activeDeadlineSeconds"), msgDeadlineForbidden))
 	}
 	errs = append(errs, nonNegativeErrors(spec.Child("minReadySeconds"), int64(ds.MinReadySeconds))...)
-	if s, ok := ds.Annotations[placement.AnnotationTemplateGeneration]; ok {
+	if s, ok := ds.Annotations[AnnotationTemplateGeneration]; ok {
 		p := spec.Child("templateGeneration")
 		if g, err := strconv.ParseInt(s, 10, 64); err != nil {
 			errs = append(errs, field.Invalid(p, s, msgTemplateGeneration))
@@ -151,7 +150,7 @@ func Validate(ds *placement.DaemonSet) FieldErrors {
 	if ds.RevisionHistoryLimit != nil {
 		errs = append(errs, nonNegativeErrors(spec.Child("revisionHistoryLimit"), int64(*ds.RevisionHistoryLimit))...)
 	}
-	return FieldErrors(errs)
+	return errs
 }
 
 // ValidateUpdate checks the rules that only apply when oldDS is replaced by
@@ -175,14 +174,14 @@ func Validate(ds *placement.DaemonSet) FieldErrors {
 //
 // Upstream's template-generation update rules are not checked: the API
 // server sets the generation itself, so clients cannot break them (SPEC 7.3).
-func ValidateUpdate(oldDS, newDS *placement.DaemonSet) FieldErrors {
+func ValidateUpdate(oldDS, newDS *DaemonSet) field.ErrorList {
 	if oldDS == nil || newDS == nil {
-		panic("daemonplan.ValidateUpdate: nil DaemonSet")
+		panic("api.ValidateUpdate: nil DaemonSet")
 	}
 	var errs field.ErrorList
 	if !selectorSemanticEqual(oldDS.Selector, newDS.Selector) {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"),
-			cloneLabelSelector(newDS.Selector), msgImmutable))
+			newDS.Selector.DeepCopy(), msgImmutable))
 	}
 	st := field.NewPath("status")
 	s := &newDS.Status
@@ -213,11 +212,11 @@ func ValidateUpdate(oldDS, newDS *placement.DaemonSet) FieldErrors {
 			errs = append(errs, field.Invalid(st.Child("collisionCount"), v, msgDecremented))
 		}
 	}
-	return FieldErrors(errs)
+	return errs
 }
 
 // validateMeta checks rules 1 to 3 of Validate.
-func validateMeta(ds *placement.DaemonSet) field.ErrorList {
+func validateMeta(ds *DaemonSet) field.ErrorList {
 	var errs field.ErrorList
 	meta := field.NewPath("metadata")
 	if ds.Name == "" {
@@ -236,21 +235,21 @@ func validateMeta(ds *placement.DaemonSet) field.ErrorList {
 }
 
 // validateSelector checks rules 4 to 6 of Validate.
-func validateSelector(ds *placement.DaemonSet) field.ErrorList {
+func validateSelector(ds *DaemonSet) field.ErrorList {
 	errs := selector.ValidateLabelSelector(ds.Selector).Prefix("spec.selector")
 	if sel, err := selector.Compile(ds.Selector); err == nil && !sel.Matches(ds.Template.Labels) {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "template", "metadata", "labels"),
 			maps.Clone(ds.Template.Labels), msgSelectorMismatch))
 	}
 	if ls := ds.Selector; ls != nil && len(ls.MatchLabels)+len(ls.MatchExpressions) == 0 {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), cloneLabelSelector(ls), msgEmptySelector))
+		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), ls.DeepCopy(), msgEmptySelector))
 	}
 	return errs
 }
 
 // validateTemplate checks rules 7 to 13 of Validate: what upstream's core
 // pod-template validation checks among the fields the snapshot holds.
-func validateTemplate(t *placement.PodTemplate) field.ErrorList {
+func validateTemplate(t *PodTemplate) field.ErrorList {
 	tp := field.NewPath("spec", "template")
 	errs := labelErrors(tp.Child("labels"), t.Labels)
 	errs = append(errs, annotationErrors(tp.Child("annotations"), t.Annotations)...)
@@ -277,14 +276,14 @@ func validateTemplate(t *placement.PodTemplate) field.ErrorList {
 }
 
 // validateStrategy checks rules 18 to 20 of Validate.
-func validateStrategy(p *field.Path, s *placement.UpdateStrategy) field.ErrorList {
+func validateStrategy(p *field.Path, s *UpdateStrategy) field.ErrorList {
 	switch s.Type {
-	case placement.OnDelete:
+	case OnDelete:
 		return nil
-	case placement.RollingUpdate:
+	case RollingUpdate:
 	default:
 		return field.ErrorList{field.NotSupported(p, string(s.Type),
-			string(placement.RollingUpdate), string(placement.OnDelete))}
+			string(RollingUpdate), string(OnDelete))}
 	}
 	ru := s.RollingUpdate
 	if ru == nil {
@@ -307,7 +306,7 @@ func validateStrategy(p *field.Path, s *placement.UpdateStrategy) field.ErrorLis
 }
 
 // budgetFormatErrors reports a negative int or a malformed percentage.
-func budgetFormatErrors(p *field.Path, b *placement.IntOrPercent) field.ErrorList {
+func budgetFormatErrors(p *field.Path, b *IntOrPercent) field.ErrorList {
 	switch {
 	case b == nil:
 		return nil
@@ -322,7 +321,7 @@ func budgetFormatErrors(p *field.Path, b *placement.IntOrPercent) field.ErrorLis
 }
 
 // budgetRangeErrors reports a well-formed percentage above 100.
-func budgetRangeErrors(p *field.Path, b *placement.IntOrPercent) field.ErrorList {
+func budgetRangeErrors(p *field.Path, b *IntOrPercent) field.ErrorList {
 	if v, ok := percentValue(b); ok && v > 100 {
 		return field.ErrorList{field.Invalid(p, b.StrVal, msgOver100Percent)}
 	}
@@ -332,7 +331,7 @@ func budgetRangeErrors(p *field.Path, b *placement.IntOrPercent) field.ErrorList
 // percentValue returns the number of a well-formed percentage. Like
 // upstream it uses strconv.Atoi, which saturates on overflow, so a huge
 // percentage stays above 100.
-func percentValue(b *placement.IntOrPercent) (int, bool) {
+func percentValue(b *IntOrPercent) (int, bool) {
 	if b == nil || !b.IsString || !isPercentString(b.StrVal) {
 		return 0, false
 	}
@@ -343,7 +342,7 @@ func percentValue(b *placement.IntOrPercent) (int, bool) {
 // budgetValue is upstream's getIntOrPercentValue: the percentage of a
 // well-formed percent string, strconv.Atoi of any other string (0 when it
 // does not parse), or the int. A nil budget is 0.
-func budgetValue(b *placement.IntOrPercent) int {
+func budgetValue(b *IntOrPercent) int {
 	if v, ok := percentValue(b); ok {
 		return v
 	}
@@ -360,7 +359,7 @@ func budgetValue(b *placement.IntOrPercent) int {
 
 // budgetBadValue is the bad value reported for a budget: its string, or
 // its int as an int64.
-func budgetBadValue(b *placement.IntOrPercent) any {
+func budgetBadValue(b *IntOrPercent) any {
 	switch {
 	case b == nil:
 		return int64(0)
@@ -472,20 +471,4 @@ func selectorSemanticEqual(a, b *selector.LabelSelector) bool {
 	return slices.EqualFunc(a.MatchExpressions, b.MatchExpressions, func(x, y selector.LabelSelectorRequirement) bool {
 		return x.Key == y.Key && x.Operator == y.Operator && slices.Equal(x.Values, y.Values)
 	})
-}
-
-// cloneLabelSelector deep-copies ls so that a bad value never aliases the input.
-func cloneLabelSelector(ls *selector.LabelSelector) *selector.LabelSelector {
-	if ls == nil {
-		return nil
-	}
-	out := &selector.LabelSelector{MatchLabels: maps.Clone(ls.MatchLabels)}
-	if ls.MatchExpressions != nil {
-		out.MatchExpressions = make([]selector.LabelSelectorRequirement, len(ls.MatchExpressions))
-		for i, e := range ls.MatchExpressions {
-			out.MatchExpressions[i] = selector.LabelSelectorRequirement{
-				Key: e.Key, Operator: e.Operator, Values: slices.Clone(e.Values)}
-		}
-	}
-	return out
 }

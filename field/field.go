@@ -2,9 +2,10 @@
 // package: a list of problems, each tied to a Kubernetes-style field path
 // (spec.selector.matchExpressions[0].values) and a machine-readable type.
 //
-// The types are re-exported by the root package daemonplan (FieldError,
-// FieldErrors, FieldErrorType) so that callers can inspect paths and types
-// with errors.As instead of parsing messages.
+// Callers inspect paths, types and bad values with errors.As on an
+// ErrorList instead of parsing messages. Messages render as Kubernetes
+// renders them: "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value:
+// "abc%": ...".
 package field
 
 import (

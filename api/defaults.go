@@ -1,9 +1,7 @@
-package daemonplan
+package api
 
 import (
 	"maps"
-
-	"github.com/daemonplan/daemonplan/placement"
 )
 
 // DefaultRevisionHistoryLimit is the API default of spec.revisionHistoryLimit.
@@ -14,22 +12,22 @@ const DefaultRevisionHistoryLimit = 10
 // missing rollingUpdate block is created, maxUnavailable defaults to 1 and
 // maxSurge to 0; a nil revisionHistoryLimit becomes 10. ds is not changed;
 // the copy shares no defaulted pointer with it.
-func Default(ds *placement.DaemonSet) placement.DaemonSet {
+func Default(ds *DaemonSet) DaemonSet {
 	out := *ds
 	out.Annotations = maps.Clone(ds.Annotations)
 	if out.UpdateStrategy.Type == "" {
-		out.UpdateStrategy.Type = placement.RollingUpdate
+		out.UpdateStrategy.Type = RollingUpdate
 	}
-	if out.UpdateStrategy.Type == placement.RollingUpdate {
-		ru := placement.RollingUpdateParams{}
+	if out.UpdateStrategy.Type == RollingUpdate {
+		ru := RollingUpdateParams{}
 		if ds.UpdateStrategy.RollingUpdate != nil {
 			ru = *ds.UpdateStrategy.RollingUpdate
 		}
 		if ru.MaxUnavailable == nil {
-			ru.MaxUnavailable = placement.Int(1)
+			ru.MaxUnavailable = Int(1)
 		}
 		if ru.MaxSurge == nil {
-			ru.MaxSurge = placement.Int(0)
+			ru.MaxSurge = Int(0)
 		}
 		out.UpdateStrategy.RollingUpdate = &ru
 	}

@@ -1,4 +1,4 @@
-package daemonplan_test
+package api_test
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -37,23 +37,23 @@ const (
 )
 
 // fe builds an expected problem; an empty detail is not compared.
-func fe(typ daemonplan.FieldErrorType, path string, bad any, detail string) *daemonplan.FieldError {
-	return &daemonplan.FieldError{Type: typ, Field: path, BadValue: bad, Detail: detail}
+func fe(typ field.ErrorType, path string, bad any, detail string) *field.Error {
+	return &field.Error{Type: typ, Field: path, BadValue: bad, Detail: detail}
 }
 
 // validDS returns a DaemonSet that passes validation before defaulting:
 // every optional field is set to something valid.
-func validDS() *placement.DaemonSet {
-	return &placement.DaemonSet{
+func validDS() *api.DaemonSet {
+	return &api.DaemonSet{
 		Namespace:   "kube-system",
 		Name:        "fluentd.logging",
 		UID:         "uid-1",
-		Annotations: map[string]string{placement.AnnotationTemplateGeneration: "3", "example.com/owner": "ops"},
+		Annotations: map[string]string{api.AnnotationTemplateGeneration: "3", "example.com/owner": "ops"},
 		Selector: &selector.LabelSelector{
 			MatchLabels:      map[string]string{"app": "fluentd"},
 			MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"node"}}},
 		},
-		Template: placement.PodTemplate{
+		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "fluentd", "tier": "node"},
 			Annotations:  map[string]string{"kubectl.kubernetes.io/restartedAt": "now"},
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
@@ -63,13 +63,13 @@ func validDS() *placement.DaemonSet {
 			Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "logs", Effect: taints.NoSchedule}},
 			RestartPolicy: "Always",
 		},
-		UpdateStrategy:  placement.UpdateStrategy{Type: placement.RollingUpdate},
+		UpdateStrategy:  api.UpdateStrategy{Type: api.RollingUpdate},
 		MinReadySeconds: 5,
 	}
 }
 
-func defaulted(ds *placement.DaemonSet) *placement.DaemonSet {
-	d := daemonplan.Default(ds)
+func defaulted(ds *api.DaemonSet) *api.DaemonSet {
+	d := api.Default(ds)
 	return &d
 }
 
@@ -78,8 +78,8 @@ func int32p(v int32) *int32 { return &v }
 
 // withoutUncheckedDetails clears the Detail of every problem whose expected
 // detail is empty, so that cmp.Diff compares only what the SPEC fixes.
-func withoutUncheckedDetails(want, got daemonplan.FieldErrors) daemonplan.FieldErrors {
-	out := make(daemonplan.FieldErrors, len(got))
+func withoutUncheckedDetails(want, got field.ErrorList) field.ErrorList {
+	out := make(field.ErrorList, len(got))
 	for i, e := range got {
 		c := *e
 		if i < len(want) && want[i].Detail == "" {
@@ -96,31 +96,31 @@ func withoutUncheckedDetails(want, got daemonplan.FieldErrors) daemonplan.FieldE
 func TestValidateAcceptsDefaultedDaemonSet(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
-		mutate       func(*placement.DaemonSet)
+		mutate       func(*api.DaemonSet)
 	}{
-		{"rolling update", "defaults give maxUnavailable 1, maxSurge 0", func(*placement.DaemonSet) {}},
-		{"on delete", "OnDelete has no budgets to check", func(ds *placement.DaemonSet) {
-			ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.OnDelete}
+		{"rolling update", "defaults give maxUnavailable 1, maxSurge 0", func(*api.DaemonSet) {}},
+		{"on delete", "OnDelete has no budgets to check", func(ds *api.DaemonSet) {
+			ds.UpdateStrategy = api.UpdateStrategy{Type: api.OnDelete}
 		}},
-		{"surge only", "maxUnavailable 0 with maxSurge non-zero is the surge strategy", func(ds *placement.DaemonSet) {
-			ds.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{MaxUnavailable: placement.Int(0), MaxSurge: placement.Percent("100%")}
+		{"surge only", "maxUnavailable 0 with maxSurge non-zero is the surge strategy", func(ds *api.DaemonSet) {
+			ds.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: api.Int(0), MaxSurge: api.Percent("100%")}
 		}},
-		{"empty restart policy", "an unset restartPolicy is not reported (only the kube module fills it)", func(ds *placement.DaemonSet) {
+		{"empty restart policy", "an unset restartPolicy is not reported (only the kube module fills it)", func(ds *api.DaemonSet) {
 			ds.Template.RestartPolicy = ""
 		}},
-		{"zero history and generation", "revisionHistoryLimit 0 and templateGeneration 0 are allowed", func(ds *placement.DaemonSet) {
+		{"zero history and generation", "revisionHistoryLimit 0 and templateGeneration 0 are allowed", func(ds *api.DaemonSet) {
 			ds.RevisionHistoryLimit = int32p(0)
-			ds.Annotations[placement.AnnotationTemplateGeneration] = "0"
+			ds.Annotations[api.AnnotationTemplateGeneration] = "0"
 		}},
-		{"bare minimum", "no namespace, annotations, affinity or tolerations", func(ds *placement.DaemonSet) {
+		{"bare minimum", "no namespace, annotations, affinity or tolerations", func(ds *api.DaemonSet) {
 			ds.Namespace, ds.Annotations = "", nil
-			ds.Template = placement.PodTemplate{Labels: map[string]string{"app": "fluentd", "tier": "node"}}
+			ds.Template = api.PodTemplate{Labels: map[string]string{"app": "fluentd", "tier": "node"}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := validDS()
 			tc.mutate(ds)
-			if got := daemonplan.Validate(defaulted(ds)); got != nil {
+			if got := api.Validate(defaulted(ds)); got != nil {
 				t.Errorf("Validate() = %v, want nil (%s)", got, tc.reason)
 			}
 		})
@@ -129,191 +129,191 @@ func TestValidateAcceptsDefaultedDaemonSet(t *testing.T) {
 
 func TestValidateRules(t *testing.T) {
 	const (
-		req = daemonplan.FieldRequired
-		inv = daemonplan.FieldInvalid
-		ns  = daemonplan.FieldNotSupported
-		fb  = daemonplan.FieldForbidden
+		req = field.TypeRequired
+		inv = field.TypeInvalid
+		ns  = field.TypeNotSupported
+		fb  = field.TypeForbidden
 	)
-	budgets := func(unavail, surge *placement.IntOrPercent) func(*placement.DaemonSet) {
-		return func(ds *placement.DaemonSet) {
-			ds.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{MaxUnavailable: unavail, MaxSurge: surge}
+	budgets := func(unavail, surge *api.IntOrPercent) func(*api.DaemonSet) {
+		return func(ds *api.DaemonSet) {
+			ds.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: unavail, MaxSurge: surge}
 		}
 	}
 	bigAnnotations := map[string]string{"a": strings.Repeat("x", 256*1024)}
 	for _, tc := range []struct {
 		name, reason string
-		mutate       func(*placement.DaemonSet)
+		mutate       func(*api.DaemonSet)
 		noDefaults   bool
-		want         daemonplan.FieldErrors
+		want         field.ErrorList
 	}{
 		// Object meta.
 		{name: "name required", reason: "ValidateObjectMeta: an empty name is Required",
-			mutate: func(ds *placement.DaemonSet) { ds.Name = "" },
-			want:   daemonplan.FieldErrors{fe(req, "metadata.name", nil, "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Name = "" },
+			want:   field.ErrorList{fe(req, "metadata.name", nil, "")}},
 		{name: "name not a subdomain", reason: "DaemonSet names are DNS-1123 subdomains",
-			mutate: func(ds *placement.DaemonSet) { ds.Name = "Fluentd_1" },
-			want:   daemonplan.FieldErrors{fe(inv, "metadata.name", "Fluentd_1", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Name = "Fluentd_1" },
+			want:   field.ErrorList{fe(inv, "metadata.name", "Fluentd_1", "")}},
 		{name: "name too long", reason: "a subdomain has at most 253 characters",
-			mutate: func(ds *placement.DaemonSet) { ds.Name = strings.Repeat("a", 254) },
-			want:   daemonplan.FieldErrors{fe(inv, "metadata.name", strings.Repeat("a", 254), "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Name = strings.Repeat("a", 254) },
+			want:   field.ErrorList{fe(inv, "metadata.name", strings.Repeat("a", 254), "")}},
 		{name: "namespace not a label", reason: "namespaces are DNS-1123 labels: no dots",
-			mutate: func(ds *placement.DaemonSet) { ds.Namespace = "kube.system" },
-			want:   daemonplan.FieldErrors{fe(inv, "metadata.namespace", "kube.system", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Namespace = "kube.system" },
+			want:   field.ErrorList{fe(inv, "metadata.namespace", "kube.system", "")}},
 		{name: "annotation key", reason: "annotation keys are qualified names",
-			mutate: func(ds *placement.DaemonSet) { ds.Annotations["bad key"] = "v" },
-			want:   daemonplan.FieldErrors{fe(inv, "metadata.annotations", "bad key", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Annotations["bad key"] = "v" },
+			want:   field.ErrorList{fe(inv, "metadata.annotations", "bad key", "")}},
 		{name: "annotations too large", reason: "keys and values may not exceed 256 KiB in total",
-			mutate: func(ds *placement.DaemonSet) { ds.Annotations = bigAnnotations },
-			want:   daemonplan.FieldErrors{fe(daemonplan.FieldTooLong, "metadata.annotations", "", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Annotations = bigAnnotations },
+			want:   field.ErrorList{fe(field.TypeTooLong, "metadata.annotations", "", "")}},
 
 		// Selector.
 		{name: "selector label value", reason: "matchLabels syntax; a selector that does not compile is not matched against the template",
-			mutate: func(ds *placement.DaemonSet) { ds.Selector.MatchLabels["app"] = "-fluentd" },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.selector.matchLabels", "-fluentd", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchLabels["app"] = "-fluentd" },
+			want:   field.ErrorList{fe(inv, "spec.selector.matchLabels", "-fluentd", "")}},
 		{name: "selector operator", reason: "Gt is not a label selector operator",
-			mutate: func(ds *placement.DaemonSet) { ds.Selector.MatchExpressions[0].Operator = selector.Gt },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.selector.matchExpressions[0].operator", "Gt", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchExpressions[0].Operator = selector.Gt },
+			want:   field.ErrorList{fe(inv, "spec.selector.matchExpressions[0].operator", "Gt", "")}},
 		{name: "selector In without values", reason: "In needs at least one value",
-			mutate: func(ds *placement.DaemonSet) { ds.Selector.MatchExpressions[0].Values = nil },
-			want:   daemonplan.FieldErrors{fe(req, "spec.selector.matchExpressions[0].values", nil, "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchExpressions[0].Values = nil },
+			want:   field.ErrorList{fe(req, "spec.selector.matchExpressions[0].values", nil, "")}},
 		{name: "selector does not match", reason: "the template labels must satisfy the selector",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.Labels["app"] = "other" },
-			want: daemonplan.FieldErrors{fe(inv, "spec.template.metadata.labels",
+			mutate: func(ds *api.DaemonSet) { ds.Template.Labels["app"] = "other" },
+			want: field.ErrorList{fe(inv, "spec.template.metadata.labels",
 				map[string]string{"app": "other", "tier": "node"}, detMismatch)}},
 		{name: "nil selector", reason: "a nil selector matches nothing, so the template never matches; upstream adds no Required",
-			mutate: func(ds *placement.DaemonSet) { ds.Selector = nil },
-			want: daemonplan.FieldErrors{fe(inv, "spec.template.metadata.labels",
+			mutate: func(ds *api.DaemonSet) { ds.Selector = nil },
+			want: field.ErrorList{fe(inv, "spec.template.metadata.labels",
 				map[string]string{"app": "fluentd", "tier": "node"}, detMismatch)}},
 		{name: "empty selector", reason: "an empty selector would select every pod; it matches the template so only this is reported",
-			mutate: func(ds *placement.DaemonSet) { ds.Selector = &selector.LabelSelector{} },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.selector", &selector.LabelSelector{}, detEmpty)}},
+			mutate: func(ds *api.DaemonSet) { ds.Selector = &selector.LabelSelector{} },
+			want:   field.ErrorList{fe(inv, "spec.selector", &selector.LabelSelector{}, detEmpty)}},
 
 		// Pod template.
 		{name: "template label key", reason: "upstream validates template labels at spec.template.labels",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.Labels["bad key"] = "v" },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.template.labels", "bad key", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.Labels["bad key"] = "v" },
+			want:   field.ErrorList{fe(inv, "spec.template.labels", "bad key", "")}},
 		{name: "template label value", reason: "label values are at most 63 characters",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.Labels["x"] = strings.Repeat("v", 64) },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.template.labels", strings.Repeat("v", 64), "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.Labels["x"] = strings.Repeat("v", 64) },
+			want:   field.ErrorList{fe(inv, "spec.template.labels", strings.Repeat("v", 64), "")}},
 		{name: "template annotation key", reason: "template annotations follow annotation key syntax",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.Annotations["a/b/c"] = "v" },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.template.annotations", "a/b/c", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.Annotations["a/b/c"] = "v" },
+			want:   field.ErrorList{fe(inv, "spec.template.annotations", "a/b/c", "")}},
 		{name: "restart policy unknown", reason: "core validation rejects the value, then the DaemonSet rule rejects anything but Always",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.RestartPolicy = "Sometimes" },
-			want: daemonplan.FieldErrors{
+			mutate: func(ds *api.DaemonSet) { ds.Template.RestartPolicy = "Sometimes" },
+			want: field.ErrorList{
 				fe(ns, pathTSpec+".restartPolicy", "Sometimes", `supported values: "Always", "OnFailure", "Never"`),
 				fe(ns, pathTSpec+".restartPolicy", "Sometimes", `supported values: "Always"`)}},
 		{name: "restart policy never", reason: "daemons must restart: only Always is supported",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.RestartPolicy = "Never" },
-			want:   daemonplan.FieldErrors{fe(ns, pathTSpec+".restartPolicy", "Never", `supported values: "Always"`)}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.RestartPolicy = "Never" },
+			want:   field.ErrorList{fe(ns, pathTSpec+".restartPolicy", "Never", `supported values: "Always"`)}},
 		{name: "node selector key", reason: "nodeSelector keys are label keys; upstream reports at the map, without [key]",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.NodeSelector["a/b/c"] = "x" },
-			want:   daemonplan.FieldErrors{fe(inv, pathTSpec+".nodeSelector", "a/b/c", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.NodeSelector["a/b/c"] = "x" },
+			want:   field.ErrorList{fe(inv, pathTSpec+".nodeSelector", "a/b/c", "")}},
 		{name: "node affinity without terms", reason: "a required node selector needs at least one term",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
-			want:   daemonplan.FieldErrors{fe(req, pathAffinity+".nodeSelectorTerms", nil, "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
+			want:   field.ErrorList{fe(req, pathAffinity+".nodeSelectorTerms", nil, "")}},
 		{name: "node affinity operator", reason: "= is not a node selector operator",
-			mutate: func(ds *placement.DaemonSet) {
+			mutate: func(ds *api.DaemonSet) {
 				ds.Template.RequiredNodeAffinity.Terms[0].MatchExpressions[0].Operator = selector.Equals
 			},
-			want: daemonplan.FieldErrors{fe(inv, pathAffinity+".nodeSelectorTerms[0].matchExpressions[0].operator", "=", "")}},
+			want: field.ErrorList{fe(inv, pathAffinity+".nodeSelectorTerms[0].matchExpressions[0].operator", "=", "")}},
 		{name: "node name", reason: "spec.nodeName is a DNS-1123 subdomain",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.NodeName = "Node_1" },
-			want:   daemonplan.FieldErrors{fe(inv, pathTSpec+".nodeName", "Node_1", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.NodeName = "Node_1" },
+			want:   field.ErrorList{fe(inv, pathTSpec+".nodeName", "Node_1", "")}},
 		{name: "toleration empty key", reason: "an empty key requires operator Exists",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.Tolerations[0].Key = "" },
-			want:   daemonplan.FieldErrors{fe(inv, pathTolerates+"[0].operator", "Equal", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.Tolerations[0].Key = "" },
+			want:   field.ErrorList{fe(inv, pathTolerates+"[0].operator", "Equal", "")}},
 		{name: "active deadline set", reason: "DaemonSet pods may not have a deadline",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.ActiveDeadlineSeconds = int64p(30) },
-			want:   daemonplan.FieldErrors{fe(fb, pathTSpec+".activeDeadlineSeconds", nil, detDeadline)}},
+			mutate: func(ds *api.DaemonSet) { ds.Template.ActiveDeadlineSeconds = int64p(30) },
+			want:   field.ErrorList{fe(fb, pathTSpec+".activeDeadlineSeconds", nil, detDeadline)}},
 		{name: "active deadline zero", reason: "core validation wants 1..MaxInt32 before the DaemonSet rule forbids it",
-			mutate: func(ds *placement.DaemonSet) { ds.Template.ActiveDeadlineSeconds = int64p(0) },
-			want: daemonplan.FieldErrors{
+			mutate: func(ds *api.DaemonSet) { ds.Template.ActiveDeadlineSeconds = int64p(0) },
+			want: field.ErrorList{
 				fe(inv, pathTSpec+".activeDeadlineSeconds", int64(0), ""),
 				fe(fb, pathTSpec+".activeDeadlineSeconds", nil, detDeadline)}},
 
 		// Spec counters.
 		{name: "min ready seconds", reason: "minReadySeconds is non-negative",
-			mutate: func(ds *placement.DaemonSet) { ds.MinReadySeconds = -1 },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.minReadySeconds", int64(-1), detNonNeg)}},
+			mutate: func(ds *api.DaemonSet) { ds.MinReadySeconds = -1 },
+			want:   field.ErrorList{fe(inv, "spec.minReadySeconds", int64(-1), detNonNeg)}},
 		{name: "template generation negative", reason: "the annotation carries spec.templateGeneration, which is non-negative",
-			mutate: func(ds *placement.DaemonSet) { ds.Annotations[placement.AnnotationTemplateGeneration] = "-2" },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.templateGeneration", int64(-2), detNonNeg)}},
+			mutate: func(ds *api.DaemonSet) { ds.Annotations[api.AnnotationTemplateGeneration] = "-2" },
+			want:   field.ErrorList{fe(inv, "spec.templateGeneration", int64(-2), detNonNeg)}},
 		{name: "template generation unparsable", reason: "upstream fails conversion; reported at the field it converts to",
-			mutate: func(ds *placement.DaemonSet) { ds.Annotations[placement.AnnotationTemplateGeneration] = "three" },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.templateGeneration", "three", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.Annotations[api.AnnotationTemplateGeneration] = "three" },
+			want:   field.ErrorList{fe(inv, "spec.templateGeneration", "three", "")}},
 		{name: "revision history limit", reason: "revisionHistoryLimit is non-negative",
-			mutate: func(ds *placement.DaemonSet) { ds.RevisionHistoryLimit = int32p(-1) },
-			want:   daemonplan.FieldErrors{fe(inv, "spec.revisionHistoryLimit", int64(-1), detNonNeg)}},
+			mutate: func(ds *api.DaemonSet) { ds.RevisionHistoryLimit = int32p(-1) },
+			want:   field.ErrorList{fe(inv, "spec.revisionHistoryLimit", int64(-1), detNonNeg)}},
 
 		// Update strategy.
 		{name: "strategy type", reason: "only RollingUpdate and OnDelete exist; reported at spec.updateStrategy itself",
-			mutate: func(ds *placement.DaemonSet) { ds.UpdateStrategy.Type = "Recreate" },
-			want:   daemonplan.FieldErrors{fe(ns, "spec.updateStrategy", "Recreate", `supported values: "RollingUpdate", "OnDelete"`)}},
+			mutate: func(ds *api.DaemonSet) { ds.UpdateStrategy.Type = "Recreate" },
+			want:   field.ErrorList{fe(ns, "spec.updateStrategy", "Recreate", `supported values: "RollingUpdate", "OnDelete"`)}},
 		{name: "strategy type empty", reason: "without defaulting an empty type is not supported", noDefaults: true,
-			mutate: func(ds *placement.DaemonSet) { ds.UpdateStrategy.Type = "" },
-			want:   daemonplan.FieldErrors{fe(ns, "spec.updateStrategy", "", "")}},
+			mutate: func(ds *api.DaemonSet) { ds.UpdateStrategy.Type = "" },
+			want:   field.ErrorList{fe(ns, "spec.updateStrategy", "", "")}},
 		{name: "rolling update missing", reason: "RollingUpdate needs its parameters; budgets are then not checked", noDefaults: true,
-			mutate: func(ds *placement.DaemonSet) {},
-			want:   daemonplan.FieldErrors{fe(req, pathRU, nil, "")}},
+			mutate: func(ds *api.DaemonSet) {},
+			want:   field.ErrorList{fe(req, pathRU, nil, "")}},
 		{name: "on delete ignores budgets", reason: "rollingUpdate is not validated for OnDelete",
-			mutate: func(ds *placement.DaemonSet) {
-				ds.UpdateStrategy = placement.UpdateStrategy{Type: placement.OnDelete,
-					RollingUpdate: &placement.RollingUpdateParams{MaxUnavailable: placement.Int(-1)}}
+			mutate: func(ds *api.DaemonSet) {
+				ds.UpdateStrategy = api.UpdateStrategy{Type: api.OnDelete,
+					RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(-1)}}
 			}},
 		{name: "max unavailable negative", reason: "an int budget is non-negative; -1 is non-zero so no zero error",
-			mutate: budgets(placement.Int(-1), placement.Int(0)),
-			want:   daemonplan.FieldErrors{fe(inv, pathUnavail, int64(-1), detNonNeg)}},
+			mutate: budgets(api.Int(-1), api.Int(0)),
+			want:   field.ErrorList{fe(inv, pathUnavail, int64(-1), detNonNeg)}},
 		{name: "max surge negative", reason: "format first, then both budgets count as non-zero",
-			mutate: budgets(placement.Int(1), placement.Int(-1)),
-			want: daemonplan.FieldErrors{
+			mutate: budgets(api.Int(1), api.Int(-1)),
+			want: field.ErrorList{
 				fe(inv, pathSurge, int64(-1), detNonNeg),
 				fe(inv, pathSurge, int64(-1), detSurgeSet)}},
 		{name: "percent without sign", reason: `"5" is not a percentage, yet upstream counts it as 5, so no zero error`,
-			mutate: budgets(placement.Percent("5"), placement.Int(0)),
-			want:   daemonplan.FieldErrors{fe(inv, pathUnavail, "5", "")}},
+			mutate: budgets(api.Percent("5"), api.Int(0)),
+			want:   field.ErrorList{fe(inv, pathUnavail, "5", "")}},
 		{name: "negative percent", reason: `"-5%" does not match [0-9]+% and counts as 0`,
-			mutate: budgets(placement.Percent("-5%"), placement.Int(0)),
-			want: daemonplan.FieldErrors{
+			mutate: budgets(api.Percent("-5%"), api.Int(0)),
+			want: field.ErrorList{
 				fe(inv, pathUnavail, "-5%", ""),
 				fe(req, pathUnavail, nil, detBothZero)}},
 		{name: "fractional percent", reason: `"1.5%" does not match [0-9]+% and counts as 0`,
-			mutate: budgets(placement.Int(0), placement.Percent("1.5%")),
-			want: daemonplan.FieldErrors{
+			mutate: budgets(api.Int(0), api.Percent("1.5%")),
+			want: field.ErrorList{
 				fe(inv, pathSurge, "1.5%", ""),
 				fe(req, pathUnavail, nil, detBothZero)}},
 		{name: "max unavailable over 100%", reason: "a percentage may not exceed 100",
-			mutate: budgets(placement.Percent("101%"), placement.Int(0)),
-			want:   daemonplan.FieldErrors{fe(inv, pathUnavail, "101%", detOver100)}},
+			mutate: budgets(api.Percent("101%"), api.Int(0)),
+			want:   field.ErrorList{fe(inv, pathUnavail, "101%", detOver100)}},
 		{name: "max surge over 100%", reason: "a percentage may not exceed 100, huge ones included",
-			mutate: budgets(placement.Int(0), placement.Percent("99999999999999999999%")),
-			want:   daemonplan.FieldErrors{fe(inv, pathSurge, "99999999999999999999%", detOver100)}},
+			mutate: budgets(api.Int(0), api.Percent("99999999999999999999%")),
+			want:   field.ErrorList{fe(inv, pathSurge, "99999999999999999999%", detOver100)}},
 		{name: "both non-zero", reason: "exactly one budget may be non-zero; reported at maxSurge",
-			mutate: budgets(placement.Int(1), placement.Percent("10%")),
-			want:   daemonplan.FieldErrors{fe(inv, pathSurge, "10%", detSurgeSet)}},
+			mutate: budgets(api.Int(1), api.Percent("10%")),
+			want:   field.ErrorList{fe(inv, pathSurge, "10%", detSurgeSet)}},
 		{name: "both zero ints", reason: "one budget must be non-zero; reported at maxUnavailable",
-			mutate: budgets(placement.Int(0), placement.Int(0)),
-			want:   daemonplan.FieldErrors{fe(req, pathUnavail, nil, detBothZero)}},
+			mutate: budgets(api.Int(0), api.Int(0)),
+			want:   field.ErrorList{fe(req, pathUnavail, nil, detBothZero)}},
 		{name: "both zero percent", reason: `"0%" and "000%" are zero`,
-			mutate: budgets(placement.Percent("0%"), placement.Percent("000%")),
-			want:   daemonplan.FieldErrors{fe(req, pathUnavail, nil, detBothZero)}},
+			mutate: budgets(api.Percent("0%"), api.Percent("000%")),
+			want:   field.ErrorList{fe(req, pathUnavail, nil, detBothZero)}},
 		{name: "nil budgets", reason: "without defaulting nil budgets count as 0", noDefaults: true,
-			mutate: func(ds *placement.DaemonSet) {
-				ds.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{}
+			mutate: func(ds *api.DaemonSet) {
+				ds.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{}
 			},
-			want: daemonplan.FieldErrors{fe(req, pathUnavail, nil, detBothZero)}},
+			want: field.ErrorList{fe(req, pathUnavail, nil, detBothZero)}},
 
 		// Several problems keep upstream's order.
 		{name: "order", reason: "metadata, selector, template, DaemonSet template rules, counters, strategy, history",
-			mutate: func(ds *placement.DaemonSet) {
+			mutate: func(ds *api.DaemonSet) {
 				ds.Name = ""
 				ds.Template.Labels = map[string]string{"app": "other"}
 				ds.Template.ActiveDeadlineSeconds = int64p(10)
 				ds.MinReadySeconds = -3
 				ds.RevisionHistoryLimit = int32p(-4)
-				ds.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{MaxUnavailable: placement.Percent("200%"), MaxSurge: placement.Int(2)}
+				ds.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: api.Percent("200%"), MaxSurge: api.Int(2)}
 			},
-			want: daemonplan.FieldErrors{
+			want: field.ErrorList{
 				fe(req, "metadata.name", nil, ""),
 				fe(inv, "spec.template.metadata.labels", map[string]string{"app": "other"}, detMismatch),
 				fe(fb, pathTSpec+".activeDeadlineSeconds", nil, detDeadline),
@@ -328,7 +328,7 @@ func TestValidateRules(t *testing.T) {
 			if !tc.noDefaults {
 				ds = defaulted(ds)
 			}
-			got := daemonplan.Validate(ds)
+			got := api.Validate(ds)
 			if diff := cmp.Diff(tc.want, withoutUncheckedDetails(tc.want, got)); diff != "" {
 				t.Errorf("Validate() mismatch (-want +got) (%s):\n%s", tc.reason, diff)
 			}
@@ -340,42 +340,42 @@ func TestValidateRules(t *testing.T) {
 // percent-format message names the regex.
 func TestValidatePercentDetail(t *testing.T) {
 	ds := defaulted(validDS())
-	ds.UpdateStrategy.RollingUpdate.MaxUnavailable = placement.Percent("x")
-	errs := daemonplan.Validate(ds)
+	ds.UpdateStrategy.RollingUpdate.MaxUnavailable = api.Percent("x")
+	errs := api.Validate(ds)
 	if len(errs) == 0 || !strings.Contains(errs[0].Detail, "[0-9]+%") {
 		t.Fatalf("Validate() = %v, want a percent-format error naming [0-9]+%%", errs)
 	}
 }
 
 func TestValidateUpdate(t *testing.T) {
-	inv := daemonplan.FieldInvalid
+	inv := field.TypeInvalid
 	for _, tc := range []struct {
 		name, reason string
-		old, new     func(*placement.DaemonSet)
-		want         daemonplan.FieldErrors
+		old, new     func(*api.DaemonSet)
+		want         field.ErrorList
 	}{
 		{name: "unchanged", reason: "nothing changed, nothing to report"},
 		{name: "selector changed", reason: "spec.selector is immutable in apps/v1",
-			new: func(ds *placement.DaemonSet) { ds.Selector.MatchLabels["app"] = "other" },
-			want: daemonplan.FieldErrors{fe(inv, "spec.selector", &selector.LabelSelector{
+			new: func(ds *api.DaemonSet) { ds.Selector.MatchLabels["app"] = "other" },
+			want: field.ErrorList{fe(inv, "spec.selector", &selector.LabelSelector{
 				MatchLabels:      map[string]string{"app": "other"},
 				MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"node"}}},
 			}, detImmutable)}},
 		{name: "selector removed", reason: "nil is not semantically equal to a selector",
-			new:  func(ds *placement.DaemonSet) { ds.Selector = nil },
-			want: daemonplan.FieldErrors{fe(inv, "spec.selector", (*selector.LabelSelector)(nil), detImmutable)}},
+			new:  func(ds *api.DaemonSet) { ds.Selector = nil },
+			want: field.ErrorList{fe(inv, "spec.selector", (*selector.LabelSelector)(nil), detImmutable)}},
 		{name: "selector nil vs empty lists", reason: "semantic equality treats nil and empty maps and slices alike",
-			old: func(ds *placement.DaemonSet) {
+			old: func(ds *api.DaemonSet) {
 				ds.Selector = &selector.LabelSelector{MatchLabels: map[string]string{}, MatchExpressions: []selector.LabelSelectorRequirement{}}
 			},
-			new: func(ds *placement.DaemonSet) { ds.Selector = &selector.LabelSelector{} }},
+			new: func(ds *api.DaemonSet) { ds.Selector = &selector.LabelSelector{} }},
 		{name: "status counters", reason: "every status counter is non-negative",
-			new: func(ds *placement.DaemonSet) {
-				ds.Status = placement.Status{CurrentNumberScheduled: -1, NumberMisscheduled: -2, DesiredNumberScheduled: -3,
+			new: func(ds *api.DaemonSet) {
+				ds.Status = api.Status{CurrentNumberScheduled: -1, NumberMisscheduled: -2, DesiredNumberScheduled: -3,
 					NumberReady: -4, ObservedGeneration: -5, UpdatedNumberScheduled: -6, NumberAvailable: -7,
 					NumberUnavailable: -8, CollisionCount: int32p(-9)}
 			},
-			want: daemonplan.FieldErrors{
+			want: field.ErrorList{
 				fe(inv, "status.currentNumberScheduled", int64(-1), detNonNeg),
 				fe(inv, "status.numberMisscheduled", int64(-2), detNonNeg),
 				fe(inv, "status.desiredNumberScheduled", int64(-3), detNonNeg),
@@ -386,15 +386,15 @@ func TestValidateUpdate(t *testing.T) {
 				fe(inv, "status.numberUnavailable", int64(-8), detNonNeg),
 				fe(inv, "status.collisionCount", int64(-9), detNonNeg)}},
 		{name: "collision count decremented", reason: "collisionCount only grows",
-			old:  func(ds *placement.DaemonSet) { ds.Status.CollisionCount = int32p(3) },
-			new:  func(ds *placement.DaemonSet) { ds.Status.CollisionCount = int32p(2) },
-			want: daemonplan.FieldErrors{fe(inv, "status.collisionCount", int32(2), detDecrement)}},
+			old:  func(ds *api.DaemonSet) { ds.Status.CollisionCount = int32p(3) },
+			new:  func(ds *api.DaemonSet) { ds.Status.CollisionCount = int32p(2) },
+			want: field.ErrorList{fe(inv, "status.collisionCount", int32(2), detDecrement)}},
 		{name: "collision count cleared", reason: "set to nil counts as a decrement, reported as 0",
-			old:  func(ds *placement.DaemonSet) { ds.Status.CollisionCount = int32p(3) },
-			want: daemonplan.FieldErrors{fe(inv, "status.collisionCount", int32(0), detDecrement)}},
+			old:  func(ds *api.DaemonSet) { ds.Status.CollisionCount = int32p(3) },
+			want: field.ErrorList{fe(inv, "status.collisionCount", int32(0), detDecrement)}},
 		{name: "collision count set", reason: "nil to a value and increments are fine",
-			old: func(ds *placement.DaemonSet) { ds.Status.CollisionCount = nil },
-			new: func(ds *placement.DaemonSet) { ds.Status.CollisionCount = int32p(1) }},
+			old: func(ds *api.DaemonSet) { ds.Status.CollisionCount = nil },
+			new: func(ds *api.DaemonSet) { ds.Status.CollisionCount = int32p(1) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oldDS, newDS := validDS(), validDS()
@@ -404,7 +404,7 @@ func TestValidateUpdate(t *testing.T) {
 			if tc.new != nil {
 				tc.new(newDS)
 			}
-			got := daemonplan.ValidateUpdate(oldDS, newDS)
+			got := api.ValidateUpdate(oldDS, newDS)
 			if diff := cmp.Diff(tc.want, withoutUncheckedDetails(tc.want, got)); diff != "" {
 				t.Errorf("ValidateUpdate() mismatch (-want +got) (%s):\n%s", tc.reason, diff)
 			}
@@ -425,15 +425,15 @@ type dsRecipe struct {
 	Deadline                                              *int64
 	MinReady                                              int32
 	History                                               *int32
-	RU                                                    *placement.RollingUpdateParams
+	RU                                                    *api.RollingUpdateParams
 }
 
-func (r dsRecipe) build() *placement.DaemonSet {
+func (r dsRecipe) build() *api.DaemonSet {
 	// Every map and slice is copied so that two builds share nothing.
-	ds := &placement.DaemonSet{
+	ds := &api.DaemonSet{
 		Name: r.Name, Namespace: r.Namespace, Annotations: cloneMap(r.Annots),
-		MinReadySeconds: r.MinReady, UpdateStrategy: placement.UpdateStrategy{Type: placement.StrategyType(r.Strategy)},
-		Template: placement.PodTemplate{
+		MinReadySeconds: r.MinReady, UpdateStrategy: api.UpdateStrategy{Type: api.StrategyType(r.Strategy)},
+		Template: api.PodTemplate{
 			Labels: cloneMap(r.TemplateLabels), NodeSelector: cloneMap(r.NodeSelector),
 			RestartPolicy: r.RestartPolicy,
 		},
@@ -442,7 +442,7 @@ func (r dsRecipe) build() *placement.DaemonSet {
 		if ds.Annotations == nil {
 			ds.Annotations = map[string]string{}
 		}
-		ds.Annotations[placement.AnnotationTemplateGeneration] = r.TemplateGen
+		ds.Annotations[api.AnnotationTemplateGeneration] = r.TemplateGen
 	}
 	switch r.SelectorKind {
 	case 1:
@@ -479,7 +479,7 @@ func (r dsRecipe) build() *placement.DaemonSet {
 		ds.RevisionHistoryLimit = int32p(*r.History)
 	}
 	if r.RU != nil {
-		ru := placement.RollingUpdateParams{}
+		ru := api.RollingUpdateParams{}
 		if b := r.RU.MaxUnavailable; b != nil {
 			c := *b
 			ru.MaxUnavailable = &c
@@ -509,14 +509,14 @@ func cloneMap(m map[string]string) map[string]string {
 var (
 	genWord   = rapid.SampledFrom([]string{"", "app", "a", "fluentd", "Bad_Name", "-x", "x.y", "a/b", "a/b/c", "example.com/k", "kube-system", strings.Repeat("z", 64)})
 	genLabels = rapid.MapOfN(genWord, genWord, 0, 3)
-	genBudget = rapid.Custom(func(t *rapid.T) *placement.IntOrPercent {
+	genBudget = rapid.Custom(func(t *rapid.T) *api.IntOrPercent {
 		switch rapid.IntRange(0, 2).Draw(t, "budgetKind") {
 		case 0:
 			return nil
 		case 1:
-			return placement.Int(rapid.Int32Range(-2, 3).Draw(t, "int"))
+			return api.Int(rapid.Int32Range(-2, 3).Draw(t, "int"))
 		}
-		return placement.Percent(rapid.SampledFrom([]string{"0%", "25%", "100%", "101%", "5", "-5%", "1.5%", "", "%"}).Draw(t, "str"))
+		return api.Percent(rapid.SampledFrom([]string{"0%", "25%", "100%", "101%", "5", "-5%", "1.5%", "", "%"}).Draw(t, "str"))
 	})
 	genRecipe = rapid.Custom(func(t *rapid.T) dsRecipe {
 		r := dsRecipe{
@@ -565,7 +565,7 @@ var (
 			r.History = int32p(rapid.Int32Range(-1, 1).Draw(t, "history"))
 		}
 		if rapid.Bool().Draw(t, "hasRU") {
-			r.RU = &placement.RollingUpdateParams{MaxUnavailable: genBudget.Draw(t, "maxUnavailable"), MaxSurge: genBudget.Draw(t, "maxSurge")}
+			r.RU = &api.RollingUpdateParams{MaxUnavailable: genBudget.Draw(t, "maxUnavailable"), MaxSurge: genBudget.Draw(t, "maxSurge")}
 		}
 		return r
 	})
@@ -573,7 +573,7 @@ var (
 
 // scribble overwrites the contents of every map and selector a problem
 // holds as its bad value, to prove that none of them is the caller's.
-func scribble(errs daemonplan.FieldErrors) {
+func scribble(errs field.ErrorList) {
 	for _, e := range errs {
 		switch v := e.BadValue.(type) {
 		case map[string]string:
@@ -609,8 +609,8 @@ func TestValidatePropertyPure(t *testing.T) {
 		if rapid.Bool().Draw(t, "defaulted") {
 			ds, ref = defaulted(ds), defaulted(ref)
 		}
-		first := daemonplan.Validate(ds)
-		second := daemonplan.Validate(ds)
+		first := api.Validate(ds)
+		second := api.Validate(ds)
 		if diff := cmp.Diff(first, second); diff != "" {
 			t.Fatalf("Validate() not deterministic (-first +second):\n%s", diff)
 		}
@@ -622,7 +622,7 @@ func TestValidatePropertyPure(t *testing.T) {
 			t.Fatalf("Validate() returned an empty non-nil list")
 		}
 		for _, e := range first {
-			if e.Type < daemonplan.FieldRequired || e.Type > daemonplan.FieldTooLong {
+			if e.Type < field.TypeRequired || e.Type > field.TypeTooLong {
 				t.Fatalf("problem with invalid type: %#v", e)
 			}
 			if !strings.HasPrefix(e.Field, "metadata.") && !strings.HasPrefix(e.Field, "spec.") {
@@ -632,7 +632,7 @@ func TestValidatePropertyPure(t *testing.T) {
 
 		oldR := genRecipe.Draw(t, "old")
 		oldDS, oldRef := oldR.build(), oldR.build()
-		scribble(daemonplan.ValidateUpdate(oldDS, ds))
+		scribble(api.ValidateUpdate(oldDS, ds))
 		if diff := cmp.Diff(oldRef, oldDS); diff != "" {
 			t.Fatalf("ValidateUpdate() changed the old object (-before +after):\n%s", diff)
 		}
@@ -667,11 +667,11 @@ func refNonZero(isStr bool, i int32, s string) bool {
 	return n != 0
 }
 
-func budgetOf(isStr bool, i int32, s string) *placement.IntOrPercent {
+func budgetOf(isStr bool, i int32, s string) *api.IntOrPercent {
 	if isStr {
-		return placement.Percent(s)
+		return api.Percent(s)
 	}
-	return placement.Int(i)
+	return api.Int(i)
 }
 
 // checkBudgets checks Validate's verdict on two budgets against the naive
@@ -679,16 +679,16 @@ func budgetOf(isStr bool, i int32, s string) *placement.IntOrPercent {
 func checkBudgets(t *testing.T, uStr bool, uInt int32, uS string, sStr bool, sInt int32, sS string) {
 	t.Helper()
 	ds := defaulted(validDS())
-	ds.UpdateStrategy.RollingUpdate = &placement.RollingUpdateParams{
+	ds.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
 		MaxUnavailable: budgetOf(uStr, uInt, uS), MaxSurge: budgetOf(sStr, sInt, sS)}
-	errs := daemonplan.Validate(ds)
+	errs := api.Validate(ds)
 	own := map[string]bool{} // path -> the budget's own value was rejected
 	var surgeSet, bothZero bool
 	for _, e := range errs {
 		switch {
 		case e.Field == pathSurge && e.Detail == detSurgeSet:
 			surgeSet = true
-		case e.Field == pathUnavail && e.Type == daemonplan.FieldRequired:
+		case e.Field == pathUnavail && e.Type == field.TypeRequired:
 			bothZero = true
 		case e.Field == pathUnavail || e.Field == pathSurge:
 			own[e.Field] = true
@@ -738,18 +738,18 @@ func FuzzValidateDaemonSet(f *testing.F) {
 	f.Add("", "", "", "", "", "", "")
 	f.Add("Bad_Name", "a.b", "a/b/c", "-x", "Never", "Recreate", "-1")
 	f.Fuzz(func(t *testing.T, name, namespace, labelKey, labelValue, restart, strategy, generation string) {
-		build := func() *placement.DaemonSet {
+		build := func() *api.DaemonSet {
 			ds := validDS()
 			ds.Name, ds.Namespace = name, namespace
 			ds.Selector = &selector.LabelSelector{MatchLabels: map[string]string{labelKey: labelValue}}
 			ds.Template.Labels = map[string]string{labelKey: labelValue}
 			ds.Template.RestartPolicy = restart
-			ds.UpdateStrategy.Type = placement.StrategyType(strategy)
-			ds.Annotations[placement.AnnotationTemplateGeneration] = generation
+			ds.UpdateStrategy.Type = api.StrategyType(strategy)
+			ds.Annotations[api.AnnotationTemplateGeneration] = generation
 			return defaulted(ds)
 		}
 		ds, ref := build(), build()
-		errs := daemonplan.Validate(ds)
+		errs := api.Validate(ds)
 		scribble(errs)
 		if diff := cmp.Diff(ref, ds); diff != "" {
 			t.Fatalf("Validate() changed its input (-before +after):\n%s", diff)
@@ -787,21 +787,21 @@ func FuzzValidateDaemonSet(f *testing.F) {
 }
 
 func ExampleValidate() {
-	ds := placement.DaemonSet{
+	ds := api.DaemonSet{
 		Namespace: "kube-system",
 		Name:      "fluentd",
 		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
-		Template:  placement.PodTemplate{Labels: map[string]string{"app": "fluentd"}},
-		UpdateStrategy: placement.UpdateStrategy{
-			Type: placement.RollingUpdate,
-			RollingUpdate: &placement.RollingUpdateParams{
-				MaxUnavailable: placement.Int(1),
-				MaxSurge:       placement.Percent("10%"),
+		Template:  api.PodTemplate{Labels: map[string]string{"app": "fluentd"}},
+		UpdateStrategy: api.UpdateStrategy{
+			Type: api.RollingUpdate,
+			RollingUpdate: &api.RollingUpdateParams{
+				MaxUnavailable: api.Int(1),
+				MaxSurge:       api.Percent("10%"),
 			},
 		},
 	}
-	d := daemonplan.Default(&ds)
-	for _, e := range daemonplan.Validate(&d) {
+	d := api.Default(&ds)
+	for _, e := range api.Validate(&d) {
 		fmt.Println(e)
 	}
 	// Output:
@@ -809,15 +809,15 @@ func ExampleValidate() {
 }
 
 func ExampleValidateUpdate() {
-	old := placement.DaemonSet{
+	old := api.DaemonSet{
 		Name:     "fluentd",
 		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
-		Status:   placement.Status{CollisionCount: int32p(2)},
+		Status:   api.Status{CollisionCount: int32p(2)},
 	}
 	updated := old
 	updated.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"app": "fluent-bit"}}
 	updated.Status.CollisionCount = int32p(1)
-	for _, e := range daemonplan.ValidateUpdate(&old, &updated) {
+	for _, e := range api.ValidateUpdate(&old, &updated) {
 		fmt.Println(e.Type, e.Field, e.Detail)
 	}
 	// Output:

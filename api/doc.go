@@ -1,0 +1,21 @@
+// Package api holds daemonplan's snapshot types: the DaemonSet, node and pod
+// as a sync reads them, the update strategy and its budgets, the status the
+// controller writes, and the well-known labels and annotations. Every other
+// package of daemonplan reads these types; api itself depends only on the
+// matching vocabulary of packages selector and taints and on package field.
+//
+// It also owns what the API server does to a DaemonSet before a controller
+// ever sees it, each as a pure function:
+//
+//   - Default returns a copy with the API defaults applied;
+//   - Validate and ValidateUpdate return every problem the API server would
+//     reject, each with its Kubernetes field path (field.ErrorList);
+//   - the DeepCopy methods copy an object so that nothing is shared.
+//
+// And the facts about one pod that several packages need: TargetNodeName,
+// IsAvailable, IsUpdated, IsTerminal, and a DaemonSet's TemplateGeneration.
+//
+// The types carry only what decisions read. The kube module converts
+// Kubernetes API objects (k8s.io/api) into them. No function of this
+// package changes its arguments.
+package api
