@@ -51,20 +51,28 @@ type Options struct {
 	Hash revision.HashFunc
 }
 
-// RevisionWrites are the ControllerRevision writes of a plan.
+// RevisionWrites are the ControllerRevision writes of a plan. Each list is
+// sorted by revision name.
 type RevisionWrites struct {
+	// Create are the revisions to create: the current template's, when no
+	// revision holds it yet.
 	Create []revision.Revision
-	// Update holds the new state of each revision that is renumbered or
-	// gains its hash label.
-	Update  []revision.Revision
-	Delete  []string
+	// Update holds the new state of each revision that is renumbered (the
+	// current one becomes the newest) or gains its hash label.
+	Update []revision.Revision
+	// Delete names revisions to delete: duplicates of the current one, and
+	// old ones beyond the history limit that no pod uses.
+	Delete []string
+	// Adopt and Release name orphan revisions the DaemonSet claims, and
+	// owned ones whose labels it no longer selects.
 	Adopt   []string
 	Release []string
 }
 
-// Plan is the outcome of one sync. Every list is sorted (nodes and creates
-// by node, pods and revisions by name). Apply it in this order, as upstream
-// does:
+// Plan is the outcome of one sync: every write the controller would issue,
+// and what the caller keeps for the next sync. Every list is sorted (nodes
+// and creates by node, pods and revisions by name) and the pod lists are
+// disjoint. Apply it in this order, as upstream does:
 //
 //  1. Revisions: adopt and release, update (hash labels and renumbering),
 //     create; then relabel pods (Relabel) and delete duplicate revisions.
@@ -75,32 +83,66 @@ type RevisionWrites struct {
 //  3. Revisions: Revisions.Delete also holds the history cleanup.
 //  4. Status: write Status unless StatusChanged is false.
 //
-// Errors holds what upstream's sync would have returned; a plan with errors
-// may still hold writes (upstream writes the status even then).
+// A plan with Errors holds exactly the writes upstream issues before its
+// sync fails, and no later ones.
 type Plan struct {
+	// Namespace and Name name the DaemonSet planned.
 	Namespace, Name string
-	// Nodes is the decision for every node of the input.
+	// Nodes is the decision for every node of the input, with its reason.
+	// It is information, not a write.
 	Nodes []placement.NodeDecision
-	// Hash is the current revision's hash: the label of new pods.
-	Hash      string
-	Adopt     []string
-	Release   []string
-	Create    []placement.Create
-	Delete    []placement.Delete
-	Relabel   []revision.PodRelabel
+	// Hash is the current revision's hash: the controller-revision-hash
+	// label of new pods. Empty when history could not be constructed.
+	Hash string
+	// Adopt names orphan pods the DaemonSet selects: set the DaemonSet as
+	// their controller owner before creating or deleting pods, checking
+	// that the DaemonSet still exists with the same UID.
+	Adopt []string
+	// Release names owned pods whose labels the selector no longer
+	// matches: remove the owner reference.
+	Release []string
+	// Create are the pods to create, one per entry, from the DaemonSet's
+	// template with the entry's labels, tolerations and node affinity.
+	Create []placement.Create
+	// Delete are the pods to delete, each with its reason.
+	Delete []placement.Delete
+	// Keep names the claimed pods this plan leaves alone, deletes cut by the
+	// burst limit included. It is information, not a write.
+	Keep []string
+	// SkippedCreates and SkippedDeletes count the creates and deletes the
+	// burst limit (placement.Options.BurstReplicas) cut from this plan. A
+	// later sync issues them; a caller that sees them non-zero knows the
+	// plan is partial.
+	SkippedCreates, SkippedDeletes int
+	// Relabel are pods whose controller-revision-hash label must be
+	// rewritten because their revision was a duplicate of the current one.
+	// Apply them after the revision writes and before Revisions.Delete.
+	Relabel []revision.PodRelabel
+	// Revisions are the ControllerRevision writes.
 	Revisions RevisionWrites
-	Status    api.Status
+	// Status is the DaemonSet status to write when StatusChanged is true;
+	// otherwise the input's status.
+	Status api.Status
 	// StatusChanged is false when upstream would skip the status write
 	// (nothing changed and observedGeneration is current).
 	StatusChanged bool
-	Rollout       rollout.RolloutStatus
-	// Backoff is the failed-pod backoff state for the next sync.
+	// Rollout is what `kubectl rollout status` prints once Status is
+	// written. Information, not a write.
+	Rollout rollout.Status
+	// Backoff is the failed-pod backoff state: pass it as Input.Backoff to
+	// the next sync.
 	Backoff placement.Backoff
 	// RequeueAfter, when positive, asks for another sync after that long
 	// (a failed pod waiting out its backoff).
 	RequeueAfter time.Duration
-	Warnings     field.ErrorList
-	Errors       []error
+	// Warnings are what the API server would reject in the DaemonSet's
+	// spec. The plan is still what the controller, which trusts the API
+	// server, would do; Options.Strict refuses such specs instead.
+	Warnings field.ErrorList
+	// Errors are what upstream's sync would have returned. The plan then
+	// holds only the writes issued before the failure (the status among
+	// them); the caller should retry the sync later.
+	Errors []error
 }
 
 // ErrNilDaemonSet is returned by Sync when Input.DaemonSet is nil.
@@ -193,6 +235,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 
 	mp, err := cl.Manage(in.Now, hash, in.Backoff)
 	plan.Create, plan.Delete, plan.Backoff, plan.RequeueAfter = mp.Create, mp.Delete, mp.Backoff, mp.RequeueAfter
+	plan.SkippedCreates, plan.SkippedDeletes = mp.SkippedCreates, mp.SkippedDeletes
 	if err != nil {
 		plan.Errors = append(plan.Errors, err)
 	} else {
@@ -201,26 +244,17 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 			if err != nil {
 				plan.Errors = append(plan.Errors, err)
 			} else {
-				plan.Create, plan.Delete = rolloutWrites(c, step, hash, opts.Placement)
+				plan.Create, plan.Delete = step.Create, step.Delete
+				plan.SkippedCreates, plan.SkippedDeletes = step.SkippedCreates, step.SkippedDeletes
 			}
 		}
 		if len(plan.Errors) == 0 {
 			plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, cl.Targeted()))
 		}
 	}
+	plan.Keep = cl.Keep(plan.Delete)
 	plan.setStatus(cl.Status(in.Now, hash), in.DaemonSet)
 	return plan
-}
-
-// rolloutWrites turns a rolling-update step into burst-limited, sorted
-// creates and deletes.
-func rolloutWrites(c *placement.Compiled, step rollout.Step, hash string, opts placement.Options) ([]placement.Create, []placement.Delete) {
-	burst := opts.Burst()
-	nodes := slices.Clone(step.Create[:min(burst, len(step.Create))])
-	slices.Sort(nodes)
-	dels := slices.Clone(step.Delete[:min(burst, len(step.Delete))])
-	slices.SortFunc(dels, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })
-	return c.CreatesFor(nodes, hash), dels
 }
 
 // setStatus records the status to write, keeping the input's collision

@@ -62,6 +62,9 @@ func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	return &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: api.TemplateGeneration(ds)}, nil
 }
 
+// Options returns the options c was compiled with.
+func (c *Compiled) Options() Options { return c.opts }
+
 // DaemonSet returns the snapshot c was compiled from.
 func (c *Compiled) DaemonSet() *api.DaemonSet { return c.ds }
 

@@ -247,7 +247,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	p.Create = c.CreatesFor(createNodes, hash)
 	slices.SortFunc(deletes, func(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) })
 	p.Delete = deletes
-	p.Keep = cl.kept(deletes)
+	p.Keep = cl.Keep(deletes)
 	return p, err
 }
 
@@ -309,7 +309,7 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 
 // kept lists the bucketed pods (vanished nodes included) that deletes does
 // not name, sorted by name.
-func (cl *Cluster) kept(deletes []Delete) []string {
+func (cl *Cluster) Keep(deletes []Delete) []string {
 	gone := make(map[string]struct{}, len(deletes))
 	for _, d := range deletes {
 		gone[d.Pod] = struct{}{}

@@ -93,9 +93,9 @@ func ExampleRollingUpdate() {
 	for _, d := range step.Delete {
 		fmt.Printf("delete %s on %s: %s\n", d.Pod, d.Node, d.Reason)
 	}
-	fmt.Println("create:", step.Create)
+	fmt.Println("creates:", len(step.Create))
 	// Output:
 	// budgets: {Desired:3 MaxUnavailable:1 MaxSurge:0}
 	// delete agent-old-node-2 on node-2: Outdated
-	// create: []
+	// creates: 0
 }

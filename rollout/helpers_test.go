@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ type fixture struct {
 	ds    *api.DaemonSet
 	nodes []api.Node
 	pods  []api.Pod
+	opts  placement.Options
 }
 
 // nodeName is the i-th node of a layout; zero-padded so that name order is
@@ -141,7 +143,7 @@ type tb interface {
 
 func (f *fixture) cluster(t tb) *placement.Cluster {
 	t.Helper()
-	c, err := placement.Compile(f.ds, placement.Options{})
+	c, err := placement.Compile(f.ds, f.opts)
 	require.NoError(t, err)
 	cl, err := c.Index(f.nodes, f.pods)
 	require.NoError(t, err)
@@ -167,5 +169,27 @@ func join[T any](parts ...[]T) []T {
 	for _, p := range parts {
 		out = append(out, p...)
 	}
+	return out
+}
+
+// stepShape is a Step as the tables write it: deletes, and the nodes that
+// get a create.
+type stepShape struct {
+	Delete []placement.Delete
+	Create []string
+}
+
+func shapeOf(s rollout.Step) stepShape {
+	out := stepShape{Delete: s.Delete}
+	for _, c := range s.Create {
+		out.Create = append(out.Create, c.Node)
+	}
+	return out
+}
+
+// sortedDeletes returns ds sorted by pod name, the order of Step.Delete.
+func sortedDeletes(ds []placement.Delete) []placement.Delete {
+	out := slices.Clone(ds)
+	slices.SortFunc(out, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })
 	return out
 }

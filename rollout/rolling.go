@@ -2,6 +2,8 @@ package rollout
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -41,15 +43,44 @@ func ResolveBudgets(ds *api.DaemonSet, desired int) (Budgets, error) {
 	return b, nil
 }
 
-// Step is what one rolling-update pass decides: pods to delete and nodes to
-// create a new pod on, both before the burst limit, in the order upstream
-// would issue them here: deletes and creates forced by unavailable old pods
-// first, then the budgeted candidates, each group in node-name order. The
-// order matters when the burst limit cuts the lists.
+// Step is what one rolling-update pass decides, final and ready to merge
+// into a plan: each list is cut to the burst limit (placement.Options.Burst)
+// and sorted.
+//
+// The cut keeps upstream's priorities: deletes and creates forced by
+// unavailable old pods come before the budgeted candidates, each group in
+// node-name order, and the burst limit keeps the first of that order. Only
+// then are the kept entries sorted.
 type Step struct {
 	Budgets Budgets
-	Delete  []placement.Delete
-	Create  []string
+	// Create are the new pods, sorted by node, with the labels and
+	// tolerations of the current revision.
+	Create []placement.Create
+	// Delete are the pods to delete, sorted by pod name.
+	Delete []placement.Delete
+	// SkippedCreates and SkippedDeletes count what the burst limit cut; a
+	// later pass issues them.
+	SkippedCreates, SkippedDeletes int
+}
+
+// finish cuts the candidate lists to the burst limit, keeping their
+// priority order, and sorts what is kept.
+func finish(c *placement.Compiled, step Step, creates []string, deletes []placement.Delete, hash string) Step {
+	burst := c.Options().Burst()
+	if len(creates) > burst {
+		step.SkippedCreates = len(creates) - burst
+		creates = creates[:burst]
+	}
+	if len(deletes) > burst {
+		step.SkippedDeletes = len(deletes) - burst
+		deletes = deletes[:burst]
+	}
+	creates = slices.Clone(creates)
+	slices.Sort(creates)
+	step.Create = c.CreatesFor(creates, hash)
+	step.Delete = slices.Clone(deletes)
+	slices.SortFunc(step.Delete, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })
+	return step
 }
 
 // bucket is one node's pods as the rolling update sees them.
@@ -134,8 +165,9 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 		return step, err
 	}
 	available := func(p *api.Pod) bool { return api.IsAvailable(p, ds.MinReadySeconds, now) }
+	var deletes []placement.Delete
 	del := func(p *api.Pod, node string, why placement.DeleteReason) {
-		step.Delete = append(step.Delete, placement.Delete{Pod: p.Name, Node: node, Reason: why})
+		deletes = append(deletes, placement.Delete{Pod: p.Name, Node: node, Reason: why})
 	}
 
 	if !budgets.Surge() {
@@ -160,8 +192,8 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 			}
 		}
 		remaining := min(max(budgets.MaxUnavailable-numUnavailable, 0), len(candidates))
-		step.Delete = append(step.Delete, candidates[:remaining]...)
-		return step, nil
+		deletes = append(deletes, candidates[:remaining]...)
+		return finish(c, step, nil, deletes, hash), nil
 	}
 
 	numSurge, numAvailable := 0, 0
@@ -208,9 +240,8 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 		}
 	}
 	if deletable := numAvailable - budgets.Desired; deletable > 0 {
-		step.Delete = append(step.Delete, shouldNotRun[:min(deletable, len(shouldNotRun))]...)
+		deletes = append(deletes, shouldNotRun[:min(deletable, len(shouldNotRun))]...)
 	}
 	remaining := min(max(budgets.MaxSurge-numSurge, 0), len(candidateNew))
-	step.Create = append(allowedNew, candidateNew[:remaining]...)
-	return step, nil
+	return finish(c, step, append(allowedNew, candidateNew[:remaining]...), deletes, hash), nil
 }

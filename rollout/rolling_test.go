@@ -197,10 +197,10 @@ var rollingCases = []rollingCase{
 	},
 	{
 		name:       "allowed nodes come before candidates",
-		reason:     "node-001 (unavailable old) is allowed; node-000 is the one candidate maxSurge 1 admits; upstream issues allowed first",
+		reason:     "node-001 (unavailable old) is allowed; node-000 is the one candidate maxSurge 1 admits (TestRollingUpdateBurst: allowed go first under the burst limit)",
 		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"O", "o", "O"},
-		wantCreate: []string{"node-001", "node-000"},
+		wantCreate: []string{"node-000", "node-001"},
 	},
 	{
 		name:       "unavailable new pod counts against the surge",
@@ -251,7 +251,7 @@ var rollingCases = []rollingCase{
 		reason:     "2 available pods for 2 desired: the pod on node-000 is kept",
 		strategy:   maxSurge(api.Int(1)),
 		layout:     []string{"!O", "O", "o"},
-		wantCreate: []string{"node-002", "node-001"},
+		wantCreate: []string{"node-001", "node-002"},
 	},
 	{
 		name:       "unavailable old pod on a no-longer-eligible node goes at once",
@@ -297,9 +297,53 @@ func TestRollingUpdate(t *testing.T) {
 				return
 			}
 			require.NoError(t, err, tt.reason)
-			want := rollout.Step{Budgets: got.Budgets, Delete: tt.wantDelete, Create: tt.wantCreate}
-			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			want := stepShape{Delete: sortedDeletes(tt.wantDelete), Create: tt.wantCreate}
+			if diff := cmp.Diff(want, shapeOf(got), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("RollingUpdate() mismatch (-want +got):\n%s\nreason: %s", diff, tt.reason)
+			}
+		})
+	}
+}
+
+// TestRollingUpdateBurst checks that the burst limit cuts a step in
+// upstream's priority order (pods forced by unavailable old pods first,
+// then budgeted candidates), counts what it cut, and sorts what it keeps.
+func TestRollingUpdateBurst(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		strategy     api.UpdateStrategy
+		layout       []string
+		want         stepShape
+		wantSkipped  [2]int // creates, deletes
+	}{
+		{
+			name:        "surge: allowed before candidates",
+			reason:      "node-001's unavailable old pod makes it allowed; the candidate node-000 is cut",
+			strategy:    maxSurge(api.Int(1)),
+			layout:      []string{"O", "o", "O"},
+			want:        stepShape{Create: []string{"node-001"}},
+			wantSkipped: [2]int{1, 0},
+		},
+		{
+			name:        "no surge: forced deletes before candidates",
+			reason:      "the unavailable old pod on node-002 is deleted regardless of budget; the candidate on node-000 is cut",
+			strategy:    maxUnavailable(api.Int(3)),
+			layout:      []string{"O", "N", "o"},
+			want:        stepShape{Delete: del(placement.Outdated, "node-002-old0")},
+			wantSkipped: [2]int{0, 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := build(tt.strategy, tt.layout...)
+			f.opts.BurstReplicas = 1
+			got, err := f.step(t)
+			require.NoError(t, err, tt.reason)
+			if diff := cmp.Diff(tt.want, shapeOf(got), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("RollingUpdate() mismatch (-want +got):\n%s\nreason: %s", diff, tt.reason)
+			}
+			if gotSkipped := [2]int{got.SkippedCreates, got.SkippedDeletes}; gotSkipped != tt.wantSkipped {
+				t.Errorf("skipped (creates, deletes) = %v, want %v: %s", gotSkipped, tt.wantSkipped, tt.reason)
 			}
 		})
 	}

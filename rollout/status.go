@@ -6,8 +6,8 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// RolloutStatus is what `kubectl rollout status` reports for a DaemonSet.
-type RolloutStatus struct {
+// Status is what `kubectl rollout status` reports for a DaemonSet.
+type Status struct {
 	// Message is kubectl's text, ending in a newline; for a strategy other
 	// than RollingUpdate it is the error kubectl prints (no newline).
 	Message string
@@ -19,20 +19,20 @@ type RolloutStatus struct {
 
 // StatusMessage renders kubectl's rollout status for ds with status s and
 // generation (SPEC 6.3).
-func StatusMessage(ds *api.DaemonSet, s api.Status) RolloutStatus {
+func StatusMessage(ds *api.DaemonSet, s api.Status) Status {
 	if ds.UpdateStrategy.Type != api.RollingUpdate {
-		return RolloutStatus{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}
+		return Status{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}
 	}
 	if ds.Generation > s.ObservedGeneration {
-		return RolloutStatus{Message: "Waiting for daemon set spec update to be observed...\n"}
+		return Status{Message: "Waiting for daemon set spec update to be observed...\n"}
 	}
 	switch {
 	case s.UpdatedNumberScheduled < s.DesiredNumberScheduled:
-		return RolloutStatus{Message: fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d out of %d new pods have been updated...\n",
+		return Status{Message: fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d out of %d new pods have been updated...\n",
 			ds.Name, s.UpdatedNumberScheduled, s.DesiredNumberScheduled)}
 	case s.NumberAvailable < s.DesiredNumberScheduled:
-		return RolloutStatus{Message: fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...\n",
+		return Status{Message: fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...\n",
 			ds.Name, s.NumberAvailable, s.DesiredNumberScheduled)}
 	}
-	return RolloutStatus{Message: fmt.Sprintf("daemon set %q successfully rolled out\n", ds.Name), Done: true}
+	return Status{Message: fmt.Sprintf("daemon set %q successfully rolled out\n", ds.Name), Done: true}
 }
