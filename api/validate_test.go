@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -431,10 +432,10 @@ type dsRecipe struct {
 func (r dsRecipe) build() *api.DaemonSet {
 	// Every map and slice is copied so that two builds share nothing.
 	ds := &api.DaemonSet{
-		Name: r.Name, Namespace: r.Namespace, Annotations: cloneMap(r.Annots),
+		Name: r.Name, Namespace: r.Namespace, Annotations: maps.Clone(r.Annots),
 		MinReadySeconds: r.MinReady, UpdateStrategy: api.UpdateStrategy{Type: api.StrategyType(r.Strategy)},
 		Template: api.PodTemplate{
-			Labels: cloneMap(r.TemplateLabels), NodeSelector: cloneMap(r.NodeSelector),
+			Labels: maps.Clone(r.TemplateLabels), NodeSelector: maps.Clone(r.NodeSelector),
 			RestartPolicy: r.RestartPolicy,
 		},
 	}
@@ -448,7 +449,7 @@ func (r dsRecipe) build() *api.DaemonSet {
 	case 1:
 		ds.Selector = &selector.LabelSelector{}
 	case 2:
-		ds.Selector = &selector.LabelSelector{MatchLabels: cloneMap(r.SelectorLabels)}
+		ds.Selector = &selector.LabelSelector{MatchLabels: maps.Clone(r.SelectorLabels)}
 		for _, e := range r.Exprs {
 			ds.Selector.MatchExpressions = append(ds.Selector.MatchExpressions,
 				selector.LabelSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: append([]string(nil), e.Values...)})
@@ -491,17 +492,6 @@ func (r dsRecipe) build() *api.DaemonSet {
 		ds.UpdateStrategy.RollingUpdate = &ru
 	}
 	return ds
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // Small pools of good and bad syntax, so that draws hit both sides of

@@ -183,7 +183,7 @@ func TestPropertyTolerationNeverShrinks(t *testing.T) {
 			taint := rapid.SampledFrom(all).Draw(t, "taint")
 			tol = taints.Toleration{Key: taint.Key, Operator: taints.Equal, Value: taint.Value, Effect: taint.Effect}
 		}
-		more := reference.CloneDaemonSet(s.DaemonSet)
+		more := s.DaemonSet.DeepCopy()
 		more.Template.Tolerations = append(more.Template.Tolerations, tol)
 		before := placement.NewEligibility(s.DaemonSet, placement.Options{})
 		after := placement.NewEligibility(more, placement.Options{})

@@ -25,13 +25,13 @@ func createdAs(hash string, number int64, data string) Revision {
 }
 
 func relabelled(r Revision) Revision {
-	r = cloneRevision(r)
+	r = r.DeepCopy()
 	r.Labels[api.LabelRevisionHash] = r.Name
 	return r
 }
 
 func adopted(r Revision) Revision {
-	r = cloneRevision(r)
+	r = r.DeepCopy()
 	r.Controller = dsRef()
 	return r
 }

@@ -1,6 +1,7 @@
 package revision
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,7 +124,7 @@ func cloneAll(rs []Revision) []Revision {
 	}
 	out := make([]Revision, len(rs))
 	for i := range rs {
-		out[i] = cloneRevision(rs[i])
+		out[i] = rs[i].DeepCopy()
 	}
 	return out
 }
@@ -134,7 +135,7 @@ func clonePods(ps []api.Pod) []api.Pod {
 	}
 	out := make([]api.Pod, len(ps))
 	for i, p := range ps {
-		p.Labels = copyMap(p.Labels)
+		p.Labels = maps.Clone(p.Labels)
 		if p.Controller != nil {
 			c := *p.Controller
 			p.Controller = &c

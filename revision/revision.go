@@ -3,6 +3,8 @@ package revision
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -191,9 +193,9 @@ func Construct(ds *api.DaemonSet, revisions []Revision, pods []*api.Pod, opts Op
 		switch {
 		case existing == nil:
 			cur = snapshot(ds, hash, data, next)
-			h.Create = []Revision{cloneRevision(cur)}
+			h.Create = []Revision{cur.DeepCopy()}
 		case bytes.Equal(existing.Data, data):
-			cur = cloneRevision(*existing)
+			cur = existing.DeepCopy()
 			if contains(release, name) {
 				cur.Controller = nil
 			}
@@ -229,7 +231,7 @@ func Construct(ds *api.DaemonSet, revisions []Revision, pods []*api.Pod, opts Op
 			keeper.Revision = next
 			updated[keeper.Name] = true
 		}
-		cur = cloneRevision(*keeper)
+		cur = keeper.DeepCopy()
 	}
 
 	h.Current = cur
@@ -270,12 +272,12 @@ func claim(ds *api.DaemonSet, revisions []Revision, matches func(map[string]stri
 			// Another controller's.
 		case r.Controller != nil:
 			if selected {
-				claimed = append(claimed, cloneRevision(*r))
+				claimed = append(claimed, r.DeepCopy())
 			} else if !ds.Deleting {
 				release = append(release, r.Name)
 			}
 		case selected && !r.Deleting && !ds.Deleting:
-			c := cloneRevision(*r)
+			c := r.DeepCopy()
 			c.Controller = controllerRef(ds)
 			claimed = append(claimed, c)
 			adopt = append(adopt, r.Name)
@@ -298,7 +300,7 @@ func snapshot(ds *api.DaemonSet, hash string, data []byte, number int64) Revisio
 		Namespace:   ds.Namespace,
 		Name:        ds.Name + "-" + hash,
 		Labels:      labels,
-		Annotations: copyMap(ds.Annotations),
+		Annotations: maps.Clone(ds.Annotations),
 		Controller:  controllerRef(ds),
 		Revision:    number,
 		Data:        data,
@@ -323,7 +325,7 @@ func collectUpdates(claimed []Revision, updated map[string]bool) []Revision {
 	var out []Revision
 	for i := range claimed {
 		if updated[claimed[i].Name] {
-			out = append(out, cloneRevision(claimed[i]))
+			out = append(out, claimed[i].DeepCopy())
 		}
 	}
 	return out
@@ -355,37 +357,22 @@ func copyCount(c *int32) *int32 {
 	return &n
 }
 
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // withLabel returns a copy of labels with k set to v.
 func withLabel(labels map[string]string, k, v string) map[string]string {
 	out := make(map[string]string, len(labels)+1)
-	for lk, lv := range labels {
-		out[lk] = lv
-	}
+	maps.Copy(out, labels)
 	out[k] = v
 	return out
 }
 
-// cloneRevision returns a deep copy of r.
-func cloneRevision(r Revision) Revision {
-	r.Labels = copyMap(r.Labels)
-	r.Annotations = copyMap(r.Annotations)
+// DeepCopy returns a copy of r that shares no memory with it.
+func (r Revision) DeepCopy() Revision {
+	r.Labels = maps.Clone(r.Labels)
+	r.Annotations = maps.Clone(r.Annotations)
 	if r.Controller != nil {
 		c := *r.Controller
 		r.Controller = &c
 	}
-	if r.Data != nil {
-		r.Data = append([]byte{}, r.Data...)
-	}
+	r.Data = slices.Clone(r.Data)
 	return r
 }

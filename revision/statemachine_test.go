@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -159,13 +160,13 @@ func (m *machine) sync(t *rapid.T) error {
 		if i < 0 {
 			t.Fatalf("Update names a missing revision %q", u.Name)
 		}
-		m.revisions[i] = cloneRevision(u)
+		m.revisions[i] = u.DeepCopy()
 	}
 	for _, c := range h.Create {
 		if m.find(c.Name) >= 0 {
 			t.Fatalf("Create names an existing revision %q", c.Name)
 		}
-		m.revisions = append(m.revisions, cloneRevision(c))
+		m.revisions = append(m.revisions, c.DeepCopy())
 	}
 	deleted := map[string]Revision{}
 	for _, name := range h.Delete {
@@ -219,7 +220,7 @@ func (m *machine) sync(t *rapid.T) error {
 	}
 
 	m.checkAfterSync(t, h, gc, deleted, liveBefore)
-	m.current, m.hasCurrent, m.synced = cloneRevision(h.Current), true, true
+	m.current, m.hasCurrent, m.synced = h.Current.DeepCopy(), true, true
 	return nil
 }
 
@@ -270,7 +271,7 @@ func (m *machine) checkAfterSync(t *rapid.T, h History, gc []string, deleted map
 
 	// The stored revisions of ours are Current plus Old minus what Cleanup
 	// deleted, exactly as History describes them.
-	want := []Revision{cloneRevision(h.Current)}
+	want := []Revision{h.Current.DeepCopy()}
 	for _, o := range h.Old {
 		if !slices.Contains(gc, o.Name) {
 			want = append(want, o)
@@ -333,7 +334,7 @@ func (m *machine) edit(t *rapid.T) {
 // number, and that undoing restores the template of before.
 func (m *machine) rollback(t *rapid.T) {
 	m.syncOK(t)
-	before := cloneRevision(m.current)
+	before := m.current.DeepCopy()
 	to := rapid.Int64Range(-1, m.maxRevision()+1).Draw(t, "toRevision")
 	res, err := Rollback(m.ds, m.revisions, to)
 	if err != nil {
@@ -487,7 +488,7 @@ func (m *machine) legacy(t *rapid.T) {
 		t.Skip("no revision of ours")
 	}
 	i := rapid.SampledFrom(idx).Draw(t, "legacy")
-	labels := copyMap(m.revisions[i].Labels)
+	labels := maps.Clone(m.revisions[i].Labels)
 	delete(labels, api.LabelRevisionHash)
 	m.revisions[i].Labels = labels
 	m.synced = false

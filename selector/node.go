@@ -56,8 +56,9 @@ func (m Mismatch) String() string {
 
 // NodeMatcher is the compiled node constraint of a pod template: its
 // spec.nodeSelector map AND its required node affinity (SPEC 8.3). Build it
-// with CompileNode; it is immutable and safe for concurrent use. The zero
-// NodeMatcher (and a nil *NodeMatcher) matches every node.
+// with CompileNode; it is an immutable value, safe for concurrent use, and
+// its methods have value receivers so that CompileNode(...).Match(...)
+// reads as one expression. The zero NodeMatcher matches every node.
 type NodeMatcher struct {
 	nodeSelector []labelPair // sorted by key
 	hasAffinity  bool        // a required node selector was given
@@ -201,8 +202,8 @@ func validateNodeRequirement(p *field.Path, e NodeSelectorRequirement) field.Err
 // ("nodeSelectorTerms[2].matchExpressions[0].key"). Match ignores them as the
 // DaemonSet controller does; they are for callers that want to warn. The
 // list is a copy; nil when every term was well-formed.
-func (m *NodeMatcher) ParseErrors() field.ErrorList {
-	if m == nil || len(m.termErrs) == 0 {
+func (m NodeMatcher) ParseErrors() field.ErrorList {
+	if len(m.termErrs) == 0 {
 		return nil
 	}
 	out := make(field.ErrorList, len(m.termErrs))
@@ -217,10 +218,7 @@ func (m *NodeMatcher) ParseErrors() field.ErrorList {
 // and if not, why (see CompileNode for the rules). The nodeSelector is
 // checked first; its failure wins over an affinity failure. It does not
 // allocate.
-func (m *NodeMatcher) Match(nodeName string, labels map[string]string) (bool, Mismatch) {
-	if m == nil {
-		return true, Mismatch{}
-	}
+func (m NodeMatcher) Match(nodeName string, labels map[string]string) (bool, Mismatch) {
 	for i := range m.nodeSelector {
 		p := &m.nodeSelector[i]
 		if v, ok := labels[p.key]; !ok || v != p.value {

@@ -300,16 +300,17 @@ func TestCompileNode(t *testing.T) {
 	}
 }
 
-func TestNodeMatcherZeroAndNil(t *testing.T) {
+func TestNodeMatcherZero(t *testing.T) {
 	var zero NodeMatcher
-	var nilM *NodeMatcher
-	for name, m := range map[string]*NodeMatcher{"zero": &zero, "nil": nilM} {
-		if ok, mm := m.Match("n", nil); !ok || mm != (Mismatch{}) {
-			t.Errorf("%s NodeMatcher: Match() = %v, %+v; want true with no mismatch", name, ok, mm)
-		}
-		if errs := m.ParseErrors(); errs != nil {
-			t.Errorf("%s NodeMatcher: ParseErrors() = %v, want nil", name, errs)
-		}
+	if ok, mm := zero.Match("n", nil); !ok || mm != (Mismatch{}) {
+		t.Errorf("zero NodeMatcher: Match() = %v, %+v; want true with no mismatch", ok, mm)
+	}
+	if errs := zero.ParseErrors(); errs != nil {
+		t.Errorf("zero NodeMatcher: ParseErrors() = %v, want nil", errs)
+	}
+	// The constructor's result is usable in one expression.
+	if ok, _ := CompileNode(map[string]string{"a": "1"}, nil).Match("n", labels{"a": "1"}); !ok {
+		t.Error("CompileNode(a=1).Match(a=1) = false")
 	}
 }
 

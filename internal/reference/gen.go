@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -333,144 +334,15 @@ func CrowdedSnapshots() *rapid.Generator[Snapshot] {
 // Clone returns a deep copy of s.
 func (s Snapshot) Clone() Snapshot {
 	c := s
-	c.DaemonSet = CloneDaemonSet(s.DaemonSet)
+	c.DaemonSet = s.DaemonSet.DeepCopy()
 	c.Nodes = nil
 	for _, n := range s.Nodes {
-		c.Nodes = append(c.Nodes, CloneNode(n))
+		c.Nodes = append(c.Nodes, n.DeepCopy())
 	}
 	c.Pods = nil
 	for _, p := range s.Pods {
-		c.Pods = append(c.Pods, ClonePod(p))
+		c.Pods = append(c.Pods, p.DeepCopy())
 	}
-	if s.Backoff != nil {
-		c.Backoff = placement.Backoff{}
-		for k, v := range s.Backoff {
-			c.Backoff[k] = v
-		}
-	}
-	return c
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func cloneStrings(s []string) []string {
-	if s == nil {
-		return nil
-	}
-	return append([]string{}, s...)
-}
-
-func cloneNodeSelector(ns *selector.NodeSelector) *selector.NodeSelector {
-	if ns == nil {
-		return nil
-	}
-	out := &selector.NodeSelector{}
-	if ns.Terms != nil {
-		out.Terms = []selector.NodeSelectorTerm{}
-	}
-	cloneReqs := func(rs []selector.NodeSelectorRequirement) []selector.NodeSelectorRequirement {
-		if rs == nil {
-			return nil
-		}
-		out := make([]selector.NodeSelectorRequirement, len(rs))
-		for i, r := range rs {
-			out[i] = selector.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: cloneStrings(r.Values)}
-		}
-		return out
-	}
-	for _, term := range ns.Terms {
-		out.Terms = append(out.Terms, selector.NodeSelectorTerm{MatchExpressions: cloneReqs(term.MatchExpressions), MatchFields: cloneReqs(term.MatchFields)})
-	}
-	return out
-}
-
-func cloneIntOrPercent(v *api.IntOrPercent) *api.IntOrPercent {
-	if v == nil {
-		return nil
-	}
-	c := *v
-	return &c
-}
-
-// CloneDaemonSet returns a deep copy of ds.
-func CloneDaemonSet(ds *api.DaemonSet) *api.DaemonSet {
-	if ds == nil {
-		return nil
-	}
-	c := *ds
-	c.Annotations = cloneMap(ds.Annotations)
-	if ds.Selector != nil {
-		sel := &selector.LabelSelector{MatchLabels: cloneMap(ds.Selector.MatchLabels)}
-		for _, e := range ds.Selector.MatchExpressions {
-			sel.MatchExpressions = append(sel.MatchExpressions, selector.LabelSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: cloneStrings(e.Values)})
-		}
-		c.Selector = sel
-	}
-	c.Template.Labels = cloneMap(ds.Template.Labels)
-	c.Template.Annotations = cloneMap(ds.Template.Annotations)
-	c.Template.NodeSelector = cloneMap(ds.Template.NodeSelector)
-	c.Template.RequiredNodeAffinity = cloneNodeSelector(ds.Template.RequiredNodeAffinity)
-	if ds.Template.Tolerations != nil {
-		c.Template.Tolerations = make([]taints.Toleration, len(ds.Template.Tolerations))
-		for i, tol := range ds.Template.Tolerations {
-			if tol.TolerationSeconds != nil {
-				secs := *tol.TolerationSeconds
-				tol.TolerationSeconds = &secs
-			}
-			c.Template.Tolerations[i] = tol
-		}
-	}
-	if ds.Template.ActiveDeadlineSeconds != nil {
-		v := *ds.Template.ActiveDeadlineSeconds
-		c.Template.ActiveDeadlineSeconds = &v
-	}
-	if ds.TemplateData != nil {
-		c.TemplateData = append([]byte{}, ds.TemplateData...)
-	}
-	if ru := ds.UpdateStrategy.RollingUpdate; ru != nil {
-		c.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
-			MaxUnavailable: cloneIntOrPercent(ru.MaxUnavailable),
-			MaxSurge:       cloneIntOrPercent(ru.MaxSurge),
-		}
-	}
-	if ds.RevisionHistoryLimit != nil {
-		v := *ds.RevisionHistoryLimit
-		c.RevisionHistoryLimit = &v
-	}
-	if ds.Status.CollisionCount != nil {
-		v := *ds.Status.CollisionCount
-		c.Status.CollisionCount = &v
-	}
-	return &c
-}
-
-// CloneNode returns a deep copy of n.
-func CloneNode(n api.Node) api.Node {
-	c := n
-	c.Labels = cloneMap(n.Labels)
-	if n.Taints != nil {
-		c.Taints = append([]taints.Taint{}, n.Taints...)
-	}
-	return c
-}
-
-// ClonePod returns a deep copy of p.
-func ClonePod(p api.Pod) api.Pod {
-	c := p
-	c.Labels = cloneMap(p.Labels)
-	if p.Controller != nil {
-		o := *p.Controller
-		c.Controller = &o
-	}
-	c.RequiredNodeAffinity = cloneNodeSelector(p.RequiredNodeAffinity)
+	c.Backoff = maps.Clone(s.Backoff)
 	return c
 }
