@@ -1,0 +1,71 @@
+package api_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// Default fills what the API server fills: the strategy, its budgets and
+// the history limit. The input is left as it was.
+func ExampleDefault() {
+	ds := &api.DaemonSet{Name: "agent"}
+	d := api.Default(ds)
+	ru := d.UpdateStrategy.RollingUpdate
+	fmt.Println(d.UpdateStrategy.Type, ru.MaxUnavailable.IntVal, ru.MaxSurge.IntVal, *d.RevisionHistoryLimit)
+	fmt.Println("input strategy:", ds.UpdateStrategy.Type == "")
+	// Output:
+	// RollingUpdate 1 0 10
+	// input strategy: true
+}
+
+// DeepCopy shares nothing with its receiver.
+func ExampleDaemonSet_DeepCopy() {
+	ds := &api.DaemonSet{Name: "agent", Annotations: map[string]string{"team": "infra"}}
+	c := ds.DeepCopy()
+	c.Annotations["team"] = "platform"
+	fmt.Println(ds.Annotations["team"], c.Annotations["team"])
+	// Output: infra platform
+}
+
+// A pod that is not yet bound names its node through the affinity the
+// controller gives it.
+func ExampleTargetNodeName() {
+	p := &api.Pod{Name: "agent-x", RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
+		MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-7"}}},
+	}}}}
+	node, err := api.TargetNodeName(p)
+	fmt.Println(node, err)
+	// Output: node-7 <nil>
+}
+
+// A Ready pod is available once it has been Ready for minReadySeconds.
+func ExampleIsAvailable() {
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	p := &api.Pod{Ready: true, ReadySince: now.Add(-20 * time.Second)}
+	fmt.Println(api.IsAvailable(p, 10, now), api.IsAvailable(p, 30, now))
+	// Output: true false
+}
+
+// Validation errors carry a field path, a type and the bad value, and
+// render as Kubernetes renders them.
+func ExampleValidate_fieldErrors() {
+	ds := api.Default(&api.DaemonSet{Name: "agent",
+		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"}})
+	ds.UpdateStrategy.RollingUpdate.MaxSurge = api.Percent("abc%")
+	var errs field.ErrorList
+	if errors.As(api.Validate(&ds).ToError(), &errs) {
+		for _, e := range errs {
+			fmt.Println(e.Type, e.Field)
+			fmt.Println(e)
+		}
+	}
+	// Output:
+	// Invalid spec.updateStrategy.rollingUpdate.maxSurge
+	// spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "abc%": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%' or '93%', regex used for validation is '[0-9]+%')
+}

@@ -1,0 +1,54 @@
+// Package daemonplan decides what the Kubernetes DaemonSet controller
+// decides, without an API server. Sync is the entry point: give it one
+// DaemonSet, the nodes, the pods and revisions of its namespace and the time
+// "now"; it returns a Plan of every write the controller would issue and a
+// decision, with its reason, for every node. It does no I/O, reads no clock,
+// logs nothing and starts no goroutines: the caller applies the plan.
+//
+// # Input, Options and Plan
+//
+// Input holds the snapshots (types of package api) and the state a caller
+// carries between syncs: the failed-pod backoff and whether earlier writes
+// are still pending. Options holds the switches; the zero value plans
+// exactly as the upstream controller. Plan holds the writes, each list
+// sorted and documented field by field, the new status, what `kubectl
+// rollout status` would print, validation warnings and the errors
+// upstream's sync would return.
+//
+// # Applying a plan
+//
+// Apply a Plan in the order upstream issues its writes:
+//
+//  1. revisions: adopt and release, update, create; then Relabel pods and
+//     delete duplicate revisions;
+//  2. pods: adopt and release, then create (in slow-start batches if you
+//     like, placement.SlowStartBatches) and delete;
+//  3. the remaining Revisions.Delete (history cleanup);
+//  4. the status, when StatusChanged.
+//
+// Keep Plan.Backoff for the next Input, and sync again after RequeueAfter
+// when it is positive.
+//
+// # Where the pieces live
+//
+//   - api: the snapshot types, API defaulting and validation, DeepCopy;
+//   - field: validation errors with Kubernetes field paths;
+//   - selector, taints: label and node selectors, taints and tolerations;
+//   - placement: node eligibility, the manage pass (creates and deletes),
+//     failed-pod backoff, status counters;
+//   - revision: revision identity, history, cleanup, rollback;
+//   - rollout: RollingUpdate budgets and steps, the rollout status text;
+//   - sim: an in-memory cluster that applies plans, for demos and tests.
+//
+// The kube module (github.com/daemonplan/daemonplan/kube) converts
+// Kubernetes API objects in and out, computes upstream's exact revision
+// hash, and holds the daemonplan CLI.
+//
+// # Conventions
+//
+// Inputs are never changed. Lists a caller builds are slices of values
+// ([]api.Pod); views into a snapshot that the planner hands back are slices
+// of pointers to the caller's elements ([]*api.Pod), never copies. Where
+// upstream picks nodes or pods in Go map order, daemonplan picks in node-name
+// order and says so; output never depends on input order.
+package daemonplan
