@@ -254,6 +254,13 @@ var rollingCases = []rollingCase{
 		wantCreate: []string{"node-001", "node-002"},
 	},
 	{
+		name:       "available new-only nodes count as available in surge mode",
+		reason:     "upstream counts a node holding only an available new pod: 3 available for 2 desired leaves one surplus, so the old pod on the ineligible node-000 goes",
+		strategy:   maxSurge(api.Int(1)),
+		layout:     []string{"!O", "N", "N"},
+		wantDelete: del(placement.Unschedulable, "node-000-old0"),
+	},
+	{
 		name:       "unavailable old pod on a no-longer-eligible node goes at once",
 		reason:     "not available and !shouldRun → delete now, regardless of availability",
 		strategy:   maxSurge(api.Int(1)),
