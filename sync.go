@@ -212,8 +212,10 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 		return plan
 	}
 	plan.Nodes = cl.NodeDecisions()
-	plan.Adopt, plan.Release = cl.Adopt(), cl.Release()
 
+	// Upstream constructs history before it lists (and so claims) pods: when
+	// construction fails, no pod is adopted or released. Only the revision
+	// writes issued before the failure remain.
 	hist, err := revision.Construct(&ds, in.Revisions, cl.Claimed(), revision.Options{Hash: opts.Hash})
 	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, Delete: hist.Delete, Adopt: hist.Adopt, Release: hist.Release}
 	plan.Relabel = hist.RelabelPods
@@ -225,6 +227,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 	}
 	hash := hist.Hash
 	plan.Hash = hash
+	plan.Adopt, plan.Release = cl.Adopt(), cl.Release()
 
 	if in.ExpectationsPending {
 		st := cl.Status(in.Now, hash)
