@@ -70,7 +70,8 @@ const (
 //  6. spec.selector: a non-nil selector with no matchLabels and no
 //     matchExpressions is Invalid "empty selector is invalid for daemonset".
 //  7. spec.template.labels and spec.template.annotations: label and
-//     annotation syntax, as rules 3 and 8.4 (upstream validates template
+//     annotation syntax, as rule 3 and selector.ValidateLabelKey and
+//     ValidateLabelValue (upstream validates template
 //     labels at spec.template.labels, without "metadata").
 //  8. spec.template.spec.restartPolicy: a value other than Always, OnFailure
 //     and Never is NotSupported (core pod validation).

@@ -40,7 +40,7 @@ var rollingCases = []rollingCase{
 		layout:   uniform(5, "N"),
 	},
 
-	// 4.3 non-surge.
+	// Without surge (maxSurge 0).
 	{
 		name:       "available old pods only within the budget",
 		reason:     "maxUnavailable 2 of 5 available old pods: the first 2 by node name",
@@ -173,7 +173,7 @@ var rollingCases = []rollingCase{
 		wantDelete: del(placement.Outdated, "node-010-old0", "node-011-old0"),
 	},
 
-	// 4.4 surge.
+	// With surge (maxSurge > 0).
 	{
 		name:       "surge candidates limited by maxSurge",
 		reason:     "maxSurge 2 of 5 available old pods: new pods on the first 2 nodes by name, nothing deleted",
