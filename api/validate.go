@@ -13,7 +13,7 @@ import (
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-// Messages fixed by the API server (SPEC 7.3); the other details are
+// Messages fixed by the API server (upstream: ValidateDaemonSetSpec); the other details are
 // informative only.
 const (
 	msgNonNegative       = "must be greater than or equal to 0"
@@ -44,7 +44,7 @@ const (
 )
 
 // Validate checks ds as the API server checks a DaemonSet on create
-// (upstream ValidateDaemonSet, SPEC 7.3) and returns every problem found, in
+// (upstream: ValidateDaemonSet) and returns every problem found, in
 // the order upstream reports them, or nil. Each problem carries upstream's
 // field path and type; numeric bad values are int64 as in upstream's
 // non-negative checks, string budgets and names are strings. ds should be
@@ -61,7 +61,7 @@ const (
 //  3. metadata.annotations: each key that is not a qualified name (checked
 //     in lower case) is Invalid; keys and values over 256 KiB in total are
 //     TooLong.
-//  4. spec.selector: label-selector syntax (SPEC 8.4), at
+//  4. spec.selector: label-selector syntax (upstream: ValidateLabelSelector), at
 //     spec.selector.matchLabels and spec.selector.matchExpressions[i].….
 //  5. spec.template.metadata.labels: when the selector is well formed it
 //     must match the template labels, else Invalid "`selector` does not
@@ -70,7 +70,8 @@ const (
 //  6. spec.selector: a non-nil selector with no matchLabels and no
 //     matchExpressions is Invalid "empty selector is invalid for daemonset".
 //  7. spec.template.labels and spec.template.annotations: label and
-//     annotation syntax, as rules 3 and 8.4 (upstream validates template
+//     annotation syntax, as rule 3 and selector.ValidateLabelKey and
+//     ValidateLabelValue (upstream validates template
 //     labels at spec.template.labels, without "metadata").
 //  8. spec.template.spec.restartPolicy: a value other than Always, OnFailure
 //     and Never is NotSupported (core pod validation).
@@ -173,7 +174,8 @@ func Validate(ds *DaemonSet) field.ErrorList {
 //     int32 as upstream.
 //
 // Upstream's template-generation update rules are not checked: the API
-// server sets the generation itself, so clients cannot break them (SPEC 7.3).
+// server sets the generation itself, so clients cannot break them (upstream: ValidateDaemonSetUpdate, and the
+// registry's PrepareForUpdate).
 func ValidateUpdate(oldDS, newDS *DaemonSet) field.ErrorList {
 	if oldDS == nil || newDS == nil {
 		panic("api.ValidateUpdate: nil DaemonSet")

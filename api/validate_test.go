@@ -18,7 +18,7 @@ import (
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-// Fixed details (SPEC 7.3). Other details are not compared.
+// Fixed details (upstream: ValidateDaemonSetSpec). Other details are not compared.
 const (
 	detNonNeg     = "must be greater than or equal to 0"
 	detMismatch   = "`selector` does not match template `labels`"
@@ -78,7 +78,7 @@ func int64p(v int64) *int64 { return &v }
 func int32p(v int32) *int32 { return &v }
 
 // withoutUncheckedDetails clears the Detail of every problem whose expected
-// detail is empty, so that cmp.Diff compares only what the SPEC fixes.
+// detail is empty, so that cmp.Diff compares only what upstream fixes.
 func withoutUncheckedDetails(want, got field.ErrorList) field.ErrorList {
 	out := make(field.ErrorList, len(got))
 	for i, e := range got {

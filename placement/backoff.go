@@ -5,7 +5,8 @@ import (
 )
 
 // Failed-pod backoff as upstream's kube-controller-manager wires it: 1 s
-// doubling to 15 min, no jitter (SPEC 3.5).
+// doubling to 15 min, no jitter (upstream: startDaemonSetController's
+// flowcontrol.NewBackOff, used in podsShouldBeOnNode).
 const (
 	BackoffInitial = time.Second
 	BackoffMax     = 15 * time.Minute

@@ -10,7 +10,8 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// ScaledValue resolves an int-or-percent budget against total (SPEC 4.2): an
+// ScaledValue resolves an int-or-percent budget against total (upstream:
+// intstr.GetScaledValueFromIntOrPercent): an
 // int is returned as is; "N%" gives ceil(N×total/100) when roundUp, else
 // floor. A nil value, or a string that is not an integer followed by "%",
 // is an error.

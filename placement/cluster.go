@@ -101,7 +101,8 @@ type Cluster struct {
 	release   []string
 }
 
-// Index builds the Cluster for nodes and pods (SPEC 3.2, 3.6):
+// Index builds the Cluster for nodes and pods (upstream: getNodesToDaemonPods,
+// ClaimObject):
 //
 //  1. pods in other namespaces, and pods controlled by another owner, are
 //     ignored;
@@ -254,7 +255,7 @@ func (cl *Cluster) Claimed() []*api.Pod { return cl.claimed }
 
 // Targeted returns the claimed pods that have a target node, in input
 // order, terminal pods being deleted included: the pods whose revision
-// hashes keep revisions alive (SPEC 5.4).
+// hashes keep revisions alive (upstream: cleanupHistory).
 func (cl *Cluster) Targeted() []*api.Pod { return cl.targeted }
 
 // Adopt returns the names of orphans the DaemonSet adopts, sorted.

@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCreatedPods checks what a create carries (SPEC 2.1–2.3): the
+// TestCreatedPods checks what a create carries (upstream: CreatePodTemplate,
+// AddOrUpdateDaemonPodTolerations, ReplaceDaemonSetPodNodeNameNodeAffinity): the
 // template's labels with the generation and hash labels, the tolerations
 // merged with the daemon defaults, and one metadata.name term replacing
 // the template's required affinity.
@@ -265,9 +266,9 @@ func TestSlowStartBatches(t *testing.T) {
 	}{
 		{name: "0", reason: "no creates, no batch", n: 0, want: nil},
 		{name: "1", reason: "one batch of one", n: 1, want: []int{1}},
-		{name: "10", reason: "SPEC 3.4", n: 10, want: []int{1, 2, 4, 3}},
-		{name: "100", reason: "SPEC 3.4", n: 100, want: []int{1, 2, 4, 8, 16, 32, 37}},
-		{name: "250", reason: "SPEC 3.4, one full burst", n: 250, want: []int{1, 2, 4, 8, 16, 32, 64, 123}},
+		{name: "10", reason: "syncNodes slow start", n: 10, want: []int{1, 2, 4, 3}},
+		{name: "100", reason: "syncNodes slow start", n: 100, want: []int{1, 2, 4, 8, 16, 32, 37}},
+		{name: "250", reason: "syncNodes slow start, one full burst", n: 250, want: []int{1, 2, 4, 8, 16, 32, 64, 123}},
 		{name: "15", reason: "powers of two fill exactly", n: 15, want: []int{1, 2, 4, 8}},
 	}
 	for _, tc := range cases {

@@ -11,7 +11,7 @@ import (
 // Reason says why a node should or should not run the DaemonSet's pod.
 type Reason uint8
 
-// The reasons, checked in this order (SPEC 1.1); the first that applies wins.
+// The reasons, checked in this order (upstream: NodeShouldRunDaemonPod); the first that applies wins.
 const (
 	// Eligible: the node should run the pod.
 	Eligible Reason = iota + 1
@@ -100,7 +100,7 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 	}
 }
 
-// Decide evaluates one node (SPEC 1.1) in O(labels + taints) without
+// Decide evaluates one node (upstream: NodeShouldRunDaemonPod) in O(labels + taints) without
 // allocating:
 //
 //  1. a template nodeName naming another node → neither run nor continue;

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestNodeShouldRunDaemonPod is upstream's table of the same name (SPEC
-// 10.1). Resources and host ports are not modelled: those rows reduce to
+// TestNodeShouldRunDaemonPod is upstream's table of the same name
+// (daemon_controller_test.go). Resources and host ports are not modelled: those rows reduce to
 // the plain node.
 func TestNodeShouldRunDaemonPod(t *testing.T) {
 	cases := []struct {
@@ -84,7 +84,7 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 		},
 		{
 			name:   "required affinity with no terms",
-			reason: "an empty term list matches nothing (SPEC 11.4)",
+			reason: "an empty term list matches nothing (nodeaffinity.GetRequiredNodeAffinity)",
 			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
 			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel},
 			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
@@ -131,7 +131,8 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 	}
 }
 
-// TestShouldRunSummaryTable is SPEC 1.2's table, row by row.
+// TestShouldRunSummaryTable is the shouldRun/shouldContinueRunning table of
+// upstream's NodeShouldRunDaemonPod, row by row.
 func TestShouldRunSummaryTable(t *testing.T) {
 	nodeWith := func(ts ...taints.Taint) api.Node {
 		return api.Node{Name: "node-0", Labels: simpleNodeLabel, Taints: ts}

@@ -16,8 +16,9 @@
 //     tolerations with the daemon defaults merged, template generation).
 //   - Compiled.Index: nodes sorted by name with their decisions, pods
 //     claimed (adopted, released) and bucketed by target node.
-//   - Cluster.Manage: the Plan of creates and deletes (SPEC 3.3–3.5, 1.4).
-//   - Cluster.Status: the seven status counters (SPEC 6.1).
+//   - Cluster.Manage: the Plan of creates and deletes (upstream: manage,
+//     podsShouldBeOnNode, syncNodes, getUnscheduledPodsWithoutNode).
+//   - Cluster.Status: the seven status counters (upstream: updateDaemonSetStatus).
 //
 // # Applying a Plan
 //

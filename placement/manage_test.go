@@ -24,8 +24,7 @@ func colorAffinity(values ...string) *selector.NodeSelector {
 	}}}
 }
 
-// manageCase is one sync of upstream's daemon_controller_test.go (SPEC
-// 10.1), run once per update strategy unless surge is set.
+// manageCase is one sync of upstream's daemon_controller_test.go, run once per update strategy unless surge is set.
 type manageCase struct {
 	name   string
 	reason string
@@ -305,7 +304,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 		},
 		{
 			name:   "NotReadyNoScheduleTaintDoesNotLaunchPod",
-			reason: "the default not-ready toleration is NoExecute only, so not-ready:NoSchedule blocks new pods (SPEC 1.2)",
+			reason: "the default not-ready toleration is NoExecute only, so not-ready:NoSchedule blocks new pods (NodeShouldRunDaemonPod)",
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule})
 			},
@@ -433,7 +432,7 @@ func TestDaemonKillFailedPods(t *testing.T) {
 }
 
 // TestDaemonKillFailedPodsBackoff walks the per-node backoff with the clock
-// (SPEC 3.5): delete, hold back until exactly the delay has passed, delete
+// (upstream: the failed-pod backoff in podsShouldBeOnNode): delete, hold back until exactly the delay has passed, delete
 // again with the delay doubled; an expired window or a new observed
 // generation starts over.
 func TestDaemonKillFailedPodsBackoff(t *testing.T) {
@@ -584,7 +583,7 @@ func TestSurgeScenarios(t *testing.T) {
 		},
 		{
 			name:   "SurgeFailedPodReplacedAtOnce",
-			reason: "with surge a node whose only pod failed gets a new pod in the same sync (SPEC 11.6)",
+			reason: "with surge a node whose only pod failed gets a new pod in the same sync (podsShouldBeOnNode, surge branch)",
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil)
 				f.addPods("node-0", simpleDaemonSetLabel, 1, failed)

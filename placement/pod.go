@@ -2,7 +2,7 @@ package placement
 
 import "github.com/daemonplan/daemonplan/api"
 
-// olderPod is upstream's podByCreationTimestampAndPhase order (SPEC 3.3):
+// olderPod is upstream's podByCreationTimestampAndPhase order:
 // scheduled pods first, then older creation time, then smaller name. Despite
 // upstream's name, phase plays no part.
 func olderPod(a, b *api.Pod) int {

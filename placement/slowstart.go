@@ -4,7 +4,7 @@ package placement
 const SlowStartInitialBatch = 1
 
 // SlowStartBatches returns the batch sizes in which upstream issues n
-// creates (SPEC 3.4): 1, then each batch twice the previous, the last one
+// creates (upstream: syncNodes): 1, then each batch twice the previous, the last one
 // holding what remains. 10 gives 1, 2, 4, 3. A caller that mimics upstream
 // creates one batch in parallel, and stops at the first batch with an error.
 func SlowStartBatches(n int) []int {

@@ -73,7 +73,7 @@ func TestConstruct(t *testing.T) {
 		},
 	}, {
 		name:      "RollbackRenumbers",
-		reason:    "going back to an old template makes its revision current and renumbers it to max(old)+1 (SPEC 5.3 step 6)",
+		reason:    "going back to an old template makes its revision current and renumbers it to max(old)+1 (upstream: dedupCurHistories in constructHistory)",
 		ds:        testDS("v1"),
 		revisions: []Revision{rev("agent-v1", 1, "v1"), rev("agent-v2", 2, "v2"), rev("agent-v3", 3, "v3")},
 		want: History{
@@ -309,8 +309,7 @@ func TestConstruct(t *testing.T) {
 	}
 }
 
-// TestControlledHistories mirrors upstream's test of the same name (SPEC
-// 10.2): an orphan revision of the DaemonSet's namespace is adopted, one of
+// TestControlledHistories mirrors upstream's test of the same name (update_test.go): an orphan revision of the DaemonSet's namespace is adopted, one of
 // another namespace is ignored.
 func TestControlledHistories(t *testing.T) {
 	ds := testDS("v1")

@@ -5,7 +5,7 @@ import (
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// compileSelector compiles spec.selector (SPEC 8.1): nil matches nothing, an
+// compileSelector compiles spec.selector (upstream: metav1.LabelSelectorAsSelector): nil matches nothing, an
 // empty selector matches everything. An invalid selector is the
 // field.ErrorList of selector.Compile rooted at "spec.selector", as
 // upstream fails constructHistory and kubectl fails rollout commands when

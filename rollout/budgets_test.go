@@ -15,7 +15,7 @@ func rollingUpdate(maxUnavailable, maxSurge *api.IntOrPercent) api.UpdateStrateg
 	}}
 }
 
-// TestGetUnavailableNumbers covers SPEC 4.2 (upstream's
+// TestGetUnavailableNumbers covers the budgets of updatedDesiredNodeCounts (upstream's
 // TestGetUnavailableNumbers and the scaling rules behind it).
 func TestGetUnavailableNumbers(t *testing.T) {
 	tests := []struct {
@@ -207,7 +207,7 @@ func TestGetUnavailableNumbers(t *testing.T) {
 	}
 }
 
-// TestStatusMessage covers SPEC 6.3: kubectl's
+// TestStatusMessage covers kubectl's DaemonSetStatusViewer.Status:
 // TestDaemonSetStatusViewerStatus rows and the wrong-strategy error.
 func TestStatusMessage(t *testing.T) {
 	tests := []struct {

@@ -1,7 +1,7 @@
 // Package rollout replaces outdated daemon pods: the RollingUpdate strategy's
 // budgets (maxUnavailable, maxSurge) and the pass that picks which old pods
-// to delete and which nodes get a new pod (SPEC 4), and kubectl's rollout
-// status message (SPEC 6.3). OnDelete needs nothing here: outdated pods are
+// to delete and which nodes get a new pod (upstream: rollingUpdate in pkg/controller/daemon/update.go),
+// and kubectl's rollout status message (upstream: DaemonSetStatusViewer). OnDelete needs nothing here: outdated pods are
 // never replaced for being outdated.
 //
 // Entry points:

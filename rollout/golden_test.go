@@ -19,8 +19,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// TestGoldenRollouts renders whole rollouts of SPEC 4.6, sync by sync, with
-// the nodes each sync picks (node-name order, SPEC 11.16) and the delete
+// TestGoldenRollouts renders whole rollouts of upstream's update_test.go, sync by sync, with
+// the nodes each sync picks (node-name order where upstream uses map order) and the delete
 // reasons, into testdata/rollouts.golden. Regenerate with -update and read
 // the diff before committing it.
 func TestGoldenRollouts(t *testing.T) {

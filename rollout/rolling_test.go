@@ -23,8 +23,8 @@ type rollingCase struct {
 	wantErr    bool
 }
 
-// rollingCases are the rules of SPEC 4.3 (maxSurge 0) and 4.4 (maxSurge >
-// 0), one row per rule, on layouts described at build.
+// rollingCases are the rules of upstream's rollingUpdate without surge (maxSurge 0)
+// and with surge (maxSurge > 0), one row per rule, on layouts described at build.
 var rollingCases = []rollingCase{
 	// Both paths.
 	{
@@ -40,7 +40,7 @@ var rollingCases = []rollingCase{
 		layout:   uniform(5, "N"),
 	},
 
-	// 4.3 non-surge.
+	// Without surge (maxSurge 0).
 	{
 		name:       "available old pods only within the budget",
 		reason:     "maxUnavailable 2 of 5 available old pods: the first 2 by node name",
@@ -133,7 +133,7 @@ var rollingCases = []rollingCase{
 	},
 	{
 		name:       "updated by template generation",
-		reason:     "SPEC 4.1: generation match alone makes node-000's pod new, so node-001 is the first candidate",
+		reason:     "IsPodUpdated: generation match alone makes node-000's pod new, so node-001 is the first candidate",
 		strategy:   maxUnavailable(api.Int(1)),
 		layout:     []string{"G", "O"},
 		wantDelete: del(placement.Outdated, "node-001-old0"),
@@ -173,7 +173,7 @@ var rollingCases = []rollingCase{
 		wantDelete: del(placement.Outdated, "node-010-old0", "node-011-old0"),
 	},
 
-	// 4.4 surge.
+	// With surge (maxSurge > 0).
 	{
 		name:       "surge candidates limited by maxSurge",
 		reason:     "maxSurge 2 of 5 available old pods: new pods on the first 2 nodes by name, nothing deleted",
@@ -292,7 +292,7 @@ var rollingCases = []rollingCase{
 	},
 }
 
-// TestRollingUpdate covers SPEC 4.3 and 4.4 on hand-built clusters.
+// TestRollingUpdate covers upstream's rollingUpdate, both paths, on hand-built clusters.
 func TestRollingUpdate(t *testing.T) {
 	for _, tt := range rollingCases {
 		t.Run(tt.name, func(t *testing.T) {

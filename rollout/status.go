@@ -18,7 +18,7 @@ type Status struct {
 }
 
 // StatusMessage renders kubectl's rollout status for ds with status s and
-// generation (SPEC 6.3).
+// generation (upstream: kubectl's DaemonSetStatusViewer.Status).
 func StatusMessage(ds *api.DaemonSet, s api.Status) Status {
 	if ds.UpdateStrategy.Type != api.RollingUpdate {
 		return Status{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}

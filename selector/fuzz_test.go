@@ -42,7 +42,7 @@ var (
 	subdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
-// refValidKey is SPEC 8.4's key rule written with the upstream regular
+// refValidKey is apimachinery's IsQualifiedName rule written with the upstream regular
 // expressions, as a reference for the hand-written checks.
 func refValidKey(k string) bool {
 	parts := strings.Split(k, "/")

@@ -11,7 +11,7 @@ import (
 
 type labels = map[string]string
 
-// TestCompile covers SPEC 8.1: nil vs empty, matchLabels and expressions
+// TestCompile covers metav1.LabelSelectorAsSelector: nil vs empty, matchLabels and expressions
 // ANDed, and invalid selectors refused with every problem.
 func TestCompile(t *testing.T) {
 	tests := []struct {
@@ -176,7 +176,7 @@ func TestCompileDoesNotRetainInput(t *testing.T) {
 	}
 }
 
-// TestRequirementMatches covers every row of SPEC 8.2, for the exported
+// TestRequirementMatches covers every operator of labels.Requirement.Matches, for the exported
 // Requirement and for the same requirement compiled into a Selector.
 func TestRequirementMatches(t *testing.T) {
 	tests := []struct {

@@ -203,7 +203,7 @@ func TestPodMatchesNodeSelectorAndAffinityTerms(t *testing.T) {
 	}
 }
 
-// TestCompileNode covers the remaining rules of SPEC 8.3 and the Mismatch
+// TestCompileNode covers the remaining rules of nodeaffinity.GetRequiredNodeAffinity and the Mismatch
 // reported.
 func TestCompileNode(t *testing.T) {
 	tests := []struct {

@@ -84,7 +84,7 @@ func genLabels() *rapid.Generator[map[string]string] {
 	return rapid.MapOfN(rapid.SampledFrom(keyPool), rapid.SampledFrom(labelValuePool), 0, 6)
 }
 
-// refMatches is a deliberately naive reading of SPEC 8.2, independent of
+// refMatches is a deliberately naive reading of labels.Requirement.Matches, independent of
 // the package's code: strconv for numbers, a loop for sets.
 func refMatches(r Requirement, l map[string]string) bool {
 	v, ok := l[r.Key]

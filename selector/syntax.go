@@ -7,7 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan/internal/decimal"
 )
 
-// Length limits of label syntax (SPEC 8.4).
+// Length limits of label syntax (upstream: IsQualifiedName, IsValidLabelValue).
 const (
 	// MaxLabelNameLength is the longest name part of a label key, and the
 	// longest label value.

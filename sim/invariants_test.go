@@ -35,7 +35,7 @@ func takeSnapshot(c *sim.Cluster) snapshot {
 }
 
 // budgets are the rolling update's limits recounted from the snapshot:
-// desired nodes, scaled maxUnavailable and maxSurge (SPEC 4.2).
+// desired nodes, scaled maxUnavailable and maxSurge (upstream: updatedDesiredNodeCounts).
 type budgets struct{ desired, maxUnavailable, maxSurge int }
 
 func (s snapshot) budgets() budgets {
@@ -123,7 +123,7 @@ func (s snapshot) pod(name string) *api.Pod {
 
 // checkUnavailableBudget: without surge, the available old pods a sync
 // deletes as Outdated never exceed maxUnavailable minus the nodes already
-// unavailable before it (SPEC 4.3). A visited node is unavailable unless it
+// unavailable before it (upstream: rollingUpdate without surge). A visited node is unavailable unless it
 // holds exactly one pod (not being deleted) and that pod is available.
 func checkUnavailableBudget(s snapshot, p daemonplan.Plan) error {
 	b := s.budgets()
@@ -152,8 +152,8 @@ func checkUnavailableBudget(s snapshot, p daemonplan.Plan) error {
 
 // checkSurgeBudget: with surge, the new pods a sync creates next to an
 // available old pod never exceed maxSurge minus the nodes already surging
-// (holding duplicates, or an old pod and an unavailable new one) (SPEC
-// 4.4). Creates next to an unavailable old pod, or on empty nodes, are
+// (holding duplicates, or an old pod and an unavailable new one)
+// (upstream: rollingUpdate with surge). Creates next to an unavailable old pod, or on empty nodes, are
 // outside the budget.
 func checkSurgeBudget(s snapshot, p daemonplan.Plan) error {
 	b := s.budgets()
@@ -186,8 +186,8 @@ func checkSurgeBudget(s snapshot, p daemonplan.Plan) error {
 
 // checkSurplus: with surge, old pods on nodes that should no longer run
 // the pod (deleted as Unschedulable) go only while more pods are available
-// than nodes desire them, so availability never drops below 100% (SPEC
-// 4.4). The tally counts, per visited node without duplicates, the old pod
+// than nodes desire them, so availability never drops below 100%
+// (upstream: rollingUpdate with surge). The tally counts, per visited node without duplicates, the old pod
 // if it is available, else the new pod if it is.
 func checkSurplus(s snapshot, p daemonplan.Plan) error {
 	b := s.budgets()
@@ -227,7 +227,7 @@ func checkPodsPerNode(s snapshot, p daemonplan.Plan, after []api.Pod) error {
 	return reference.CheckOnePodPerNode(&s.ds, s.nodes, after, p.Hash, reference.Surge(&s.ds))
 }
 
-// recountStatus counts the status of SPEC 6.1 from the snapshot: per node
+// recountStatus counts the status of upstream's updateDaemonSetStatus from the snapshot: per node
 // that should run the pod, its oldest pod decides ready, available and
 // updated; nodes that should not run it but hold a pod are misscheduled.
 func recountStatus(s snapshot, hash string) api.Status {

@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRolloutScenarios drives SPEC 4.6 / 10.2 scenarios sync by sync. Each
+// TestRolloutScenarios drives upstream's update_test.go scenarios sync by sync. Each
 // sync is followed by an advance of ReadyAfter, so pods created by one sync
 // are Ready at the next. The counts are daemonplan's real-controller
-// semantics (SPEC 3.1 step 8): the rolling update runs only in a sync where
+// semantics (upstream: syncDaemonSet): the rolling update runs only in a sync where
 // manage planned nothing, so a surge-mode delete by manage and the next
 // create fall in different syncs. Upstream's unit tests observe their own
 // writes at once and merge those; each reason says where that differs.
@@ -112,7 +112,7 @@ func hangingV1(t *testing.T, strategy api.UpdateStrategy) *sim.Cluster {
 
 // TestDaemonSetUpdatesSaveOldHealthyPods: 20 nodes, maxUnavailable 10, and
 // new pods that never become Ready. The first 10 old pods are replaced;
-// the 10 healthy old pods then stay for good (SPEC 4.6).
+// the 10 healthy old pods then stay for good (upstream: TestDaemonSetUpdatesSaveOldHealthyPods).
 func TestDaemonSetUpdatesSaveOldHealthyPods(t *testing.T) {
 	c := running(t, unavailableStrategy(10), plainNodes(20))
 	c.FateOf = func(string, *api.Pod) sim.Fate { return sim.Hang }
@@ -130,7 +130,7 @@ func TestDaemonSetUpdatesSaveOldHealthyPods(t *testing.T) {
 
 // TestOnDeleteNeverReplacesOutdatedPods: with OnDelete, a template change
 // replaces nothing; a pod the user deletes comes back from the new
-// template (SPEC 4).
+// template (upstream: rollingUpdate runs only for RollingUpdate).
 func TestOnDeleteNeverReplacesOutdatedPods(t *testing.T) {
 	c := running(t, api.UpdateStrategy{Type: api.OnDelete}, plainNodes(3))
 	c.Update(template("v2"), "")
@@ -153,7 +153,8 @@ func TestOnDeleteNeverReplacesOutdatedPods(t *testing.T) {
 // TestRollbackMidRollout rolls back to revision 1 halfway through an
 // update: revision 1 is renumbered to 3, the v1 pods count as updated
 // (their hash matches, though their template generation does not), and
-// only the v2 pods are replaced (SPEC 4.1, 5.5, 11.13).
+// only the v2 pods are replaced (upstream: IsPodUpdated, constructHistory, kubectl
+// rollout undo).
 func TestRollbackMidRollout(t *testing.T) {
 	c := running(t, unavailableStrategy(1), plainNodes(4))
 	require.Len(t, c.Revisions, 1)

@@ -21,8 +21,8 @@ func TestDaemonDefaults(t *testing.T) {
 		hostNetwork bool
 		want        []Toleration
 	}{
-		{name: "pod network", reason: "SPEC 2.1 rows 1-6", want: base},
-		{name: "host network", reason: "SPEC 2.1 row 7 only with hostNetwork",
+		{name: "pod network", reason: "AddOrUpdateDaemonPodTolerations: the six unconditional defaults", want: base},
+		{name: "host network", reason: "AddOrUpdateDaemonPodTolerations: network-unavailable only with hostNetwork",
 			hostNetwork: true,
 			want:        append(append([]Toleration(nil), base...), Toleration{Key: KeyNetworkUnavailable, Operator: Exists, Effect: NoSchedule})},
 	}
@@ -66,7 +66,7 @@ func TestMergeDaemonDefaults(t *testing.T) {
 		},
 		{
 			name:   "user not-ready with tolerationSeconds is replaced in place",
-			reason: "SPEC 2.1/11.2: identity ignores tolerationSeconds, the default replaces it and drops the seconds",
+			reason: "AddOrUpdateTolerationInPodSpec: identity ignores tolerationSeconds, the default replaces it and drops the seconds",
 			in: []Toleration{
 				user,
 				{Key: KeyNotReady, Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(300))},
@@ -75,7 +75,7 @@ func TestMergeDaemonDefaults(t *testing.T) {
 		},
 		{
 			name:   "Equal with empty value is a different toleration",
-			reason: "SPEC 2.1: a toleration differing in operator is kept and the default appended",
+			reason: "AddOrUpdateTolerationInPodSpec: a toleration differing in operator is kept and the default appended",
 			in:     []Toleration{{Key: KeyNotReady, Operator: Equal, Effect: NoExecute}},
 			want:   withDefs(Toleration{Key: KeyNotReady, Operator: Equal, Effect: NoExecute}),
 		},
@@ -109,7 +109,7 @@ func TestMergeDaemonDefaults(t *testing.T) {
 		},
 		{
 			name:        "network-unavailable with hostNetwork",
-			reason:      "SPEC 2.1 row 7",
+			reason:      "AddOrUpdateDaemonPodTolerations: network-unavailable",
 			hostNetwork: true,
 			in:          []Toleration{user},
 			want:        append([]Toleration{user}, DaemonDefaults(true)...),

@@ -13,7 +13,7 @@ type untolerated struct {
 }
 
 // TestDaemonTaintDecisions checks the taint part of NodeShouldRunDaemonPod
-// (SPEC 1.1 step 3 and 5, table 1.2): the pod's tolerations with the daemon
+// (its fitsTaints predicate): the pod's tolerations with the daemon
 // defaults merged in, ScheduleBlocking for shouldRun, ExecuteBlocking for
 // shouldContinueRunning.
 func TestDaemonTaintDecisions(t *testing.T) {
@@ -49,31 +49,31 @@ func TestDaemonTaintDecisions(t *testing.T) {
 		},
 		{
 			name:         "untolerated NoExecute",
-			reason:       "SPEC 1.2: shouldRun false, shouldContinueRunning false (TestNoExecuteTaintedDoesEvicitRunningIntolerantPod)",
+			reason:       "shouldRun false, shouldContinueRunning false (TestNoExecuteTaintedDoesEvicitRunningIntolerantPod)",
 			taints:       []Taint{noExecute},
 			wantRun:      blocked(noExecute),
 			wantContinue: blocked(noExecute),
 		},
 		{
 			name:         "untolerated NoSchedule only",
-			reason:       "SPEC 1.2: shouldRun false, shouldContinueRunning true (TestNoScheduleTaintedDoesntEvicitRunningIntolerantPod)",
+			reason:       "shouldRun false, shouldContinueRunning true (TestNoScheduleTaintedDoesntEvicitRunningIntolerantPod)",
 			taints:       []Taint{noSchedule},
 			wantRun:      blocked(noSchedule),
 			wantContinue: none,
 		},
 		{
 			name:   "only PreferNoSchedule untolerated",
-			reason: "SPEC 1.2: PreferNoSchedule never affects eligibility",
+			reason: "PreferNoSchedule never affects eligibility",
 			taints: []Taint{prefer},
 		},
 		{
 			name:   "unschedulable taint",
-			reason: "SPEC 1.2: the default unschedulable:NoSchedule toleration covers it",
+			reason: "the default unschedulable:NoSchedule toleration covers it",
 			taints: []Taint{unsched},
 		},
 		{
 			name:   "not-ready NoExecute",
-			reason: "SPEC 1.2: TestNotReadyNodeDaemonLaunchesPod, default toleration",
+			reason: "TestNotReadyNodeDaemonLaunchesPod, default toleration",
 			taints: []Taint{notReadyNE},
 		},
 		{
@@ -83,14 +83,14 @@ func TestDaemonTaintDecisions(t *testing.T) {
 		},
 		{
 			name:         "not-ready NoSchedule",
-			reason:       "SPEC 1.2: the default not-ready toleration is NoExecute only, so shouldRun false, shouldContinueRunning true",
+			reason:       "the default not-ready toleration is NoExecute only, so shouldRun false, shouldContinueRunning true",
 			taints:       []Taint{notReadyNS},
 			wantRun:      blocked(notReadyNS),
 			wantContinue: none,
 		},
 		{
 			name:         "unreachable NoSchedule",
-			reason:       "SPEC 1.2: the default unreachable toleration is NoExecute only",
+			reason:       "the default unreachable toleration is NoExecute only",
 			taints:       []Taint{unreachNS},
 			wantRun:      blocked(unreachNS),
 			wantContinue: none,
@@ -102,14 +102,14 @@ func TestDaemonTaintDecisions(t *testing.T) {
 		},
 		{
 			name:         "network-unavailable without hostNetwork",
-			reason:       "SPEC 2.1: the network-unavailable default is added only with hostNetwork",
+			reason:       "AddOrUpdateDaemonPodTolerations: the network-unavailable default is added only with hostNetwork",
 			taints:       []Taint{netUnavail},
 			wantRun:      blocked(netUnavail),
 			wantContinue: none,
 		},
 		{
 			name:        "network-unavailable with hostNetwork",
-			reason:      "SPEC 2.1: default #7 with hostNetwork",
+			reason:      "AddOrUpdateDaemonPodTolerations: the 7th default, with hostNetwork",
 			hostNetwork: true,
 			taints:      []Taint{netUnavail},
 		},
@@ -121,7 +121,7 @@ func TestDaemonTaintDecisions(t *testing.T) {
 		},
 		{
 			name:   "NoExecute tolerated for a limited time",
-			reason: "SPEC 9: tolerationSeconds is ignored, the taint counts as tolerated",
+			reason: "ToleratesTaint: tolerationSeconds is ignored, the taint counts as tolerated",
 			tols:   []Toleration{{Key: "example.com/evict", Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(60))}},
 			taints: []Taint{noExecute},
 		},
@@ -148,7 +148,7 @@ func TestDaemonTaintDecisions(t *testing.T) {
 		},
 		{
 			name:         "user not-ready toleration with seconds",
-			reason:       "SPEC 2.1: merged to the default, still NoExecute only",
+			reason:       "AddOrUpdateTolerationInPodSpec: merged to the default, still NoExecute only",
 			tols:         []Toleration{{Key: KeyNotReady, Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(300))}},
 			taints:       []Taint{notReadyNE, notReadyNS},
 			wantRun:      blocked(notReadyNS),

@@ -1,5 +1,8 @@
 // Package reference is a deliberately naive planner for one DaemonSet sync:
-// a straight transcription of SPEC 1.1, 1.3, 1.4, 3.2, 3.3, 3.5, 3.6 and 6.1
+// a straight transcription of upstream's NodeShouldRunDaemonPod,
+// GetTargetNodeName, getNodesToDaemonPods, ClaimObject, manage,
+// podsShouldBeOnNode (with its failed-pod backoff),
+// getUnscheduledPodsWithoutNode and updateDaemonSetStatus
 // with plain maps and no precompilation. It exists to be compared with
 // package placement (differential property tests and benchmarks), never to
 // be used by it.
@@ -43,7 +46,7 @@ type Result struct {
 	Backoff placement.Backoff
 }
 
-// ShouldRun is NodeShouldRunDaemonPod (SPEC 1.1), evaluated from scratch.
+// ShouldRun is NodeShouldRunDaemonPod, evaluated from scratch.
 func ShouldRun(ds *api.DaemonSet, node *api.Node) (shouldRun, shouldContinueRunning bool) {
 	if ds.Template.NodeName != "" && ds.Template.NodeName != node.Name {
 		return false, false
@@ -77,7 +80,7 @@ func ShouldRun(ds *api.DaemonSet, node *api.Node) (shouldRun, shouldContinueRunn
 	return true, true
 }
 
-// TargetNode is GetTargetNodeName (SPEC 1.3); ok is false when the pod
+// TargetNode is GetTargetNodeName; ok is false when the pod
 // names no node.
 func TargetNode(p *api.Pod) (string, bool) {
 	if p.NodeName != "" {
@@ -99,7 +102,7 @@ func TargetNode(p *api.Pod) (string, bool) {
 	return "", false
 }
 
-// Claims reports whether the DaemonSet claims the pod (SPEC 3.6), and
+// Claims reports whether the DaemonSet claims the pod (upstream: ClaimObject), and
 // whether claiming it means adopting or releasing it.
 func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 	if p.Namespace != ds.Namespace {
@@ -125,7 +128,7 @@ func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 	return true, true, false
 }
 
-// Older is podByCreationTimestampAndPhase's Less (SPEC 3.3).
+// Older is podByCreationTimestampAndPhase's Less.
 func Older(a, b *api.Pod) bool {
 	if a.NodeName != "" && b.NodeName == "" {
 		return true
@@ -139,7 +142,7 @@ func Older(a, b *api.Pod) bool {
 	return a.Created.Before(b.Created)
 }
 
-// Buckets is getNodesToDaemonPods(false) (SPEC 3.2): claimed pods with a
+// Buckets is getNodesToDaemonPods(false): claimed pods with a
 // target node, minus those both terminal and being deleted, by target
 // node, each bucket sorted oldest first.
 func Buckets(ds *api.DaemonSet, pods []api.Pod) map[string][]*api.Pod {
@@ -168,7 +171,7 @@ func Buckets(ds *api.DaemonSet, pods []api.Pod) map[string][]*api.Pod {
 // Ready is IsPodReady.
 func Ready(p *api.Pod) bool { return p.Ready }
 
-// Available is IsPodAvailable as of v1.34 (SPEC 4.5).
+// Available is IsPodAvailable as of v1.34.
 func Available(p *api.Pod, minReadySeconds int32, now time.Time) bool {
 	if !p.Ready {
 		return false
@@ -195,7 +198,7 @@ func Generation(ds *api.DaemonSet) *int64 {
 	return &g
 }
 
-// Updated is IsPodUpdated (SPEC 4.1).
+// Updated is IsPodUpdated.
 func Updated(p *api.Pod, hash string, gen *int64) bool {
 	if hash != "" && p.Labels["controller-revision-hash"] == hash {
 		return true
@@ -231,7 +234,8 @@ func Surge(ds *api.DaemonSet) bool {
 }
 
 // inBackoff and nextBackoff are client-go's flowcontrol.Backoff with 1 s
-// initial and 15 min maximum delay (SPEC 3.5).
+// initial and 15 min maximum delay, as
+// kube-controller-manager wires them.
 func inBackoff(b placement.Backoff, key placement.BackoffKey, now time.Time) bool {
 	e, ok := b[key]
 	if !ok {
@@ -256,7 +260,8 @@ func nextBackoff(b placement.Backoff, key placement.BackoffKey, now time.Time) {
 	b[key] = placement.BackoffEntry{Delay: d, LastUpdate: now}
 }
 
-// Manage runs one sync's manage and status (SPEC 3.3, 3.5, 1.4, 6.1) on the
+// Manage runs one sync's manage and status (upstream: manage,
+// updateDaemonSetStatus) on the
 // snapshot. backoff is not changed; the result holds the next state,
 // without the entries that expired. It changes none of its inputs.
 func Manage(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string, backoff placement.Backoff) Result {
@@ -383,7 +388,7 @@ func Manage(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, 
 	return res
 }
 
-// Status is updateDaemonSetStatus's counting (SPEC 6.1), with
+// Status is updateDaemonSetStatus's counting, with
 // ObservedGeneration set to the DaemonSet's generation and CollisionCount
 // copied.
 func Status(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string) api.Status {

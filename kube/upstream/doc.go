@@ -1,6 +1,6 @@
 // Package upstream reproduces, byte for byte, the two values the Kubernetes
-// v1.34 DaemonSet controller derives from a DaemonSet's pod template (SPEC
-// 5.1, 5.2):
+// v1.34 DaemonSet controller derives from a DaemonSet's pod template
+// (ComputeHash, and getPatch in pkg/controller/daemon/update.go):
 //
 //   - Hash, the revision hash that names ControllerRevisions and labels pods
 //     (controller-revision-hash);

@@ -15,7 +15,7 @@ import (
 )
 
 // Hash returns the revision hash of a pod template as the controller
-// computes it (SPEC 5.1):
+// computes it (upstream: ComputeHash in pkg/controller/controller_utils.go):
 //
 //  1. FNV-1a 32 over the go-spew dump of the template value
 //     (k8s.io/apimachinery/pkg/util/dump.ForHash), which prints every field
@@ -45,7 +45,8 @@ func Hash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
 }
 
 // RevisionData returns the data.raw of a ControllerRevision for ds, as the
-// controller writes it and compares it (SPEC 5.2):
+// controller writes it and compares it (upstream: getPatch and Match in
+// pkg/controller/daemon/update.go):
 //
 //  1. the whole DaemonSet is encoded with encoding/json and decoded again
 //     into generic maps (numbers become float64);
