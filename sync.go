@@ -148,21 +148,21 @@ type Plan struct {
 // ErrNilDaemonSet is returned by Sync when Input.DaemonSet is nil.
 var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
 
-// Sync runs one sync of the DaemonSet controller (upstream: syncDaemonSet) and returns its
-// plan:
+// Sync runs one sync of the DaemonSet controller (upstream: syncDaemonSet;
+// docs/manage.md, M1) and returns its plan:
 //
 //  1. defaults are applied to a copy of the DaemonSet, and it is validated:
 //     findings become Plan.Warnings (or, with Options.Strict, the error);
 //  2. a DaemonSet whose selector is exactly empty, or that is being
 //     deleted, gets no writes at all;
-//  3. revision history is constructed (upstream: constructHistory);
+//  3. revision history is constructed (docs/history.md, H6–H12);
 //  4. with expectations pending, only the status is refreshed;
-//  5. otherwise manage plans creates and deletes (upstream: manage); when it plans
-//     none and the strategy is RollingUpdate, the rolling update plans its
-//     step (upstream: rollingUpdate); then old revisions are cleaned up
-//     (upstream: cleanupHistory);
-//  6. the status is counted (upstream: updateDaemonSetStatus) and kubectl's rollout status message
-//     rendered (upstream: kubectl's DaemonSetStatusViewer).
+//  5. otherwise manage plans creates and deletes (docs/manage.md, M6–M14);
+//     when it plans none and the strategy is RollingUpdate, the rolling
+//     update plans its step (docs/rolling-update.md); then old revisions are
+//     cleaned up (docs/history.md, H13);
+//  6. the status is counted (docs/status.md, S1–S8) and kubectl's rollout
+//     status message rendered (docs/status.md, S11).
 //
 // The returned error is ErrNilDaemonSet or, with Options.Strict, the
 // validation findings; errors upstream's own sync would return are in
@@ -262,7 +262,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 }
 
 // setStatus records the status to write, keeping the input's collision
-// count, and whether upstream would write it at all (storeDaemonSetStatus).
+// count, and whether upstream would write it at all (docs/status.md, S9).
 func (p *Plan) setStatus(st api.Status, ds *api.DaemonSet) {
 	st.CollisionCount = copyStatus(ds.Status).CollisionCount
 	old := ds.Status
@@ -287,7 +287,7 @@ func decideAll(ds *api.DaemonSet, nodes []api.Node, opts placement.Options) []pl
 }
 
 // isExactlyEmpty reports a selector deep-equal to an empty LabelSelector
-// (nil maps and slices): upstream refuses to act on it (syncDaemonSet, the SelectingAll warning).
+// (nil maps and slices): upstream refuses to act on it (docs/manage.md, M1).
 func isExactlyEmpty(s *selector.LabelSelector) bool {
 	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
 }

@@ -8,7 +8,8 @@ import (
 const DefaultRevisionHistoryLimit = 10
 
 // Default returns a copy of ds with the API server's defaults applied
-// (upstream: SetDefaults_DaemonSet): an empty strategy type becomes RollingUpdate; for RollingUpdate a
+// (upstream: SetDefaults_DaemonSet; docs/validation.md, V1): an empty
+// strategy type becomes RollingUpdate; for RollingUpdate a
 // missing rollingUpdate block is created, maxUnavailable defaults to 1 and
 // maxSurge to 0; a nil revisionHistoryLimit becomes 10. ds is not changed;
 // the copy shares no defaulted pointer with it.

@@ -11,7 +11,8 @@ import (
 // errNoTarget is returned by TargetNodeName for a pod that names no node.
 var errNoTarget = errors.New("pod has neither spec.nodeName nor a metadata.name node affinity term")
 
-// TargetNodeName returns the node a pod is, or will be, bound to (upstream: GetTargetNodeName):
+// TargetNodeName returns the node a pod is, or will be, bound to
+// (upstream: GetTargetNodeName; docs/eligibility.md, E12):
 //
 //  1. spec.nodeName when set;
 //  2. otherwise the first required node-affinity matchFields requirement
@@ -44,7 +45,8 @@ func TargetNodeName(p *Pod) (string, error) {
 // IsTerminal reports a pod in phase Failed or Succeeded.
 func IsTerminal(p *Pod) bool { return p.Phase == PodFailed || p.Phase == PodSucceeded }
 
-// IsAvailable reports whether p counts as available at now (upstream: IsPodAvailable): it is
+// IsAvailable reports whether p counts as available at now
+// (upstream: IsPodAvailable; docs/rolling-update.md, R5): it is
 // Ready, and either minReadySeconds is 0 or it has been Ready since at least
 // minReadySeconds before now (inclusive, as since v1.34).
 func IsAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
@@ -61,7 +63,8 @@ func IsAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
 }
 
 // IsUpdated reports whether p was created from the current template
-// (upstream: IsPodUpdated): its revision-hash label equals hash (when hash is not empty), or its
+// (upstream: IsPodUpdated; docs/rolling-update.md, R2): its revision-hash
+// label equals hash (when hash is not empty), or its
 // template-generation label equals generation (when generation is known).
 func IsUpdated(p *Pod, hash string, generation *int64) bool {
 	if hash != "" {

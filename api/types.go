@@ -135,7 +135,8 @@ type DaemonSet struct {
 }
 
 // Node is a snapshot of one node: its name, labels and taints. Readiness,
-// capacity and unschedulable are not read (upstream: NodeShouldRunDaemonPod): only taints matter.
+// capacity and unschedulable are not read (docs/eligibility.md, E11): only
+// taints matter.
 type Node struct {
 	Name   string
 	Labels map[string]string

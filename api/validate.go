@@ -13,8 +13,8 @@ import (
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-// Messages fixed by the API server (upstream: ValidateDaemonSetSpec); the other details are
-// informative only.
+// Messages fixed by the API server (docs/validation.md, V12); the other
+// details are informative only.
 const (
 	msgNonNegative       = "must be greater than or equal to 0"
 	msgSelectorMismatch  = "`selector` does not match template `labels`"
@@ -44,7 +44,8 @@ const (
 )
 
 // Validate checks ds as the API server checks a DaemonSet on create
-// (upstream: ValidateDaemonSet) and returns every problem found, in
+// (upstream: ValidateDaemonSet; docs/validation.md) and returns every
+// problem found, in
 // the order upstream reports them, or nil. Each problem carries upstream's
 // field path and type; numeric bad values are int64 as in upstream's
 // non-negative checks, string budgets and names are strings. ds should be
@@ -61,7 +62,7 @@ const (
 //  3. metadata.annotations: each key that is not a qualified name (checked
 //     in lower case) is Invalid; keys and values over 256 KiB in total are
 //     TooLong.
-//  4. spec.selector: label-selector syntax (upstream: ValidateLabelSelector), at
+//  4. spec.selector: label-selector syntax (docs/validation.md, V3), at
 //     spec.selector.matchLabels and spec.selector.matchExpressions[i].….
 //  5. spec.template.metadata.labels: when the selector is well formed it
 //     must match the template labels, else Invalid "`selector` does not
@@ -174,8 +175,8 @@ func Validate(ds *DaemonSet) field.ErrorList {
 //     int32 as upstream.
 //
 // Upstream's template-generation update rules are not checked: the API
-// server sets the generation itself, so clients cannot break them (upstream: ValidateDaemonSetUpdate, and the
-// registry's PrepareForUpdate).
+// server sets the generation itself, so clients cannot break them
+// (docs/validation.md, V10).
 func ValidateUpdate(oldDS, newDS *DaemonSet) field.ErrorList {
 	if oldDS == nil || newDS == nil {
 		panic("api.ValidateUpdate: nil DaemonSet")

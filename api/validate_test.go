@@ -18,7 +18,7 @@ import (
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-// Fixed details (upstream: ValidateDaemonSetSpec). Other details are not compared.
+// Fixed details (docs/validation.md, V12). Other details are not compared.
 const (
 	detNonNeg     = "must be greater than or equal to 0"
 	detMismatch   = "`selector` does not match template `labels`"

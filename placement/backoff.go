@@ -6,7 +6,7 @@ import (
 
 // Failed-pod backoff as upstream's kube-controller-manager wires it: 1 s
 // doubling to 15 min, no jitter (upstream: startDaemonSetController's
-// flowcontrol.NewBackOff, used in podsShouldBeOnNode).
+// flowcontrol.NewBackOff, used in podsShouldBeOnNode; docs/manage.md, M10).
 const (
 	BackoffInitial = time.Second
 	BackoffMax     = 15 * time.Minute

@@ -11,7 +11,7 @@ import (
 )
 
 // ScaledValue resolves an int-or-percent budget against total (upstream:
-// intstr.GetScaledValueFromIntOrPercent): an
+// intstr.GetScaledValueFromIntOrPercent; docs/rolling-update.md, R4): an
 // int is returned as is; "N%" gives ceil(N×total/100) when roundUp, else
 // floor. A nil value, or a string that is not an integer followed by "%",
 // is an error.

@@ -102,7 +102,7 @@ type Cluster struct {
 }
 
 // Index builds the Cluster for nodes and pods (upstream: getNodesToDaemonPods,
-// ClaimObject):
+// ClaimObject; docs/manage.md, M3 and M5):
 //
 //  1. pods in other namespaces, and pods controlled by another owner, are
 //     ignored;
@@ -255,7 +255,7 @@ func (cl *Cluster) Claimed() []*api.Pod { return cl.claimed }
 
 // Targeted returns the claimed pods that have a target node, in input
 // order, terminal pods being deleted included: the pods whose revision
-// hashes keep revisions alive (upstream: cleanupHistory).
+// hashes keep revisions alive (docs/history.md, H13).
 func (cl *Cluster) Targeted() []*api.Pod { return cl.targeted }
 
 // Adopt returns the names of orphans the DaemonSet adopts, sorted.

@@ -12,8 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCreatedPods checks what a create carries (upstream: CreatePodTemplate,
-// AddOrUpdateDaemonPodTolerations, ReplaceDaemonSetPodNodeNameNodeAffinity): the
+// TestCreatedPods checks what a create carries (docs/manage.md, M13): the
 // template's labels with the generation and hash labels, the tolerations
 // merged with the daemon defaults, and one metadata.name term replacing
 // the template's required affinity.

@@ -11,7 +11,8 @@ import (
 // Reason says why a node should or should not run the DaemonSet's pod.
 type Reason uint8
 
-// The reasons, checked in this order (upstream: NodeShouldRunDaemonPod); the first that applies wins.
+// The reasons, checked in this order (docs/eligibility.md, E1); the first
+// that applies wins.
 const (
 	// Eligible: the node should run the pod.
 	Eligible Reason = iota + 1
@@ -100,8 +101,8 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 	}
 }
 
-// Decide evaluates one node (upstream: NodeShouldRunDaemonPod) in O(labels + taints) without
-// allocating:
+// Decide evaluates one node (upstream: NodeShouldRunDaemonPod;
+// docs/eligibility.md, E1) in O(labels + taints) without allocating:
 //
 //  1. a template nodeName naming another node → neither run nor continue;
 //  2. nodeSelector or required node affinity mismatch → neither;

@@ -131,8 +131,8 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 	}
 }
 
-// TestShouldRunSummaryTable is the shouldRun/shouldContinueRunning table of
-// upstream's NodeShouldRunDaemonPod, row by row.
+// TestShouldRunSummaryTable checks the shouldRun/shouldContinueRunning
+// tables of docs/eligibility.md (E1, E13), row by row.
 func TestShouldRunSummaryTable(t *testing.T) {
 	nodeWith := func(ts ...taints.Taint) api.Node {
 		return api.Node{Name: "node-0", Labels: simpleNodeLabel, Taints: ts}

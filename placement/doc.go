@@ -16,9 +16,10 @@
 //     tolerations with the daemon defaults merged, template generation).
 //   - Compiled.Index: nodes sorted by name with their decisions, pods
 //     claimed (adopted, released) and bucketed by target node.
-//   - Cluster.Manage: the Plan of creates and deletes (upstream: manage,
-//     podsShouldBeOnNode, syncNodes, getUnscheduledPodsWithoutNode).
-//   - Cluster.Status: the seven status counters (upstream: updateDaemonSetStatus).
+//   - Cluster.Manage: the Plan of creates and deletes (upstream: manage;
+//     docs/manage.md, M6–M14).
+//   - Cluster.Status: the seven status counters (upstream:
+//     updateDaemonSetStatus; docs/status.md).
 //
 // # Applying a Plan
 //

@@ -432,7 +432,7 @@ func TestDaemonKillFailedPods(t *testing.T) {
 }
 
 // TestDaemonKillFailedPodsBackoff walks the per-node backoff with the clock
-// (upstream: the failed-pod backoff in podsShouldBeOnNode): delete, hold back until exactly the delay has passed, delete
+// (docs/manage.md, M10): delete, hold back until exactly the delay has passed, delete
 // again with the delay doubled; an expired window or a new observed
 // generation starts over.
 func TestDaemonKillFailedPodsBackoff(t *testing.T) {

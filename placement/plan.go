@@ -75,14 +75,13 @@ type Create struct {
 	Node string
 	// Labels are the template labels plus pod-template-generation (when the
 	// DaemonSet has a template generation) and controller-revision-hash
-	// (when the hash is known) (upstream: CreatePodTemplate).
+	// (when the hash is known) (docs/manage.md, M13).
 	Labels map[string]string
 	// Tolerations are the template's merged with the daemon defaults
-	// (upstream: AddOrUpdateDaemonPodTolerations).
+	// (docs/eligibility.md, E10).
 	Tolerations []taints.Toleration
 	// NodeAffinity replaces the template's required node affinity: one term
-	// pinning metadata.name to Node (upstream:
-	// ReplaceDaemonSetPodNodeNameNodeAffinity). Preferred terms, pod
+	// pinning metadata.name to Node (docs/manage.md, M13). Preferred terms, pod
 	// (anti-)affinity and spec.nodeSelector are kept as in the template.
 	NodeAffinity *selector.NodeSelector
 }
@@ -116,8 +115,7 @@ type Plan struct {
 }
 
 // Manage plans creates and deletes for one sync exactly as upstream's
-// manage does (with podsShouldBeOnNode, syncNodes and
-// getUnscheduledPodsWithoutNode), visiting nodes in name order:
+// manage does (docs/manage.md, M6–M14), visiting nodes in name order:
 //
 //  1. a node that should run the pod and has none gets a create;
 //  2. on a node where pods may continue: pods being deleted are skipped;
@@ -267,7 +265,7 @@ func gcBackoff(b Backoff, now time.Time) {
 }
 
 // PodLabels returns the labels of a pod created for the DaemonSet with the
-// current revision hash (upstream: CreatePodTemplate): the template's labels, plus
+// current revision hash (docs/manage.md, M13): the template's labels, plus
 // pod-template-generation when the template generation is known and
 // controller-revision-hash when hash is not empty. It returns a new map.
 func (c *Compiled) PodLabels(hash string) map[string]string {
@@ -283,14 +281,14 @@ func (c *Compiled) PodLabels(hash string) map[string]string {
 }
 
 // PodTolerations returns the tolerations of a created pod: the template's
-// merged with the daemon defaults (upstream: AddOrUpdateDaemonPodTolerations). It returns a new slice.
+// merged with the daemon defaults (docs/eligibility.md, E10). It returns a
+// new slice.
 func (c *Compiled) PodTolerations() []taints.Toleration {
 	return taints.MergeDaemonDefaults(c.ds.Template.Tolerations, c.ds.Template.HostNetwork)
 }
 
 // PodNodeAffinity returns the required node affinity a created pod gets: a
-// single term pinning metadata.name to node (upstream:
-// ReplaceDaemonSetPodNodeNameNodeAffinity).
+// single term pinning metadata.name to node (docs/manage.md, M13).
 func PodNodeAffinity(node string) *selector.NodeSelector {
 	return &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
 		MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{node}}},

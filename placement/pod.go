@@ -2,7 +2,7 @@ package placement
 
 import "github.com/daemonplan/daemonplan/api"
 
-// olderPod is upstream's podByCreationTimestampAndPhase order:
+// olderPod is upstream's podByCreationTimestampAndPhase order (docs/manage.md, M5):
 // scheduled pods first, then older creation time, then smaller name. Despite
 // upstream's name, phase plays no part.
 func olderPod(a, b *api.Pod) int {

@@ -4,9 +4,10 @@ package placement
 const SlowStartInitialBatch = 1
 
 // SlowStartBatches returns the batch sizes in which upstream issues n
-// creates (upstream: syncNodes): 1, then each batch twice the previous, the last one
-// holding what remains. 10 gives 1, 2, 4, 3. A caller that mimics upstream
-// creates one batch in parallel, and stops at the first batch with an error.
+// creates (upstream: syncNodes; docs/manage.md, M15): 1, then each batch
+// twice the previous, the last one holding what remains. 10 gives 1, 2, 4,
+// 3. A caller that mimics upstream creates one batch in parallel, and stops
+// at the first batch with an error.
 func SlowStartBatches(n int) []int {
 	var out []int
 	size := min(n, SlowStartInitialBatch)

@@ -7,7 +7,8 @@ import (
 )
 
 // Status counts the DaemonSet's pods per node as upstream's status update
-// does (upstream: updateDaemonSetStatus), from the snapshot as it is (before the plan applies):
+// does (docs/status.md, S1–S6), from the snapshot as it is (before the plan
+// applies):
 //
 //  1. a node that should run the pod counts as desired; if it holds any pod
 //     of the DaemonSet (failed, succeeded and terminating ones included) it

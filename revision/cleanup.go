@@ -7,7 +7,8 @@ import (
 )
 
 // Cleanup returns, sorted, the names of the old revisions to delete at the
-// end of a sync (upstream: cleanupHistory). old is History.Old; livePods are all the
+// end of a sync (upstream: cleanupHistory; docs/history.md, H13). old is
+// History.Old; livePods are all the
 // DaemonSet's claimed pods, including pods that are terminal and being
 // deleted (upstream lists them with includeDeletedTerminal).
 //

@@ -1,7 +1,6 @@
 // Package revision decides what the DaemonSet controller does with its
 // ControllerRevisions, and what kubectl's rollout undo and rollout history
-// do with them (upstream: constructHistory, cleanupHistory and
-// ComputeHash in pkg/controller/daemon, kubectl's DaemonSetRollbacker). It does no I/O: it reads snapshots and
+// do with them (docs/history.md). It does no I/O: it reads snapshots and
 // returns plans.
 //
 // # What it owns

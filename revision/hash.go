@@ -17,7 +17,7 @@ import (
 // DaemonSet has never seen a name collision.
 //
 // The hash only names revisions: whether a revision holds the current
-// template is decided by comparing Data with TemplateData (upstream: Match).
+// template is decided by comparing Data with TemplateData (docs/history.md, H3).
 type HashFunc func(ds *api.DaemonSet, collisionCount *int32) string
 
 // safeAlphabet is the alphabet of upstream's rand.SafeEncodeString: no
@@ -40,7 +40,7 @@ func SafeEncode(n uint32) string {
 // DefaultHash is the HashFunc used when Options.Hash is nil. It computes
 // FNV-1a (32 bit) over TemplateData(ds); when collisionCount is non-nil it
 // also hashes 8 more bytes, the count as a little-endian uint32 followed by
-// four zero bytes, as upstream's ComputeHash does. The sum is
+// four zero bytes, as upstream's ComputeHash does (docs/history.md, H5). The sum is
 // rendered with SafeEncode.
 //
 // Upstream hashes a Go-struct dump of the API template rather than the
@@ -61,7 +61,7 @@ func DefaultHash(ds *api.DaemonSet, collisionCount *int32) string {
 //
 // When ds.TemplateData is non-nil a copy of it is returned unchanged. Else
 // the content is derived from ds.Template with a canonical encoding that
-// mimics the shape of upstream's getPatch for the fields a
+// mimics the shape of upstream's getPatch (docs/history.md, H2) for the fields a
 // PodTemplate holds:
 //
 //	{"spec":{"template":{"$patch":"replace","metadata":{...},"spec":{...}}}}

@@ -5,8 +5,8 @@ import (
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// compileSelector compiles spec.selector (upstream: metav1.LabelSelectorAsSelector): nil matches nothing, an
-// empty selector matches everything. An invalid selector is the
+// compileSelector compiles spec.selector (docs/manage.md, M4): nil matches
+// nothing, an empty selector matches everything. An invalid selector is the
 // field.ErrorList of selector.Compile rooted at "spec.selector", as
 // upstream fails constructHistory and kubectl fails rollout commands when
 // LabelSelectorAsSelector does.

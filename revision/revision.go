@@ -29,7 +29,7 @@ type Revision struct {
 	// Revision is the revision number; the current revision has the highest.
 	Revision int64
 	// Data is the stored template, compared byte for byte with
-	// TemplateData (upstream: Match in pkg/controller/daemon/update.go).
+	// TemplateData (docs/history.md, H3).
 	Data []byte
 	// Deleting reports that metadata.deletionTimestamp is set.
 	Deleting bool
@@ -50,8 +50,8 @@ type PodRelabel struct {
 }
 
 // History is the revision plan of one sync, what upstream's constructHistory
-// writes and returns. Every slice is sorted by name (RelabelPods
-// by pod name); nil means none. A name may appear in both Update and Delete
+// writes and returns (docs/history.md, H6–H12). Every slice is sorted by
+// name (RelabelPods by pod name); nil means none. A name may appear in both Update and Delete
 // (a legacy duplicate is labelled, then deleted); apply updates first.
 type History struct {
 	// Current is the revision that holds the DaemonSet's template, as it is
@@ -101,7 +101,8 @@ func (e *AlreadyExistsError) Error() string {
 	return fmt.Sprintf("controllerrevisions.apps %q already exists", e.Name)
 }
 
-// Construct plans the revision history of one sync of ds (upstream: constructHistory).
+// Construct plans the revision history of one sync of ds (upstream:
+// constructHistory; docs/history.md, H6–H12).
 //
 // revisions are the ControllerRevisions the caller knows of (any namespace,
 // any owner); pods are the DaemonSet's claimed pods, read only to relabel
@@ -109,7 +110,7 @@ func (e *AlreadyExistsError) Error() string {
 //
 // The rules, in order:
 //
-//  1. Claim (upstream: ClaimObject): only revisions in ds.Namespace are considered.
+//  1. Claim (docs/history.md, H6): only revisions in ds.Namespace are considered.
 //     Owned by ds.UID and selected by ds.Selector → claimed. Owned and not
 //     selected → released, unless ds.Deleting. Orphan, selected, not itself
 //     Deleting, ds not Deleting → adopted (and claimed). Owned by another
@@ -257,7 +258,8 @@ func checkNames(ns string, revisions []Revision) error {
 	return errs.ToError()
 }
 
-// claim applies upstream's ClaimObject rules to the revisions of ds's namespace. It returns deep
+// claim applies the claim rules (docs/history.md, H6) to the revisions of
+// ds's namespace. It returns deep
 // copies of the claimed revisions sorted by name, with adopted ones already
 // pointing at ds, and the sorted names to adopt and to release.
 func claim(ds *api.DaemonSet, revisions []Revision, matches func(map[string]string) bool) (claimed []Revision, adopt, release []string) {

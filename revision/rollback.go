@@ -62,7 +62,9 @@ type RollbackResult struct {
 }
 
 // Rollback decides what `kubectl rollout undo daemonset/NAME
-// --to-revision=toRevision` does (upstream: kubectl's DaemonSetRollbacker.Rollback). The history is the revisions in
+// --to-revision=toRevision` does (upstream: kubectl's
+// DaemonSetRollbacker.Rollback; docs/history.md, H15). The history is the
+// revisions in
 // ds.Namespace selected by ds.Selector and controlled by ds.UID.
 //
 //  1. toRevision < 0 → NotFound.

@@ -15,7 +15,7 @@ func rollingUpdate(maxUnavailable, maxSurge *api.IntOrPercent) api.UpdateStrateg
 	}}
 }
 
-// TestGetUnavailableNumbers covers the budgets of updatedDesiredNodeCounts (upstream's
+// TestGetUnavailableNumbers covers docs/rolling-update.md, R4 (upstream's
 // TestGetUnavailableNumbers and the scaling rules behind it).
 func TestGetUnavailableNumbers(t *testing.T) {
 	tests := []struct {
@@ -207,7 +207,7 @@ func TestGetUnavailableNumbers(t *testing.T) {
 	}
 }
 
-// TestStatusMessage covers kubectl's DaemonSetStatusViewer.Status:
+// TestStatusMessage covers docs/status.md, S11: kubectl's
 // TestDaemonSetStatusViewerStatus rows and the wrong-strategy error.
 func TestStatusMessage(t *testing.T) {
 	tests := []struct {

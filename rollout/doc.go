@@ -1,8 +1,8 @@
 // Package rollout replaces outdated daemon pods: the RollingUpdate strategy's
 // budgets (maxUnavailable, maxSurge) and the pass that picks which old pods
-// to delete and which nodes get a new pod (upstream: rollingUpdate in pkg/controller/daemon/update.go),
-// and kubectl's rollout status message (upstream: DaemonSetStatusViewer). OnDelete needs nothing here: outdated pods are
-// never replaced for being outdated.
+// to delete and which nodes get a new pod (docs/rolling-update.md), and
+// kubectl's rollout status message (docs/status.md, S11). OnDelete needs
+// nothing here: outdated pods are never replaced for being outdated.
 //
 // Entry points:
 //

@@ -19,8 +19,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// TestGoldenRollouts renders whole rollouts of upstream's update_test.go, sync by sync, with
-// the nodes each sync picks (node-name order where upstream uses map order) and the delete
+// TestGoldenRollouts renders whole rollouts of upstream's update_test.go
+// (docs/rolling-update.md, Worked examples), sync by sync, with the nodes
+// each sync picks (node-name order, docs/determinism.md, D2) and the delete
 // reasons, into testdata/rollouts.golden. Regenerate with -update and read
 // the diff before committing it.
 func TestGoldenRollouts(t *testing.T) {

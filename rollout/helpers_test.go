@@ -63,14 +63,14 @@ func nodeName(i int) string { return fmt.Sprintf("node-%03d", i) }
 // An entry is an optional prefix and then one letter per pod, oldest first:
 //
 //	prefix "!"  the node has an untolerated NoSchedule taint: it should not
-//	            run the pod, but pods there may continue (upstream: NodeShouldRunDaemonPod);
+//	            run the pod, but pods there may continue (docs/eligibility.md, E7);
 //	prefix "?"  the node is missing from the node list (vanished); its pods
 //	            are still bound to it.
 //	O / o       old pod, available / not ready;
 //	N / n       new pod, available / not ready;
 //	m           new pod, Ready for only 5 s (available iff minReadySeconds ≤ 5);
 //	G           pod with the old hash label but the current template
-//	            generation: updated by generation (upstream: IsPodUpdated), available;
+//	            generation: updated by generation (docs/rolling-update.md, R2), available;
 //	T           old pod, Ready, being deleted;
 //	F           old pod in phase Failed.
 //

@@ -15,7 +15,7 @@ import (
 type Budgets struct {
 	// Desired is the number of nodes whose decision is ShouldRun.
 	Desired int
-	// MaxUnavailable and MaxSurge are the scaled budgets (upstream: updatedDesiredNodeCounts).
+	// MaxUnavailable and MaxSurge are the scaled budgets (docs/rolling-update.md, R4).
 	MaxUnavailable int
 	MaxSurge       int
 }
@@ -25,7 +25,8 @@ type Budgets struct {
 func (b Budgets) Surge() bool { return b.MaxSurge > 0 }
 
 // ResolveBudgets scales maxUnavailable and maxSurge of ds against desired
-// (upstream: updatedDesiredNodeCounts): ints as they are, percentages of desired rounded up, a nil
+// (upstream: updatedDesiredNodeCounts; docs/rolling-update.md, R4): ints as
+// they are, percentages of desired rounded up, a nil
 // maxSurge as 0, and both zero (with desired > 0) as maxUnavailable 1. A nil
 // maxUnavailable or a malformed string is an error, as upstream.
 func ResolveBudgets(ds *api.DaemonSet, desired int) (Budgets, error) {
@@ -119,7 +120,8 @@ func buckets(cl *placement.Cluster) (out []bucket, desired int) {
 }
 
 // splitPods finds the one new and the one old pod on a node, ignoring pods
-// being deleted (upstream: findUpdatedPodsOnNode). ok is false when the node has two of either.
+// being deleted (docs/rolling-update.md, R6). ok is false when the node has
+// two of either.
 func splitPods(pods []*api.Pod, hash string, gen *int64) (newPod, oldPod *api.Pod, ok bool) {
 	for _, p := range pods {
 		if p.Deleting {
@@ -141,8 +143,9 @@ func splitPods(pods []*api.Pod, hash string, gen *int64) (newPod, oldPod *api.Po
 }
 
 // RollingUpdate plans one pass of the RollingUpdate strategy over cl
-// (upstream: rollingUpdate in pkg/controller/daemon/update.go), visiting nodes in name order where upstream uses map
-// order. hash is the current revision's hash.
+// (upstream: rollingUpdate; docs/rolling-update.md), visiting nodes in name
+// order where upstream uses map order (docs/determinism.md, D2). hash is the
+// current revision's hash.
 //
 // Without surge (maxSurge 0), old pods that are not available are always
 // deleted; available ones are deleted while the count of unavailable nodes

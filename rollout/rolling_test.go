@@ -23,8 +23,8 @@ type rollingCase struct {
 	wantErr    bool
 }
 
-// rollingCases are the rules of upstream's rollingUpdate without surge (maxSurge 0)
-// and with surge (maxSurge > 0), one row per rule, on layouts described at build.
+// rollingCases are the rules of docs/rolling-update.md without surge
+// (R7–R10) and with surge (R11–R16), one row per rule, on layouts described at build.
 var rollingCases = []rollingCase{
 	// Both paths.
 	{
@@ -40,7 +40,7 @@ var rollingCases = []rollingCase{
 		layout:   uniform(5, "N"),
 	},
 
-	// Without surge (maxSurge 0).
+	// Without surge (docs/rolling-update.md, R7–R10).
 	{
 		name:       "available old pods only within the budget",
 		reason:     "maxUnavailable 2 of 5 available old pods: the first 2 by node name",
@@ -173,7 +173,7 @@ var rollingCases = []rollingCase{
 		wantDelete: del(placement.Outdated, "node-010-old0", "node-011-old0"),
 	},
 
-	// With surge (maxSurge > 0).
+	// With surge (docs/rolling-update.md, R11–R16).
 	{
 		name:       "surge candidates limited by maxSurge",
 		reason:     "maxSurge 2 of 5 available old pods: new pods on the first 2 nodes by name, nothing deleted",
@@ -292,7 +292,8 @@ var rollingCases = []rollingCase{
 	},
 }
 
-// TestRollingUpdate covers upstream's rollingUpdate, both paths, on hand-built clusters.
+// TestRollingUpdate covers docs/rolling-update.md, R6–R16, on hand-built
+// clusters.
 func TestRollingUpdate(t *testing.T) {
 	for _, tt := range rollingCases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ type Status struct {
 }
 
 // StatusMessage renders kubectl's rollout status for ds with status s and
-// generation (upstream: kubectl's DaemonSetStatusViewer.Status).
+// generation (docs/status.md, S11).
 func StatusMessage(ds *api.DaemonSet, s api.Status) Status {
 	if ds.UpdateStrategy.Type != api.RollingUpdate {
 		return Status{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}

@@ -42,7 +42,8 @@ var (
 	subdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
-// refValidKey is apimachinery's IsQualifiedName rule written with the upstream regular
+// refValidKey is apimachinery's IsQualifiedName rule (docs/validation.md,
+// V7) written with the upstream regular
 // expressions, as a reference for the hand-written checks.
 func refValidKey(k string) bool {
 	parts := strings.Split(k, "/")

@@ -19,7 +19,7 @@ type Requirement struct {
 	Values   []string
 }
 
-// Matches reports whether labels satisfy r (upstream: labels.Requirement.Matches):
+// Matches reports whether labels satisfy r (docs/eligibility.md, E5):
 //
 //  1. In, "=" and "==": the key is present and its value is one of Values.
 //  2. NotIn and "!=": the key is absent, or its value is none of Values.
@@ -205,7 +205,7 @@ func FromSet(set map[string]string) Selector {
 }
 
 // Compile checks a label selector as the API does (ValidateLabelSelector)
-// and compiles it (upstream: metav1.LabelSelectorAsSelector):
+// and compiles it (docs/manage.md, M4):
 //
 //  1. nil: the Selector matches nothing (the zero Selector), no error.
 //  2. No matchLabels and no matchExpressions: it matches everything.
@@ -234,7 +234,7 @@ func Compile(ls *LabelSelector) (Selector, error) {
 }
 
 // ValidateLabelSelector reports every problem of ls as the API server does
-// (upstream: meta/v1 validation's ValidateLabelSelector), with paths relative to the selector:
+// (docs/validation.md, V3), with paths relative to the selector:
 //
 //  1. nil: no problem.
 //  2. matchLabels: each invalid key or value is Invalid at "matchLabels"

@@ -11,7 +11,7 @@ import (
 
 type labels = map[string]string
 
-// TestCompile covers metav1.LabelSelectorAsSelector: nil vs empty, matchLabels and expressions
+// TestCompile covers docs/manage.md, M4: nil vs empty, matchLabels and expressions
 // ANDed, and invalid selectors refused with every problem.
 func TestCompile(t *testing.T) {
 	tests := []struct {
@@ -176,7 +176,8 @@ func TestCompileDoesNotRetainInput(t *testing.T) {
 	}
 }
 
-// TestRequirementMatches covers every operator of labels.Requirement.Matches, for the exported
+// TestRequirementMatches covers every operator of docs/eligibility.md, E5,
+// for the exported
 // Requirement and for the same requirement compiled into a Selector.
 func TestRequirementMatches(t *testing.T) {
 	tests := []struct {

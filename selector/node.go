@@ -55,8 +55,8 @@ func (m Mismatch) String() string {
 }
 
 // NodeMatcher is the compiled node constraint of a pod template: its
-// spec.nodeSelector map AND its required node affinity (upstream:
-// nodeaffinity.GetRequiredNodeAffinity). Build it
+// spec.nodeSelector map AND its required node affinity (docs/eligibility.md,
+// E3 and E4). Build it
 // with CompileNode; it is an immutable value, safe for concurrent use, and
 // its methods have value receivers so that CompileNode(...).Match(...)
 // reads as one expression. The zero NodeMatcher matches every node.
@@ -260,8 +260,8 @@ func (t *nodeTerm) matches(nodeName string, labels map[string]string) bool {
 }
 
 // ValidateNodeSelector reports every problem of a required node affinity as
-// the API server does (upstream: ValidateNodeSelector in core validation), with paths relative to
-// the node selector:
+// the API server does (docs/validation.md, V8), with paths relative to the
+// node selector:
 //
 //  1. nil: no problem. No terms: Required at "nodeSelectorTerms".
 //  2. matchExpressions[j] of term i, at "nodeSelectorTerms[i].matchExpressions[j]":

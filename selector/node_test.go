@@ -203,7 +203,8 @@ func TestPodMatchesNodeSelectorAndAffinityTerms(t *testing.T) {
 	}
 }
 
-// TestCompileNode covers the remaining rules of nodeaffinity.GetRequiredNodeAffinity and the Mismatch
+// TestCompileNode covers the remaining rules of docs/eligibility.md, E4, and
+// the Mismatch
 // reported.
 func TestCompileNode(t *testing.T) {
 	tests := []struct {

@@ -7,7 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan/internal/decimal"
 )
 
-// Length limits of label syntax (upstream: IsQualifiedName, IsValidLabelValue).
+// Length limits of label syntax (docs/validation.md, V7).
 const (
 	// MaxLabelNameLength is the longest name part of a label key, and the
 	// longest label value.

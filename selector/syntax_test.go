@@ -121,7 +121,8 @@ func TestIsDNS1123Subdomain(t *testing.T) {
 }
 
 // TestParseInt64 checks the allocation-free parser against strconv.ParseInt,
-// which defines Gt and Lt (upstream: labels.Requirement.Matches), on the toleration test's awkward
+// which defines Gt and Lt (docs/eligibility.md, E5), on the toleration
+// test's awkward
 // inputs and on the int64 edges.
 func TestParseInt64(t *testing.T) {
 	inputs := []string{

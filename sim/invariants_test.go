@@ -35,7 +35,7 @@ func takeSnapshot(c *sim.Cluster) snapshot {
 }
 
 // budgets are the rolling update's limits recounted from the snapshot:
-// desired nodes, scaled maxUnavailable and maxSurge (upstream: updatedDesiredNodeCounts).
+// desired nodes, scaled maxUnavailable and maxSurge (docs/rolling-update.md, R4).
 type budgets struct{ desired, maxUnavailable, maxSurge int }
 
 func (s snapshot) budgets() budgets {
@@ -123,7 +123,8 @@ func (s snapshot) pod(name string) *api.Pod {
 
 // checkUnavailableBudget: without surge, the available old pods a sync
 // deletes as Outdated never exceed maxUnavailable minus the nodes already
-// unavailable before it (upstream: rollingUpdate without surge). A visited node is unavailable unless it
+// unavailable before it (docs/rolling-update.md, R7–R9). A visited node is
+// unavailable unless it
 // holds exactly one pod (not being deleted) and that pod is available.
 func checkUnavailableBudget(s snapshot, p daemonplan.Plan) error {
 	b := s.budgets()
@@ -153,7 +154,8 @@ func checkUnavailableBudget(s snapshot, p daemonplan.Plan) error {
 // checkSurgeBudget: with surge, the new pods a sync creates next to an
 // available old pod never exceed maxSurge minus the nodes already surging
 // (holding duplicates, or an old pod and an unavailable new one)
-// (upstream: rollingUpdate with surge). Creates next to an unavailable old pod, or on empty nodes, are
+// (docs/rolling-update.md, R11–R13). Creates next to an unavailable old pod,
+// or on empty nodes, are
 // outside the budget.
 func checkSurgeBudget(s snapshot, p daemonplan.Plan) error {
 	b := s.budgets()
@@ -187,7 +189,8 @@ func checkSurgeBudget(s snapshot, p daemonplan.Plan) error {
 // checkSurplus: with surge, old pods on nodes that should no longer run
 // the pod (deleted as Unschedulable) go only while more pods are available
 // than nodes desire them, so availability never drops below 100%
-// (upstream: rollingUpdate with surge). The tally counts, per visited node without duplicates, the old pod
+// (docs/rolling-update.md, R15). The tally counts, per visited node without
+// duplicates, the old pod
 // if it is available, else the new pod if it is.
 func checkSurplus(s snapshot, p daemonplan.Plan) error {
 	b := s.budgets()
@@ -227,7 +230,8 @@ func checkPodsPerNode(s snapshot, p daemonplan.Plan, after []api.Pod) error {
 	return reference.CheckOnePodPerNode(&s.ds, s.nodes, after, p.Hash, reference.Surge(&s.ds))
 }
 
-// recountStatus counts the status of upstream's updateDaemonSetStatus from the snapshot: per node
+// recountStatus counts the status (docs/status.md, S1–S6) from the
+// snapshot: per node
 // that should run the pod, its oldest pod decides ready, available and
 // updated; nodes that should not run it but hold a pod are misscheduled.
 func recountStatus(s snapshot, hash string) api.Status {

@@ -13,10 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRolloutScenarios drives upstream's update_test.go scenarios sync by sync. Each
+// TestRolloutScenarios drives upstream's update_test.go scenarios
+// (docs/rolling-update.md, Worked examples) sync by sync. Each
 // sync is followed by an advance of ReadyAfter, so pods created by one sync
 // are Ready at the next. The counts are daemonplan's real-controller
-// semantics (upstream: syncDaemonSet): the rolling update runs only in a sync where
+// semantics (docs/rolling-update.md, R1): the rolling update runs only in a sync where
 // manage planned nothing, so a surge-mode delete by manage and the next
 // create fall in different syncs. Upstream's unit tests observe their own
 // writes at once and merge those; each reason says where that differs.
@@ -130,7 +131,7 @@ func TestDaemonSetUpdatesSaveOldHealthyPods(t *testing.T) {
 
 // TestOnDeleteNeverReplacesOutdatedPods: with OnDelete, a template change
 // replaces nothing; a pod the user deletes comes back from the new
-// template (upstream: rollingUpdate runs only for RollingUpdate).
+// template (docs/rolling-update.md, R1).
 func TestOnDeleteNeverReplacesOutdatedPods(t *testing.T) {
 	c := running(t, api.UpdateStrategy{Type: api.OnDelete}, plainNodes(3))
 	c.Update(template("v2"), "")
@@ -153,8 +154,8 @@ func TestOnDeleteNeverReplacesOutdatedPods(t *testing.T) {
 // TestRollbackMidRollout rolls back to revision 1 halfway through an
 // update: revision 1 is renumbered to 3, the v1 pods count as updated
 // (their hash matches, though their template generation does not), and
-// only the v2 pods are replaced (upstream: IsPodUpdated, constructHistory, kubectl
-// rollout undo).
+// only the v2 pods are replaced (docs/rolling-update.md, R2;
+// docs/history.md, H11 and H15).
 func TestRollbackMidRollout(t *testing.T) {
 	c := running(t, unavailableStrategy(1), plainNodes(4))
 	require.Len(t, c.Revisions, 1)

@@ -13,7 +13,7 @@ type untolerated struct {
 }
 
 // TestDaemonTaintDecisions checks the taint part of NodeShouldRunDaemonPod
-// (its fitsTaints predicate): the pod's tolerations with the daemon
+// (docs/eligibility.md, E6 and E7): the pod's tolerations with the daemon
 // defaults merged in, ScheduleBlocking for shouldRun, ExecuteBlocking for
 // shouldContinueRunning.
 func TestDaemonTaintDecisions(t *testing.T) {

@@ -24,7 +24,7 @@ type tolerateCase struct {
 func TestTolerationTolerates(t *testing.T) {
 	const sla = "node.kubernetes.io/sla"
 	tests := []tolerateCase{
-		// Toleration.ToleratesTaint: effect.
+		// docs/eligibility.md, E8 rule 1: effect.
 		{
 			name:   "empty effect matches NoSchedule",
 			reason: "an empty toleration effect matches every taint effect",
@@ -74,7 +74,7 @@ func TestTolerationTolerates(t *testing.T) {
 			taint:  Taint{Key: "foo"},
 			want:   false,
 		},
-		// Toleration.ToleratesTaint: key.
+		// docs/eligibility.md, E8 rule 2: key.
 		{
 			name:   "empty key Exists matches every key",
 			reason: "k8s.io/api: empty key with Exists means match all taints",
@@ -110,7 +110,7 @@ func TestTolerationTolerates(t *testing.T) {
 			taint:  Taint{Key: "k", Value: "v", Effect: NoSchedule},
 			want:   true,
 		},
-		// Toleration.ToleratesTaint: operators Exists / Equal / "".
+		// docs/eligibility.md, E8 rule 3: operators Exists / Equal / "".
 		{
 			name:   "Exists taint without value",
 			reason: "k8s.io/api: same key and effect, Exists, taint has no value",

@@ -188,7 +188,7 @@ func CheckStatus(s api.Status) error {
 //     node where pods may not continue; and every node that should run the
 //     pod holds a running pod or gets a create, except, without surge, a
 //     node whose pods were all failed, succeeded or being deleted: upstream
-//     replaces them only in a later sync (upstream: podsShouldBeOnNode). A failed pod held
+//     replaces them only in a later sync (docs/manage.md, M8). A failed pod held
 //     back by backoff is such a pod.
 func CheckPlan(s Snapshot, plan placement.Plan) error {
 	ds := s.DaemonSet

@@ -2,7 +2,8 @@
 // a straight transcription of upstream's NodeShouldRunDaemonPod,
 // GetTargetNodeName, getNodesToDaemonPods, ClaimObject, manage,
 // podsShouldBeOnNode (with its failed-pod backoff),
-// getUnscheduledPodsWithoutNode and updateDaemonSetStatus
+// getUnscheduledPodsWithoutNode and updateDaemonSetStatus (docs/eligibility.md,
+// docs/manage.md, docs/status.md)
 // with plain maps and no precompilation. It exists to be compared with
 // package placement (differential property tests and benchmarks), never to
 // be used by it.
@@ -46,7 +47,7 @@ type Result struct {
 	Backoff placement.Backoff
 }
 
-// ShouldRun is NodeShouldRunDaemonPod, evaluated from scratch.
+// ShouldRun is NodeShouldRunDaemonPod (docs/eligibility.md, E1), evaluated from scratch.
 func ShouldRun(ds *api.DaemonSet, node *api.Node) (shouldRun, shouldContinueRunning bool) {
 	if ds.Template.NodeName != "" && ds.Template.NodeName != node.Name {
 		return false, false
@@ -80,7 +81,7 @@ func ShouldRun(ds *api.DaemonSet, node *api.Node) (shouldRun, shouldContinueRunn
 	return true, true
 }
 
-// TargetNode is GetTargetNodeName; ok is false when the pod
+// TargetNode is GetTargetNodeName (docs/eligibility.md, E12); ok is false when the pod
 // names no node.
 func TargetNode(p *api.Pod) (string, bool) {
 	if p.NodeName != "" {
@@ -102,7 +103,7 @@ func TargetNode(p *api.Pod) (string, bool) {
 	return "", false
 }
 
-// Claims reports whether the DaemonSet claims the pod (upstream: ClaimObject), and
+// Claims reports whether the DaemonSet claims the pod (docs/manage.md, M3), and
 // whether claiming it means adopting or releasing it.
 func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 	if p.Namespace != ds.Namespace {
@@ -128,7 +129,7 @@ func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 	return true, true, false
 }
 
-// Older is podByCreationTimestampAndPhase's Less.
+// Older is podByCreationTimestampAndPhase's Less (docs/manage.md, M5).
 func Older(a, b *api.Pod) bool {
 	if a.NodeName != "" && b.NodeName == "" {
 		return true
@@ -142,7 +143,7 @@ func Older(a, b *api.Pod) bool {
 	return a.Created.Before(b.Created)
 }
 
-// Buckets is getNodesToDaemonPods(false): claimed pods with a
+// Buckets is getNodesToDaemonPods(false) (docs/manage.md, M5): claimed pods with a
 // target node, minus those both terminal and being deleted, by target
 // node, each bucket sorted oldest first.
 func Buckets(ds *api.DaemonSet, pods []api.Pod) map[string][]*api.Pod {
@@ -171,7 +172,7 @@ func Buckets(ds *api.DaemonSet, pods []api.Pod) map[string][]*api.Pod {
 // Ready is IsPodReady.
 func Ready(p *api.Pod) bool { return p.Ready }
 
-// Available is IsPodAvailable as of v1.34.
+// Available is IsPodAvailable as of v1.34 (docs/rolling-update.md, R5).
 func Available(p *api.Pod, minReadySeconds int32, now time.Time) bool {
 	if !p.Ready {
 		return false
@@ -198,7 +199,7 @@ func Generation(ds *api.DaemonSet) *int64 {
 	return &g
 }
 
-// Updated is IsPodUpdated.
+// Updated is IsPodUpdated (docs/rolling-update.md, R2).
 func Updated(p *api.Pod, hash string, gen *int64) bool {
 	if hash != "" && p.Labels["controller-revision-hash"] == hash {
 		return true
@@ -235,7 +236,7 @@ func Surge(ds *api.DaemonSet) bool {
 
 // inBackoff and nextBackoff are client-go's flowcontrol.Backoff with 1 s
 // initial and 15 min maximum delay, as
-// kube-controller-manager wires them.
+// kube-controller-manager wires them (docs/manage.md, M10).
 func inBackoff(b placement.Backoff, key placement.BackoffKey, now time.Time) bool {
 	e, ok := b[key]
 	if !ok {
@@ -260,8 +261,8 @@ func nextBackoff(b placement.Backoff, key placement.BackoffKey, now time.Time) {
 	b[key] = placement.BackoffEntry{Delay: d, LastUpdate: now}
 }
 
-// Manage runs one sync's manage and status (upstream: manage,
-// updateDaemonSetStatus) on the
+// Manage runs one sync's manage and status (docs/manage.md, M3–M12;
+// docs/status.md, S1–S6) on the
 // snapshot. backoff is not changed; the result holds the next state,
 // without the entries that expired. It changes none of its inputs.
 func Manage(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string, backoff placement.Backoff) Result {
@@ -388,7 +389,7 @@ func Manage(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, 
 	return res
 }
 
-// Status is updateDaemonSetStatus's counting, with
+// Status is updateDaemonSetStatus's counting (docs/status.md), with
 // ObservedGeneration set to the DaemonSet's generation and CollisionCount
 // copied.
 func Status(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string) api.Status {

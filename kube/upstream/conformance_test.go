@@ -30,7 +30,7 @@ type unmappedRevision struct {
 // case's template and status.collisionCount.
 //
 // RevisionData: upstream creates a revision exactly when no revision it owns
-// matches the DaemonSet byte for byte (upstream: constructHistory). So:
+// matches the DaemonSet byte for byte (docs/history.md, H9). So:
 //
 //  1. when upstream created or tried to create one, no ControllerRevision
 //     of the case may equal RevisionData;

@@ -1,6 +1,7 @@
 // Package upstream reproduces, byte for byte, the two values the Kubernetes
 // v1.34 DaemonSet controller derives from a DaemonSet's pod template
-// (ComputeHash, and getPatch in pkg/controller/daemon/update.go):
+// (ComputeHash, and getPatch in pkg/controller/daemon/update.go;
+// docs/history.md, H2 and H5):
 //
 //   - Hash, the revision hash that names ControllerRevisions and labels pods
 //     (controller-revision-hash);

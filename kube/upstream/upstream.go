@@ -15,7 +15,8 @@ import (
 )
 
 // Hash returns the revision hash of a pod template as the controller
-// computes it (upstream: ComputeHash in pkg/controller/controller_utils.go):
+// computes it (upstream: ComputeHash in pkg/controller/controller_utils.go;
+// docs/history.md, H5):
 //
 //  1. FNV-1a 32 over the go-spew dump of the template value
 //     (k8s.io/apimachinery/pkg/util/dump.ForHash), which prints every field
@@ -46,7 +47,7 @@ func Hash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
 
 // RevisionData returns the data.raw of a ControllerRevision for ds, as the
 // controller writes it and compares it (upstream: getPatch and Match in
-// pkg/controller/daemon/update.go):
+// pkg/controller/daemon/update.go; docs/history.md, H2 and H3):
 //
 //  1. the whole DaemonSet is encoded with encoding/json and decoded again
 //     into generic maps (numbers become float64);
