@@ -132,8 +132,9 @@ type Plan struct {
 	// Backoff is the failed-pod backoff state: pass it as Input.Backoff to
 	// the next sync.
 	Backoff placement.Backoff
-	// RequeueAfter, when positive, asks for another sync after that long
-	// (a failed pod waiting out its backoff).
+	// RequeueAfter, when positive, asks for another sync after that long:
+	// a failed pod waiting out its backoff, or Ready pods that become
+	// available after minReadySeconds. The shorter wait wins.
 	RequeueAfter time.Duration
 	// Warnings are what the API server would reject in the DaemonSet's
 	// spec. The plan is still what the controller, which trusts the API
@@ -273,6 +274,19 @@ func (p *Plan) setStatus(st api.Status, ds *api.DaemonSet) {
 		st.NumberUnavailable != old.NumberUnavailable
 	if p.StatusChanged {
 		p.Status = st
+	}
+	// Upstream resyncs minReadySeconds after any status in which some Ready
+	// pods are not yet available, so that they are counted once they are
+	// (upstream: updateDaemonSetStatus).
+	if ds.MinReadySeconds > 0 && st.NumberReady != st.NumberAvailable {
+		p.requeue(time.Duration(ds.MinReadySeconds) * time.Second)
+	}
+}
+
+// requeue asks for another sync no later than d.
+func (p *Plan) requeue(d time.Duration) {
+	if p.RequeueAfter <= 0 || d < p.RequeueAfter {
+		p.RequeueAfter = d
 	}
 }
 

@@ -98,11 +98,12 @@ type writes struct {
 	Errors                        bool
 	Warnings                      []string // field paths
 	SkippedCreates, SkippedDelete int
+	RequeueAfter                  time.Duration
 }
 
 func writesOf(p daemonplan.Plan) writes {
 	w := writes{Hash: p.Hash, Adopt: p.Adopt, Release: p.Release, Status: p.Status, StatusChanged: p.StatusChanged,
-		Errors: len(p.Errors) > 0, SkippedCreates: p.SkippedCreates, SkippedDelete: p.SkippedDeletes}
+		Errors: len(p.Errors) > 0, SkippedCreates: p.SkippedCreates, SkippedDelete: p.SkippedDeletes, RequeueAfter: p.RequeueAfter}
 	for _, c := range p.Create {
 		w.Create = append(w.Create, c.Node)
 	}
@@ -290,6 +291,17 @@ func TestSync(t *testing.T) {
 			want: writes{Hash: "dup", Relabel: []string{"pa"}, RevDel: []string{"agent-cur"}, StatusChanged: true,
 				Status: api.Status{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 1, ObservedGeneration: 2,
 					UpdatedNumberScheduled: 1, NumberAvailable: 1}},
+		},
+		{
+			name:   "minReadySeconds requeue",
+			reason: "a Ready pod not yet available for minReadySeconds asks for a sync minReadySeconds later",
+			build: func(c *syncCluster) {
+				c.node("a").node("b").pod("pa", "a", curHash).pod("pb", "b", curHash, func(p *api.Pod) { p.ReadySince = syncNow.Add(-10 * time.Second) })
+				c.in.DaemonSet.MinReadySeconds = 60
+			},
+			want: writes{Hash: curHash, StatusChanged: true, RequeueAfter: time.Minute,
+				Status: api.Status{CurrentNumberScheduled: 2, DesiredNumberScheduled: 2, NumberReady: 2, ObservedGeneration: 2,
+					UpdatedNumberScheduled: 2, NumberAvailable: 1, NumberUnavailable: 1}},
 		},
 		{
 			name:   "burst limit",
