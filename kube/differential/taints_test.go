@@ -3,6 +3,7 @@ package differential
 import (
 	"testing"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"pgregory.net/rapid"
@@ -58,9 +59,8 @@ func toV1Toleration(t taints.Toleration) v1.Toleration {
 }
 
 // TestToleratesAgreesWithToleratesTaint: taints.Toleration.Tolerates with the
-// zero Options (v1.34, comparison operators off) agrees with
-// v1.Toleration.ToleratesTaint, which in k8s.io/api v0.34.13 takes only the
-// taint.
+// zero Options (comparison operators off, upstream's default) agrees with
+// v1.Toleration.ToleratesTaint with its comparison operators off.
 func TestToleratesAgreesWithToleratesTaint(t *testing.T) {
 	var c counter
 	rapid.Check(t, func(t *rapid.T) {
@@ -77,7 +77,7 @@ func TestToleratesAgreesWithToleratesTaint(t *testing.T) {
 		}
 		got := tol.Tolerates(taint, taints.Options{})
 		vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
-		want := vt.ToleratesTaint(&vtaint)
+		want := vt.ToleratesTaint(logr.Discard(), &vtaint, false)
 		if got != want {
 			t.Fatalf("%+v tolerates %+v: daemonplan %v, upstream %v", tol, taint, got, want)
 		}
@@ -115,7 +115,7 @@ func TestFirstUntoleratedAgreesWithFindMatchingUntoleratedTaint(t *testing.T) {
 		for i, taint := range ts {
 			vts[i] = toV1Taint(taint)
 		}
-		want, wantFound := corev1helpers.FindMatchingUntoleratedTaint(vts, vtols, scheduleBlocking)
+		want, wantFound := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), vts, vtols, scheduleBlocking, false)
 
 		if gotFound != wantFound || (gotFound && toV1Taint(got) != want) {
 			t.Fatalf("taints %+v, tolerations %+v:\ndaemonplan %+v found=%v\nupstream   %+v found=%v",

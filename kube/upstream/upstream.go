@@ -4,45 +4,98 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/dump"
 	"k8s.io/apimachinery/pkg/util/rand"
 )
 
-// Hash returns the revision hash of a pod template as the controller
-// computes it (upstream: ComputeHash in pkg/controller/controller_utils.go;
+// Hash returns the revision hash of a pod template as the controller of
+// Kubernetes version v computes it
+// (upstream: ComputeHash in pkg/controller/controller_utils.go;
 // docs/history.md, H5):
 //
-//  1. FNV-1a 32 over the go-spew dump of the template value
-//     (k8s.io/apimachinery/pkg/util/dump.ForHash), which prints every field
-//     of the compiled k8s.io/api types, nil ones included;
-//  2. if collisionCount is non-nil, followed by its value as 4 little-endian
-//     bytes and 4 zero bytes;
+//  1. FNV-1a 32 over the go-spew dump of the template value, as upstream's
+//     dump.ForHash prints it: every field of that version's PodTemplateSpec,
+//     nil ones included, with its type;
+//  2. if collisionCount is non-nil, followed by its value as 4
+//     little-endian bytes and 4 zero bytes;
 //  3. the sum as a decimal string, each digit mapped through the
 //     apimachinery safe-encoding alphabet.
 //
+// The dump follows v's own struct layout, not the k8s.io/api this program
+// is built with: a field that v does not have (added in a later release)
+// never changes the hash, and a field that v has but this build lacks is
+// printed as its zero value. The hash is that of the template as the
+// controller receives it from an API server, whatever way it was built:
+//
+//   - empty lists and maps count as absent (protobuf does not keep them);
+//   - a quantity counts in the form an API server stores ("1024Mi" as "1Gi",
+//     "0.5" as "500m"), whatever its string was and whether or not it was
+//     printed before;
+//   - two fields that share a pointer count as two copies.
+//
+// One thing stays as given: a timestamp in the template's metadata
+// (creationTimestamp is normally null there). Upstream prints its time zone
+// data, so its hash depends on the controller's time zone.
+//
 // Pass ds.Spec.Template, the DaemonSet's own template (not the pod template
-// with default tolerations), and ds.Status.CollisionCount. A nil template
-// panics: it is a programmer error.
-func Hash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
+// with default tolerations), and ds.Status.CollisionCount. template is not
+// changed. Errors: a nil template, an unsupported v (the zero Version
+// included), or a build whose k8s.io/api gives a field another kind than v
+// has.
+func (v Version) Hash(template *corev1.PodTemplateSpec, collisionCount *int32) (string, error) {
 	if template == nil {
-		panic("upstream.Hash: nil template")
+		return "", errors.New("upstream.Version.Hash: nil template")
+	}
+	dump, err := v.dump(reflect.ValueOf(template).Elem())
+	if err != nil {
+		return "", fmt.Errorf("upstream.Version.Hash: %w", err)
 	}
 	h := fnv.New32a()
-	// The controller hashes the template value, not a pointer to it: a
-	// pointer would add "(*v1.PodTemplateSpec)" to the dump.
-	_, _ = h.Write([]byte(dump.ForHash(*template)))
+	_, _ = h.Write(dump)
 	if collisionCount != nil {
 		var b [8]byte
 		binary.LittleEndian.PutUint32(b[:4], uint32(*collisionCount))
 		_, _ = h.Write(b[:])
 	}
-	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10)), nil
+}
+
+// dump returns the dump that v's controller hashes for template, a
+// PodTemplateSpec value (or any struct with its field names).
+func (v Version) dump(template reflect.Value) ([]byte, error) {
+	l, err := layoutOf(v)
+	if err != nil {
+		return nil, err
+	}
+	p := printer{out: make([]byte, 0, 4096), emptyBytesAbsent: v >= V1_36}
+	if err := p.typed(l.root, template); err != nil {
+		return nil, err
+	}
+	return p.out, nil
+}
+
+// Hash is V1_34.Hash, the hash of the Kubernetes version the planner
+// targeted before the version became a choice; callers that know their
+// version call Version.Hash. A nil template is a programmer error and
+// panics.
+func Hash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
+	if template == nil {
+		panic("upstream.Hash: nil template")
+	}
+	h, err := V1_34.Hash(template, collisionCount)
+	if err != nil {
+		// Unreachable: the tests hash every supported version with this
+		// module's k8s.io/api.
+		panic("upstream.Hash: " + err.Error())
+	}
+	return h
 }
 
 // RevisionData returns the data.raw of a ControllerRevision for ds, as the
