@@ -343,8 +343,10 @@ func (p *parser) valueSet() ([]string, error) {
 				p.next()
 				return append(values, ""), nil // ",)"
 			case tokComma:
-				p.next()
-				values = append(values, "") // ",,"
+				// ",,": the empty value. The second comma is left for the
+				// next turn, so "(,,)" parses as it does since Kubernetes
+				// v1.35 (v1.34's parser consumed it and then rejected ")").
+				values = append(values, "")
 			}
 		default:
 			return nil, p.fail(t, `"," or a value`)

@@ -41,6 +41,7 @@ func TestParse(t *testing.T) {
 		{"trailing comma", "(b,) adds the empty value", "a in (b,)", "a in (,b)"},
 		{"leading comma", "(,b) adds the empty value", "a notin (,b)", "a notin (,b)"},
 		{"many commas", "(b,,,c) adds the empty value once", "a in (b,,,c)", "a in (,b,c)"},
+		{"only commas", "(,,) is the empty value, as parsed since Kubernetes v1.35 (v1.34 refused it)", "a in (,,)", "a in ()"},
 		{"missing exact value", "k= requires the empty value", "a=", "a="},
 		{"missing exact value then more", "a missing value before ','", "a!=,b", "a!=,b"},
 		{"in as key and value", "'in' and 'notin' are words outside operator position", "in in (in,notin)", "in in (in,notin)"},
