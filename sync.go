@@ -49,6 +49,12 @@ type Options struct {
 	// Hash names new revisions; nil means revision.DefaultHash. The kube
 	// module supplies upstream's exact hash.
 	Hash revision.HashFunc
+	// Progressive are the opt-in progressive-delivery extensions of the
+	// rolling update (partition, update scope, pause and freeze, canary,
+	// strict budgets, surge with unavailability, zone order); the zero
+	// value adds none. Sync returns their validation errors, under
+	// "progressive".
+	Progressive rollout.Progressive
 }
 
 // RevisionWrites are the ControllerRevision writes of a plan. Each list is
@@ -129,6 +135,11 @@ type Plan struct {
 	// Rollout is what `kubectl rollout status` prints once Status is
 	// written. Information, not a write.
 	Rollout rollout.Status
+	// Progress is what Options.Progressive decided: holds, the canary, the
+	// zone order. Information, not a write; zero without extensions. An
+	// aborted canary names in Progress.Canary.RollbackTo the revision to
+	// roll the DaemonSet back to, which the caller does (revision.Rollback).
+	Progress rollout.Progress
 	// Backoff is the failed-pod backoff state: pass it as Input.Backoff to
 	// the next sync.
 	Backoff placement.Backoff
@@ -165,15 +176,19 @@ var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
 //  6. the status is counted (docs/status.md, S1–S8) and kubectl's rollout
 //     status message rendered (docs/status.md, S11).
 //
-// The returned error is ErrNilDaemonSet or, with Options.Strict, the
-// validation findings; errors upstream's own sync would return are in
-// Plan.Errors.
+// The returned error is ErrNilDaemonSet, the validation errors of
+// Options.Progressive (a field.ErrorList under "progressive") or, with
+// Options.Strict, the validation findings; errors upstream's own sync
+// would return are in Plan.Errors.
 func Sync(in Input, opts Options) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
 	}
+	if errs := opts.Progressive.Validate(); len(errs) > 0 {
+		return Plan{}, errs.Prefix("progressive")
+	}
 	ds := api.Default(in.DaemonSet)
-	warnings := api.Validate(&ds)
+	warnings := api.ValidateWith(&ds, api.ValidateOptions{AllowSurgeWithUnavailable: opts.Progressive.SurgeWithUnavailable})
 	if opts.Strict && len(warnings) > 0 {
 		return Plan{}, warnings
 	}
@@ -239,13 +254,24 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 	}
 
 	mp, err := cl.Manage(in.Now, hash, in.Backoff)
+	if !opts.Progressive.IsZero() {
+		mp, plan.Progress.HeldCreates = opts.Progressive.Manage(cl, hash, mp, in.Backoff)
+		if opts.Progressive.Freeze {
+			plan.Progress.Held = rollout.Frozen
+		}
+	}
 	plan.Create, plan.Delete, plan.Backoff, plan.RequeueAfter = mp.Create, mp.Delete, mp.Backoff, mp.RequeueAfter
 	plan.SkippedCreates, plan.SkippedDeletes = mp.SkippedCreates, mp.SkippedDeletes
 	if err != nil {
 		plan.Errors = append(plan.Errors, err)
 	} else {
 		if len(mp.Create) == 0 && len(mp.Delete) == 0 && ds.UpdateStrategy.Type == api.RollingUpdate {
-			step, err := rollout.RollingUpdate(cl, in.Now, hash)
+			step, prog, err := opts.Progressive.RollingUpdate(cl, in.Now, hash)
+			prog.HeldCreates = plan.Progress.HeldCreates
+			plan.Progress = prog
+			if prog.Canary != nil && prog.Canary.Phase == rollout.PhaseAborted {
+				prog.Canary.RollbackTo = opts.Progressive.Canary.RollbackTarget(hist.Old)
+			}
 			if err != nil {
 				plan.Errors = append(plan.Errors, err)
 			} else {

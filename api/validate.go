@@ -126,6 +126,24 @@ func Validate(ds *DaemonSet) field.ErrorList {
 	if ds == nil {
 		panic("api.Validate: nil DaemonSet")
 	}
+	return ValidateWith(ds, ValidateOptions{})
+}
+
+// ValidateOptions relax Validate for daemonplan's opt-in extensions. The
+// zero value is the API server's validation.
+type ValidateOptions struct {
+	// AllowSurgeWithUnavailable accepts maxSurge and maxUnavailable both
+	// non-zero (rule 20 then only requires one of them to be non-zero), for
+	// planners that enable rollout.Progressive.SurgeWithUnavailable.
+	AllowSurgeWithUnavailable bool
+}
+
+// ValidateWith is Validate with the relaxations of opts. ds must not be
+// nil.
+func ValidateWith(ds *DaemonSet, opts ValidateOptions) field.ErrorList {
+	if ds == nil {
+		panic("api.ValidateWith: nil DaemonSet")
+	}
 	var errs field.ErrorList
 	errs = append(errs, validateMeta(ds)...)
 	errs = append(errs, validateSelector(ds)...)
@@ -148,7 +166,7 @@ func Validate(ds *DaemonSet) field.ErrorList {
 			errs = append(errs, nonNegativeErrors(p, g)...)
 		}
 	}
-	errs = append(errs, validateStrategy(spec.Child("updateStrategy"), &ds.UpdateStrategy)...)
+	errs = append(errs, validateStrategy(spec.Child("updateStrategy"), &ds.UpdateStrategy, opts)...)
 	if ds.RevisionHistoryLimit != nil {
 		errs = append(errs, nonNegativeErrors(spec.Child("revisionHistoryLimit"), int64(*ds.RevisionHistoryLimit))...)
 	}
@@ -279,7 +297,7 @@ func validateTemplate(t *PodTemplate) field.ErrorList {
 }
 
 // validateStrategy checks rules 18 to 20 of Validate.
-func validateStrategy(p *field.Path, s *UpdateStrategy) field.ErrorList {
+func validateStrategy(p *field.Path, s *UpdateStrategy, opts ValidateOptions) field.ErrorList {
 	switch s.Type {
 	case OnDelete:
 		return nil
@@ -300,7 +318,7 @@ func validateStrategy(p *field.Path, s *UpdateStrategy) field.ErrorList {
 	errs = append(errs, budgetRangeErrors(sp, ru.MaxSurge)...)
 	hasUnavailable, hasSurge := budgetValue(ru.MaxUnavailable) != 0, budgetValue(ru.MaxSurge) != 0
 	switch {
-	case hasUnavailable && hasSurge:
+	case hasUnavailable && hasSurge && !opts.AllowSurgeWithUnavailable:
 		errs = append(errs, field.Invalid(sp, budgetBadValue(ru.MaxSurge), msgSurgeAndUnavail))
 	case !hasUnavailable && !hasSurge:
 		errs = append(errs, field.Required(up, msgBothZero))

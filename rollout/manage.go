@@ -1,0 +1,59 @@
+package rollout
+
+import (
+	"maps"
+
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// Manage applies the extensions that reach beyond the rolling update to a
+// manage plan mp of cl (placement.Cluster.Manage with the same hash), and
+// returns the plan to issue and how many creates it held back. mp is not
+// changed; with the zero Progressive it is returned as is.
+//
+//  1. Freeze: no creates and no deletes. The backoff state stays as it
+//     was (backoff), nothing is requeued, and every claimed pod is kept.
+//  2. PartitionedScaling with a Partition P (at most the desired count):
+//     only the first max(0, desired − nodes with a new pod − P) creates, by
+//     node name, are kept, so that creates never push more than desired −
+//     P nodes onto the current revision (OpenKruise's GetNodesNeedingPods).
+//     The others are held back: those nodes stay without a pod.
+func (p Progressive) Manage(cl *placement.Cluster, hash string, mp placement.Plan, backoff placement.Backoff) (placement.Plan, int) {
+	switch {
+	case p.Freeze:
+		out := mp
+		out.Create, out.Delete = nil, nil
+		out.SkippedCreates, out.SkippedDeletes = 0, 0
+		out.RequeueAfter = 0
+		out.Backoff = maps.Clone(backoff)
+		if out.Backoff == nil {
+			out.Backoff = placement.Backoff{}
+		}
+		out.Keep = cl.Keep(nil)
+		return out, 0
+	case !p.PartitionedScaling || p.Partition == nil || len(mp.Create) == 0:
+		return mp, 0
+	}
+	c := cl.Compiled()
+	gen := c.TemplateGeneration()
+	desired, updated := 0, 0
+	for i := 0; i < cl.NumNodes(); i++ {
+		if cl.Decision(i).ShouldRun {
+			desired++
+		}
+		if newPod, _, ok := splitPods(cl.PodsOn(i), hash, gen); ok && newPod != nil {
+			updated++
+		}
+	}
+	partition, _ := scaleCount(p.Partition, desired, false)
+	allowed := max(desired-updated-min(partition, desired), 0)
+	if allowed >= len(mp.Create) {
+		return mp, 0
+	}
+	out := mp
+	out.Create = nil
+	if allowed > 0 {
+		out.Create = mp.Create[:allowed:allowed]
+	}
+	return out, len(mp.Create) - allowed
+}
