@@ -199,7 +199,10 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 			if !g.active || err != nil {
 				continue
 			}
-			gb, _ := ResolveBudgets(ds, g.desired)
+			// A group of nodes that should not run the pod (holding old
+			// pods) still gets a budget of at least one node.
+			gb, _ := ResolveBudgets(ds, max(g.desired, 1))
+			gb.Desired = g.desired
 			err = e.run(g.nodes, gb)
 		}
 	}
