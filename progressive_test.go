@@ -97,7 +97,7 @@ func TestSyncProgressive(t *testing.T) {
 			want: writes{Hash: curHash, StatusChanged: true, Status: api.Status{CurrentNumberScheduled: 2, DesiredNumberScheduled: 2,
 				NumberReady: 2, ObservedGeneration: 2, UpdatedNumberScheduled: 1, NumberAvailable: 2}},
 			wantProgress: rollout.Progress{Held: rollout.CanaryAborted, Outdated: 1, Canary: &rollout.CanaryProgress{
-				Phase: rollout.PhaseAborted, Want: 1, Nodes: []string{"a"}, Reason: "aborted by verdict", RollbackTo: 1}},
+				Phase: rollout.PhaseAborted, Want: 1, Nodes: []string{"a"}, Reason: "aborted by verdict", RollbackTo: 1, RollbackHash: oldHash}},
 		},
 	}
 	for _, tt := range tests {

@@ -270,7 +270,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 			prog.HeldCreates = plan.Progress.HeldCreates
 			plan.Progress = prog
 			if prog.Canary != nil && prog.Canary.Phase == rollout.PhaseAborted {
-				prog.Canary.RollbackTo = opts.Progressive.Canary.RollbackTarget(hist.Old)
+				prog.Canary.RollbackTo, prog.Canary.RollbackHash = opts.Progressive.Canary.RollbackTarget(hist.Old)
 			}
 			if err != nil {
 				plan.Errors = append(plan.Errors, err)

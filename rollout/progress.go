@@ -121,8 +121,13 @@ type CanaryProgress struct {
 	// RollbackTo is, when Phase is Aborted, the revision number to roll
 	// back to (`kubectl rollout undo --to-revision`): the newest old
 	// revision the caller promoted, else the newest old revision; 0 when
-	// there is none. daemonplan.Sync fills it (see RollbackTarget).
-	RollbackTo int64
+	// there is none. RollbackHash is its hash. daemonplan.Sync fills both
+	// (see RollbackTarget). The caller rolls back, records Abort for the
+	// aborted hash and Promote for RollbackHash: a revision the cluster
+	// returns to is known good, and a canary would otherwise gate the
+	// rollback itself.
+	RollbackTo   int64
+	RollbackHash string
 }
 
 // ZoneProgress is the group order in one sync. Each list is in update
@@ -135,19 +140,25 @@ type ZoneProgress struct {
 	Waiting []string
 }
 
-// RollbackTarget returns the revision an aborted canary rolls back to: the
-// newest of old whose hash c promotes, else the newest of old, else 0.
-func (c *Canary) RollbackTarget(old []revision.Revision) int64 {
-	var newest, promoted int64
+// RollbackTarget returns the revision an aborted canary rolls back to, and
+// its hash: the newest of old whose hash c promotes, else the newest of
+// old, else 0 and "".
+func (c *Canary) RollbackTarget(old []revision.Revision) (int64, string) {
+	var newest, promoted *revision.Revision
 	for i := range old {
 		r := &old[i]
-		newest = max(newest, r.Revision)
-		if c != nil && c.Verdicts[r.Labels[api.LabelRevisionHash]] == Promote {
-			promoted = max(promoted, r.Revision)
+		if newest == nil || r.Revision > newest.Revision {
+			newest = r
+		}
+		if c != nil && c.Verdicts[r.Labels[api.LabelRevisionHash]] == Promote && (promoted == nil || r.Revision > promoted.Revision) {
+			promoted = r
 		}
 	}
-	if promoted > 0 {
-		return promoted
+	switch {
+	case promoted != nil:
+		return promoted.Revision, promoted.Labels[api.LabelRevisionHash]
+	case newest != nil:
+		return newest.Revision, newest.Labels[api.LabelRevisionHash]
 	}
-	return newest
+	return 0, ""
 }

@@ -151,6 +151,7 @@ func (m *progressiveMachine) sync(t *rapid.T) daemonplan.Plan {
 	}
 	if cp := p.Progress.Canary; cp != nil && cp.Phase == rollout.PhaseAborted && cp.RollbackTo > 0 {
 		m.opts().Canary.Verdicts[p.Hash] = rollout.Abort
+		m.opts().Canary.Verdicts[cp.RollbackHash] = rollout.Promote
 		if _, err := m.c.Rollback(cp.RollbackTo); err != nil {
 			t.Fatalf("rollback to %d: %v", cp.RollbackTo, err)
 		}
