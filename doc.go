@@ -37,7 +37,9 @@
 //   - placement: node eligibility, the manage pass (creates and deletes),
 //     failed-pod backoff, status counters;
 //   - revision: revision identity, history, cleanup, rollback;
-//   - rollout: RollingUpdate budgets and steps, the rollout status text;
+//   - rollout: RollingUpdate budgets and steps, the rollout status text, and
+//     the opt-in progressive-delivery extensions (Options.Progressive,
+//     docs/progressive-delivery.md);
 //   - sim: an in-memory cluster that applies plans, for demos and tests.
 //
 // The kube module (github.com/daemonplan/daemonplan/kube) converts

@@ -69,3 +69,19 @@ func ExampleValidate_fieldErrors() {
 	// Invalid spec.updateStrategy.rollingUpdate.maxSurge
 	// spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "abc%": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%' or '93%', regex used for validation is '[0-9]+%')
 }
+
+func ExampleValidateWith() {
+	ds := api.Default(&api.DaemonSet{
+		Name:     "agent",
+		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}},
+		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: api.Int(1), MaxSurge: api.Percent("10%"),
+		}},
+	})
+	fmt.Println(api.Validate(&ds))
+	fmt.Println(len(api.ValidateWith(&ds, api.ValidateOptions{AllowSurgeWithUnavailable: true})), "errors with surge and unavailability allowed")
+	// Output:
+	// spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero
+	// 0 errors with surge and unavailability allowed
+}

@@ -9,6 +9,15 @@
 //   - ResolveBudgets: maxUnavailable and maxSurge scaled to a node count.
 //   - RollingUpdate: one pass over an indexed cluster (placement.Cluster).
 //   - StatusMessage: what `kubectl rollout status` prints.
+//   - Progressive: the opt-in progressive-delivery extensions (partition,
+//     update scope, pause and freeze, strict budgets, surge with
+//     unavailability, zone-by-zone order, canary with verdicts and
+//     AutoFail). Progressive.Validate checks them, Progressive.RollingUpdate
+//     is the step with them (RollingUpdate itself for the zero value) and
+//     reports a Progress, Progressive.Manage applies Freeze and
+//     PartitionedScaling to a manage plan, Canary.RollbackTarget names the
+//     revision an aborted canary returns to. docs/progressive-delivery.md
+//     states their rules.
 //
 // Upstream visits nodes in Go map order, so which pods a pass picks varies
 // between runs; this package visits them in node-name order and is
