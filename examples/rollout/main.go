@@ -8,18 +8,25 @@
 // Kubernetes documentation, tolerating the control-plane taint, on three
 // nodes. The second has three dozen nodes with mixed labels and taints; it
 // rolls an image update with maxUnavailable, another with maxSurge, rolls
-// back with --to-revision and prints the rollout history.
+// back with --to-revision and prints the rollout history. Then it turns on
+// daemonplan's progressive delivery (docs/progressive-delivery.md): a
+// canary of three nodes, one per zone, that waits for a verdict, then a
+// zone-by-zone rollout; and a canary that crashes, fails by itself and is
+// rolled back.
 package main
 
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/taints"
@@ -82,7 +89,110 @@ func run() error {
 		return err
 	}
 	fmt.Print(table)
+
+	fmt.Println("\n# Progressive delivery: a canary of 3 nodes, one per zone, then zone by zone")
+	verdicts := map[string]rollout.Verdict{}
+	restarts := map[string]int32{}
+	c2.Options.Progressive = rollout.Progressive{
+		Canary: &rollout.Canary{Nodes: api.Int(3), SpreadKeys: []string{rollout.LabelZone}, Verdicts: verdicts,
+			AutoFail: &rollout.AutoFail{MaxRestarts: 2}, Restarts: restarts},
+		Zones: &rollout.Zones{},
+	}
+	fmt.Println("$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.3   # maxSurge 25% of each zone")
+	c2.Update(agentTemplate("registry.example.com/agent:v1.3"), "image v1.3, canary then zones")
+	if err := rollOutProgressive(c2, verdicts, 80); err != nil {
+		return err
+	}
+
+	fmt.Println("\n$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.4   # v1.4 crash-loops")
+	c2.FateOf = func(_ string, p *api.Pod) sim.Fate {
+		if p.Labels[api.LabelTemplateGeneration] == c2.DaemonSet.Annotations[api.AnnotationTemplateGeneration] {
+			restarts[p.Name] = 3 // what the caller observes of the new pods
+		}
+		return sim.BecomeReady
+	}
+	c2.Update(agentTemplate("registry.example.com/agent:v1.4"), "image v1.4")
+	if err := rollOutProgressive(c2, verdicts, 80); err != nil {
+		return err
+	}
+	c2.FateOf = nil
 	return nil
+}
+
+// rollOutProgressive is rollOut with progressive delivery: it prints what
+// the extensions decided when it changes, promotes a canary that waits
+// for a verdict, and rolls back a canary that failed.
+func rollOutProgressive(c *sim.Cluster, verdicts map[string]rollout.Verdict, maxSyncs int) error {
+	lastStatus, lastNote := "", ""
+	for i := 0; i < maxSyncs; i++ {
+		plan, err := c.Sync()
+		if err != nil {
+			return err
+		}
+		for _, e := range plan.Errors {
+			fmt.Printf("  sync error: %v\n", e)
+		}
+		if note := progressNote(plan.Progress); note != lastNote && note != "" {
+			fmt.Println("  ", note)
+			lastNote = note
+		}
+		if len(plan.Create)+len(plan.Delete) > 0 {
+			fmt.Printf("  t=%-5s sync: create %d, delete %d  (%s) on %s\n", c.Now.Sub(start), len(plan.Create), len(plan.Delete),
+				summary(plan.Delete), nodesOf(plan))
+		}
+		if msg := strings.TrimSuffix(plan.Rollout.Message, "\n"); msg != lastStatus {
+			fmt.Println(msg)
+			lastStatus = msg
+		}
+		switch cp := plan.Progress.Canary; {
+		case plan.Progress.Held == rollout.CanaryWaiting:
+			fmt.Printf("$ # canaries %v look healthy: promote revision %s\n", cp.Nodes, plan.Hash)
+			verdicts[plan.Hash] = rollout.Promote
+		case cp != nil && cp.Phase == rollout.PhaseAborted && cp.RollbackTo > 0:
+			fmt.Printf("$ # canary failed (%s)\n$ kubectl rollout undo ds/%s --to-revision=%d\n", cp.Reason, c.DaemonSet.Name, cp.RollbackTo)
+			verdicts[plan.Hash] = rollout.Abort
+			verdicts[cp.RollbackHash] = rollout.Promote
+			if _, err := c.Rollback(cp.RollbackTo); err != nil {
+				return err
+			}
+		case plan.Rollout.Done && len(plan.Create)+len(plan.Delete) == 0 && plan.Progress.Held == rollout.NotHeld:
+			return nil
+		}
+		c.Advance(5 * time.Second)
+	}
+	return fmt.Errorf("rollout of %s did not finish in %d syncs", c.DaemonSet.Name, maxSyncs)
+}
+
+// progressNote renders the canary and the zone order.
+func progressNote(p rollout.Progress) string {
+	var parts []string
+	if c := p.Canary; c != nil && c.Phase != rollout.PhasePromoted {
+		parts = append(parts, fmt.Sprintf("canary %s on %v", c.Phase, c.Nodes))
+	}
+	if z := p.Zones; z != nil && len(z.Active) > 0 {
+		parts = append(parts, fmt.Sprintf("zones updating %v, waiting %v", z.Active, z.Waiting))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nodesOf lists the nodes a plan writes to.
+func nodesOf(p daemonplan.Plan) string {
+	seen := map[string]bool{}
+	var nodes []string
+	for _, c := range p.Create {
+		if !seen[c.Node] {
+			seen[c.Node] = true
+			nodes = append(nodes, c.Node)
+		}
+	}
+	for _, d := range p.Delete {
+		if !seen[d.Node] {
+			seen[d.Node] = true
+			nodes = append(nodes, d.Node)
+		}
+	}
+	slices.Sort(nodes)
+	return strings.Join(nodes, " ")
 }
 
 // rollOut syncs and advances the clock until the rollout is done, printing
