@@ -11,4 +11,12 @@
 //
 // Times are converted to UTC. Pods and revisions are not filtered by
 // namespace or owner: the planner decides which ones the DaemonSet claims.
+//
+// OpenKruise's Advanced DaemonSet (apps.kruise.io/v1beta1 and v1alpha1) is
+// read without OpenKruise's types: KruiseObjects finds such objects in
+// `kubectl get -o yaml|json` output as unstructured objects, and
+// KruiseDaemonSet turns one into an apps/v1 DaemonSet plus the
+// rollout.Progressive options its partition, update selector, paused and
+// partitioned scaling map to, with a warning for every field daemonplan
+// does not honour (docs/progressive-delivery.md, "OpenKruise input").
 package convert

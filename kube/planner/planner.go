@@ -12,6 +12,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // Options are the switches of Plan.
@@ -20,6 +21,9 @@ type Options struct {
 	Strict bool
 	// Placement sets burst limits and toleration matching.
 	Placement placement.Options
+	// Progressive are daemonplan's opt-in rollout extensions, e.g. those
+	// of an OpenKruise Advanced DaemonSet (convert.KruiseDaemonSet).
+	Progressive rollout.Progressive
 }
 
 // Plan converts c and runs daemonplan.Sync at now with upstream's revision
@@ -37,9 +41,10 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 		Revisions: convert.Revisions(c.Revisions),
 		Now:       now,
 	}, daemonplan.Options{
-		Strict:    opts.Strict,
-		Placement: opts.Placement,
-		Hash:      convert.HashFunc(c.DaemonSet),
+		Strict:      opts.Strict,
+		Placement:   opts.Placement,
+		Hash:        convert.HashFunc(c.DaemonSet),
+		Progressive: opts.Progressive,
 	})
 }
 

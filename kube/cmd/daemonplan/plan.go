@@ -10,6 +10,7 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // plan runs "daemonplan plan".
@@ -136,8 +137,36 @@ func writeTable(w io.Writer, p daemonplan.Plan) error {
 			fmt.Fprintln(tw, oneLine(e.Error()))
 		}
 	}
+	if line := progressLine(p.Progress); line != "" {
+		fmt.Fprintf(tw, "\nPROGRESSIVE: %s\n", line)
+	}
 	fmt.Fprintf(tw, "\n%s\n", strings.TrimRight(p.Rollout.Message, "\n"))
 	return tw.Flush()
+}
+
+// progressLine renders what the rollout extensions decided, or "" when
+// none is on.
+func progressLine(pr rollout.Progress) string {
+	if pr.Held == rollout.NotHeld && pr.Outdated == 0 && pr.HeldCreates == 0 && pr.Canary == nil && pr.Zones == nil {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%d outdated nodes, %d may update now", pr.Outdated, pr.Allowed)}
+	if pr.Partition > 0 {
+		parts = append(parts, fmt.Sprintf("partition %d", pr.Partition))
+	}
+	if pr.HeldCreates > 0 {
+		parts = append(parts, fmt.Sprintf("%d creates held by the partition", pr.HeldCreates))
+	}
+	if c := pr.Canary; c != nil {
+		parts = append(parts, fmt.Sprintf("canary %s %v", c.Phase, c.Nodes))
+	}
+	if z := pr.Zones; z != nil {
+		parts = append(parts, fmt.Sprintf("zones active %v waiting %v", z.Active, z.Waiting))
+	}
+	if pr.Held != rollout.NotHeld {
+		parts = append(parts, "held: "+pr.Held.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 func orNone(s string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
 )
@@ -42,7 +44,12 @@ Flags:
   -f, --filename FILE  what 'kubectl get ... -o yaml' or '-o json' prints: a List,
                        single objects or a multi-document YAML stream holding one
                        DaemonSet and its nodes, pods and controllerrevisions;
-                       '-' reads standard input. Other kinds are ignored.
+                       '-' reads standard input. Other kinds are ignored. An
+                       OpenKruise Advanced DaemonSet (apps.kruise.io) is planned
+                       with its partition, update selector, paused and
+                       partitioned scaling; what daemonplan cannot honour
+                       (in-place update, lifecycle hooks, image pre-download)
+                       is printed as a warning.
   --now RFC3339        the controller's clock, e.g. 2025-06-01T12:00:00Z:
                        availability (minReadySeconds) is judged at this instant.
                        Default: the current time, in UTC.
@@ -174,6 +181,8 @@ func (c *cli) flagError(cmd string, err error) int {
 type input struct {
 	cluster *load.Cluster
 	now     time.Time
+	// kruise is set when the DaemonSet is an OpenKruise Advanced DaemonSet.
+	kruise *convert.Kruise
 }
 
 // load checks the common flags and reads the snapshot. On failure it prints
@@ -211,7 +220,15 @@ func (c *cli) load(cmd string, o *common) (*input, int) {
 		defer f.Close()
 		r, src = f, o.file
 	}
-	objs, err := load.Decode(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, c.fail("%s: %s: %v", cmd, src, err)
+	}
+	objs, err := load.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, c.fail("%s: %s: %v", cmd, src, err)
+	}
+	kruise, err := addKruise(objs, data)
 	if err != nil {
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
@@ -224,13 +241,20 @@ func (c *cli) load(cmd string, o *common) (*input, int) {
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
-	return &input{cluster: cl, now: now}, exitOK
+	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet]}, exitOK
 }
 
 // sync runs the planner and reports validation findings on stderr: as
 // warnings, or with strict as the reason for refusing (status exitError).
 func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, int) {
-	p, err := planner.Plan(in.cluster, in.now, planner.Options{Strict: strict})
+	opts := planner.Options{Strict: strict}
+	if k := in.kruise; k != nil {
+		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
+		for _, w := range k.Warnings {
+			fmt.Fprintln(c.stderr, finding("warning", w))
+		}
+	}
+	p, err := planner.Plan(in.cluster, in.now, opts)
 	if err != nil {
 		var fes field.ErrorList
 		if errors.As(err, &fes) {
