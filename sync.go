@@ -169,10 +169,12 @@ var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
 //     deleted, gets no writes at all;
 //  3. revision history is constructed (docs/history.md, H6–H12);
 //  4. with expectations pending, only the status is refreshed;
-//  5. otherwise manage plans creates and deletes (docs/manage.md, M6–M14);
-//     when it plans none and the strategy is RollingUpdate, the rolling
-//     update plans its step (docs/rolling-update.md); then old revisions are
-//     cleaned up (docs/history.md, H13);
+//  5. otherwise manage plans creates and deletes (docs/manage.md, M6–M14),
+//     which Options.Progressive's Freeze and PartitionedScaling may hold
+//     back; when none remain and the strategy is RollingUpdate, the rolling
+//     update plans its step (docs/rolling-update.md), with the extensions of
+//     Options.Progressive (docs/progressive-delivery.md); then old
+//     revisions are cleaned up (docs/history.md, H13);
 //  6. the status is counted (docs/status.md, S1–S8) and kubectl's rollout
 //     status message rendered (docs/status.md, S11).
 //
