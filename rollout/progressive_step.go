@@ -170,7 +170,8 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 			}
 		}
 		// Update order: group rank, then node names in reverse (OpenKruise's
-		// order; nodes already updated count first, through budget).
+		// order). Nodes already updated are no longer outdated: they have
+		// used their share of budget.
 		slices.SortFunc(order, func(a, b *pnode) int {
 			return cmp.Or(cmp.Compare(a.group, b.group), strings.Compare(b.node, a.node))
 		})
