@@ -338,12 +338,12 @@ func (st *progressiveStats) count(s *snap, p daemonplan.Plan) {
 		st.strict++
 	}
 	if s.opts.SurgeWithUnavailable && slices.ContainsFunc(p.Delete, func(d placement.Delete) bool { return d.Reason == placement.Outdated }) &&
-		reference_surge(s) {
+		hasSurge(s) {
 		st.surgeUnavailable++
 	}
 }
 
-func reference_surge(s *snap) bool {
+func hasSurge(s *snap) bool {
 	ru := s.ds.UpdateStrategy.RollingUpdate
 	return ru != nil && ru.MaxSurge != nil && (ru.MaxSurge.IsString || ru.MaxSurge.IntVal > 0)
 }
