@@ -2,10 +2,8 @@ module github.com/daemonplan/daemonplan/kube
 
 go 1.26.0
 
-replace github.com/daemonplan/daemonplan => ../
-
 require (
-	github.com/daemonplan/daemonplan v0.0.0-00010101000000-000000000000
+	github.com/daemonplan/daemonplan v0.1.0
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
 	github.com/stretchr/testify v1.12.1

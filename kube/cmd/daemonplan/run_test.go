@@ -38,6 +38,7 @@ func runCLI(t *testing.T, stdin string, args ...string) result {
 // readCase reads a conformance case of this checkout.
 func readCase(t *testing.T, name string) conformance.Case {
 	t.Helper()
+	conformance.SkipIfAbsent(t)
 	c, err := conformance.ReadCase(filepath.Join(conformance.CasesDir(), name))
 	if err != nil {
 		t.Fatalf("ReadCase(%s): %v", name, err)
