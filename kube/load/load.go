@@ -276,3 +276,22 @@ func (o *Objects) addItems(items []json.RawMessage, where, apiVersion, kind stri
 	}
 	return nil
 }
+
+// Merge returns the objects of every o, in order, as one Objects: what
+// kubectl does with several -f sources. Objects are shared, not copied; an
+// object given twice is kept twice (Cluster then reports two DaemonSets of
+// the same name, and the planner sees a duplicate pod).
+func Merge(objs ...*Objects) *Objects {
+	out := &Objects{}
+	for _, o := range objs {
+		if o == nil {
+			continue
+		}
+		out.DaemonSets = append(out.DaemonSets, o.DaemonSets...)
+		out.Nodes = append(out.Nodes, o.Nodes...)
+		out.Pods = append(out.Pods, o.Pods...)
+		out.Revisions = append(out.Revisions, o.Revisions...)
+		out.Ignored = append(out.Ignored, o.Ignored...)
+	}
+	return out
+}

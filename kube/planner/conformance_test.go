@@ -16,6 +16,7 @@ import (
 // through the CLI's code path and compares the plan with what upstream did,
 // by the rules of the conformance README.
 func TestConformance(t *testing.T) {
+	conformance.SkipIfAbsent(t)
 	cases, err := conformance.Cases(conformance.CasesDir())
 	require.NoError(t, err)
 	for _, c := range cases {

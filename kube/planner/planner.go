@@ -1,16 +1,15 @@
-// Package planner runs one daemonplan sync on Kubernetes API objects and
-// renders the plan: it is the code path of the daemonplan CLI, and of the
-// conformance test that compares it with the real controller.
 package planner
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
-	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -24,6 +23,14 @@ type Options struct {
 	// Progressive are daemonplan's opt-in rollout extensions, e.g. those
 	// of an OpenKruise Advanced DaemonSet (convert.KruiseDaemonSet).
 	Progressive rollout.Progressive
+	// Backoff is the failed-pod backoff state the previous plan returned
+	// (daemonplan.Plan.Backoff); nil at the first sync.
+	Backoff placement.Backoff
+	// ExpectationsPending reports that creates or deletes of an earlier
+	// plan are not yet visible in the cluster given to Plan: upstream then
+	// only refreshes the status. A controller sets it until its informers
+	// have seen every pod it created and deleted.
+	ExpectationsPending bool
 }
 
 // Plan converts c and runs daemonplan.Sync at now with upstream's revision
@@ -40,6 +47,9 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 		Pods:      convert.Pods(c.Pods),
 		Revisions: convert.Revisions(c.Revisions),
 		Now:       now,
+
+		Backoff:             opts.Backoff,
+		ExpectationsPending: opts.ExpectationsPending,
 	}, daemonplan.Options{
 		Strict:      opts.Strict,
 		Placement:   opts.Placement,
@@ -48,24 +58,27 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 	})
 }
 
-// JSON renders p in the plan schema of the conformance README: every list
-// present (never null) and sorted as the plan sorts it.
-func JSON(p daemonplan.Plan) conformance.Plan {
-	out := conformance.Plan{
-		DaemonSet: conformance.Ref{Namespace: p.Namespace, Name: p.Name},
-		Nodes:     make([]conformance.Node, 0, len(p.Nodes)),
-		Create:    make([]conformance.Create, 0, len(p.Create)),
-		Delete:    make([]conformance.Delete, 0, len(p.Delete)),
+// JSON renders p as the plan document of package schema, what
+// `daemonplan plan -o json` prints: every list present (never null) and
+// sorted as the plan sorts it, reasons by name. The keys of the conformance
+// schema come first, then the rest of the plan.
+func JSON(p daemonplan.Plan) schema.Plan {
+	out := schema.Plan{
+		DaemonSet: schema.Ref{Namespace: p.Namespace, Name: p.Name},
+		Nodes:     make([]schema.Node, 0, len(p.Nodes)),
+		Create:    make([]schema.Create, 0, len(p.Create)),
+		Delete:    make([]schema.Delete, 0, len(p.Delete)),
 		Adopt:     nonNil(p.Adopt),
 		Release:   nonNil(p.Release),
-		Relabel:   make([]conformance.Relabel, 0, len(p.Relabel)),
-		Revisions: conformance.Revisions{
-			Create: make([]conformance.Revision, 0, len(p.Revisions.Create)),
-			Update: make([]conformance.Revision, 0, len(p.Revisions.Update)),
-			Delete: nonNil(p.Revisions.Delete),
-			Adopt:  nonNil(p.Revisions.Adopt),
+		Relabel:   make([]schema.Relabel, 0, len(p.Relabel)),
+		Revisions: schema.Revisions{
+			Create:  make([]schema.Revision, 0, len(p.Revisions.Create)),
+			Update:  make([]schema.Revision, 0, len(p.Revisions.Update)),
+			Delete:  nonNil(p.Revisions.Delete),
+			Adopt:   nonNil(p.Revisions.Adopt),
+			Release: nonNil(p.Revisions.Release),
 		},
-		Status: conformance.Status{
+		Status: schema.Status{
 			CurrentNumberScheduled: p.Status.CurrentNumberScheduled,
 			NumberMisscheduled:     p.Status.NumberMisscheduled,
 			DesiredNumberScheduled: p.Status.DesiredNumberScheduled,
@@ -76,42 +89,59 @@ func JSON(p daemonplan.Plan) conformance.Plan {
 			NumberUnavailable:      p.Status.NumberUnavailable,
 			CollisionCount:         p.Status.CollisionCount,
 		},
-		RolloutStatus: conformance.RolloutStatus{Message: p.Rollout.Message, Done: p.Rollout.Done},
+		RolloutStatus: schema.RolloutStatus{Message: p.Rollout.Message, Done: p.Rollout.Done},
 		Errors:        make([]string, 0, len(p.Errors)),
-		Warnings:      make([]conformance.Warning, 0, len(p.Warnings)),
+		Warnings:      make([]schema.Warning, 0, len(p.Warnings)),
+
+		StatusChanged:  p.StatusChanged,
+		Hash:           p.Hash,
+		Keep:           nonNil(p.Keep),
+		SkippedCreates: p.SkippedCreates,
+		SkippedDeletes: p.SkippedDeletes,
+		RequeueAfter:   p.RequeueAfter.String(),
+		Backoff:        make([]schema.Backoff, 0, len(p.Backoff)),
 	}
+	for k, e := range p.Backoff {
+		out.Backoff = append(out.Backoff, schema.Backoff{
+			DaemonSetUID: k.DaemonSetUID, ObservedGeneration: k.ObservedGeneration, Node: k.Node,
+			Delay: e.Delay.String(), LastUpdate: e.LastUpdate.UTC(),
+		})
+	}
+	slices.SortFunc(out.Backoff, func(a, b schema.Backoff) int {
+		return cmp.Or(cmp.Compare(a.DaemonSetUID, b.DaemonSetUID), cmp.Compare(a.ObservedGeneration, b.ObservedGeneration), cmp.Compare(a.Node, b.Node))
+	})
 	for _, n := range p.Nodes {
-		out.Nodes = append(out.Nodes, conformance.Node{
+		out.Nodes = append(out.Nodes, schema.Node{
 			Name: n.Node, ShouldRun: n.ShouldRun, ShouldContinueRunning: n.ShouldContinueRunning,
 			Reason: n.Reason.String(), Message: n.Message(),
 		})
 	}
 	for _, c := range p.Create {
-		cr := conformance.Create{Node: c.Node, Labels: c.Labels, Tolerations: make([]conformance.Toleration, 0, len(c.Tolerations))}
+		cr := schema.Create{Node: c.Node, Labels: c.Labels, Tolerations: make([]schema.Toleration, 0, len(c.Tolerations))}
 		for _, t := range c.Tolerations {
-			cr.Tolerations = append(cr.Tolerations, conformance.Toleration{
+			cr.Tolerations = append(cr.Tolerations, schema.Toleration{
 				Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect), TolerationSeconds: t.TolerationSeconds,
 			})
 		}
 		out.Create = append(out.Create, cr)
 	}
 	for _, d := range p.Delete {
-		out.Delete = append(out.Delete, conformance.Delete{Pod: d.Pod, Node: d.Node, Reason: d.Reason.String()})
+		out.Delete = append(out.Delete, schema.Delete{Pod: d.Pod, Node: d.Node, Reason: d.Reason.String()})
 	}
 	for _, r := range p.Relabel {
-		out.Relabel = append(out.Relabel, conformance.Relabel{Pod: r.Pod, Hash: r.Hash})
+		out.Relabel = append(out.Relabel, schema.Relabel{Pod: r.Pod, Hash: r.Hash})
 	}
 	for _, r := range p.Revisions.Create {
-		out.Revisions.Create = append(out.Revisions.Create, conformance.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[api.LabelRevisionHash]})
+		out.Revisions.Create = append(out.Revisions.Create, schema.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[api.LabelRevisionHash]})
 	}
 	for _, r := range p.Revisions.Update {
-		out.Revisions.Update = append(out.Revisions.Update, conformance.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[api.LabelRevisionHash]})
+		out.Revisions.Update = append(out.Revisions.Update, schema.Revision{Name: r.Name, Revision: r.Revision, Hash: r.Labels[api.LabelRevisionHash]})
 	}
 	for _, e := range p.Errors {
 		out.Errors = append(out.Errors, e.Error())
 	}
 	for _, w := range p.Warnings {
-		out.Warnings = append(out.Warnings, conformance.Warning{Field: w.Field, Type: w.Type.String(), Detail: w.Detail})
+		out.Warnings = append(out.Warnings, schema.Warning{Field: w.Field, Type: w.Type.String(), Detail: w.Detail})
 	}
 	return out
 }

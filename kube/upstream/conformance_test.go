@@ -45,6 +45,7 @@ type unmappedRevision struct {
 //     template with no collision count or one up to status.collisionCount
 //     (this checks Hash on existing revisions too).
 func TestConformanceRevisions(t *testing.T) {
+	conformance.SkipIfAbsent(t)
 	cases, err := conformance.Cases(conformance.CasesDir())
 	if err != nil {
 		t.Fatalf("Cases: %v", err)

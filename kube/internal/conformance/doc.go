@@ -3,7 +3,8 @@
 // one sync, and what the upstream v1.34.4 DaemonSet controller did in that
 // sync, in the plan schema of the cases' README.
 //
-// It owns the schema's Go types (Plan, Expected), the loading of cases
+// It owns Expected (an expected.json: the schema of package schema plus
+// the cases' alternatives), the loading of cases
 // (Cases, CasesDir) and the comparison rules (Compare). It does not plan:
 // callers produce the plan to compare.
 //

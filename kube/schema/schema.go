@@ -1,8 +1,11 @@
-package conformance
+package schema
 
-import "encoding/json"
+import "time"
 
-// Plan is the plan schema printed by `daemonplan plan -o json`.
+// Plan is one plan in the schema: everything a daemonplan.Plan holds, with
+// every list present (never null) and sorted as the plan sorts it. The keys
+// up to "warnings" are the conformance schema; the keys after it add what
+// the conformance cases do not record.
 type Plan struct {
 	DaemonSet     Ref           `json:"daemonSet"`
 	Nodes         []Node        `json:"nodes"`
@@ -16,6 +19,34 @@ type Plan struct {
 	RolloutStatus RolloutStatus `json:"rolloutStatus"`
 	Errors        []string      `json:"errors"`
 	Warnings      []Warning     `json:"warnings"`
+
+	// StatusChanged is false when upstream would not write the status
+	// (Status is then the input's).
+	StatusChanged bool `json:"statusChanged"`
+	// Hash is the current revision's hash: the controller-revision-hash of
+	// new pods; empty when history could not be constructed.
+	Hash string `json:"hash"`
+	// Keep names the claimed pods the plan leaves alone, sorted.
+	Keep []string `json:"keep"`
+	// SkippedCreates and SkippedDeletes count what the burst limit cut.
+	SkippedCreates int `json:"skippedCreates"`
+	SkippedDeletes int `json:"skippedDeletes"`
+	// RequeueAfter asks for another sync after that long (a Go duration,
+	// "0s" for none).
+	RequeueAfter string `json:"requeueAfter"`
+	// Backoff is the failed-pod backoff state to carry to the next sync,
+	// sorted by DaemonSet UID, observed generation and node.
+	Backoff []Backoff `json:"backoff"`
+}
+
+// Backoff is one failed-pod backoff window (placement.BackoffKey and
+// BackoffEntry).
+type Backoff struct {
+	DaemonSetUID       string    `json:"daemonSetUID"`
+	ObservedGeneration int64     `json:"observedGeneration"`
+	Node               string    `json:"node"`
+	Delay              string    `json:"delay"`
+	LastUpdate         time.Time `json:"lastUpdate"`
 }
 
 // Ref names the DaemonSet.
@@ -68,6 +99,9 @@ type Revisions struct {
 	Update []Revision `json:"update"`
 	Delete []string   `json:"delete"`
 	Adopt  []string   `json:"adopt"`
+	// Release names owned revisions the DaemonSet no longer selects; not in
+	// the conformance cases.
+	Release []string `json:"release"`
 }
 
 // Revision is a ControllerRevision created or renumbered.
@@ -101,28 +135,4 @@ type Warning struct {
 	Field  string `json:"field"`
 	Type   string `json:"type"`
 	Detail string `json:"detail"`
-}
-
-// Expected is an expected.json: upstream's plan and, for a
-// non-deterministic case, the other outcomes seen.
-type Expected struct {
-	Plan
-	// Deterministic is false when upstream picked pods or nodes in map
-	// order; a missing field means true.
-	Deterministic *bool         `json:"deterministic,omitempty"`
-	Alternatives  []Alternative `json:"alternatives"`
-	// Unmapped records writes the API refused; never compared.
-	Unmapped []json.RawMessage `json:"unmapped,omitempty"`
-}
-
-// Alternative is another outcome upstream was seen to produce.
-type Alternative struct {
-	Create []Create `json:"create"`
-	Delete []Delete `json:"delete"`
-}
-
-// IsDeterministic reports whether the case must match create and delete
-// exactly.
-func (e *Expected) IsDeterministic() bool {
-	return e.Deterministic == nil || *e.Deterministic
 }

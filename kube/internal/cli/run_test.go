@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ type result struct {
 func runCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	c := &cli{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
+	c := &cli{name: "daemonplan", stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
 		now: func() time.Time { return time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC) }}
 	code := c.run(args)
 	return result{code, out.String(), errOut.String()}
@@ -38,6 +38,7 @@ func runCLI(t *testing.T, stdin string, args ...string) result {
 // readCase reads a conformance case of this checkout.
 func readCase(t *testing.T, name string) conformance.Case {
 	t.Helper()
+	conformance.SkipIfAbsent(t)
 	c, err := conformance.ReadCase(filepath.Join(conformance.CasesDir(), name))
 	if err != nil {
 		t.Fatalf("ReadCase(%s): %v", name, err)
@@ -123,9 +124,9 @@ func TestPlanTable(t *testing.T) {
 	tests := []struct {
 		name, reason, want string
 	}{
-		{"header", "kubectl get ds columns", "NAMESPACE   NAME         DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE\n"},
-		{"status line", "the status upstream writes: desired 10, current 8, ready 7, updated 8, available 7",
-			"default     node-agent   10        8         7       8            7\n"},
+		{"header", "kubectl get ds columns, then misscheduled", "NAMESPACE   NAME         DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR            AGE   MISSCHEDULED\n"},
+		{"status line", "the status upstream writes: desired 10, current 8, ready 7, updated 8, available 7, misscheduled 4",
+			"default     node-agent   10        8         7       8            7           kubernetes.io/os=linux   30d   4\n"},
 		{"create", "node and the new pod's hash label", "node-010   56d4f59bb7\n"},
 		{"delete", "pod, node and reason", "node-agent-jx74q   node-gone-2   NodeGone\n"},
 		{"adopt", "the orphan the sync claims", "node-agent-smqwb   adopt\n"},
@@ -182,27 +183,36 @@ func TestExplain(t *testing.T) {
 		reason: "node-009 has dedicated=batch:NoSchedule, which the template does not tolerate",
 		args:   []string{"explain", "-f", f01, "--now", now01, "node-009"},
 		want: []string{"ShouldRun:              false\n", "ShouldContinueRunning:  true\n",
-			"Reason:                 UntoleratedNoSchedule\n", "Taint:                  dedicated=batch:NoSchedule\n"},
+			"Reason:                 UntoleratedNoSchedule\n",
+			"Failing:                1. taint dedicated=batch:NoSchedule is not tolerated: no new pod\n",
+			"Pods:                   node-agent-r44z4: kept: runs the current template\n",
+			"Fix:                    1. add the toleration {key: dedicated, operator: Equal, value: batch, effect: NoSchedule}"},
 	}, {
 		name:   "node affinity, with pod deletes",
 		reason: "node-011 fails the required node affinity: its two pods are deleted",
 		args:   []string{"explain", "node-011", "-f", f01, "--now", now01},
 		want: []string{"ShouldRun:              false\n", "ShouldContinueRunning:  false\n",
 			"Reason:                 NodeAffinityMismatch\n",
-			"Plan:                   delete pod node-agent-jwbkl (NotEligible)\n",
-			"                        delete pod node-agent-m2h9f (NotEligible)\n"},
+			"Failing:                1. required node affinity term 0 does not match: pool NotIn [gpu] (the node has pool=gpu)\n",
+			"                        2. required node affinity term 1 does not match: metadata.name In [node-001] (the node is named node-011)\n",
+			"Pods:                   node-agent-jwbkl: deleted: the node no longer meets",
+			"                        node-agent-m2h9f: deleted: the node no longer meets"},
 	}, {
 		name:   "eligible, with a create",
 		reason: "node-010 should run the pod and has none",
 		args:   []string{"explain", "-f", f01, "--now", now01, "--", "node-010"},
 		want: []string{"ShouldRun:              true\n", "Reason:                 Eligible\n",
-			"Plan:                   create pod (hash 56d4f59bb7)\n"},
+			"Failing:                nothing: the node meets every placement rule\n",
+			"Pods:                   (new): a new pod is created (hash 56d4f59bb7)\n"},
 	}, {
 		name:   "nodeSelector key, YAML input",
 		reason: "seed-124's node-003 does not have kubernetes.io/os=linux",
 		args:   []string{"explain", "-f", "testdata/seed-124.yaml", "--now", nowFlag(seed124), "node-003"},
 		want: []string{"ShouldRun:              false\n", "ShouldContinueRunning:  false\n",
-			"Reason:                 NodeSelectorMismatch\n", "NodeSelectorKey:        kubernetes.io/os\n"},
+			"Reason:                 NodeSelectorMismatch\n",
+			"Failing:                1. nodeSelector kubernetes.io/os=linux: the node has kubernetes.io/os=windows\n",
+			"                        2. required node affinity term 0 does not match:",
+			"Fix:                    1. kubectl label node node-003 kubernetes.io/os=linux --overwrite"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,12 +253,12 @@ func TestErrors(t *testing.T) {
 		code         int
 		stderr       string // a substring of the one-line message
 	}{
-		{"no arguments", "usage goes to stderr", "", nil, exitUsage, "Usage:"},
+		{"no arguments", "a command is required", "", nil, exitUsage, "a command is required"},
 		{"unknown command", "", "", []string{"aply"}, exitUsage, `unknown command "aply"`},
-		{"unknown flag", "", "", []string{"plan", "-f", f01, "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
-		{"flag without value", "", "", []string{"plan", "-f"}, exitUsage, "flag needs an argument: -f"},
+		{"unknown flag", "", "", []string{"plan", "-f", f01, "--bogus"}, exitUsage, "unknown flag: --bogus"},
+		{"flag without value", "", "", []string{"plan", "-f"}, exitUsage, "flag needs an argument: 'f' in -f"},
 		{"missing -f", "", "", []string{"plan"}, exitUsage, "-f FILE is required"},
-		{"bad -o", "", "", []string{"plan", "-f", f01, "-o", "yaml"}, exitUsage, `-o "yaml": want table or json`},
+		{"bad -o", "", "", []string{"plan", "-f", f01, "-o", "xml"}, exitUsage, `-o "xml": want one of table, wide, json, yaml, name`},
 		{"bad --now", "not RFC 3339", "", []string{"plan", "-f", f01, "--now", "yesterday"}, exitUsage, `--now "yesterday"`},
 		{"bad --ds", "", "", []string{"plan", "-f", f01, "--ds", "a/b/c"}, exitUsage, `--ds "a/b/c"`},
 		{"extra argument", "plan takes no NODE", "", []string{"plan", "-f", f01, "node-001"}, exitUsage, `unexpected argument "node-001"`},
@@ -263,7 +273,9 @@ func TestErrors(t *testing.T) {
 		{"no DaemonSet", "nodes alone", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", []string{"plan", "-f", "-"}, exitError, "no DaemonSet in input"},
 		{"two DaemonSets", "the plan is for one", ds("ds-x") + "---\n" + ds("ds-y"), []string{"plan", "-f", "-"}, exitError,
 			"more than one DaemonSet in input: default/ds-x, default/ds-y; pick one with --ds"},
-		{"--ds names none", "", ds("ds-x"), []string{"plan", "-f", "-", "--ds", "default/ds-z"}, exitError, "no DaemonSet in input: default/ds-z"},
+		{"--ds names none", "the DaemonSets present are listed", ds("ds-x") + "---\n" + ds("ds-w"), []string{"plan", "-f", "-", "--ds", "default/ds-z"}, exitError,
+			"no DaemonSet in input: default/ds-z; the input holds default/ds-w, default/ds-x"},
+		{"stdin twice", "standard input can be read once", ds("ds-x"), []string{"plan", "-f", "-", "-f", "-"}, exitUsage, "-f - given twice"},
 		{"unknown node", "", "", []string{"explain", "-f", f01, "--now", now01, "node-999"}, exitError, `node "node-999" is not in the input (17 nodes)`},
 	}
 	for _, tt := range tests {
@@ -391,14 +403,16 @@ func TestDefaultNow(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	tests := []struct {
-		name string
-		args []string
+		name, reason string
+		args         []string
+		want         []string
 	}{
-		{"help", []string{"help"}},
-		{"-h", []string{"-h"}},
-		{"--help", []string{"--help"}},
-		{"plan -h", []string{"plan", "-h"}},
-		{"explain --help", []string{"explain", "--help"}},
+		{"help", "the commands and exit codes", []string{"help"}, []string{"Available Commands:", "plan", "explain", "Exit status:"}},
+		{"-h", "", []string{"-h"}, []string{"Available Commands:", "Exit status:"}},
+		{"--help", "", []string{"--help"}, []string{"Available Commands:", "Exit status:"}},
+		{"plan -h", "plan's own flags", []string{"plan", "-h"}, []string{"-o, --output string", "-f, --filename stringArray", "Default: the current time, in UTC", "wide   table, then one row per node"}},
+		{"help plan", "", []string{"help", "plan"}, []string{"-o, --output string"}},
+		{"explain --help", "explain's own text and flags", []string{"explain", "--help"}, []string{"EVERY failing reason", "-f, --filename stringArray"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -406,11 +420,14 @@ func TestHelp(t *testing.T) {
 			if got.code != exitOK || got.stderr != "" {
 				t.Errorf("exit %d, stderr %q; want 0 and nothing", got.code, got.stderr)
 			}
-			for _, w := range []string{"daemonplan plan    -f FILE", "Default: the current time, in UTC", "Exit status:"} {
+			for _, w := range tt.want {
 				if !strings.Contains(got.stdout, w) {
-					t.Errorf("usage lacks %q", w)
+					t.Errorf("help lacks %q (%s):\n%s", w, tt.reason, got.stdout)
 				}
 			}
 		})
+	}
+	if got := runCLI(t, "", "explain", "-h"); strings.Contains(got.stdout, "--output") {
+		t.Error("explain -h lists plan's --output flag")
 	}
 }

@@ -1,0 +1,32 @@
+// A program outside the daemonplan repository: it imports the kube module
+// as a user would after `go get github.com/daemonplan/daemonplan/kube@VERSION`.
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
+)
+
+func main() {
+	f, err := os.Open("cluster.yaml")
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	c, err := load.Read(f)
+	if err != nil {
+		panic(err)
+	}
+	p, err := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for _, cr := range p.Create {
+		fmt.Println("create on", cr.Node)
+	}
+	fmt.Println("desired", p.Status.DesiredNumberScheduled)
+}

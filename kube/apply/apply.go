@@ -1,0 +1,423 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// Action names one kind of write.
+type Action uint8
+
+// The writes Apply issues, in the order it issues them.
+const (
+	AdoptRevision   Action = iota + 1 // strategic merge patch adding the controller reference
+	ReleaseRevision                   // strategic merge patch deleting the controller reference
+	UpdateRevision                    // update: renumbered, or given its hash label
+	CreateRevision                    // create
+	RelabelPod                        // merge patch of the controller-revision-hash label
+	DeleteRevision                    // delete with a UID precondition
+	AdoptPod                          // strategic merge patch adding the controller reference
+	ReleasePod                        // strategic merge patch deleting the controller reference
+	CreatePod                         // create (the API server names the pod)
+	DeletePod                         // delete with a UID precondition
+	UpdateStatus                      // update of the status subresource
+)
+
+var actionNames = [...]string{"", "AdoptRevision", "ReleaseRevision", "UpdateRevision", "CreateRevision",
+	"RelabelPod", "DeleteRevision", "AdoptPod", "ReleasePod", "CreatePod", "DeletePod", "UpdateStatus"}
+
+func (a Action) String() string {
+	if int(a) < len(actionNames) && a != 0 {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", uint8(a))
+}
+
+// Write is one write Apply issued, or refused to issue, and its outcome.
+type Write struct {
+	Action Action
+	// Name is the object written: the pod, revision or DaemonSet name. For
+	// CreatePod it is the name the API server gave, empty if the create
+	// failed.
+	Name string
+	// Node is the node of a pod create or delete.
+	Node string
+	// Err is the error of this write; nil when it succeeded.
+	Err error
+}
+
+// Result is what Apply did.
+type Result struct {
+	// Writes lists every write issued, in the order issued (creates of one
+	// batch, and deletes, in plan order).
+	Writes []Write
+	// Created are the pods the API server returned for successful creates.
+	Created []*corev1.Pod
+	// NotAttempted counts the creates not issued because an earlier
+	// slow-start batch failed, as upstream stops; a later sync plans them
+	// again.
+	NotAttempted int
+}
+
+// Err joins the errors of every failed write; nil when all succeeded.
+func (r Result) Err() error {
+	var errs []error
+	for _, w := range r.Writes {
+		if w.Err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", w.Action, w.Name, w.Err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ErrNotInSnapshot is the error of a write refused because the plan names
+// an object the snapshot does not hold: Apply writes only objects it has
+// seen, with their UID.
+var ErrNotInSnapshot = errors.New("apply: object not in the snapshot the plan was made from")
+
+// ErrCannotAdopt is returned, as upstream does before its first adoption,
+// when a fresh read of the DaemonSet finds it gone, replaced (another UID)
+// or being deleted. Apply then stops: no other write follows.
+var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being deleted; cannot adopt")
+
+// Apply issues the writes of p, a plan for c.DaemonSet made from the
+// snapshot c, through client, in upstream's order:
+//
+//  1. revisions: adopt and release (strategic merge patches with the
+//     revision's UID), update (of the revision as the patch returned it, if
+//     patched, else as in c), create; then relabel pods (merge patch);
+//     then delete the revisions of Revisions.Delete that duplicate the
+//     current template;
+//  2. pods: adopt and release (strategic merge patches with the pod's UID),
+//     then creates in slow-start batches (1, 2, 4, ... issued in parallel
+//     within a batch; after a batch with an error the rest is not issued),
+//     then every delete in parallel, each with a UID precondition (a pod
+//     already gone is not an error);
+//  3. the other revision deletes (history cleanup), with UID
+//     preconditions;
+//  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
+//     DaemonSet is read again and the update retried once.
+//
+// Before the first adoption the DaemonSet is read from the API server; if
+// it is gone, has another UID or is being deleted, Apply stops with
+// ErrCannotAdopt, as upstream's sync fails there.
+//
+// Apply never issues a write p does not hold, and writes only objects of
+// c, named by the plan and matched by name in c.DaemonSet's namespace: a
+// name missing from c is reported as ErrNotInSnapshot and not written. The
+// result lists every write with its error; Result.Err joins them. c and p
+// are not changed.
+func Apply(ctx context.Context, client kubernetes.Interface, c *load.Cluster, p daemonplan.Plan) Result {
+	a := &applier{ctx: ctx, client: client, c: c, p: p, ds: c.DaemonSet, ns: c.DaemonSet.Namespace}
+	a.run()
+	return a.res
+}
+
+type applier struct {
+	ctx     context.Context
+	client  kubernetes.Interface
+	c       *load.Cluster
+	p       daemonplan.Plan
+	ds      *appsv1.DaemonSet
+	ns      string
+	res     Result
+	checked bool // the DaemonSet was read before adopting
+	// patched holds the revisions as the adopt and release patches
+	// returned them, so that an update of the same revision builds on
+	// them rather than on the stale snapshot.
+	patched map[string]*appsv1.ControllerRevision
+}
+
+func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
+
+func (a *applier) run() {
+	p := &a.p
+	dups, cleanup := a.splitRevisionDeletes()
+
+	// 1. Revisions.
+	for _, name := range p.Revisions.Adopt {
+		if !a.canAdopt(AdoptRevision) {
+			return
+		}
+		a.patchRevision(AdoptRevision, name, a.adoptPatch)
+	}
+	for _, name := range p.Revisions.Release {
+		a.patchRevision(ReleaseRevision, name, a.releasePatch)
+	}
+	for _, r := range p.Revisions.Update {
+		cur := a.patched[r.Name]
+		if cur == nil {
+			cur = a.revision(r.Name)
+		}
+		if cur == nil {
+			a.add(Write{Action: UpdateRevision, Name: r.Name, Err: ErrNotInSnapshot})
+			continue
+		}
+		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, convert.UpdatedControllerRevision(cur, r), metav1.UpdateOptions{})
+		a.add(Write{Action: UpdateRevision, Name: r.Name, Err: err})
+	}
+	for _, r := range p.Revisions.Create {
+		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Create(a.ctx, convert.NewControllerRevision(a.ds, r), metav1.CreateOptions{})
+		a.add(Write{Action: CreateRevision, Name: r.Name, Err: err})
+	}
+	for _, rl := range p.Relabel {
+		pod := a.pod(rl.Pod)
+		if pod == nil {
+			a.add(Write{Action: RelabelPod, Name: rl.Pod, Err: ErrNotInSnapshot})
+			continue
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{api.LabelRevisionHash: rl.Hash}}})
+		_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, rl.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
+		a.add(Write{Action: RelabelPod, Name: rl.Pod, Node: pod.Spec.NodeName, Err: err})
+	}
+	for _, name := range dups {
+		a.deleteRevision(name)
+	}
+
+	// 2. Pods.
+	for _, name := range p.Adopt {
+		if !a.canAdopt(AdoptPod) {
+			return
+		}
+		a.patchPod(AdoptPod, name, a.adoptPatch)
+	}
+	for _, name := range p.Release {
+		a.patchPod(ReleasePod, name, a.releasePatch)
+	}
+	a.createPods()
+	a.deletePods()
+
+	// 3. History cleanup.
+	for _, name := range cleanup {
+		a.deleteRevision(name)
+	}
+
+	// 4. Status.
+	if p.StatusChanged {
+		a.updateStatus()
+	}
+}
+
+// splitRevisionDeletes separates the duplicates of the current template
+// (deleted during history construction) from the history cleanup. Names
+// not in the snapshot go with the cleanup, where they are reported.
+func (a *applier) splitRevisionDeletes() (dups, cleanup []string) {
+	current, err := upstream.RevisionData(a.ds)
+	for _, name := range a.p.Revisions.Delete {
+		if r := a.revision(name); r != nil && err == nil && bytes.Equal(upstream.StoredData(r.Data.Raw), current) {
+			dups = append(dups, name)
+		} else {
+			cleanup = append(cleanup, name)
+		}
+	}
+	return dups, cleanup
+}
+
+func (a *applier) pod(name string) *corev1.Pod {
+	for _, p := range a.c.Pods {
+		if p.Name == name && p.Namespace == a.ns {
+			return p
+		}
+	}
+	return nil
+}
+
+func (a *applier) revision(name string) *appsv1.ControllerRevision {
+	for _, r := range a.c.Revisions {
+		if r.Name == name && r.Namespace == a.ns {
+			return r
+		}
+	}
+	return nil
+}
+
+// canAdopt reads the DaemonSet once, before the first adoption (upstream:
+// the RecheckDeletionTimestamp of ClaimPods and ClaimControllerRevisions).
+func (a *applier) canAdopt(action Action) bool {
+	if a.checked {
+		return true
+	}
+	fresh, err := a.client.AppsV1().DaemonSets(a.ns).Get(a.ctx, a.ds.Name, metav1.GetOptions{})
+	switch {
+	case err != nil && !apierrors.IsNotFound(err):
+		a.add(Write{Action: action, Name: a.ds.Name, Err: fmt.Errorf("%w: %w", ErrCannotAdopt, err)})
+		return false
+	case err != nil || fresh.UID != a.ds.UID || fresh.DeletionTimestamp != nil:
+		a.add(Write{Action: action, Name: a.ds.Name, Err: ErrCannotAdopt})
+		return false
+	}
+	a.checked = true
+	return true
+}
+
+// adoptPatch is upstream's ownerRefControllerPatch: the controller
+// reference, and the object's UID as a precondition.
+func (a *applier) adoptPatch(uid types.UID) []byte {
+	ref := convert.ControllerRef(a.ds)
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": []metav1.OwnerReference{ref},
+		"uid":             uid,
+	}})
+	return b
+}
+
+// releasePatch is upstream's GenerateDeleteOwnerRefStrategicMergeBytes.
+func (a *applier) releasePatch(uid types.UID) []byte {
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": []map[string]string{{"$patch": "delete", "uid": string(a.ds.UID)}},
+		"uid":             uid,
+	}})
+	return b
+}
+
+func (a *applier) patchPod(action Action, name string, patch func(types.UID) []byte) {
+	pod := a.pod(name)
+	if pod == nil {
+		a.add(Write{Action: action, Name: name, Err: ErrNotInSnapshot})
+		return
+	}
+	_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(pod.UID), metav1.PatchOptions{})
+	if action == ReleasePod && (apierrors.IsNotFound(err) || apierrors.IsInvalid(err)) {
+		err = nil // upstream ignores a pod gone or not releasable
+	}
+	a.add(Write{Action: action, Name: name, Node: pod.Spec.NodeName, Err: err})
+}
+
+func (a *applier) patchRevision(action Action, name string, patch func(types.UID) []byte) {
+	r := a.revision(name)
+	if r == nil {
+		a.add(Write{Action: action, Name: name, Err: ErrNotInSnapshot})
+		return
+	}
+	out, err := a.client.AppsV1().ControllerRevisions(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(r.UID), metav1.PatchOptions{})
+	if err == nil && out != nil {
+		if a.patched == nil {
+			a.patched = map[string]*appsv1.ControllerRevision{}
+		}
+		a.patched[name] = out
+	}
+	if action == ReleaseRevision && (apierrors.IsNotFound(err) || apierrors.IsInvalid(err)) {
+		err = nil
+	}
+	a.add(Write{Action: action, Name: name, Err: err})
+}
+
+func (a *applier) deleteRevision(name string) {
+	r := a.revision(name)
+	if r == nil {
+		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotInSnapshot})
+		return
+	}
+	err := a.client.AppsV1().ControllerRevisions(a.ns).Delete(a.ctx, name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(r.UID))})
+	if apierrors.IsNotFound(err) {
+		err = nil
+	}
+	a.add(Write{Action: DeleteRevision, Name: name, Err: err})
+}
+
+// createPods issues the creates in slow-start batches.
+func (a *applier) createPods() {
+	creates := a.p.Create
+	pos := 0
+	for _, size := range placement.SlowStartBatches(len(creates)) {
+		batch := creates[pos : pos+size]
+		pos += size
+		writes := make([]Write, len(batch))
+		pods := make([]*corev1.Pod, len(batch))
+		var wg sync.WaitGroup
+		for i, c := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				writes[i] = Write{Action: CreatePod, Node: c.Node}
+				pod, err := convert.NewPod(a.ds, c)
+				if err == nil {
+					pod, err = a.client.CoreV1().Pods(a.ns).Create(a.ctx, pod, metav1.CreateOptions{})
+				}
+				if err != nil {
+					writes[i].Err = err
+					return
+				}
+				writes[i].Name = pod.Name
+				pods[i] = pod
+			}()
+		}
+		wg.Wait()
+		failed := false
+		for i := range writes {
+			a.add(writes[i])
+			if writes[i].Err != nil {
+				failed = true
+			} else {
+				a.res.Created = append(a.res.Created, pods[i])
+			}
+		}
+		if failed {
+			a.res.NotAttempted = len(creates) - pos
+			return
+		}
+	}
+}
+
+// deletePods issues every delete in parallel, each with the pod's UID as a
+// precondition.
+func (a *applier) deletePods() {
+	writes := make([]Write, len(a.p.Delete))
+	var wg sync.WaitGroup
+	for i, d := range a.p.Delete {
+		pod := a.pod(d.Pod)
+		writes[i] = Write{Action: DeletePod, Name: d.Pod, Node: d.Node}
+		if pod == nil {
+			writes[i].Err = ErrNotInSnapshot
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
+			if !apierrors.IsNotFound(err) {
+				writes[i].Err = err
+			}
+		}()
+	}
+	wg.Wait()
+	a.res.Writes = slices.Concat(a.res.Writes, writes)
+}
+
+// updateStatus writes the plan's status (upstream: storeDaemonSetStatus,
+// one retry after a fresh read).
+func (a *applier) updateStatus() {
+	dsClient := a.client.AppsV1().DaemonSets(a.ns)
+	toUpdate := convert.DaemonSetWithStatus(a.ds, a.p.Status)
+	_, err := dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		var fresh *appsv1.DaemonSet
+		if fresh, err = dsClient.Get(a.ctx, a.ds.Name, metav1.GetOptions{}); err == nil {
+			if fresh.UID != a.ds.UID {
+				err = fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
+			} else {
+				_, err = dsClient.UpdateStatus(a.ctx, convert.DaemonSetWithStatus(fresh, a.p.Status), metav1.UpdateOptions{})
+			}
+		}
+	}
+	a.add(Write{Action: UpdateStatus, Name: a.ds.Name, Err: err})
+}

@@ -1,0 +1,374 @@
+package apply_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// TestApplyConformance applies daemonplan's plan for every conformance
+// cluster to a fake clientset holding that cluster and checks that
+//
+//  1. every write succeeds, and the writes are exactly the plan's: one per
+//     entry, of the entry's kind and name, pod deletes with the pod's UID
+//     as a precondition;
+//  2. the state after is what the next plan expects: nothing left to adopt,
+//     release, relabel or create among revisions, no node that got a pod
+//     gets another, every deleted pod is gone, and the stored status is the
+//     planned one.
+func TestApplyConformance(t *testing.T) {
+	conformance.SkipIfAbsent(t)
+	cases, err := conformance.Cases(conformance.CasesDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var applied, writes int
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			cl, err := load.Read(bytes.NewReader(tc.Cluster))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := planner.Plan(cl, tc.Now, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Errors) > 0 {
+				t.Skipf("upstream's sync fails here: %v", p.Errors)
+			}
+			ctx := context.Background()
+			fc := fakecluster.New(cl, tc.Now)
+			res := apply.Apply(ctx, fc, cl, p)
+			if err := res.Err(); err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			checkWritesArePlan(t, p, res, fc)
+			applied++
+			writes += len(res.Writes)
+
+			after, err := fc.Snapshot(ctx, cl.DaemonSet.Namespace, cl.DaemonSet.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next, err := planner.Plan(after, tc.Now, planner.Options{Backoff: p.Backoff})
+			if err != nil {
+				t.Fatal(err)
+			}
+			leftover := map[string]any{
+				"adopt": next.Adopt, "release": next.Release, "relabel": next.Relabel,
+				"revisions.create": next.Revisions.Create, "revisions.adopt": next.Revisions.Adopt,
+				"revisions.release": next.Revisions.Release, "revisions.update": next.Revisions.Update,
+			}
+			for what, v := range leftover {
+				if n := lenOf(v); n > 0 {
+					t.Errorf("after Apply the next plan still has %d %s: %v", n, what, v)
+				}
+			}
+			created := map[string]bool{}
+			for _, c := range p.Create {
+				created[c.Node] = true
+			}
+			for _, c := range next.Create {
+				if created[c.Node] {
+					t.Errorf("node %s got a pod and the next plan creates another", c.Node)
+				}
+			}
+			for _, d := range p.Delete {
+				for _, pod := range after.Pods {
+					if pod.Name == d.Pod {
+						t.Errorf("pod %s was deleted but is still there", d.Pod)
+					}
+				}
+			}
+			if p.StatusChanged {
+				want := convert.DaemonSetStatus(cl.DaemonSet.Status, p.Status)
+				if diff := cmp.Diff(want, after.DaemonSet.Status); diff != "" {
+					t.Errorf("stored status mismatch (-planned +stored):\n%s", diff)
+				}
+			}
+		})
+	}
+	if applied == 0 || writes == 0 {
+		t.Fatalf("applied %d plans with %d writes: the test checks nothing", applied, writes)
+	}
+	t.Logf("%d plans applied, %d writes", applied, writes)
+}
+
+func lenOf(v any) int { return reflect.ValueOf(v).Len() }
+
+// checkWritesArePlan compares the writes the fake clientset recorded with
+// the plan's entries.
+func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *fakecluster.Cluster) {
+	t.Helper()
+	var want []string
+	for _, n := range p.Revisions.Adopt {
+		want = append(want, "patch controllerrevisions "+n)
+	}
+	for _, n := range p.Revisions.Release {
+		want = append(want, "patch controllerrevisions "+n)
+	}
+	for _, r := range p.Revisions.Update {
+		want = append(want, "update controllerrevisions "+r.Name)
+	}
+	for _, r := range p.Revisions.Create {
+		want = append(want, "create controllerrevisions "+r.Name)
+	}
+	for _, r := range p.Relabel {
+		want = append(want, "patch pods "+r.Pod)
+	}
+	for _, n := range p.Revisions.Delete {
+		want = append(want, "delete controllerrevisions "+n)
+	}
+	for _, n := range p.Adopt {
+		want = append(want, "patch pods "+n)
+	}
+	for _, n := range p.Release {
+		want = append(want, "patch pods "+n)
+	}
+	for _, c := range p.Create {
+		want = append(want, "create pods "+c.Node)
+	}
+	for _, d := range p.Delete {
+		want = append(want, "delete pods "+d.Pod)
+	}
+	if p.StatusChanged {
+		want = append(want, "update daemonsets/status "+p.Name)
+	}
+	var got []string
+	for _, a := range fc.Writes() {
+		key := a.GetVerb() + " " + a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			key += "/" + a.GetSubresource()
+		}
+		switch a := a.(type) {
+		case k8stesting.CreateAction:
+			if pod, ok := a.GetObject().(*corev1.Pod); ok {
+				key += " " + nodeOf(pod)
+			} else {
+				key += " " + a.GetObject().(metav1.Object).GetName()
+			}
+		case k8stesting.UpdateAction:
+			key += " " + a.GetObject().(metav1.Object).GetName()
+		case k8stesting.PatchAction:
+			key += " " + a.GetName()
+		case k8stesting.DeleteAction:
+			key += " " + a.GetName()
+			if a.GetResource().Resource == "pods" {
+				if pre := a.GetDeleteOptions().Preconditions; pre == nil || pre.UID == nil || *pre.UID == "" {
+					t.Errorf("delete of pod %s without a UID precondition", a.GetName())
+				}
+			}
+		}
+		got = append(got, key)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("writes mismatch (-plan +issued):\n%s", diff)
+	}
+	if len(res.Writes) != len(want) {
+		t.Errorf("Result lists %d writes, the plan holds %d", len(res.Writes), len(want))
+	}
+}
+
+func nodeOf(pod *corev1.Pod) string {
+	return pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0]
+}
+
+const cluster = `apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent, namespace: default, uid: ds-uid, generation: 1}
+  spec:
+    selector: {matchLabels: {app: agent}}
+    template:
+      metadata: {labels: {app: agent}}
+      spec: {containers: [{name: agent, image: agent:v1}]}
+    updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: orphan, namespace: default, uid: orphan-uid, labels: {app: agent}}
+  spec: {nodeName: node-00}
+  status: {phase: Running}
+`
+
+var now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// readCluster returns the cluster above with n nodes.
+func readCluster(t *testing.T, n int) *load.Cluster {
+	t.Helper()
+	c, err := load.Read(strings.NewReader(cluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		c.Nodes = append(c.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-" + twoDigits(i)}})
+	}
+	return c
+}
+
+func twoDigits(i int) string { return string([]byte{byte('0' + i/10), byte('0' + i%10)}) }
+
+func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
+	tests := []struct {
+		name, reason      string
+		nodes, quota      int
+		wantCalls, wantOK int
+	}{
+		{"no failure", "every create issued, in batches 1, 2, 4, 3", 10, 100, 10, 10},
+		{"quota of 4", "batches 1, 2 succeed, the third (4) has one failure; the last batch (3) is not issued", 10, 4, 7, 4},
+		{"first fails", "the first batch of one fails; nothing else is issued", 10, 0, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := readCluster(t, tc.nodes)
+			c.Pods = nil
+			p, err := planner.Plan(c, now, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc := fakecluster.New(c, now)
+			calls := 0
+			fc.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				calls++ // creates of one batch run in parallel, but the fake serialises reactors
+				if calls > tc.quota {
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("quota exceeded"))
+				}
+				return false, nil, nil
+			})
+			res := apply.Apply(context.Background(), fc, c, p)
+			if calls != tc.wantCalls || len(res.Created) != tc.wantOK {
+				t.Errorf("%s: %d create calls, %d created; want %d and %d", tc.reason, calls, len(res.Created), tc.wantCalls, tc.wantOK)
+			}
+			if res.NotAttempted != tc.nodes-tc.wantCalls {
+				t.Errorf("NotAttempted = %d, want %d", res.NotAttempted, tc.nodes-tc.wantCalls)
+			}
+			if (res.Err() != nil) != (tc.wantOK < tc.nodes) {
+				t.Errorf("Err() = %v", res.Err())
+			}
+		})
+	}
+}
+
+func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
+	c := readCluster(t, 2)
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Adopt) != 1 {
+		t.Fatalf("precondition: the plan adopts the orphan, got %v", p.Adopt)
+	}
+	tests := []struct {
+		name, reason string
+		change       func(fc *fakecluster.Cluster)
+	}{
+		{"gone", "the DaemonSet was deleted since the snapshot", func(fc *fakecluster.Cluster) {
+			_ = fc.AppsV1().DaemonSets("default").Delete(context.Background(), "agent", metav1.DeleteOptions{})
+		}},
+		{"replaced", "a DaemonSet of the same name with another UID", func(fc *fakecluster.Cluster) {
+			ds := c.DaemonSet.DeepCopy()
+			ds.UID = "other"
+			_, _ = fc.AppsV1().DaemonSets("default").Update(context.Background(), ds, metav1.UpdateOptions{})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := fakecluster.New(c, now)
+			tc.change(fc)
+			fc.ClearActions()
+			res := apply.Apply(context.Background(), fc, c, p)
+			if !errors.Is(res.Err(), apply.ErrCannotAdopt) {
+				t.Errorf("%s: Err() = %v, want ErrCannotAdopt", tc.reason, res.Err())
+			}
+			// The revision is created first (upstream constructs history
+			// before it claims pods); nothing follows the failed check.
+			for _, w := range fc.Writes() {
+				if w.GetResource().Resource != "controllerrevisions" {
+					t.Errorf("%s: %s %s issued after the failed check", tc.reason, w.GetVerb(), w.GetResource().Resource)
+				}
+			}
+		})
+	}
+}
+
+func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
+	c := readCluster(t, 1)
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only writes naming objects the snapshot lacks.
+	p = daemonplan.Plan{
+		Namespace: p.Namespace, Name: p.Name,
+		Revisions: daemonplan.RevisionWrites{Delete: []string{"not-there"}},
+		Delete:    []placement.Delete{{Pod: "ghost", Node: "node-00", Reason: placement.Outdated}},
+	}
+	fc := fakecluster.New(c, now)
+	fc.ClearActions()
+	res := apply.Apply(context.Background(), fc, c, p)
+	if !errors.Is(res.Err(), apply.ErrNotInSnapshot) || len(res.Writes) != 2 {
+		t.Errorf("Apply = %+v, want two writes refused with ErrNotInSnapshot", res.Writes)
+	}
+	if w := fc.Writes(); len(w) > 0 {
+		t.Errorf("writes issued for objects not in the snapshot: %v", w)
+	}
+}
+
+func TestApplyRetriesStatusOnConflict(t *testing.T) {
+	c := readCluster(t, 1)
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := fakecluster.New(c, now)
+	conflicts := 1
+	fc.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" && conflicts > 0 {
+			conflicts--
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "agent", errors.New("stale"))
+		}
+		return false, nil, nil
+	})
+	res := apply.Apply(context.Background(), fc, c, p)
+	if err := res.Err(); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	ds, _ := fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+	if ds.Status.DesiredNumberScheduled != 1 || ds.Status.ObservedGeneration != 1 {
+		t.Errorf("status after one conflict = %+v, want the planned one", ds.Status)
+	}
+}
+
+func TestActionString(t *testing.T) {
+	if got := apply.CreatePod.String(); got != "CreatePod" {
+		t.Errorf("CreatePod.String() = %q", got)
+	}
+	if got := apply.Action(0).String(); got != "Action(0)" {
+		t.Errorf("Action(0).String() = %q", got)
+	}
+}

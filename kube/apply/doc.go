@@ -1,0 +1,25 @@
+// Package apply issues one daemonplan plan through a client-go
+// kubernetes.Interface, as the upstream DaemonSet controller issues its
+// writes.
+//
+// Apply is the entry point: give it the snapshot a plan was made from (a
+// load.Cluster, e.g. from informers' listers) and the plan. It writes in
+// upstream's order (revisions, adopt and release patches, creates in
+// slow-start batches, deletes with UID preconditions, the status), reports
+// every write with its error in Result, and never issues a write the plan
+// does not hold or one naming an object the snapshot lacks.
+//
+// What it does not do: decide anything (package planner does), retry
+// (sync again), or track expectations. A controller keeps Result.Created and
+// the deleted pods as expectations until its informers have seen them, and
+// passes planner.Options.ExpectationsPending until then; see
+// kube/examples/controller.
+//
+// Three departures from upstream, each making a write safer, none changing
+// what is written: pod and revision deletes carry the object's UID as a
+// precondition (upstream deletes by name); a revision adopted and then
+// renumbered in the same plan is updated from the object the adopt patch
+// returned (upstream updates its stale copy, which a real API server
+// refuses with a conflict); and creates refused with a NamespaceTerminating
+// cause are reported like any other error (upstream ignores them).
+package apply

@@ -1,0 +1,35 @@
+package apply_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
+)
+
+func ExampleApply() {
+	c, _ := load.Read(strings.NewReader(cluster + `
+- {apiVersion: v1, kind: Node, metadata: {name: node-00}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-01}}
+`))
+	p, _ := planner.Plan(c, now, planner.Options{})
+
+	// Any kubernetes.Interface; the fake one leaves created pods unnamed.
+	client := fake.NewClientset(c.DaemonSet, c.Pods[0], c.Nodes[0], c.Nodes[1])
+	res := apply.Apply(context.Background(), client, c, p)
+	for _, w := range res.Writes {
+		fmt.Println(w.Action, w.Name, w.Node, w.Err)
+	}
+	fmt.Println(res.Err())
+	// Output:
+	// CreateRevision agent-684f7ddf46  <nil>
+	// AdoptPod orphan node-00 <nil>
+	// CreatePod  node-01 <nil>
+	// UpdateStatus agent  <nil>
+	// <nil>
+}

@@ -1,0 +1,339 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+func (c *cli) explainCmd() *cobra.Command {
+	var o common
+	cmd := &cobra.Command{
+		Use:   "explain NODE -f FILE [-f FILE...] [--now RFC3339] [--strict] [--ds [NS/]NAME]",
+		Short: "Tell why a node does or does not run the DaemonSet's pod, and what to change",
+		Long: `Tell why a node does or does not run the DaemonSet's pod: shouldRun,
+shouldContinueRunning, EVERY failing reason (the template's nodeName, each
+nodeSelector key, the required node affinity terms, each untolerated taint),
+the pods on the node and what this sync does with each (kept, replaced, waiting
+for the maxUnavailable budget, deleted and why), and a hint of the fix: the
+label or toleration that would change the decision.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return usagef("explain: NODE is required")
+			case len(args) > 1:
+				return usagef("explain: want one NODE, got %d arguments", len(args))
+			}
+			node := args[0]
+			in, err := c.load("explain", &o)
+			if err != nil {
+				return err
+			}
+			p, err := c.sync("explain", in, o.strict)
+			if err != nil {
+				return err
+			}
+			for _, nd := range p.Nodes {
+				if nd.Node == node {
+					if err := writeExplain(c.stdout, in, p, nd); err != nil {
+						return c.fail("explain: %v", err)
+					}
+					return nil
+				}
+			}
+			return c.fail("explain: node %q is not in the input (%d nodes)", node, len(p.Nodes))
+		},
+	}
+	addCommon(cmd, &o)
+	return cmd
+}
+
+// problem is one reason a node fails the DaemonSet, with the change that
+// would remove it.
+type problem struct {
+	what, hint string
+}
+
+// problems lists every reason n fails ds's placement rules, in the order
+// upstream checks them (nodeName, nodeSelector, affinity, taints).
+func problems(ds *api.DaemonSet, n *api.Node) []problem {
+	var out []problem
+	t := &ds.Template
+	if t.NodeName != "" && t.NodeName != n.Name {
+		out = append(out, problem{
+			"the template's spec.nodeName is " + t.NodeName,
+			"remove spec.template.spec.nodeName, or set it to " + n.Name})
+	}
+	keys := make([]string, 0, len(t.NodeSelector))
+	for k := range t.NodeSelector {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		want := t.NodeSelector[k]
+		got, ok := n.Labels[k]
+		if ok && got == want {
+			continue
+		}
+		have := "has no label " + k
+		if ok {
+			have = "has " + k + "=" + got
+		}
+		out = append(out, problem{
+			fmt.Sprintf("nodeSelector %s=%s: the node %s", k, want, have),
+			fmt.Sprintf("kubectl label node %s %s=%s --overwrite, or drop %s from spec.template.spec.nodeSelector", n.Name, k, want, k)})
+	}
+	if ra := t.RequiredNodeAffinity; ra != nil {
+		var failed []problem
+		matched := false
+		for i, term := range ra.Terms {
+			m := selector.CompileNode(nil, &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{term}})
+			ok, _ := m.Match(n.Name, n.Labels)
+			if ok {
+				matched = true
+				break
+			}
+			failed = append(failed, problem{
+				fmt.Sprintf("required node affinity term %d does not match: %s", i, strings.Join(failedRequirements(term, n), "; ")),
+				fmt.Sprintf("label the node so that every requirement of term %d holds, or relax the term in spec.template.spec.affinity.nodeAffinity", i)})
+		}
+		if !matched {
+			if len(ra.Terms) == 0 {
+				failed = append(failed, problem{"required node affinity has no terms: it matches no node", "add a term, or remove requiredDuringSchedulingIgnoredDuringExecution"})
+			}
+			out = append(out, failed...)
+		}
+	}
+	set := taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), taints.Options{})
+	for _, taint := range n.Taints {
+		if !taints.ScheduleBlocking.Has(taint.Effect) || set.Tolerates(taint) {
+			continue
+		}
+		what := "taint " + taint.String() + " is not tolerated: no new pod"
+		if taint.Effect == taints.NoExecute {
+			what += ", and a running pod is deleted"
+		}
+		tol := fmt.Sprintf("{key: %s, operator: Exists, effect: %s}", taint.Key, taint.Effect)
+		if taint.Value != "" {
+			tol = fmt.Sprintf("{key: %s, operator: Equal, value: %s, effect: %s}", taint.Key, taint.Value, taint.Effect)
+		}
+		out = append(out, problem{what,
+			fmt.Sprintf("add the toleration %s to spec.template.spec.tolerations, or kubectl taint node %s %s-", tol, n.Name, taint.Key)})
+	}
+	return out
+}
+
+// failedRequirements renders each requirement of term that n fails, with
+// what the node has.
+func failedRequirements(term selector.NodeSelectorTerm, n *api.Node) []string {
+	var out []string
+	check := func(r selector.NodeSelectorRequirement, fields bool) {
+		t := selector.NodeSelectorTerm{MatchExpressions: []selector.NodeSelectorRequirement{r}}
+		have := "has no label " + r.Key
+		if v, ok := n.Labels[r.Key]; ok {
+			have = "has " + r.Key + "=" + v
+		}
+		if fields {
+			t = selector.NodeSelectorTerm{MatchFields: []selector.NodeSelectorRequirement{r}}
+			have = "is named " + n.Name
+		}
+		if ok, _ := selector.CompileNode(nil, &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{t}}).Match(n.Name, n.Labels); !ok {
+			out = append(out, fmt.Sprintf("%s %s %v (the node %s)", r.Key, r.Operator, r.Values, have))
+		}
+	}
+	for _, r := range term.MatchExpressions {
+		check(r, false)
+	}
+	for _, r := range term.MatchFields {
+		check(r, true)
+	}
+	if len(out) == 0 {
+		out = append(out, "the term is empty and matches no node")
+	}
+	return out
+}
+
+// podFate is a pod on a node and what the plan does with it.
+type podFate struct {
+	pod, short, long string
+}
+
+// fates lists the DaemonSet's pods on node, and its creates there, with what
+// the plan does to each, sorted by pod name (creates last).
+func fates(in *input, p daemonplan.Plan, ds *api.DaemonSet, node string) []podFate {
+	deleted := map[string]placement.Delete{}
+	for _, d := range p.Delete {
+		deleted[d.Pod] = d
+	}
+	relabel := map[string]string{}
+	for _, r := range p.Relabel {
+		relabel[r.Pod] = r.Hash
+	}
+	var out []podFate
+	for _, kp := range in.cluster.Pods {
+		pod := convert.Pod(kp)
+		if pod.Namespace != p.Namespace {
+			continue
+		}
+		if target, err := api.TargetNodeName(&pod); err != nil || target != node {
+			continue
+		}
+		owned := pod.Controller != nil && pod.Controller.UID == ds.UID
+		adopted := slices.Contains(p.Adopt, pod.Name)
+		var f podFate
+		switch d, del := deleted[pod.Name]; {
+		case slices.Contains(p.Release, pod.Name):
+			f = podFate{pod.Name, "release", "released: its labels no longer match the selector; the DaemonSet stops managing it"}
+		case !owned && !adopted:
+			continue // another controller's, or an orphan the DaemonSet does not claim
+		case del:
+			f = podFate{pod.Name, "delete(" + d.Reason.String() + ")", "deleted: " + deleteWhy(d.Reason)}
+		case pod.Deleting:
+			f = podFate{pod.Name, "terminating", "terminating: already being deleted"}
+		case api.IsUpdated(&pod, p.Hash, api.TemplateGeneration(ds)):
+			f = podFate{pod.Name, "keep", "kept: runs the current template"}
+		case ds.UpdateStrategy.Type == api.OnDelete:
+			f = podFate{pod.Name, "keep(old)", "kept: runs an old template; with updateStrategy OnDelete it is replaced only when you delete it"}
+		default:
+			f = podFate{pod.Name, "keep(old)", "kept for now: runs an old template; the rolling update replaces it when the maxUnavailable budget allows"}
+		}
+		if adopted {
+			f.short, f.long = "adopt+"+f.short, "adopted (orphan the selector matches), then "+f.long
+		}
+		if h, ok := relabel[pod.Name]; ok {
+			f.long += "; its controller-revision-hash label is rewritten to " + h
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b podFate) int { return strings.Compare(a.pod, b.pod) })
+	for _, cr := range p.Create {
+		if cr.Node == node {
+			h := cr.Labels[api.LabelRevisionHash]
+			out = append(out, podFate{"(new)", "create", "a new pod is created (hash " + h + ")"})
+		}
+	}
+	return out
+}
+
+func deleteWhy(r placement.DeleteReason) string {
+	switch r {
+	case placement.Outdated:
+		return "it runs an old template and the rolling update replaces it now"
+	case placement.Failed:
+		return "it failed; a new pod follows in a later sync (failed-pod backoff applies)"
+	case placement.Duplicate:
+		return "another of the DaemonSet's pods runs on this node"
+	case placement.Succeeded:
+		return "it completed; a new pod follows in a later sync"
+	case placement.NotEligible:
+		return "the node no longer meets the nodeName, nodeSelector or node affinity (see Failing)"
+	case placement.UntoleratedTaint:
+		return "the node has a NoExecute taint the pod does not tolerate (see Failing)"
+	case placement.NodeGone:
+		return "it is not bound and its node no longer exists"
+	case placement.SurgeReplaced:
+		return "a new pod on this node replaces it (maxSurge rollout)"
+	case placement.Unschedulable:
+		return "the node should no longer run the pod, and enough pods are available elsewhere"
+	}
+	return r.String()
+}
+
+// writeExplain renders the decision about one node, every reason behind
+// it, the pods there and the fix.
+func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDecision) error {
+	ds, err := convert.DaemonSet(in.cluster.DaemonSet)
+	if err != nil {
+		return err
+	}
+	d := api.Default(ds)
+	var node *api.Node
+	for _, kn := range in.cluster.Nodes {
+		if kn.Name == nd.Node {
+			n := convert.Node(kn)
+			node = &n
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	field := func(k, v string) {
+		if k != "" {
+			k += ":"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", k, v)
+	}
+	field("DaemonSet", p.Namespace+"/"+p.Name)
+	field("Node", nd.Node)
+	field("ShouldRun", strconv.FormatBool(nd.ShouldRun))
+	field("ShouldContinueRunning", strconv.FormatBool(nd.ShouldContinueRunning))
+	field("Reason", nd.Reason.String())
+	field("Message", nd.Message())
+	var probs []problem
+	if node != nil {
+		probs = problems(&d, node)
+	}
+	if len(probs) == 0 {
+		field("Failing", "nothing: the node meets every placement rule")
+	}
+	for i, pr := range probs {
+		k := ""
+		if i == 0 {
+			k = "Failing"
+		}
+		field(k, fmt.Sprintf("%d. %s", i+1, pr.what))
+	}
+	fs := fates(in, p, &d, nd.Node)
+	if len(fs) == 0 {
+		field("Pods", "none, and none is created")
+	}
+	for i, f := range fs {
+		k := ""
+		if i == 0 {
+			k = "Pods"
+		}
+		field(k, f.pod+": "+f.long)
+	}
+	for i, pr := range probs {
+		k := ""
+		if i == 0 {
+			k = "Fix"
+		}
+		field(k, fmt.Sprintf("%d. %s", i+1, pr.hint))
+	}
+	return tw.Flush()
+}
+
+// writeNodes is the per-node view of -o wide.
+func writeNodes(w io.Writer, in *input, p daemonplan.Plan) error {
+	ds, err := convert.DaemonSet(in.cluster.DaemonSet)
+	if err != nil {
+		return err
+	}
+	d := api.Default(ds)
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	fmt.Fprintf(tw, "\nNODES (%d)\n", len(p.Nodes))
+	fmt.Fprintln(tw, "NODE\tSHOULD-RUN\tCONTINUE\tREASON\tPODS")
+	for _, nd := range p.Nodes {
+		var cells []string
+		for _, f := range fates(in, p, &d, nd.Node) {
+			cells = append(cells, f.pod+"="+f.short)
+		}
+		pods := strings.Join(cells, ",")
+		if pods == "" {
+			pods = "<none>"
+		}
+		fmt.Fprintf(tw, "%s\t%t\t%t\t%s\t%s\n", nd.Node, nd.ShouldRun, nd.ShouldContinueRunning, nd.Reason, pods)
+	}
+	return tw.Flush()
+}

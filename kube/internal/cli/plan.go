@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// outputs are the values of plan's -o flag.
+var outputs = []string{"table", "wide", "json", "yaml", "name"}
+
+func (c *cli) planCmd() *cobra.Command {
+	var o common
+	output := "table"
+	cmd := &cobra.Command{
+		Use:   "plan -f FILE [-f FILE...] [--now RFC3339] [-o table|wide|json|yaml|name] [--strict] [--ds [NS/]NAME]",
+		Short: "Print the plan of one sync",
+		Long: `Print the plan of one sync: pod creates and deletes, adoptions, ControllerRevision
+writes, the status it writes and the rollout status kubectl would print.
+
+Output formats (-o):
+  table  the DaemonSet as 'kubectl get ds' shows it with the status the sync
+         writes (plus MISSCHEDULED), then each group of writes (default)
+  wide   table, then one row per node: the decision, its reason, the pods
+         there and what the plan does with each
+  json   the plan document (package kube/schema): the conformance schema of
+         kube/testdata/conformance/README.md, then the rest of the plan
+  yaml   the same document as YAML
+  name   the objects the plan writes, as resource/name (kubectl's -o name);
+         created pods, which the API server names, as pod/<generateName>`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("plan: unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(outputs, output) {
+				return usagef("plan: -o %q: want one of %s", output, strings.Join(outputs, ", "))
+			}
+			in, err := c.load("plan", &o)
+			if err != nil {
+				return err
+			}
+			p, err := c.sync("plan", in, o.strict)
+			if err != nil {
+				return err
+			}
+			if err := c.writePlan(in, p, output); err != nil {
+				return c.fail("plan: %v", err)
+			}
+			return nil
+		},
+	}
+	addCommon(cmd, &o)
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: "+strings.Join(outputs, "|"))
+	return cmd
+}
+
+func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
+	switch output {
+	case "json":
+		b, err := json.MarshalIndent(planner.JSON(p), "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = c.stdout.Write(append(b, '\n'))
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(planner.JSON(p))
+		if err != nil {
+			return err
+		}
+		_, err = c.stdout.Write(b)
+		return err
+	case "name":
+		return writeNames(c.stdout, in, p)
+	case "wide":
+		if err := writeTable(c.stdout, in, p); err != nil {
+			return err
+		}
+		return writeNodes(c.stdout, in, p)
+	}
+	return writeTable(c.stdout, in, p)
+}
+
+// writeNames prints the objects the plan writes, kubectl's -o name style,
+// sorted within each kind: the DaemonSet (when its status is written), the
+// ControllerRevisions, then the pods.
+func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
+	var lines []string
+	if p.StatusChanged {
+		lines = append(lines, "daemonset.apps/"+p.Name)
+	}
+	rv := p.Revisions
+	var revs []string
+	for _, r := range rv.Create {
+		revs = append(revs, r.Name)
+	}
+	for _, r := range rv.Update {
+		revs = append(revs, r.Name)
+	}
+	revs = append(append(append(revs, rv.Delete...), rv.Adopt...), rv.Release...)
+	slices.Sort(revs)
+	for _, r := range slices.Compact(revs) {
+		lines = append(lines, "controllerrevision.apps/"+r)
+	}
+	var pods []string
+	for _, d := range p.Delete {
+		pods = append(pods, d.Pod)
+	}
+	for _, r := range p.Relabel {
+		pods = append(pods, r.Pod)
+	}
+	pods = append(append(pods, p.Adopt...), p.Release...)
+	slices.Sort(pods)
+	for _, name := range slices.Compact(pods) {
+		lines = append(lines, "pod/"+name)
+	}
+	if len(p.Create) > 0 {
+		prefix := in.cluster.DaemonSet.Name + "-"
+		if pod, err := convert.NewPod(in.cluster.DaemonSet, p.Create[0]); err == nil {
+			prefix = pod.GenerateName
+		}
+		for range p.Create {
+			lines = append(lines, "pod/"+prefix)
+		}
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTable renders p for people: the DaemonSet line of 'kubectl get ds'
+// with the status the sync writes, then each non-empty group of writes in
+// the order they are applied, the errors upstream's sync would return, and
+// the rollout status kubectl would print.
+func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	row := func(cells ...any) {
+		for i, c := range cells {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, c)
+		}
+		fmt.Fprint(tw, "\n")
+	}
+	// Sections are separated by a blank line; tabwriter aligns each
+	// section's columns on its own, since a line without tabs ends a block.
+	section := func(title string, n int) {
+		fmt.Fprintf(tw, "\n%s (%d)\n", title, n)
+	}
+
+	st := p.Status
+	ds := in.cluster.DaemonSet
+	row("NAMESPACE", "NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE", "MISSCHEDULED")
+	row(p.Namespace, p.Name, st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberReady, st.UpdatedNumberScheduled, st.NumberAvailable,
+		nodeSelector(ds.Spec.Template.Spec.NodeSelector), age(ds.CreationTimestamp.Time, in.now), st.NumberMisscheduled)
+
+	if len(p.Create) > 0 {
+		section("CREATE", len(p.Create))
+		row("NODE", "HASH")
+		for _, cr := range p.Create {
+			row(cr.Node, cr.Labels[api.LabelRevisionHash])
+		}
+	}
+	if len(p.Delete) > 0 {
+		section("DELETE", len(p.Delete))
+		row("POD", "NODE", "REASON")
+		for _, d := range p.Delete {
+			row(d.Pod, orNone(d.Node), d.Reason)
+		}
+	}
+	if len(p.Adopt)+len(p.Release) > 0 {
+		section("ADOPT/RELEASE PODS", len(p.Adopt)+len(p.Release))
+		row("POD", "ACTION")
+		for _, name := range p.Adopt {
+			row(name, "adopt")
+		}
+		for _, name := range p.Release {
+			row(name, "release")
+		}
+	}
+	if len(p.Relabel) > 0 {
+		section("RELABEL PODS", len(p.Relabel))
+		row("POD", "HASH")
+		for _, r := range p.Relabel {
+			row(r.Pod, r.Hash)
+		}
+	}
+	rv := p.Revisions
+	if n := len(rv.Create) + len(rv.Update) + len(rv.Delete) + len(rv.Adopt) + len(rv.Release); n > 0 {
+		section("CONTROLLERREVISIONS", n)
+		row("NAME", "ACTION", "REVISION", "HASH")
+		for _, r := range rv.Create {
+			row(r.Name, "create", r.Revision, r.Labels[api.LabelRevisionHash])
+		}
+		for _, r := range rv.Update {
+			row(r.Name, "update", r.Revision, r.Labels[api.LabelRevisionHash])
+		}
+		for _, name := range rv.Adopt {
+			row(name, "adopt", "", "")
+		}
+		for _, name := range rv.Release {
+			row(name, "release", "", "")
+		}
+		for _, name := range rv.Delete {
+			row(name, "delete", "", "")
+		}
+	}
+	if len(p.Errors) > 0 {
+		section("ERRORS", len(p.Errors))
+		for _, e := range p.Errors {
+			fmt.Fprintln(tw, oneLine(e.Error()))
+		}
+	}
+	if line := progressLine(p.Progress); line != "" {
+		fmt.Fprintf(tw, "\nPROGRESSIVE: %s\n", line)
+	}
+	fmt.Fprintf(tw, "\n%s\n", strings.TrimRight(p.Rollout.Message, "\n"))
+	return tw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// nodeSelector renders a nodeSelector as kubectl's get ds does: k=v pairs
+// sorted and comma-separated, or <none>.
+func nodeSelector(m map[string]string) string {
+	if len(m) == 0 {
+		return "<none>"
+	}
+	kv := make([]string, 0, len(m))
+	for k, v := range m {
+		kv = append(kv, k+"="+v)
+	}
+	slices.Sort(kv)
+	return strings.Join(kv, ",")
+}
+
+// age renders how long ago t was at now, as kubectl's AGE column does;
+// <unknown> without a creation timestamp.
+func age(t, now time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now.Sub(t))
+}
+
+// progressLine renders what the rollout extensions decided, or "" when
+// none is on.
+func progressLine(pr rollout.Progress) string {
+	if pr.Held == rollout.NotHeld && pr.Outdated == 0 && pr.HeldCreates == 0 && pr.Canary == nil && pr.Zones == nil {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%d outdated nodes, %d may update now", pr.Outdated, pr.Allowed)}
+	if pr.Partition > 0 {
+		parts = append(parts, fmt.Sprintf("partition %d", pr.Partition))
+	}
+	if pr.HeldCreates > 0 {
+		parts = append(parts, fmt.Sprintf("%d creates held by the partition", pr.HeldCreates))
+	}
+	if c := pr.Canary; c != nil {
+		parts = append(parts, fmt.Sprintf("canary %s %v", c.Phase, c.Nodes))
+	}
+	if z := pr.Zones; z != nil {
+		parts = append(parts, fmt.Sprintf("zones active %v waiting %v", z.Active, z.Waiting))
+	}
+	if pr.Held != rollout.NotHeld {
+		parts = append(parts, "held: "+pr.Held.String())
+	}
+	return strings.Join(parts, ", ")
+}

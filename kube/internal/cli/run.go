@@ -1,0 +1,296 @@
+// Package cli is the daemonplan command line, shared by the daemonplan
+// command and its kubectl plugin build (kubectl-daemonplan). Flags follow
+// kubectl's conventions, through the flag libraries kubectl uses
+// (spf13/cobra and spf13/pflag).
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0 // the plan or explanation was printed
+	exitError = 1 // bad input, a DaemonSet refused by --strict, an unknown node
+	exitUsage = 2 // unknown subcommand or flag, bad flag value, missing argument
+)
+
+const long = `%[1]s shows what the Kubernetes DaemonSet controller would do in one
+sync of a cluster snapshot, without an API server. Nothing is written to any
+cluster.
+
+  kubectl get ds/node-agent,nodes,pods,controllerrevisions -n kube-system -o yaml > cluster.yaml
+  %[1]s plan -f cluster.yaml
+  %[1]s explain -f cluster.yaml node-017
+  kubectl get ds,nodes,pods,controllerrevisions -o yaml | %[1]s plan -f - --ds node-agent
+
+Exit status:
+  0  the plan or explanation was printed. A plan whose sync would fail upstream
+     (non-empty "errors", shown under ERRORS in the table) still exits 0: that
+     failure is the controller's result, which the plan reports, not a failure
+     to compute it.
+  1  unreadable or malformed input, no DaemonSet or several, a spec refused by
+     --strict, or a node that explain cannot find.
+  2  usage error: unknown command or flag, bad flag value, missing argument.
+`
+
+// Run is the whole command: it parses args (without the program name),
+// reads the input from files or stdin and writes to stdout and stderr. name
+// is how the user called it ("daemonplan" or "kubectl daemonplan"). It
+// returns the exit status.
+func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{name: name, stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	return c.run(args)
+}
+
+// cli holds the command's I/O and clock.
+type cli struct {
+	name           string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// now is the default of --now.
+	now func() time.Time
+}
+
+// usageErr is an error that exits with exitUsage.
+type usageErr struct{ msg string }
+
+func (e usageErr) Error() string { return e.msg }
+
+// exitErr is an error already printed, carrying its exit status.
+type exitErr struct{ code int }
+
+func (e exitErr) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func usagef(format string, args ...any) error { return usageErr{fmt.Sprintf(format, args...)} }
+
+// common are the flags of every command.
+type common struct {
+	files  []string
+	now    string
+	strict bool
+	ds     string
+}
+
+// Version is the module version the binary was built from ("(devel)" in
+// a checkout).
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func (c *cli) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:           c.name,
+		Short:         "Show what the DaemonSet controller would do, without an API server",
+		Long:          fmt.Sprintf(long, c.name),
+		Version:       Version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("a command is required: plan or explain")
+		},
+	}
+	root.SetVersionTemplate(c.name + " version {{.Version}}\n")
+	root.SetIn(c.stdin)
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err.Error()} })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(c.planCmd(), c.explainCmd())
+	return root
+}
+
+func (c *cli) run(args []string) int {
+	root := c.root()
+	root.SetArgs(args)
+	err := root.Execute()
+	var ue usageErr
+	var ee exitErr
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"):
+		fmt.Fprintf(c.stderr, "%s: %s (run '%s --help' for usage)\n", c.name, oneLine(err.Error()), c.name)
+		return exitUsage
+	default:
+		fmt.Fprintf(c.stderr, "%s: %s\n", c.name, oneLine(err.Error()))
+		return exitError
+	}
+}
+
+// addCommon registers the flags every command has.
+func addCommon(cmd *cobra.Command, o *common) {
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil,
+		"what 'kubectl get ... -o yaml' or '-o json' prints: a List, single objects or a\n"+
+			"multi-document stream; '-' reads standard input. Repeat to merge several\n"+
+			"sources, as kubectl does. Other kinds are ignored.")
+	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
+	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
+	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
+}
+
+// fail prints a one-line message and returns an exitErr of exitError.
+func (c *cli) fail(format string, args ...any) error {
+	fmt.Fprintf(c.stderr, "%s: %s\n", c.name, oneLine(fmt.Sprintf(format, args...)))
+	return exitErr{exitError}
+}
+
+// oneLine folds a multi-line message (as some decoders produce) into one.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// input is a parsed, loaded snapshot.
+type input struct {
+	cluster *load.Cluster
+	now     time.Time
+	// kruise is set when the DaemonSet is an OpenKruise Advanced DaemonSet.
+	kruise *convert.Kruise
+}
+
+// load checks the common flags and reads the snapshot.
+func (c *cli) load(cmd string, o *common) (*input, error) {
+	if len(o.files) == 0 {
+		return nil, usagef("%s: -f FILE is required (- reads standard input)", cmd)
+	}
+	now := c.now().UTC()
+	if o.now != "" {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(o.now))
+		if err != nil {
+			return nil, usagef("%s: --now %q: want RFC 3339, e.g. 2025-06-01T12:00:00Z", cmd, o.now)
+		}
+		now = t
+	}
+	var ns, name string
+	if o.ds != "" {
+		name = o.ds
+		if i := strings.IndexByte(o.ds, '/'); i >= 0 {
+			ns, name = o.ds[:i], o.ds[i+1:]
+		}
+		if name == "" || strings.Contains(name, "/") {
+			return nil, usagef("%s: --ds %q: want NAME or NAMESPACE/NAME", cmd, o.ds)
+		}
+	}
+
+	var all []*load.Objects
+	var srcs []string
+	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
+	stdinRead := false
+	for _, file := range o.files {
+		r, src := c.stdin, "standard input"
+		if file == "-" {
+			if stdinRead {
+				return nil, usagef("%s: -f - given twice: standard input can be read once", cmd)
+			}
+			stdinRead = true
+		} else {
+			f, err := os.Open(file)
+			if err != nil {
+				return nil, c.fail("%s: %v", cmd, err)
+			}
+			defer f.Close()
+			r, src = f, file
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, c.fail("%s: %s: %v", cmd, src, err)
+		}
+		objs, err := load.Decode(bytes.NewReader(data))
+		if err != nil {
+			return nil, c.fail("%s: %s: %v", cmd, src, err)
+		}
+		k, err := addKruise(objs, data)
+		if err != nil {
+			return nil, c.fail("%s: %s: %v", cmd, src, err)
+		}
+		maps.Copy(kruise, k)
+		all = append(all, objs)
+		srcs = append(srcs, src)
+	}
+	objs := load.Merge(all...)
+	src := strings.Join(srcs, ", ")
+	cl, err := objs.Cluster(ns, name)
+	switch {
+	case errors.Is(err, load.ErrManyDaemonSets):
+		return nil, c.fail("%s: %s: %v; pick one with --ds NAMESPACE/NAME", cmd, src, err)
+	case errors.Is(err, load.ErrNoDaemonSet) && len(objs.DaemonSets) > 0:
+		return nil, c.fail("%s: %s: %v; the input holds %s", cmd, src, err, daemonSetNames(objs))
+	case errors.Is(err, load.ErrNoDaemonSet):
+		return nil, c.fail("%s: %s: %v; include it, e.g. kubectl get ds/NAME,nodes,pods,controllerrevisions -o yaml", cmd, src, err)
+	case err != nil:
+		return nil, c.fail("%s: %s: %v", cmd, src, err)
+	}
+	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet]}, nil
+}
+
+func daemonSetNames(objs *load.Objects) string {
+	names := make([]string, len(objs.DaemonSets))
+	for i, ds := range objs.DaemonSets {
+		names[i] = ds.Namespace + "/" + ds.Name
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// sync runs the planner and reports validation findings on stderr: as
+// warnings, or with strict as the reason for refusing.
+func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) {
+	opts := planner.Options{Strict: strict}
+	if k := in.kruise; k != nil {
+		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
+		for _, w := range k.Warnings {
+			fmt.Fprintln(c.stderr, finding("warning", w))
+		}
+	}
+	p, err := planner.Plan(in.cluster, in.now, opts)
+	if err != nil {
+		var fes field.ErrorList
+		if errors.As(err, &fes) {
+			ds := in.cluster.DaemonSet
+			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s is invalid (--strict): %d field error(s)\n", c.name, cmd, ds.Namespace, ds.Name, len(fes))
+			for _, fe := range fes {
+				fmt.Fprintln(c.stderr, finding("error", fe))
+			}
+			return p, exitErr{exitError}
+		}
+		return p, c.fail("%s: %v", cmd, err)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintln(c.stderr, finding("warning", w))
+	}
+	return p, nil
+}
+
+// finding renders a validation finding as "LEVEL: FIELD: TYPE[: DETAIL]".
+func finding(level string, fe *field.Error) string {
+	s := level + ": " + fe.Field + ": " + fe.Type.String()
+	if d := oneLine(fe.Detail); d != "" {
+		s += ": " + d
+	}
+	return s
+}

@@ -1,0 +1,145 @@
+// Package fakecluster is test support: a client-go fake clientset that
+// behaves enough like an API server for daemonplan's applier and example
+// controller (names from generateName, UIDs, creation timestamps), and a
+// snapshot of it as a load.Cluster.
+package fakecluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+// Cluster is a fake clientset with a clock.
+type Cluster struct {
+	*fake.Clientset
+	mu  sync.Mutex
+	now time.Time
+	seq int
+}
+
+// New returns a fake cluster holding c's objects (copies), whose clock
+// starts at now. Created objects get a name from generateName (a counter
+// suffix, deterministic for a deterministic order of creates), a UID and
+// the clock's time as creationTimestamp.
+func New(c *load.Cluster, now time.Time) *Cluster {
+	var objs []runtime.Object
+	objs = append(objs, c.DaemonSet.DeepCopy())
+	for _, n := range c.Nodes {
+		objs = append(objs, n.DeepCopy())
+	}
+	for _, p := range c.Pods {
+		objs = append(objs, p.DeepCopy())
+	}
+	for _, r := range c.Revisions {
+		objs = append(objs, r.DeepCopy())
+	}
+	fc := &Cluster{Clientset: fake.NewClientset(objs...), now: now}
+	fc.PrependReactor("create", "*", fc.onCreate)
+	return fc
+}
+
+// Now returns the clock.
+func (fc *Cluster) Now() time.Time {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return fc.now
+}
+
+// Advance moves the clock forward by d.
+func (fc *Cluster) Advance(d time.Duration) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.now = fc.now.Add(d)
+}
+
+func (fc *Cluster) onCreate(action k8stesting.Action) (bool, runtime.Object, error) {
+	obj := action.(k8stesting.CreateAction).GetObject()
+	m, err := metaOf(obj)
+	if err != nil {
+		return false, nil, nil
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		fc.seq++
+		m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), fc.seq))
+	}
+	if m.GetUID() == "" {
+		m.SetUID(types.UID("uid-" + m.GetName()))
+	}
+	if ts := m.GetCreationTimestamp(); ts.IsZero() {
+		m.SetCreationTimestamp(metav1.NewTime(fc.now))
+	}
+	return false, nil, nil // let the tracker store it
+}
+
+func metaOf(obj runtime.Object) (metav1.Object, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, fmt.Errorf("not an object: %T", obj)
+	}
+	return m, nil
+}
+
+// Snapshot lists the DaemonSet namespace/name, every node, and the pods and
+// ControllerRevisions of its namespace, sorted by name, as a load.Cluster.
+func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.Cluster, error) {
+	ds, err := fc.AppsV1().DaemonSets(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := fc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pods, err := fc.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	revs, err := fc.AppsV1().ControllerRevisions(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	c := &load.Cluster{DaemonSet: ds}
+	for i := range nodes.Items {
+		c.Nodes = append(c.Nodes, &nodes.Items[i])
+	}
+	for i := range pods.Items {
+		c.Pods = append(c.Pods, &pods.Items[i])
+	}
+	for i := range revs.Items {
+		c.Revisions = append(c.Revisions, &revs.Items[i])
+	}
+	slices.SortFunc(c.Nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(c.Pods, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(c.Revisions, func(a, b *appsv1.ControllerRevision) int { return strings.Compare(a.Name, b.Name) })
+	return c, nil
+}
+
+// Writes returns the write actions the clientset recorded (everything but
+// get, list and watch), in order.
+func (fc *Cluster) Writes() []k8stesting.Action {
+	var out []k8stesting.Action
+	for _, a := range fc.Actions() {
+		switch a.GetVerb() {
+		case "get", "list", "watch":
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -1,0 +1,16 @@
+// Package planner runs one daemonplan sync on Kubernetes API objects and
+// renders the plan. It is the code path of the daemonplan CLI, of the
+// conformance test that compares it with the real controller, and of a
+// controller built on package apply.
+//
+// Entry points:
+//
+//   - Plan converts a load.Cluster (package convert) and runs
+//     daemonplan.Sync with upstream's exact revision hash. Options carries
+//     what a controller keeps between syncs: the failed-pod backoff the
+//     previous plan returned and whether earlier writes are still pending.
+//   - JSON renders a plan as the document of package schema, what
+//     `daemonplan plan -o json` prints.
+//
+// It reads no clock: the caller passes "now".
+package planner

@@ -1,0 +1,13 @@
+// Package schema holds the Go types of the plan document that
+// `daemonplan plan -o json` (and -o yaml) prints and planner.JSON returns.
+//
+// The document is a rendering of one daemonplan.Plan for people and
+// programs: names instead of pointers, reasons as their names, every list
+// present and sorted. Its first keys, up to "warnings", are the schema the
+// conformance cases (kube/testdata/conformance/README.md) record upstream's
+// plan in, with the same names and meaning; the keys after them
+// (statusChanged, hash, keep, skippedCreates, skippedDeletes, requeueAfter,
+// backoff, and revisions.release) carry the rest of the plan.
+//
+// It owns no logic: planner.JSON fills a Plan.
+package schema
