@@ -27,7 +27,7 @@ func ExampleApply() {
 	}
 	fmt.Println(res.Err())
 	// Output:
-	// CreateRevision agent-684f7ddf46  <nil>
+	// CreateRevision agent-766f7784bd  <nil>
 	// AdoptPod orphan node-00 <nil>
 	// CreatePod  node-01 <nil>
 	// UpdateStatus agent  <nil>

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"errors"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -72,16 +73,26 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 	return out, nil
 }
 
-// HashFunc returns upstream's revision hash for ds (upstream.Hash of
-// ds.Spec.Template) as a revision.HashFunc. The returned function ignores
-// its *api.DaemonSet argument, which must be the conversion of ds, and
-// uses the collision count it is given. ds must not change while the
-// function is in use.
-func HashFunc(ds *appsv1.DaemonSet) revision.HashFunc {
-	template := &ds.Spec.Template
-	return func(_ *api.DaemonSet, collisionCount *int32) string {
-		return upstream.Hash(template, collisionCount)
+// HashFunc returns the revision hash of ds as the controller of Kubernetes
+// version v computes it (upstream.Version.Hash of ds.Spec.Template), as a
+// revision.HashFunc. The returned function ignores its *api.DaemonSet
+// argument, which must be the conversion of ds, and uses the collision count
+// it is given. The error reports an unsupported version; ds must not change
+// while the function is in use.
+func HashFunc(ds *appsv1.DaemonSet, v upstream.Version) (revision.HashFunc, error) {
+	if ds == nil {
+		return nil, errors.New("convert.HashFunc: nil DaemonSet")
 	}
+	template := &ds.Spec.Template
+	// Hashing once here surfaces every error: later calls differ only in
+	// the collision count.
+	if _, err := v.Hash(template, nil); err != nil {
+		return nil, err
+	}
+	return func(_ *api.DaemonSet, collisionCount *int32) string {
+		h, _ := v.Hash(template, collisionCount)
+		return h
+	}, nil
 }
 
 // Node converts n: its name, labels and taints (without timeAdded).

@@ -249,11 +249,20 @@ func TestHashFunc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := convert.HashFunc(c.DaemonSet)
-	for _, cc := range []*int32{nil, ptr(int32(0)), ptr(int32(9))} {
-		if got, want := h(snap, cc), upstream.Hash(&c.DaemonSet.Spec.Template, cc); got != want {
-			t.Errorf("HashFunc(ds)(snap, %v) = %q, want upstream.Hash %q", cc, got, want)
+	for _, v := range upstream.Versions() {
+		h, err := convert.HashFunc(c.DaemonSet, v)
+		if err != nil {
+			t.Fatalf("HashFunc(ds, %v) error = %v", v, err)
 		}
+		for _, cc := range []*int32{nil, ptr(int32(0)), ptr(int32(9))} {
+			want, _ := v.Hash(&c.DaemonSet.Spec.Template, cc)
+			if got := h(snap, cc); got != want {
+				t.Errorf("HashFunc(ds, %v)(snap, %v) = %q, want %q", v, cc, got, want)
+			}
+		}
+	}
+	if _, err := convert.HashFunc(c.DaemonSet, upstream.Version(0)); err == nil {
+		t.Error("HashFunc(ds, Version(0)) error = nil, want an unsupported-version error")
 	}
 }
 

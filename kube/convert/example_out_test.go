@@ -43,7 +43,7 @@ func ExampleNewPod() {
 	fmt.Println(pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values)
 	fmt.Println(len(pod.Spec.Tolerations), pod.Spec.Tolerations[0].Key)
 	// Output:
-	// agent- kube-system map[app:agent controller-revision-hash:64cb799898 pod-template-generation:1]
+	// agent- kube-system map[app:agent controller-revision-hash:65679594bd pod-template-generation:1]
 	// DaemonSet agent true
 	// [node-1]
 	// 6 node.kubernetes.io/not-ready
@@ -70,7 +70,7 @@ func ExampleNewControllerRevision() {
 	cr := convert.NewControllerRevision(c.DaemonSet, p.Revisions.Create[0])
 	fmt.Println(cr.Name, cr.Revision, cr.Labels[api.LabelRevisionHash], cr.OwnerReferences[0].Name)
 	// Output:
-	// agent-64cb799898 1 64cb799898 agent
+	// agent-65679594bd 1 65679594bd agent
 }
 
 func ExampleUpdatedControllerRevision() {
@@ -83,7 +83,7 @@ func ExampleUpdatedControllerRevision() {
 	up := convert.UpdatedControllerRevision(stored, next)
 	fmt.Println(up.Name, up.Revision, up.ResourceVersion)
 	// Output:
-	// agent-64cb799898 3 42
+	// agent-65679594bd 3 42
 }
 
 func ExampleDaemonSetStatus() {

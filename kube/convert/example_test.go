@@ -6,6 +6,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
 func ExampleDaemonSet() {
@@ -45,10 +46,16 @@ func ExampleHashFunc() {
 "spec":{"template":{"metadata":{"labels":{"app":"agent"}}}}}`
 	c, _ := load.Read(strings.NewReader(in))
 	ds, _ := convert.DaemonSet(c.DaemonSet)
-	hash := convert.HashFunc(c.DaemonSet) // a revision.HashFunc
-	fmt.Println(ds.Name + "-" + hash(ds, ds.Status.CollisionCount))
+	for _, v := range []upstream.Version{upstream.V1_34, upstream.Latest} {
+		hash, err := convert.HashFunc(c.DaemonSet, v) // a revision.HashFunc
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(v, ds.Name+"-"+hash(ds, ds.Status.CollisionCount))
+	}
 	// Output:
-	// agent-d4454bbf
+	// 1.34 agent-d4454bbf
+	// 1.37 agent-67f6f89b97
 }
 
 func ExamplePods() {

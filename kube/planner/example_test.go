@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
 const cluster = `apiVersion: v1
@@ -58,7 +59,7 @@ func ExamplePlan() {
 func ExampleJSON() {
 	c, _ := load.Read(strings.NewReader(cluster))
 	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
-	doc := planner.JSON(p)
+	doc := planner.JSON(p, upstream.Latest)
 	b, _ := json.Marshal(doc.Backoff)
 	fmt.Println(doc.Delete[0].Pod, doc.Delete[0].Reason, doc.StatusChanged, doc.RequeueAfter)
 	fmt.Println(string(b))

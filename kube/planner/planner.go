@@ -10,6 +10,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/schema"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -20,6 +21,11 @@ type Options struct {
 	Strict bool
 	// Placement sets burst limits and toleration matching.
 	Placement placement.Options
+	// KubernetesVersion is the Kubernetes minor whose controller the plan
+	// reproduces; the zero value is upstream.Latest. It decides the
+	// revision hash, the only decision that differs between the supported
+	// versions (docs/kubernetes-versions.md).
+	KubernetesVersion upstream.Version
 	// Progressive are daemonplan's opt-in rollout extensions, e.g. those
 	// of an OpenKruise Advanced DaemonSet (convert.KruiseDaemonSet).
 	Progressive rollout.Progressive
@@ -41,6 +47,10 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 	if err != nil {
 		return daemonplan.Plan{}, err
 	}
+	hash, err := convert.HashFunc(c.DaemonSet, opts.KubernetesVersion.OrLatest())
+	if err != nil {
+		return daemonplan.Plan{}, err
+	}
 	return daemonplan.Sync(daemonplan.Input{
 		DaemonSet: ds,
 		Nodes:     convert.Nodes(c.Nodes),
@@ -53,7 +63,7 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 	}, daemonplan.Options{
 		Strict:      opts.Strict,
 		Placement:   opts.Placement,
-		Hash:        convert.HashFunc(c.DaemonSet),
+		Hash:        hash,
 		Progressive: opts.Progressive,
 	})
 }
@@ -62,15 +72,16 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 // `daemonplan plan -o json` prints: every list present (never null) and
 // sorted as the plan sorts it, reasons by name. The keys of the conformance
 // schema come first, then the rest of the plan.
-func JSON(p daemonplan.Plan) schema.Plan {
+func JSON(p daemonplan.Plan, v upstream.Version) schema.Plan {
 	out := schema.Plan{
-		DaemonSet: schema.Ref{Namespace: p.Namespace, Name: p.Name},
-		Nodes:     make([]schema.Node, 0, len(p.Nodes)),
-		Create:    make([]schema.Create, 0, len(p.Create)),
-		Delete:    make([]schema.Delete, 0, len(p.Delete)),
-		Adopt:     nonNil(p.Adopt),
-		Release:   nonNil(p.Release),
-		Relabel:   make([]schema.Relabel, 0, len(p.Relabel)),
+		KubernetesVersion: v.OrLatest().String(),
+		DaemonSet:         schema.Ref{Namespace: p.Namespace, Name: p.Name},
+		Nodes:             make([]schema.Node, 0, len(p.Nodes)),
+		Create:            make([]schema.Create, 0, len(p.Create)),
+		Delete:            make([]schema.Delete, 0, len(p.Delete)),
+		Adopt:             nonNil(p.Adopt),
+		Release:           nonNil(p.Release),
+		Relabel:           make([]schema.Relabel, 0, len(p.Relabel)),
 		Revisions: schema.Revisions{
 			Create:  make([]schema.Revision, 0, len(p.Revisions.Create)),
 			Update:  make([]schema.Revision, 0, len(p.Revisions.Update)),

@@ -20,6 +20,9 @@ type Plan struct {
 	Errors        []string      `json:"errors"`
 	Warnings      []Warning     `json:"warnings"`
 
+	// KubernetesVersion is the Kubernetes minor whose controller the plan
+	// reproduces ("1.37"); it decides the revision hash.
+	KubernetesVersion string `json:"kubernetesVersion"`
 	// StatusChanged is false when upstream would not write the status
 	// (Status is then the input's).
 	StatusChanged bool `json:"statusChanged"`

@@ -59,7 +59,7 @@ func TestConformanceRevisions(t *testing.T) {
 			}
 			ds := cluster.DaemonSet
 			want := c.Want
-			hash := upstream.Hash(&ds.Spec.Template, ds.Status.CollisionCount)
+			hash := hash134(&ds.Spec.Template, ds.Status.CollisionCount)
 			data, err := upstream.RevisionData(ds)
 			if err != nil {
 				t.Fatalf("RevisionData: %v", err)
@@ -155,10 +155,10 @@ func looksLikeHash(s string) bool {
 // templateHashes returns the hashes of ds's template for no collision count
 // and every count from 0 to status.collisionCount.
 func templateHashes(ds *appsv1.DaemonSet) []string {
-	hashes := []string{upstream.Hash(&ds.Spec.Template, nil)}
+	hashes := []string{hash134(&ds.Spec.Template, nil)}
 	if cc := ds.Status.CollisionCount; cc != nil {
 		for i := int32(0); i <= *cc; i++ {
-			hashes = append(hashes, upstream.Hash(&ds.Spec.Template, &i))
+			hashes = append(hashes, hash134(&ds.Spec.Template, &i))
 		}
 	}
 	return hashes

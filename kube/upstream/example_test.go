@@ -20,19 +20,6 @@ func ExampleRevisionData() {
 	// {"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"agent"}},"spec":{"containers":null}}}}
 }
 
-func ExampleHash() {
-	template := &corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-	}
-	one := int32(1)
-	// Hash is the v1.34 hash (V1_34.Hash).
-	fmt.Println(upstream.Hash(template, nil))
-	fmt.Println(upstream.Hash(template, &one))
-	// Output:
-	// d4454bbf
-	// b7878f79b
-}
-
 func ExampleVersion_Hash() {
 	template := &corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},

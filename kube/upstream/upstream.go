@@ -81,23 +81,6 @@ func (v Version) dump(template reflect.Value) ([]byte, error) {
 	return p.out, nil
 }
 
-// Hash is V1_34.Hash, the hash of the Kubernetes version the planner
-// targeted before the version became a choice; callers that know their
-// version call Version.Hash. A nil template is a programmer error and
-// panics.
-func Hash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
-	if template == nil {
-		panic("upstream.Hash: nil template")
-	}
-	h, err := V1_34.Hash(template, collisionCount)
-	if err != nil {
-		// Unreachable: the tests hash every supported version with this
-		// module's k8s.io/api.
-		panic("upstream.Hash: " + err.Error())
-	}
-	return h
-}
-
 // RevisionData returns the data.raw of a ControllerRevision for ds, as the
 // controller writes it and compares it (upstream: getPatch and Match in
 // pkg/controller/daemon/update.go; docs/history.md, H2 and H3):

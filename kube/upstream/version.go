@@ -40,6 +40,15 @@ func (v Version) minor() int {
 	return 33 + int(v)
 }
 
+// OrLatest returns v, or Latest for the zero Version: option structs use
+// the zero value for "the default".
+func (v Version) OrLatest() Version {
+	if v == 0 {
+		return Latest
+	}
+	return v
+}
+
 // Supported reports whether v is one of Versions.
 func (v Version) Supported() bool { return v.minor() != 0 }
 

@@ -107,7 +107,7 @@ func TestOutputFormats(t *testing.T) {
 	if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
 		t.Errorf("-o yaml is not -o json's document (-json +yaml):\n%s", diff)
 	}
-	if !fromJSON.StatusChanged || fromJSON.Hash != "56d4f59bb7" || len(fromJSON.Keep) == 0 {
+	if !fromJSON.StatusChanged || fromJSON.Hash != "5cbcfd9f59" || len(fromJSON.Keep) == 0 {
 		t.Errorf("the document lacks the plan's statusChanged, hash or keep: %+v", fromJSON)
 	}
 
@@ -126,7 +126,7 @@ func TestOutputFormats(t *testing.T) {
 	}
 
 	want := `daemonset.apps/node-agent
-controllerrevision.apps/node-agent-56d4f59bb7
+controllerrevision.apps/node-agent-5cbcfd9f59
 pod/node-agent-42m9j
 pod/node-agent-jwbkl
 pod/node-agent-jx74q

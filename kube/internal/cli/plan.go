@@ -75,14 +75,14 @@ Output formats (-o):
 func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
 	switch output {
 	case "json":
-		b, err := json.MarshalIndent(planner.JSON(p), "", "  ")
+		b, err := json.MarshalIndent(planner.JSON(p, in.version), "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = c.stdout.Write(append(b, '\n'))
 		return err
 	case "yaml":
-		b, err := yaml.Marshal(planner.JSON(p))
+		b, err := yaml.Marshal(planner.JSON(p, in.version))
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
 // Exit codes.
@@ -88,6 +90,9 @@ type common struct {
 	now    string
 	strict bool
 	ds     string
+	// version is --kubernetes-version; gates is --feature-gates.
+	version string
+	gates   map[string]bool
 }
 
 // Version is the module version the binary was built from ("(devel)" in
@@ -152,7 +157,61 @@ func addCommon(cmd *cobra.Command, o *common) {
 	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
 	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
+	f.StringVar(&o.version, "kubernetes-version", upstream.Latest.String(),
+		"the Kubernetes minor whose controller to reproduce, one of "+versionList()+";\nit decides the revision hash")
+	f.Var(gateFlag{&o.gates}, "feature-gates",
+		"KEY=true|false pairs, as for kube-controller-manager; known: "+gateTaintComparison+"\n(alpha from 1.35, off by default: honour the Lt and Gt toleration operators)")
 }
+
+// gateTaintComparison is the feature gate of the Lt and Gt toleration
+// operators.
+const gateTaintComparison = "TaintTolerationComparisonOperators"
+
+func versionList() string {
+	var vs []string
+	for _, v := range upstream.Versions() {
+		vs = append(vs, v.String())
+	}
+	return strings.Join(vs, ", ")
+}
+
+// gateFlag reads --feature-gates A=true,B=false into a map; repeated flags
+// add to it.
+type gateFlag struct{ m *map[string]bool }
+
+func (g gateFlag) String() string {
+	if g.m == nil || len(*g.m) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(*g.m)) {
+		parts = append(parts, k+"="+strconv.FormatBool((*g.m)[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (g gateFlag) Set(s string) error {
+	if *g.m == nil {
+		*g.m = map[string]bool{}
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return fmt.Errorf("%q: want KEY=true|false", kv)
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q: want KEY=true|false", kv)
+		}
+		if k != gateTaintComparison {
+			return fmt.Errorf("unknown feature gate %q (known: %s)", k, gateTaintComparison)
+		}
+		(*g.m)[k] = b
+	}
+	return nil
+}
+
+func (gateFlag) Type() string { return "mapStringBool" }
 
 // fail prints a one-line message and returns an exitErr of exitError.
 func (c *cli) fail(format string, args ...any) error {
@@ -171,12 +230,24 @@ type input struct {
 	now     time.Time
 	// kruise is set when the DaemonSet is an OpenKruise Advanced DaemonSet.
 	kruise *convert.Kruise
+	// version is the Kubernetes minor planned for; comparison honours the
+	// Lt and Gt toleration operators.
+	version    upstream.Version
+	comparison bool
 }
 
 // load checks the common flags and reads the snapshot.
 func (c *cli) load(cmd string, o *common) (*input, error) {
 	if len(o.files) == 0 {
 		return nil, usagef("%s: -f FILE is required (- reads standard input)", cmd)
+	}
+	version, err := upstream.ParseVersion(o.version)
+	if err != nil {
+		return nil, usagef("%s: --kubernetes-version: %v", cmd, err)
+	}
+	comparison := o.gates[gateTaintComparison]
+	if comparison && version < upstream.V1_35 {
+		return nil, usagef("%s: --feature-gates %s=true: the gate exists from Kubernetes 1.35, not in %s", cmd, gateTaintComparison, version)
 	}
 	now := c.now().UTC()
 	if o.now != "" {
@@ -245,7 +316,7 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
-	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet]}, nil
+	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison}, nil
 }
 
 func daemonSetNames(objs *load.Objects) string {
@@ -260,7 +331,8 @@ func daemonSetNames(objs *load.Objects) string {
 // sync runs the planner and reports validation findings on stderr: as
 // warnings, or with strict as the reason for refusing.
 func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) {
-	opts := planner.Options{Strict: strict}
+	opts := planner.Options{Strict: strict, KubernetesVersion: in.version}
+	opts.Placement.Taints.ComparisonOperators = in.comparison
 	if k := in.kruise; k != nil {
 		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
 		for _, w := range k.Warnings {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -46,6 +48,17 @@ func readCase(t *testing.T, name string) conformance.Case {
 	return c
 }
 
+// readCase137 reads a case of the v1.37 set.
+func readCase137(t *testing.T, name string) conformance.Case {
+	t.Helper()
+	conformance.SkipIfAbsent(t)
+	c, err := conformance.ReadCase(filepath.Join(conformance.Sets()[1].Dir, name))
+	if err != nil {
+		t.Fatalf("ReadCase(%s): %v", name, err)
+	}
+	return c
+}
+
 func clusterFile(c conformance.Case) string { return filepath.Join(c.Dir, "cluster.json") }
 
 func nowFlag(c conformance.Case) string { return c.Now.Format(time.RFC3339) }
@@ -61,32 +74,44 @@ func wantConforms(t *testing.T, c conformance.Case, stdout string) {
 func TestPlanJSON(t *testing.T) {
 	seed01 := readCase(t, "seed-01")
 	seed124 := readCase(t, "seed-124")
+	seed101 := readCase137(t, "seed-101")
+	v134 := []string{"--kubernetes-version", "1.34"}
 	tests := []struct {
 		name, reason string
 		c            conformance.Case
 		stdin        string
 		args         []string
+		version      upstream.Version // zero: the default, Latest
 	}{{
-		name:   "seed-01 file",
-		reason: "the conformance README's command must print a conforming plan",
-		c:      seed01,
-		args:   []string{"plan", "-f", clusterFile(seed01), "--now", nowFlag(seed01), "-o", "json"},
+		name:   "v1.37 case, default version",
+		reason: "a case the v1.37 controller decided conforms without a version flag",
+		c:      seed101,
+		args:   []string{"plan", "-f", clusterFile(seed101), "--now", nowFlag(seed101), "-o", "json"},
 	}, {
-		name:   "seed-01 stdin",
-		reason: "-f - reads the same input from standard input",
-		c:      seed01,
-		stdin:  string(seed01.Cluster),
-		args:   []string{"plan", "-f", "-", "--now", nowFlag(seed01), "-o", "json"},
+		name:    "seed-01 file",
+		reason:  "the conformance README's command must print a conforming plan",
+		c:       seed01,
+		args:    append([]string{"plan", "-f", clusterFile(seed01), "--now", nowFlag(seed01), "-o", "json"}, v134...),
+		version: upstream.V1_34,
 	}, {
-		name:   "long flags, flags in any order",
-		reason: "--filename and --output are kubectl's spellings",
-		c:      seed01,
-		args:   []string{"plan", "--output=json", "--now=" + nowFlag(seed01), "--filename", clusterFile(seed01)},
+		name:    "seed-01 stdin",
+		reason:  "-f - reads the same input from standard input",
+		c:       seed01,
+		stdin:   string(seed01.Cluster),
+		args:    append([]string{"plan", "-f", "-", "--now", nowFlag(seed01), "-o", "json"}, v134...),
+		version: upstream.V1_34,
 	}, {
-		name:   "seed-124 multi-document YAML",
-		reason: "kubectl -o yaml output, one object per document, plans like the JSON List",
-		c:      seed124,
-		args:   []string{"plan", "-f", "testdata/seed-124.yaml", "--now", nowFlag(seed124), "-o", "json"},
+		name:    "long flags, flags in any order",
+		reason:  "--filename and --output are kubectl's spellings",
+		c:       seed01,
+		args:    []string{"plan", "--output=json", "--now=" + nowFlag(seed01), "--filename", clusterFile(seed01), "--kubernetes-version=v1.34.4"},
+		version: upstream.V1_34,
+	}, {
+		name:    "seed-124 multi-document YAML",
+		reason:  "kubectl -o yaml output, one object per document, plans like the JSON List",
+		c:       seed124,
+		args:    append([]string{"plan", "-f", "testdata/seed-124.yaml", "--now", nowFlag(seed124), "-o", "json"}, v134...),
+		version: upstream.V1_34,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,11 +125,11 @@ func TestPlanJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := planner.Plan(cl, tt.c.Now, planner.Options{})
+			p, err := planner.Plan(cl, tt.c.Now, planner.Options{KubernetesVersion: tt.version})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := json.MarshalIndent(planner.JSON(p), "", "  ")
+			want, err := json.MarshalIndent(planner.JSON(p, tt.version), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,10 +152,10 @@ func TestPlanTable(t *testing.T) {
 		{"header", "kubectl get ds columns, then misscheduled", "NAMESPACE   NAME         DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR            AGE   MISSCHEDULED\n"},
 		{"status line", "the status upstream writes: desired 10, current 8, ready 7, updated 8, available 7, misscheduled 4",
 			"default     node-agent   10        8         7       8            7           kubernetes.io/os=linux   30d   4\n"},
-		{"create", "node and the new pod's hash label", "node-010   56d4f59bb7\n"},
+		{"create", "node and the new pod's hash label", "node-010   5cbcfd9f59\n"},
 		{"delete", "pod, node and reason", "node-agent-jx74q   node-gone-2   NodeGone\n"},
 		{"adopt", "the orphan the sync claims", "node-agent-smqwb   adopt\n"},
-		{"revision", "the ControllerRevision the sync creates", "node-agent-56d4f59bb7   create   1          56d4f59bb7\n"},
+		{"revision", "the ControllerRevision the sync creates", "node-agent-5cbcfd9f59   create   1          5cbcfd9f59\n"},
 		{"rollout", "kubectl rollout status's message ends the table",
 			"\nWaiting for daemon set \"node-agent\" rollout to finish: 8 out of 10 new pods have been updated...\n"},
 	}
@@ -203,7 +228,7 @@ func TestExplain(t *testing.T) {
 		args:   []string{"explain", "-f", f01, "--now", now01, "--", "node-010"},
 		want: []string{"ShouldRun:              true\n", "Reason:                 Eligible\n",
 			"Failing:                nothing: the node meets every placement rule\n",
-			"Pods:                   (new): a new pod is created (hash 56d4f59bb7)\n"},
+			"Pods:                   (new): a new pod is created (hash 5cbcfd9f59)\n"},
 	}, {
 		name:   "nodeSelector key, YAML input",
 		reason: "seed-124's node-003 does not have kubernetes.io/os=linux",
@@ -429,5 +454,52 @@ func TestHelp(t *testing.T) {
 	}
 	if got := runCLI(t, "", "explain", "-h"); strings.Contains(got.stdout, "--output") {
 		t.Error("explain -h lists plan's --output flag")
+	}
+}
+
+// TestVersionFlags checks --kubernetes-version and --feature-gates: the
+// version chosen is the one the JSON plan names, and what cannot be planned
+// is refused before any planning.
+func TestVersionFlags(t *testing.T) {
+	seed01 := readCase(t, "seed-01")
+	base := []string{"plan", "-f", clusterFile(seed01), "--now", nowFlag(seed01), "-o", "json"}
+	tests := []struct {
+		name, reason string
+		args         []string
+		wantCode     int
+		wantVersion  string // in the JSON plan, when wantCode is exitOK
+		wantStderr   string // a substring, when wantCode is not exitOK
+	}{
+		{"default", "the newest supported minor is the default", nil, exitOK, "1.37", ""},
+		{"patch release", "a patch number is accepted and names its minor", []string{"--kubernetes-version", "v1.35.3"}, exitOK, "1.35", ""},
+		{"unsupported", "a minor the planner does not reproduce is refused, naming the supported ones",
+			[]string{"--kubernetes-version", "1.33"}, exitUsage, "", "1.34, 1.35, 1.36, 1.37"},
+		{"gate on", "the Lt/Gt gate can be turned on from 1.35", []string{"--feature-gates", "TaintTolerationComparisonOperators=true"}, exitOK, "1.37", ""},
+		{"gate before 1.35", "the gate does not exist in 1.34",
+			[]string{"--kubernetes-version", "1.34", "--feature-gates", "TaintTolerationComparisonOperators=true"}, exitUsage, "", "exists from Kubernetes 1.35"},
+		{"unknown gate", "a gate the planner does not know is refused", []string{"--feature-gates", "Foo=true"}, exitUsage, "", "unknown feature gate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", append(slices.Clone(base), tt.args...)...)
+			if got.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d (%s); stderr %q", got.code, tt.wantCode, tt.reason, got.stderr)
+			}
+			if tt.wantCode != exitOK {
+				if !strings.Contains(got.stderr, tt.wantStderr) {
+					t.Errorf("stderr %q lacks %q (%s)", got.stderr, tt.wantStderr, tt.reason)
+				}
+				return
+			}
+			var doc struct {
+				KubernetesVersion string `json:"kubernetesVersion"`
+			}
+			if err := json.Unmarshal([]byte(got.stdout), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.KubernetesVersion != tt.wantVersion {
+				t.Errorf("kubernetesVersion = %q, want %q (%s)", doc.KubernetesVersion, tt.wantVersion, tt.reason)
+			}
+		})
 	}
 }

@@ -34,6 +34,22 @@ func CasesDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "conformance", "cases")
 }
 
+// Set is one set of recorded cases and the Kubernetes minor whose
+// controller decided them.
+type Set struct {
+	Version string // "1.34"
+	Dir     string
+}
+
+// Sets returns the recorded sets: kube/testdata/conformance/cases, decided
+// by v1.34.4, and cases-v1.37, decided by v1.37.2.
+func Sets() []Set {
+	return []Set{
+		{Version: "1.34", Dir: CasesDir()},
+		{Version: "1.37", Dir: filepath.Join(filepath.Dir(CasesDir()), "cases-v1.37")},
+	}
+}
+
 // Cases reads every case under dir, sorted by name.
 func Cases(dir string) ([]Case, error) {
 	entries, err := os.ReadDir(dir)
