@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	upstreampkg "github.com/daemonplan/daemonplan/kube/upstream"
+
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,17 +30,29 @@ import (
 // not record: generateName, the owner reference and the pinned affinity.
 func TestNewPodConformance(t *testing.T) {
 	conformance.SkipIfAbsent(t)
-	cases, err := conformance.Cases(conformance.CasesDir())
-	if err != nil {
-		t.Fatal(err)
+	var cases []conformance.Case
+	var versions []upstreampkg.Version
+	for _, set := range conformance.Sets() {
+		v, err := upstreampkg.ParseVersion(set.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := conformance.Cases(set.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			cases = append(cases, c)
+			versions = append(versions, v)
+		}
 	}
 	var compared int
-	for _, tc := range cases {
+	for i, tc := range cases {
 		cl, err := load.Read(bytes.NewReader(tc.Cluster))
 		if err != nil {
 			t.Fatalf("%s: load.Read: %v", tc.Name, err)
 		}
-		p, err := planner.Plan(cl, tc.Now, planner.Options{})
+		p, err := planner.Plan(cl, tc.Now, planner.Options{KubernetesVersion: versions[i]})
 		if err != nil {
 			t.Fatalf("%s: Plan: %v", tc.Name, err)
 		}
