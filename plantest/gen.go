@@ -121,7 +121,7 @@ var (
 		{Key: "dedicated", Operator: taints.Equal, Value: "other", Effect: taints.NoExecute},
 	}
 	unavailablePool = []*api.IntOrPercent{api.Int(0), api.Int(1), api.Int(1), api.Int(2), api.Percent("50%")}
-	surgePool       = []*api.IntOrPercent{nil, api.Int(0), api.Int(0), api.Int(1), api.Int(2), api.Percent("0%"), api.Percent("50%")}
+	surgePool       = []*api.IntOrPercent{nil, api.Int(0), api.Int(1), api.Int(1), api.Int(2), api.Percent("0%"), api.Percent("50%"), api.Percent("50%")}
 )
 
 func (o Options) maxNodes() int {
@@ -315,7 +315,9 @@ func DaemonSet(opts Options) *rapid.Generator[*api.DaemonSet] {
 // of nodes (at random, so that a node may hold several pods). hashes are
 // the revision hashes in use: hashes[0] is the current revision's, the
 // others old ones; without Options.Rollout the pod carries hashes[0] and
-// the DaemonSet's template generation. Pods are Pending or Running, Ready
+// the DaemonSet's template generation, with it hashes[0] half of the time
+// and otherwise any of hashes or none, and sometimes a template-generation
+// label of 1 to 3. Pods are Pending or Running, Ready
 // (since 0 to 30 seconds before Epoch) three times in four, created one to
 // four minutes before Epoch, bound to their node or, one time in five,
 // pinned to it by node affinity only. The knobs add the other cases (see
@@ -336,8 +338,13 @@ func Pod(opts Options, ds *api.DaemonSet, i int, nodes []string, hashes []string
 		}
 		gen := api.TemplateGeneration(ds)
 		if opts.Rollout {
-			pool := append([]string{""}, hashes...)
-			if h := rapid.SampledFrom(pool).Draw(t, "hash"); h != "" {
+			h := ""
+			if len(hashes) > 0 && rapid.Bool().Draw(t, "upToDate") {
+				h = hashes[0]
+			} else {
+				h = rapid.SampledFrom(append([]string{""}, hashes...)).Draw(t, "hash")
+			}
+			if h != "" {
 				p.Labels[api.LabelRevisionHash] = h
 			}
 			if rapid.IntRange(0, 3).Draw(t, "hasGeneration") == 0 {
