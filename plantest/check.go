@@ -185,7 +185,8 @@ func CheckPlan(in daemonplan.Input, p daemonplan.Plan) error {
 }
 
 // CheckOwnership reports Ownership violations: the plan touches only what
-// the DaemonSet may act on (upstream: ClaimPods, ClaimControllerRevisions).
+// the DaemonSet may act on (docs/manage.md, M3; docs/history.md, H6;
+// upstream: ClaimPods, ClaimControllerRevisions).
 //
 //  1. Every Delete names, once, a pod of the DaemonSet's namespace that
 //     exists and that the DaemonSet claims: it is its controller and
@@ -304,8 +305,8 @@ func (v *view) after(p daemonplan.Plan) []api.Pod {
 // once p's pod writes are applied, no node of the snapshot holds two
 // running pods of the DaemonSet (running: neither Failed, Succeeded nor
 // being deleted); with surge, no node holds two running pods whose
-// revision-hash label is p.Hash, nor two whose label is not (upstream:
-// podsShouldBeOnNode). Pods are classified by the labels the sync read:
+// revision-hash label is p.Hash, nor two whose label is not
+// (docs/manage.md, M7–M9; upstream: podsShouldBeOnNode). Pods are classified by the labels the sync read:
 // Relabel is not applied.
 func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckPodsPerNode", in)
@@ -412,7 +413,8 @@ func (v *view) available(p *api.Pod) bool {
 // rolling update: p.Hash set, no Errors, the DaemonSet live with a usable
 // selector, expectations satisfied, and nothing for upstream's manage to
 // do (the naive reference plans no create and no delete), so that every
-// write of p is the rolling update's (upstream: rollingUpdate). Budgets
+// write of p is the rolling update's (docs/rolling-update.md, R1; upstream:
+// rollingUpdate). Budgets
 // are scaled against the nodes that should run the pod, percentages
 // rounded up, both zero meaning maxUnavailable 1. A node is visited when
 // it should run the pod or holds pods of the DaemonSet (gone nodes
@@ -420,15 +422,15 @@ func (v *view) available(p *api.Pod) bool {
 //
 //  1. MaxUnavailable, without surge: the available old pods p deletes are
 //     at most maxUnavailable minus the visited nodes already unavailable
-//     (all but those holding exactly one pod, available).
+//     (all but those holding exactly one pod, available) (R7–R9).
 //  2. MaxSurge, with surge: the nodes holding exactly one pod, old and
 //     available, that p creates a pod on, are at most maxSurge minus the
 //     visited nodes already surging (holding two new or two old pods, or
-//     an old pod and an unavailable new one).
+//     an old pod and an unavailable new one) (R11, R13).
 //  3. Surplus, with surge: the available pods p deletes, an old pod beside
 //     an available new one aside, are at most the available pods (per
 //     visited node without duplicates, its old pod, else its new pod)
-//     minus the nodes that should run the pod.
+//     minus the nodes that should run the pod (R12, R14, R15).
 func CheckBudgets(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckBudgets", in)
 	if v.ds.UpdateStrategy.Type != api.RollingUpdate || !v.manageRan(p) || len(p.Errors) > 0 {
@@ -531,8 +533,8 @@ func counters(s api.Status) [7]int32 {
 		s.UpdatedNumberScheduled, s.NumberAvailable, s.NumberUnavailable}
 }
 
-// CheckStatus reports StatusRecount violations (upstream:
-// updateDaemonSetStatus, storeDaemonSetStatus).
+// CheckStatus reports StatusRecount violations (docs/status.md, S1–S9;
+// upstream: updateDaemonSetStatus, storeDaemonSetStatus).
 //
 //  1. A sync without Errors of a live DaemonSet with a usable selector
 //     names its hash (p.Hash).
@@ -603,7 +605,8 @@ func renderCount(c *int32) string {
 }
 
 // CheckStop reports Stop violations: a sync that stops early issues only
-// the writes upstream issues before it stops (upstream: syncDaemonSet).
+// the writes upstream issues before it stops (docs/manage.md, M1;
+// upstream: syncDaemonSet).
 //
 //  1. A DaemonSet being deleted, or whose selector is exactly empty, gets
 //     no write at all, and no status write.
@@ -723,7 +726,8 @@ type Planner func(daemonplan.Input) (daemonplan.Plan, error)
 
 // CheckPermutation reports a Determinism violation when plan returns
 // anything different for in and for permuted, which must hold the same
-// nodes, pods and revisions in another order (see Permutation): a
+// nodes, pods and revisions in another order (see Permutation;
+// docs/determinism.md, D4): a
 // different error, or a plan that differs in any field (errors compared by
 // message). Each differing field is one violation.
 func CheckPermutation(plan Planner, in, permuted daemonplan.Input) error {
