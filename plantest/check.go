@@ -279,10 +279,51 @@ func owner(ref *api.OwnerRef) string {
 	return "controller " + ref.UID
 }
 
+// historyBuilt reports whether the sync of p got past the selector check,
+// the node index and the construction of the history (docs/manage.md, M1,
+// steps 2–4). It did not when the DaemonSet is being deleted or selects
+// everything; when the selector does not parse; when a node is listed
+// twice; or when the plan has Errors and no hash and either bumps the
+// collision count (a name collision, docs/history.md, H9) or the
+// namespace holds two revisions of one name. A plan without a hash may
+// otherwise have built its history: the current revision may carry no
+// hash label (H12).
+func (v *view) historyBuilt(p daemonplan.Plan) bool {
+	if v.stopped() {
+		return false
+	}
+	if _, err := selector.Compile(v.ds.Selector); err != nil {
+		return false
+	}
+	names := map[string]bool{}
+	for _, n := range v.in.Nodes {
+		if names[n.Name] {
+			return false
+		}
+		names[n.Name] = true
+	}
+	if len(p.Errors) == 0 || p.Hash != "" {
+		return true
+	}
+	if !equalCount(p.Status.CollisionCount, v.in.DaemonSet.Status.CollisionCount) {
+		return false
+	}
+	revs := map[string]bool{}
+	for _, r := range v.in.Revisions {
+		if r.Namespace == v.ds.Namespace {
+			if revs[r.Name] {
+				return false
+			}
+			revs[r.Name] = true
+		}
+	}
+	return true
+}
+
 // manageRan reports whether the sync of p reached upstream's manage step:
-// a hash is known, nothing stopped the sync, expectations are satisfied.
+// the history is built and expectations are satisfied.
 func (v *view) manageRan(p daemonplan.Plan) bool {
-	return p.Hash != "" && !v.stopped() && !v.in.ExpectationsPending
+	return v.historyBuilt(p) && !v.in.ExpectationsPending
 }
 
 // after returns the pods of the snapshot once p's adoptions, releases,
@@ -300,8 +341,9 @@ func (v *view) after(p daemonplan.Plan) []api.Pod {
 }
 
 // CheckPodsPerNode reports PodsPerNode violations. When the sync reached
-// upstream's manage step (p.Hash set, the DaemonSet live with a usable
-// selector, expectations satisfied) and the burst limit cut no delete:
+// upstream's manage step (the DaemonSet live, its history built as
+// CheckStatus judges, expectations satisfied) and the burst limit cut no
+// delete:
 // once p's pod writes are applied, no node of the snapshot holds two
 // running pods of the DaemonSet (running: neither Failed, Succeeded nor
 // being deleted); with surge, no node holds two running pods whose
@@ -410,13 +452,14 @@ func (v *view) available(p *api.Pod) bool {
 
 // CheckBudgets reports MaxUnavailable, MaxSurge and Surplus violations. It
 // applies to a plan of the RollingUpdate strategy whose sync reached the
-// rolling update: p.Hash set, no Errors, the DaemonSet live with a usable
-// selector, expectations satisfied, and nothing for upstream's manage to
+// rolling update: no Errors, the DaemonSet live, expectations satisfied,
+// and nothing for upstream's manage to
 // do (the naive reference plans no create and no delete), so that every
 // write of p is the rolling update's (docs/rolling-update.md, R1; upstream:
 // rollingUpdate). Budgets
 // are scaled against the nodes that should run the pod, percentages
-// rounded up, both zero meaning maxUnavailable 1. A node is visited when
+// rounded up, both zero meaning maxUnavailable 1; surge means a positive
+// maxSurge. A node is visited when
 // it should run the pod or holds pods of the DaemonSet (gone nodes
 // included); its pods not being deleted are new (up to date) or old.
 //
@@ -462,7 +505,7 @@ func CheckBudgets(in daemonplan.Input, p daemonplan.Plan) error {
 	}
 	gen := reference.Generation(&v.ds)
 
-	if b.maxSurge == 0 {
+	if b.maxSurge <= 0 {
 		unavailable := 0
 		for _, np := range visited {
 			pods := append(slices.Clone(np.olds), np.newPods...)
@@ -536,9 +579,9 @@ func counters(s api.Status) [7]int32 {
 // CheckStatus reports StatusRecount violations (docs/status.md, S1–S9;
 // upstream: updateDaemonSetStatus, storeDaemonSetStatus).
 //
-//  1. A sync without Errors of a live DaemonSet with a usable selector
-//     names its hash (p.Hash).
-//  2. When p.Hash is set, the status is recounted from the snapshot: per
+//  1. When the sync built its history (a plan without Errors or with a
+//     hash; see below), the status is recounted from the snapshot with
+//     p.Hash: per
 //     node that should run the pod, desired; if it holds pods of the
 //     DaemonSet, current, and its oldest pod decides ready, available and
 //     updated; a node that should not run the pod but holds one is
@@ -548,16 +591,19 @@ func counters(s api.Status) [7]int32 {
 //     counter differs from the input status or the input's
 //     observedGeneration is behind; p.Status is then the recount, else the
 //     input status. The collision count is the input's.
-//  3. When p.Hash is empty, the counters and observedGeneration are the
-//     input's (only the collision count may change).
+//  2. Otherwise (a DaemonSet being deleted or selecting everything, a
+//     selector that does not parse, a history that cannot be built), the
+//     counters and observedGeneration are the input's; only the collision
+//     count may change.
+//
+// Whether the history was built is judged from the snapshot and the plan,
+// not from p.Hash alone: the current revision may carry no hash label
+// (docs/history.md, H12).
 func CheckStatus(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckStatus", in)
 	var vs Violations
 	old := in.DaemonSet.Status
-	if p.Hash == "" {
-		if !v.stopped() && len(p.Errors) == 0 {
-			vs.add(StatusRecount, "a sync without errors names no hash")
-		}
+	if !v.historyBuilt(p) {
 		if counters(p.Status) != counters(old) || p.Status.ObservedGeneration != old.ObservedGeneration {
 			vs.add(StatusRecount, "status %s changed by a sync that counted nothing (input %s)", renderStatus(p.Status), renderStatus(old))
 		}
@@ -610,10 +656,11 @@ func renderCount(c *int32) string {
 //
 //  1. A DaemonSet being deleted, or whose selector is exactly empty, gets
 //     no write at all, and no status write.
-//  2. A plan with Errors creates no pod. If it names no hash (the sync
-//     failed before or while constructing the history), it also deletes,
-//     adopts, releases and relabels no pod, and creates and deletes no
-//     revision.
+//  2. A plan with Errors creates no pod. If the sync failed before or
+//     while constructing the history (a selector that does not parse, a
+//     node listed twice, a name collision that bumps the collision count,
+//     two revisions of one name), it also deletes, adopts, releases and
+//     relabels no pod, and creates and deletes no revision.
 //  3. A plan with Errors or with expectations pending cleans up no history:
 //     every revision it deletes holds the current template (a duplicate of
 //     the current revision).
@@ -647,7 +694,7 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 	if errored && len(p.Create) > 0 {
 		vs.add(Stop, "a failed sync creates %d pods", len(p.Create))
 	}
-	if errored && p.Hash == "" {
+	if errored && !v.historyBuilt(p) {
 		for _, l := range []struct {
 			name string
 			n    int
