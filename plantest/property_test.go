@@ -8,6 +8,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
+	"github.com/daemonplan/daemonplan/sim"
 	"pgregory.net/rapid"
 )
 
@@ -170,4 +171,24 @@ func TestSyncInvariantsFailOnBrokenPlanners(t *testing.T) {
 			t.Fatalf("%s: no %v violation in 1000 clusters", tc.reason, tc.want)
 		})
 	}
+}
+
+// TestRolloutFromGeneratedClusters: Rollout inside a rapid property. A
+// generated DaemonSet (strategy, budgets, selectors, tolerations) on
+// generated nodes rolls its first template out and then an update, every
+// step checked and both ends converged.
+func TestRolloutFromGeneratedClusters(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := plantest.Options{}
+		ds := plantest.DaemonSet(opts).Draw(t, "ds")
+		ds.Status = api.Status{}
+		var nodes []api.Node
+		for i := range rapid.IntRange(1, 12).Draw(t, "nodes") {
+			nodes = append(nodes, plantest.Node(opts, i).Draw(t, "node"))
+		}
+		c := sim.New(*ds, sim.Template{PodTemplate: ds.Template, Image: "v1"}, nodes, plantest.Epoch)
+		plantest.Rollout(t, c, plantest.RolloutOptions{})
+		c.Update(sim.Template{PodTemplate: ds.Template, Image: "v2"}, "")
+		plantest.Rollout(t, c, plantest.RolloutOptions{})
+	})
 }

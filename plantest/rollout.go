@@ -93,8 +93,9 @@ func (o RolloutOptions) maxSyncs(c *sim.Cluster) int {
 // Rollout drives c until its rollout is done and checks every step: it
 // syncs (as Sync, with every per-plan invariant), then advances the clock
 // by c.ReadyAfter or the plan's RequeueAfter, whichever is longer, until a
-// sync plans no create and no delete and reports the rollout done; that
-// last snapshot must pass CheckConverged. It fails t on the first broken
+// sync plans no create and no delete, counts every desired node available
+// and, for RollingUpdate, reports the rollout done; that last snapshot must
+// pass CheckConverged. It fails t on the first broken
 // invariant, or when the rollout is not done within opts.MaxSyncs syncs,
 // and returns the steps.
 //
@@ -125,16 +126,24 @@ func rollout(c *sim.Cluster, opts RolloutOptions) ([]Step, error) {
 		if opts.AfterSync != nil {
 			opts.AfterSync(s)
 		}
-		p := s.Plan
-		if len(p.Create)+len(p.Delete) == 0 && p.Rollout.Done {
+		if p := s.Plan; done(p) {
 			if err := CheckConverged(s.Input, p); err != nil {
 				return steps, fmt.Errorf("sync %d (+%s): rollout done but not converged:\n%v", i, s.Input.Now.Sub(start), err)
 			}
 			return steps, nil
 		}
-		c.Advance(max(c.ReadyAfter, p.RequeueAfter))
+		c.Advance(max(c.ReadyAfter, s.Plan.RequeueAfter))
 	}
 	return steps, fmt.Errorf("rollout not done within %d syncs: status %+v", limit, c.DaemonSet.Status)
+}
+
+// done reports a sync that leaves nothing to do: it plans no create and no
+// delete, every node that should run the pod has an available one, and
+// for RollingUpdate `kubectl rollout status` is done.
+func done(p daemonplan.Plan) bool {
+	st := p.Status
+	return len(p.Create)+len(p.Delete) == 0 && st.NumberAvailable == st.DesiredNumberScheduled &&
+		(p.Rollout.Unsupported || p.Rollout.Done)
 }
 
 // Describe renders a plan's pod writes on one line for failure messages:
