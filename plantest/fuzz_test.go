@@ -81,6 +81,7 @@ func fuzzInput(data []byte) daemonplan.Input {
 	if b.intn(4) == 0 {
 		ds.Status.CollisionCount = new(int32)
 	}
+	ds.RevisionHistoryLimit = pick(b, []*int32{nil, new(int32), new(int32), &[]int32{1}[0]})
 	hashes := map[string]string{"current": plantest.CurrentHash(ds), "old": "old", "gone": "gone"}
 	in := daemonplan.Input{DaemonSet: ds, Now: plantest.Epoch.Add(time.Duration(b.intn(30)) * time.Second), ExpectationsPending: b.intn(8) == 0}
 	for range b.intn(5) {
