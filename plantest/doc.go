@@ -30,7 +30,9 @@
 //
 // Each takes the input of one sync and its plan and returns nil or
 // Violations, one Violation per broken rule naming its Invariant; Violated
-// tests for one. Each promises what its doc lists, no more:
+// tests for one. They never change their arguments, and panic only when
+// Input.DaemonSet is nil (Sync refuses such an input). Each promises what
+// its doc lists, no more:
 //
 //   - CheckOwnership (Ownership): deletes, adoptions, releases, relabels
 //     and revision writes touch only what the DaemonSet claims or may
@@ -76,5 +78,9 @@
 //		})
 //	}
 //
-// The package example shows what a broken plan reports.
+// The package example shows what a broken plan reports. In this package's
+// tests, TestSyncInvariants is that property for daemonplan.Sync, and
+// TestSyncInvariantsFailOnBrokenPlanners runs it against planners with one
+// bug each (maxUnavailable ignored, duplicates kept, a foreign pod
+// deleted, ...) and requires that it fails, naming the broken invariant.
 package plantest
