@@ -2,6 +2,7 @@ package plantest_test
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
@@ -63,4 +64,27 @@ func mustSync(in daemonplan.Input) daemonplan.Plan {
 		panic(fmt.Sprint("fixture does not plan: ", err, p.Errors))
 	}
 	return p
+}
+
+// cloneInput deep-copies an input (nil and empty kept apart), so that
+// tests can tell whether something changed it.
+func cloneInput(in daemonplan.Input) daemonplan.Input {
+	out := in
+	out.DaemonSet = in.DaemonSet.DeepCopy()
+	out.Nodes = deepCopyAll(in.Nodes, api.Node.DeepCopy)
+	out.Pods = deepCopyAll(in.Pods, api.Pod.DeepCopy)
+	out.Revisions = deepCopyAll(in.Revisions, revision.Revision.DeepCopy)
+	out.Backoff = maps.Clone(in.Backoff)
+	return out
+}
+
+func deepCopyAll[T any](s []T, deepCopy func(T) T) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, len(s))
+	for i, v := range s {
+		out[i] = deepCopy(v)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package plantest_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/daemonplan/daemonplan"
@@ -16,14 +17,19 @@ import (
 var everything = plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}
 
 // checkSync is the body of a user's property test: plan a generated
-// cluster, then check the plan and its independence from input order.
+// cluster, then check the plan, that nothing changed the input, and that
+// the plan does not depend on input order.
 func checkSync(t *rapid.T, plan plantest.Planner, c plantest.Cluster) error {
+	before := cloneInput(c.Input)
 	p, err := plan(c.Input)
 	if err != nil {
 		return err
 	}
 	if err := plantest.CheckPlan(c.Input, p); err != nil {
 		return err
+	}
+	if !reflect.DeepEqual(before, c.Input) {
+		return errors.New("the planner or the checkers changed their input")
 	}
 	return plantest.CheckPermutation(plan, c.Input, plantest.Permutation(c.Input).Draw(t, "permuted"))
 }
