@@ -198,11 +198,12 @@ func TestRolloutStateMachine(t *testing.T) {
 		stats.maxRounds = max(stats.maxRounds, m.settle(rt))
 	})
 	t.Logf("%+v", stats)
-	// A run of the default 100 checks sees well over a hundred of each;
-	// -short runs a fifth of the checks.
+	// A run of the default 100 checks sees 80 to 170 of each (measured
+	// over 9 runs); -short runs a fifth of the checks and saw 3 to 39, so
+	// it only requires some.
 	want := 20
 	if testing.Short() {
-		want = 4
+		want = 1
 	}
 	if stats.tightUnavailable < want || stats.tightSurge < want {
 		t.Errorf("budgets barely exercised: %d syncs used the whole maxUnavailable budget and %d the whole maxSurge budget, want at least %d each",
