@@ -40,7 +40,10 @@
 //   - rollout: RollingUpdate budgets and steps, the rollout status text, and
 //     the opt-in progressive-delivery extensions (Options.Progressive,
 //     docs/progressive-delivery.md);
-//   - sim: an in-memory cluster that applies plans, for demos and tests.
+//   - sim: an in-memory cluster that applies plans, for demos and tests;
+//   - plantest: generators, invariant checkers and a checked rollout
+//     driver for property tests of plans, yours included (the only
+//     package that imports a module outside the standard library, rapid).
 //
 // The kube module (github.com/daemonplan/daemonplan/kube) converts
 // Kubernetes API objects in and out, computes upstream's exact revision

@@ -98,7 +98,10 @@ type Plan struct {
 	// It is information, not a write.
 	Nodes []placement.NodeDecision
 	// Hash is the current revision's hash: the controller-revision-hash
-	// label of new pods. Empty when history could not be constructed.
+	// label of new pods. Empty when history could not be constructed, and
+	// also, as upstream, when the current revision is one the DaemonSet
+	// does not claim and that carries no hash label (docs/history.md, H9
+	// and H12): the sync then goes on with an empty hash.
 	Hash string
 	// Adopt names orphan pods the DaemonSet selects: set the DaemonSet as
 	// their controller owner before creating or deleting pods, checking

@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/plantest"
 )
 
 // sharedMemory returns the path of the first map, slice or pointer that a
@@ -58,13 +58,14 @@ func sharedMemory(a, b reflect.Value, path string) string {
 // its receiver.
 func TestDeepCopy(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ds := reference.DaemonSet().Draw(t, "ds")
+		opts := plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}
+		ds := plantest.DaemonSet(opts).Draw(t, "ds")
 		ds.Status.CollisionCount = rapid.Ptr(rapid.Int32(), true).Draw(t, "collisionCount")
 		ds.TemplateData = rapid.SliceOf(rapid.Byte()).Draw(t, "templateData")
 		check(t, "DaemonSet", ds, ds.DeepCopy())
-		n := reference.Node(0).Draw(t, "node")
+		n := plantest.Node(opts, 0).Draw(t, "node")
 		check(t, "Node", n, n.DeepCopy())
-		p := reference.Pod(0, "h", []string{"node-0"}).Draw(t, "pod")
+		p := plantest.Pod(opts, ds, 0, []string{"node-0"}, []string{"h"}).Draw(t, "pod")
 		check(t, "Pod", p, p.DeepCopy())
 	})
 	var nilDS *api.DaemonSet

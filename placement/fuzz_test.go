@@ -8,6 +8,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
@@ -125,7 +126,7 @@ func fuzzSnapshot(data []byte) (reference.Snapshot, placement.Options) {
 		ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: pick(b, fuzzValues)}
 	}
 
-	s := reference.Snapshot{DaemonSet: ds, Now: reference.Epoch.Add(time.Duration(int8(b.next())) * time.Second), Hash: pick(b, []string{"", "h1", "old"})}
+	s := reference.Snapshot{DaemonSet: ds, Now: plantest.Epoch.Add(time.Duration(int8(b.next())) * time.Second), Hash: pick(b, []string{"", "h1", "old"})}
 	for range b.intn(6) {
 		n := api.Node{Name: pick(b, fuzzNodeNames), Labels: fuzzLabels(b)}
 		for range b.intn(3) {
@@ -141,10 +142,10 @@ func fuzzSnapshot(data []byte) (reference.Snapshot, placement.Options) {
 			Phase:     pick(b, fuzzPhases),
 			Ready:     b.bool(),
 			Deleting:  b.intn(4) == 0,
-			Created:   reference.Epoch.Add(-time.Duration(b.intn(4)) * time.Minute),
+			Created:   plantest.Epoch.Add(-time.Duration(b.intn(4)) * time.Minute),
 		}
 		if p.Ready && b.bool() {
-			p.ReadySince = reference.Epoch.Add(-time.Duration(b.intn(20)) * time.Second)
+			p.ReadySince = plantest.Epoch.Add(-time.Duration(b.intn(20)) * time.Second)
 		}
 		switch b.intn(4) {
 		case 0:
@@ -170,7 +171,7 @@ func fuzzSnapshot(data []byte) (reference.Snapshot, placement.Options) {
 		key := placement.BackoffKey{DaemonSetUID: pick(b, []string{"ds-uid", "other"}), ObservedGeneration: int64(b.intn(3)), Node: pick(b, fuzzNodeNames)}
 		s.Backoff[key] = placement.BackoffEntry{
 			Delay:      time.Duration(int8(b.next())) * time.Second,
-			LastUpdate: reference.Epoch.Add(-time.Duration(b.next()) * time.Minute),
+			LastUpdate: plantest.Epoch.Add(-time.Duration(b.next()) * time.Minute),
 		}
 	}
 	var opts placement.Options

@@ -7,6 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -47,14 +48,53 @@ func asResult(p placement.Plan, st api.Status) reference.Result {
 	return r
 }
 
+// The kit's generators, as the properties draw from them.
+var (
+	// clusters turns every knob on: orphans, strays, failed and
+	// terminating pods, pods of old revisions, backoff windows.
+	clusters = plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}
+	// crowded piles up to eight of the DaemonSet's own pods on at most two
+	// plain nodes (one NoSchedule taint in the pool, no labels), to
+	// exercise one node's pods: duplicates, surge pairs, failed pods.
+	crowded = plantest.Options{
+		MaxNodes: 2, MaxPods: 8, Labels: []plantest.Label{}, Tolerations: []taints.Toleration{},
+		Taints:  []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}},
+		Rollout: true, Failed: true, Terminating: true,
+	}
+)
+
+// snapshot draws a cluster and returns it as the reference sees it: the
+// hash is the current revision's, or in one case out of four empty (a
+// manage pass that knows no hash).
+func snapshot(t *rapid.T, opts plantest.Options) reference.Snapshot {
+	c := plantest.Clusters(opts).Draw(t, "cluster")
+	s := reference.Snapshot{DaemonSet: c.DaemonSet, Nodes: c.Nodes, Pods: c.Pods, Now: c.Now, Hash: c.Hash, Backoff: c.Backoff}
+	if rapid.IntRange(0, 3).Draw(t, "noHash") == 0 {
+		s.Hash = ""
+	}
+	return s
+}
+
+// crowdedSnapshot draws a crowded cluster (see crowded) under a rolling
+// update with maxUnavailable 0 and surge on or off.
+func crowdedSnapshot(t *rapid.T) reference.Snapshot {
+	s := snapshot(t, crowded)
+	// Crowded nodes are about duplicates and surge pairs: a rolling update
+	// with maxUnavailable 0 and surge on or off.
+	s.DaemonSet.UpdateStrategy = api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+		MaxUnavailable: api.Int(0), MaxSurge: rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(1)}).Draw(t, "maxSurge"),
+	}}
+	return s
+}
+
 // forSnapshots checks prop on both generators: whole clusters, and
 // crowded nodes that exercise one node's pods.
 func forSnapshots(t *testing.T, prop func(*rapid.T, reference.Snapshot)) {
 	t.Run("clusters", func(t *testing.T) {
-		rapid.Check(t, func(t *rapid.T) { prop(t, reference.Snapshots().Draw(t, "snapshot")) })
+		rapid.Check(t, func(t *rapid.T) { prop(t, snapshot(t, clusters)) })
 	})
 	t.Run("crowded", func(t *testing.T) {
-		rapid.Check(t, func(t *rapid.T) { prop(t, reference.CrowdedSnapshots().Draw(t, "snapshot")) })
+		rapid.Check(t, func(t *rapid.T) { prop(t, crowdedSnapshot(t)) })
 	})
 }
 
@@ -90,7 +130,7 @@ func TestPropertyInvariants(t *testing.T) {
 // input changes nothing.
 func TestPropertyPermutationInvariant(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := reference.Snapshots().Draw(t, "snapshot")
+		s := snapshot(t, clusters)
 		p, st := run(t, s)
 		shuffled := s
 		shuffled.Nodes = rapid.Permutation(s.Nodes).Draw(t, "nodes")
@@ -109,7 +149,7 @@ func TestPropertyPermutationInvariant(t *testing.T) {
 // nodes, the pods nor the backoff it is given.
 func TestPropertyInputsUnchanged(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := reference.Snapshots().Draw(t, "snapshot")
+		s := snapshot(t, clusters)
 		before := s.Clone()
 		p, _ := run(t, s)
 		// Results must not alias the input either: scribble on them.
@@ -130,8 +170,8 @@ func TestPropertyInputsUnchanged(t *testing.T) {
 // the status only by that node's share.
 func TestPropertyExtraNodeIndependent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := reference.Snapshots().Draw(t, "snapshot")
-		extra := reference.Node(0).Draw(t, "extra")
+		s := snapshot(t, clusters)
+		extra := plantest.Node(clusters, 0).Draw(t, "extra")
 		// No pod targets these names; they sort first, between and last.
 		extra.Name = rapid.SampledFrom([]string{"node-", "node-00", "node-4x", "node-extra"}).Draw(t, "extraName")
 		p, st := run(t, s)
@@ -166,7 +206,7 @@ func TestPropertyExtraNodeIndependent(t *testing.T) {
 // node's decision from run to not run, nor from continue to evict.
 func TestPropertyTolerationNeverShrinks(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := reference.Snapshots().Draw(t, "snapshot")
+		s := snapshot(t, clusters)
 		tol := rapid.SampledFrom([]taints.Toleration{
 			{Key: "dedicated", Operator: taints.Exists},
 			{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute},

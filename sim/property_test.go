@@ -10,6 +10,7 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/taints"
 	"pgregory.net/rapid"
@@ -73,7 +74,6 @@ type rolloutMachine struct {
 	t *rapid.T
 	// calm stops failures and hangs.
 	calm  bool
-	syncs int
 	stats *machineStats
 }
 
@@ -95,23 +95,16 @@ func newRolloutMachine(t *rapid.T) *rolloutMachine {
 	return m
 }
 
-// sync runs one sync and checks every per-sync invariant.
+// sync runs one sync and checks every per-sync invariant
+// (plantest.Sync).
 func (m *rolloutMachine) sync(t *rapid.T) daemonplan.Plan {
 	t.Helper()
 	m.t = t
-	before := takeSnapshot(m.c)
-	p, err := m.c.Sync()
-	if err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	m.syncs++
-	if err := checkSync(before, p, m.c.Pods); err != nil {
-		t.Fatalf("sync %d at %s: %v\nplan: %s", m.syncs, before.now.Sub(start), err, describe(p))
-	}
+	step := plantest.Sync(t, m.c)
 	if m.stats != nil {
-		m.stats.count(before, p)
+		m.stats.count(step)
 	}
-	return p
+	return step.Plan
 }
 
 // editNode replaces node i with a copy changed by edit: nodes are shared
@@ -164,89 +157,74 @@ func (m *rolloutMachine) actions() map[string]func(*rapid.T) {
 	}
 }
 
-// settle ends the chaos: no more failures or hangs, and pods hanging now
-// become Ready (their hang ends). Then it syncs and advances until a sync
-// does nothing and reports the rollout done, at most limit rounds, and
-// returns the number of rounds.
-func (m *rolloutMachine) settle(t *rapid.T, limit int) int {
+// settle ends the chaos: no more failures or hangs, and pods hanging
+// now become Ready (their hang ends). Then plantest.Rollout syncs and
+// advances until the rollout is done and converged, within its default
+// bound, and checks every sync; settle returns the number of syncs.
+func (m *rolloutMachine) settle(t *rapid.T) int {
 	m.calm = true
-	for round := 1; round <= limit; round++ {
-		m.endHangs()
-		before := takeSnapshot(m.c)
-		p := m.sync(t)
-		if len(p.Create)+len(p.Delete) == 0 && p.Rollout.Done {
-			if err := checkConverged(before, p.Hash); err != nil {
-				t.Fatalf("rollout done but not converged: %v", err)
-			}
-			return round
-		}
-		m.c.Advance(max(m.c.ReadyAfter, p.RequeueAfter))
+	m.t = t
+	opts := plantest.RolloutOptions{BeforeSync: endHangs}
+	if m.stats != nil {
+		opts.AfterSync = m.stats.count
 	}
-	t.Fatalf("no convergence within %d rounds: %+v\n%v", limit, m.c.DaemonSet.Status, checkConverged(takeSnapshot(m.c), ""))
-	return limit
+	return len(plantest.Rollout(t, m.c, opts))
 }
 
 // endHangs makes the pods that hang Ready: after Advance, a pod still
 // Pending past ReadyAfter is one whose fate was Hang.
-func (m *rolloutMachine) endHangs() {
-	for i := range m.c.Pods {
-		p := &m.c.Pods[i]
-		if p.Phase == api.PodPending && !p.Created.Add(m.c.ReadyAfter).After(m.c.Now) {
-			p.Phase, p.Ready, p.ReadySince = api.PodRunning, true, m.c.Now
+func endHangs(c *sim.Cluster) {
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.Phase == api.PodPending && !p.Created.Add(c.ReadyAfter).After(c.Now) {
+			p.Phase, p.Ready, p.ReadySince = api.PodRunning, true, c.Now
 		}
 	}
 }
 
-// convergenceBound is how many sync+advance rounds (of ReadyAfter each) a
-// settled cluster may take. Replacing one batch takes a delete, a create,
-// and ceil(minReadySeconds/ReadyAfter) more rounds until the new pod is
-// available; batches hold at least one node, so n nodes need at most
-// n×(2+ceil) rounds. One more round per node and 20 in all are slack for
-// failed pods waiting out their backoff and for duplicates left by
-// strategy flips.
-func convergenceBound(c *sim.Cluster) int {
-	minReady := time.Duration(c.DaemonSet.MinReadySeconds) * time.Second
-	waits := int((minReady + c.ReadyAfter - 1) / c.ReadyAfter)
-	return len(c.Nodes)*(3+waits) + 20
-}
-
 // TestRolloutStateMachine drives whole rollouts through sim with random
-// actions and checks, after every sync, the budget, the pods per node and
-// the status (invariants_test.go); at the end it stops failures and node
-// edits and checks that the rollout converges within convergenceBound.
+// actions and checks, after every sync, every invariant of plantest
+// (budgets, pods per node, status recount, ownership); at the end it stops
+// failures and node edits and checks that the rollout converges. It also
+// requires that the budgets were put to the test: enough syncs used the
+// whole maxUnavailable or maxSurge budget, so that a generator change
+// cannot leave the budget checks checking nothing.
 func TestRolloutStateMachine(t *testing.T) {
 	var stats machineStats
 	rapid.Check(t, func(rt *rapid.T) {
 		m := newRolloutMachine(rt)
 		m.stats = &stats
 		rt.Repeat(m.actions())
-		rounds := m.settle(rt, convergenceBound(m.c))
-		stats.maxRounds = max(stats.maxRounds, rounds)
+		stats.maxRounds = max(stats.maxRounds, m.settle(rt))
 	})
 	t.Logf("%+v", stats)
+	// A run of the default 100 checks sees 80 to 170 of each (measured
+	// over 9 runs); -short runs a fifth of the checks and saw 3 to 39, so
+	// it only requires some.
+	want := 20
+	if testing.Short() {
+		want = 1
+	}
+	if stats.tightUnavailable < want || stats.tightSurge < want {
+		t.Errorf("budgets barely exercised: %d syncs used the whole maxUnavailable budget and %d the whole maxSurge budget, want at least %d each",
+			stats.tightUnavailable, stats.tightSurge, want)
+	}
 }
 
 // machineStats shows that the properties are exercised: syncs checked,
 // syncs whose rolling update used the whole unavailable or surge budget,
-// and the most rounds a settled cluster took to converge.
+// and the most syncs a settled cluster took to converge.
 type machineStats struct {
 	syncs, tightUnavailable, tightSurge, outdatedDeletes, maxRounds int
 }
 
-// describe renders a plan's pod writes for failure messages.
-func describe(p daemonplan.Plan) string {
-	s := fmt.Sprintf("hash %s, %s;", p.Hash, syncCount(p))
-	for _, c := range p.Create {
-		s += " +" + c.Node
-	}
-	for _, d := range p.Delete {
-		s += fmt.Sprintf(" -%s(%s,%s)", d.Pod, d.Node, d.Reason)
-	}
-	return s
-}
-
-func (st *machineStats) count(s snapshot, p daemonplan.Plan) {
+// count records one checked sync. A budget is tight when the same plan
+// with one more write of that kind (deleting one more available old pod,
+// creating beside one more) would break it, as plantest.CheckBudgets
+// judges.
+func (st *machineStats) count(s plantest.Step) {
 	st.syncs++
+	p := s.Plan
 	for _, d := range p.Delete {
 		if d.Reason == placement.Outdated {
 			st.outdatedDeletes++
@@ -255,48 +233,43 @@ func (st *machineStats) count(s snapshot, p daemonplan.Plan) {
 	if len(p.Create)+len(p.Delete) == 0 {
 		return
 	}
-	// A budget is tight when the same plan with one more write of that
-	// kind would break it.
-	if b := s.budgets(); b.maxSurge == 0 && len(p.Delete) > 0 {
-		name := availableOld(s, p)
-		if name == "" {
-			return
-		}
+	pod := availableOld(s)
+	if pod == nil {
+		return
+	}
+	if len(p.Delete) > 0 {
 		extra := p
-		extra.Delete = append(slices.Clone(p.Delete), placement.Delete{Pod: name, Reason: placement.Outdated})
-		if checkUnavailableBudget(s, extra) != nil {
+		extra.Delete = append(slices.Clone(p.Delete), placement.Delete{Pod: pod.Name, Node: pod.NodeName, Reason: placement.Outdated})
+		if plantest.Violated(plantest.CheckBudgets(s.Input, extra), plantest.MaxUnavailable) {
 			st.tightUnavailable++
 		}
-	} else if b.maxSurge > 0 && len(p.Create) > 0 {
-		if node := availableOldNode(s, p); node != "" {
-			extra := p
-			extra.Create = append(slices.Clone(p.Create), placement.Create{Node: node})
-			if checkSurgeBudget(s, extra) != nil {
-				st.tightSurge++
-			}
+	}
+	if len(p.Create) > 0 {
+		extra := p
+		extra.Create = append(slices.Clone(p.Create), placement.Create{Node: pod.NodeName})
+		if plantest.Violated(plantest.CheckBudgets(s.Input, extra), plantest.MaxSurge) {
+			st.tightSurge++
 		}
 	}
 }
 
-// availableOld names an available old pod that p does not delete, or "".
-func availableOld(s snapshot, p daemonplan.Plan) string {
-	for _, st := range s.visited(p.Hash) {
-		if len(st.old) == 1 && len(st.new_) == 0 && s.available(st.old[0]) &&
-			!slices.ContainsFunc(p.Delete, func(d placement.Delete) bool { return d.Pod == st.old[0].Name }) {
-			return st.old[0].Name
-		}
+// availableOld finds an available pod of an old revision, alone on its
+// node, that the step neither deletes nor creates beside; nil if none.
+func availableOld(s plantest.Step) *api.Pod {
+	in, p := s.Input, s.Plan
+	perNode := map[string]int{}
+	for _, pod := range in.Pods {
+		perNode[pod.NodeName]++
 	}
-	return ""
-}
-
-// availableOldNode names a node holding only an available old pod that p
-// creates nothing on, or "".
-func availableOldNode(s snapshot, p daemonplan.Plan) string {
-	for _, st := range s.visited(p.Hash) {
-		if st.desired && len(st.old) == 1 && len(st.new_) == 0 && s.available(st.old[0]) &&
-			!slices.ContainsFunc(p.Create, func(c placement.Create) bool { return c.Node == st.name }) {
-			return st.name
+	for i := range in.Pods {
+		pod := &in.Pods[i]
+		if perNode[pod.NodeName] != 1 || pod.Labels[api.LabelRevisionHash] == p.Hash ||
+			!api.IsAvailable(pod, in.DaemonSet.MinReadySeconds, in.Now) ||
+			slices.ContainsFunc(p.Delete, func(d placement.Delete) bool { return d.Pod == pod.Name }) ||
+			slices.ContainsFunc(p.Create, func(c placement.Create) bool { return c.Node == pod.NodeName }) {
+			continue
 		}
+		return pod
 	}
-	return ""
+	return nil
 }

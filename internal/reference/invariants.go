@@ -23,6 +23,22 @@ type Snapshot struct {
 	Backoff   placement.Backoff
 }
 
+// Clone returns a deep copy of s.
+func (s Snapshot) Clone() Snapshot {
+	c := s
+	c.DaemonSet = s.DaemonSet.DeepCopy()
+	c.Nodes = nil
+	for _, n := range s.Nodes {
+		c.Nodes = append(c.Nodes, n.DeepCopy())
+	}
+	c.Pods = nil
+	for _, p := range s.Pods {
+		c.Pods = append(c.Pods, p.DeepCopy())
+	}
+	c.Backoff = maps.Clone(s.Backoff)
+	return c
+}
+
 // Changes are the writes of a plan that change pods.
 type Changes struct {
 	Adopt, Release []string

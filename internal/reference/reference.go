@@ -15,9 +15,11 @@
 // counters) is written again here, in the plainest form. It has no burst
 // limit: callers keep their clusters under placement.DefaultBurstReplicas.
 //
-// The package also holds the invariants a plan must satisfy (CheckPlan),
-// a small Apply that plays a plan onto a snapshot, and rapid generators of
-// coherent clusters (Snapshots), so that other packages' tests can use them.
+// The package also holds the invariants a manage plan must satisfy
+// (CheckPlan) and a small Apply that plays a plan onto a snapshot. Package
+// plantest builds its exported checkers on these naive functions, and
+// holds the generators of coherent clusters; this package imports only
+// the standard library and the module's own packages.
 package reference
 
 import (

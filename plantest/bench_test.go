@@ -1,0 +1,43 @@
+package plantest_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/daemonplan/daemonplan/plantest"
+)
+
+// BenchmarkCheckPlan measures every single-plan checker on a rolling update
+// halfway through, against Sync itself on the same input: what the kit
+// adds to each step of a property test.
+func BenchmarkCheckPlan(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		in := midUpdate(n, 1, 0, true)
+		p := mustSync(in)
+		b.Run(fmt.Sprintf("nodes=%d/CheckPlan", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if err := plantest.CheckPlan(in, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("nodes=%d/Sync", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				mustSync(in)
+			}
+		})
+	}
+}
+
+// BenchmarkClusters measures drawing one cluster with every knob on.
+func BenchmarkClusters(b *testing.B) {
+	gen := plantest.Clusters(everything)
+	b.ReportAllocs()
+	seed := 0
+	for range b.N {
+		gen.Example(seed)
+		seed++
+	}
+}

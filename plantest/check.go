@@ -1,0 +1,844 @@
+package plantest
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// Invariant names one invariant the checkers enforce.
+type Invariant uint8
+
+// The invariants. Each checker's doc says which it reports and what it
+// promises.
+const (
+	// Ownership: the plan deletes, releases, adopts and relabels only pods
+	// the DaemonSet may act on, and writes only such revisions
+	// (CheckOwnership).
+	Ownership Invariant = iota + 1
+	// PodsPerNode: once the plan is applied, no node holds two running
+	// pods of the DaemonSet, or with surge two of one revision
+	// (CheckPodsPerNode).
+	PodsPerNode
+	// MaxUnavailable: a rolling-update pass without surge deletes
+	// available old pods only within maxUnavailable (CheckBudgets).
+	MaxUnavailable
+	// MaxSurge: a rolling-update pass with surge creates new pods beside
+	// available old ones only within maxSurge (CheckBudgets).
+	MaxSurge
+	// Surplus: a rolling-update pass with surge deletes available pods
+	// only beside an available new pod or while more pods are available
+	// than nodes want one (CheckBudgets).
+	Surplus
+	// StatusRecount: the plan's status equals a recount of the snapshot
+	// (CheckStatus).
+	StatusRecount
+	// Stop: a sync that stops early writes nothing past the point where it
+	// stops (CheckStop).
+	Stop
+	// Determinism: the plan does not depend on the order of the input
+	// (CheckPermutation).
+	Determinism
+	// Converged: every node that should run the pod runs exactly one,
+	// up to date and available (CheckConverged).
+	Converged
+)
+
+var invariantNames = [...]string{
+	Ownership:      "Ownership",
+	PodsPerNode:    "PodsPerNode",
+	MaxUnavailable: "MaxUnavailable",
+	MaxSurge:       "MaxSurge",
+	Surplus:        "Surplus",
+	StatusRecount:  "StatusRecount",
+	Stop:           "Stop",
+	Determinism:    "Determinism",
+	Converged:      "Converged",
+}
+
+func (i Invariant) String() string {
+	if int(i) < len(invariantNames) && invariantNames[i] != "" {
+		return invariantNames[i]
+	}
+	return "Invariant(" + strconv.Itoa(int(i)) + ")"
+}
+
+// Violation is one broken invariant: which, and what the checker saw.
+type Violation struct {
+	Invariant Invariant
+	Detail    string
+}
+
+func (v Violation) Error() string { return v.Invariant.String() + ": " + v.Detail }
+
+// Violations is the error every checker returns: all the violations it
+// found, in a stable order. A checker returns nil, never an empty
+// Violations.
+type Violations []Violation
+
+func (vs Violations) Error() string {
+	lines := make([]string, len(vs))
+	for i, v := range vs {
+		lines[i] = v.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Has reports whether vs holds a violation of inv.
+func (vs Violations) Has(inv Invariant) bool {
+	return slices.ContainsFunc(vs, func(v Violation) bool { return v.Invariant == inv })
+}
+
+// Violated reports whether err, as returned by a checker, holds a
+// violation of inv.
+func Violated(err error, inv Invariant) bool {
+	vs, ok := err.(Violations)
+	return ok && vs.Has(inv)
+}
+
+// err returns vs as an error: nil when empty.
+func (vs Violations) err() error {
+	if len(vs) == 0 {
+		return nil
+	}
+	return vs
+}
+
+func (vs *Violations) add(inv Invariant, format string, args ...any) {
+	*vs = append(*vs, Violation{Invariant: inv, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (vs *Violations) merge(err error) {
+	if err != nil {
+		*vs = append(*vs, err.(Violations)...)
+	}
+}
+
+// view is what the checkers know of a snapshot: the DaemonSet as Sync
+// plans it (defaulted) and the pods and revisions of its namespace by name.
+type view struct {
+	in   daemonplan.Input
+	ds   api.DaemonSet
+	pods map[string]*api.Pod
+	revs map[string]*revision.Revision
+}
+
+func newView(fn string, in daemonplan.Input) *view {
+	if in.DaemonSet == nil {
+		panic("plantest." + fn + ": Input.DaemonSet is nil")
+	}
+	v := &view{in: in, ds: api.Default(in.DaemonSet), pods: map[string]*api.Pod{}, revs: map[string]*revision.Revision{}}
+	for i := range in.Pods {
+		if p := &in.Pods[i]; p.Namespace == v.ds.Namespace && v.pods[p.Name] == nil {
+			v.pods[p.Name] = p
+		}
+	}
+	for i := range in.Revisions {
+		if r := &in.Revisions[i]; r.Namespace == v.ds.Namespace && v.revs[r.Name] == nil {
+			v.revs[r.Name] = r
+		}
+	}
+	return v
+}
+
+// claims applies the DaemonSet's claim rules to a pod, or to a revision
+// seen as a pod: (claimed, adopt, release).
+func (v *view) claims(p *api.Pod) (bool, bool, bool) { return reference.Claims(&v.ds, p) }
+
+func (v *view) claimsRevision(r *revision.Revision) (bool, bool, bool) {
+	return v.claims(&api.Pod{Namespace: r.Namespace, Name: r.Name, Labels: r.Labels, Controller: r.Controller, Deleting: r.Deleting})
+}
+
+// stopped reports a sync that upstream ends before any write: the
+// DaemonSet is being deleted or its selector is exactly empty.
+func (v *view) stopped() bool {
+	return v.ds.Deleting || v.ds.Selector != nil && reflect.DeepEqual(*v.ds.Selector, selector.LabelSelector{})
+}
+
+// CheckPlan runs every single-plan checker (CheckOwnership,
+// CheckPodsPerNode, CheckBudgets, CheckStatus and CheckStop) on the plan p
+// that daemonplan.Sync (with zero Options but for Hash) returned for in,
+// and returns all their violations. It panics if in.DaemonSet is nil.
+//
+// The checkers recount everything from in with a deliberately naive
+// transcription of upstream's rules (eligibility, claiming, buckets,
+// availability), never with the planner's own code. They trust p.Hash as
+// the current revision's hash.
+func CheckPlan(in daemonplan.Input, p daemonplan.Plan) error {
+	var vs Violations
+	vs.merge(CheckOwnership(in, p))
+	vs.merge(CheckPodsPerNode(in, p))
+	vs.merge(CheckBudgets(in, p))
+	vs.merge(CheckStatus(in, p))
+	vs.merge(CheckStop(in, p))
+	return vs.err()
+}
+
+// CheckOwnership reports Ownership violations: the plan touches only what
+// the DaemonSet may act on (docs/manage.md, M3; docs/history.md, H6;
+// upstream: ClaimPods, ClaimControllerRevisions).
+//
+//  1. Every Delete names, once, a pod of the DaemonSet's namespace that
+//     exists and that the DaemonSet claims: it is its controller and
+//     selects it, or it is an orphan it selects, not being deleted, which
+//     the same plan adopts.
+//  2. Adopt names orphans the DaemonSet selects; Release names pods it
+//     controls and no longer selects; Relabel names pods it claims.
+//  3. Revisions.Adopt, Release, Update and Delete follow the same rules for
+//     revisions; Revisions.Create names revisions that do not exist yet.
+func CheckOwnership(in daemonplan.Input, p daemonplan.Plan) error {
+	v := newView("CheckOwnership", in)
+	var vs Violations
+	adopted := map[string]bool{}
+	for _, name := range p.Adopt {
+		adopted[name] = true
+		pod := v.pods[name]
+		if pod == nil {
+			vs.add(Ownership, "adopt of pod %s, which does not exist", name)
+		} else if _, adopt, _ := v.claims(pod); !adopt {
+			vs.add(Ownership, "adopt of pod %s, which is not an orphan the DaemonSet selects", name)
+		}
+	}
+	for _, name := range p.Release {
+		pod := v.pods[name]
+		if pod == nil {
+			vs.add(Ownership, "release of pod %s, which does not exist", name)
+		} else if _, _, release := v.claims(pod); !release {
+			vs.add(Ownership, "release of pod %s, which the DaemonSet does not control or still selects", name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range p.Delete {
+		if seen[d.Pod] {
+			vs.add(Ownership, "pod %s deleted twice", d.Pod)
+		}
+		seen[d.Pod] = true
+		pod := v.pods[d.Pod]
+		switch {
+		case pod == nil:
+			vs.add(Ownership, "delete of pod %s, which does not exist", d.Pod)
+		case !firstOf(v.claims(pod)):
+			vs.add(Ownership, "delete of pod %s, which the DaemonSet does not own (%s)", d.Pod, owner(pod.Controller))
+		case pod.Controller == nil && !adopted[d.Pod]:
+			vs.add(Ownership, "delete of orphan pod %s, which the plan does not adopt", d.Pod)
+		}
+	}
+	for _, r := range p.Relabel {
+		if pod := v.pods[r.Pod]; pod == nil || !firstOf(v.claims(pod)) {
+			vs.add(Ownership, "relabel of pod %s, which the DaemonSet does not claim", r.Pod)
+		}
+	}
+	revs := p.Revisions
+	for _, name := range revs.Adopt {
+		if r := v.revs[name]; r == nil || !secondOf(v.claimsRevision(r)) {
+			vs.add(Ownership, "adopt of revision %s, which is not an orphan the DaemonSet selects", name)
+		}
+	}
+	for _, name := range revs.Release {
+		if r := v.revs[name]; r == nil || !thirdOf(v.claimsRevision(r)) {
+			vs.add(Ownership, "release of revision %s, which the DaemonSet does not control or still selects", name)
+		}
+	}
+	claimedRevision := func(verb, name string) {
+		if r := v.revs[name]; r == nil || !firstOf(v.claimsRevision(r)) {
+			vs.add(Ownership, "%s of revision %s, which the DaemonSet does not claim", verb, name)
+		}
+	}
+	for _, r := range revs.Update {
+		claimedRevision("update", r.Name)
+	}
+	for _, name := range revs.Delete {
+		claimedRevision("delete", name)
+	}
+	for _, r := range revs.Create {
+		if v.revs[r.Name] != nil {
+			vs.add(Ownership, "create of revision %s, which exists", r.Name)
+		}
+	}
+	return vs.err()
+}
+
+func firstOf(a, _, _ bool) bool  { return a }
+func secondOf(_, b, _ bool) bool { return b }
+func thirdOf(_, _, c bool) bool  { return c }
+
+func owner(ref *api.OwnerRef) string {
+	if ref == nil {
+		return "orphan"
+	}
+	return "controller " + ref.UID
+}
+
+// historyBuilt reports whether the sync of p got past the selector check,
+// the node index and the construction of the history (docs/manage.md, M1,
+// steps 2–4). It did not when the DaemonSet is being deleted or selects
+// everything; when the selector does not parse; when a node is listed
+// twice; or when the plan has Errors and no hash and either bumps the
+// collision count (a name collision, docs/history.md, H9) or the
+// namespace holds two revisions of one name. A plan without a hash may
+// otherwise have built its history: the current revision may carry no
+// hash label (H12).
+func (v *view) historyBuilt(p daemonplan.Plan) bool {
+	if v.stopped() {
+		return false
+	}
+	if _, err := selector.Compile(v.ds.Selector); err != nil {
+		return false
+	}
+	names := map[string]bool{}
+	for _, n := range v.in.Nodes {
+		if names[n.Name] {
+			return false
+		}
+		names[n.Name] = true
+	}
+	if len(p.Errors) == 0 || p.Hash != "" {
+		return true
+	}
+	if !equalCount(p.Status.CollisionCount, v.in.DaemonSet.Status.CollisionCount) {
+		return false
+	}
+	revs := map[string]bool{}
+	for _, r := range v.in.Revisions {
+		if r.Namespace == v.ds.Namespace {
+			if revs[r.Name] {
+				return false
+			}
+			revs[r.Name] = true
+		}
+	}
+	return true
+}
+
+// manageRan reports whether the sync of p reached upstream's manage step:
+// the history is built and expectations are satisfied.
+func (v *view) manageRan(p daemonplan.Plan) bool {
+	return v.historyBuilt(p) && !v.in.ExpectationsPending
+}
+
+// after returns the pods of the snapshot once p's adoptions, releases,
+// deletes and creates are applied, creates as pods bound to their node.
+// Relabels are left out: the sync classified pods by the labels it read
+// (upstream relabels every claimed pod when it removes duplicate
+// revisions, old ones included).
+func (v *view) after(p daemonplan.Plan) []api.Pod {
+	ch := reference.PlanChanges(placement.Plan{Adopt: p.Adopt, Release: p.Release, Create: p.Create, Delete: p.Delete})
+	out := reference.Apply(&v.ds, v.in.Pods, ch, v.in.Now)
+	for i, c := range p.Create {
+		out[len(out)-len(p.Create)+i].NodeName = c.Node
+	}
+	return out
+}
+
+// CheckPodsPerNode reports PodsPerNode violations. When the sync reached
+// upstream's manage step (the DaemonSet live, its history built as
+// CheckStatus judges, expectations satisfied) and the burst limit cut no
+// delete:
+// once p's pod writes are applied, no node of the snapshot holds two
+// running pods of the DaemonSet (running: neither Failed, Succeeded nor
+// being deleted); with surge, no node holds two running pods whose
+// revision-hash label is p.Hash, nor two whose label is not
+// (docs/manage.md, M7–M9; upstream: podsShouldBeOnNode). Pods are classified by the labels the sync read:
+// Relabel is not applied.
+func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
+	v := newView("CheckPodsPerNode", in)
+	if !v.manageRan(p) || p.SkippedDeletes > 0 {
+		return nil
+	}
+	var vs Violations
+	if err := reference.CheckOnePodPerNode(&v.ds, in.Nodes, v.after(p), p.Hash, reference.Surge(&v.ds)); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			vs.add(PodsPerNode, "%s", line)
+		}
+	}
+	return vs.err()
+}
+
+// budgets are the rolling update's limits recounted from the snapshot.
+type budgets struct{ desired, maxUnavailable, maxSurge int }
+
+// scale resolves an int-or-percent against desired, rounding up (upstream:
+// GetScaledValueFromIntOrPercent); ok is false for a malformed value.
+func scale(x *api.IntOrPercent, desired int) (int, bool) {
+	if x == nil {
+		return 0, true
+	}
+	if !x.IsString {
+		return int(x.IntVal), true
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(x.StrVal, "%"))
+	if err != nil || !strings.HasSuffix(x.StrVal, "%") {
+		return 0, false
+	}
+	return (n*desired + 99) / 100, true
+}
+
+func (v *view) budgets() (budgets, bool) {
+	var b budgets
+	for i := range v.in.Nodes {
+		if run, _ := reference.ShouldRun(&v.ds, &v.in.Nodes[i]); run {
+			b.desired++
+		}
+	}
+	ru := v.ds.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.MaxUnavailable == nil {
+		return b, false
+	}
+	var ok1, ok2 bool
+	b.maxUnavailable, ok1 = scale(ru.MaxUnavailable, b.desired)
+	b.maxSurge, ok2 = scale(ru.MaxSurge, b.desired)
+	if b.desired > 0 && b.maxUnavailable == 0 && b.maxSurge == 0 {
+		b.maxUnavailable = 1
+	}
+	return b, ok1 && ok2
+}
+
+// nodePods is one node's pods as the rolling update sees them: pods being
+// deleted left out, the others split into up-to-date and old.
+type nodePods struct {
+	node           string
+	newPods, olds  []*api.Pod
+	hasAvailableNP bool
+}
+
+// visit returns, by node name, what upstream's rolling update visits:
+// every node of the snapshot that should run the pod or holds pods of the
+// DaemonSet, and every node that is gone but still targeted by its pods.
+func (v *view) visit(hash string) map[string]*nodePods {
+	buckets := reference.Buckets(&v.ds, v.in.Pods)
+	gen := reference.Generation(&v.ds)
+	out := map[string]*nodePods{}
+	add := func(node string) {
+		np := &nodePods{node: node}
+		for _, p := range buckets[node] {
+			switch {
+			case p.Deleting:
+			case reference.Updated(p, hash, gen):
+				np.newPods = append(np.newPods, p)
+				np.hasAvailableNP = np.hasAvailableNP || v.available(p)
+			default:
+				np.olds = append(np.olds, p)
+			}
+		}
+		out[node] = np
+	}
+	for i := range v.in.Nodes {
+		n := &v.in.Nodes[i]
+		if run, _ := reference.ShouldRun(&v.ds, n); run || len(buckets[n.Name]) > 0 {
+			add(n.Name)
+		}
+	}
+	for node := range buckets {
+		if out[node] == nil {
+			add(node)
+		}
+	}
+	return out
+}
+
+func (v *view) available(p *api.Pod) bool {
+	return reference.Available(p, v.ds.MinReadySeconds, v.in.Now)
+}
+
+// CheckBudgets reports MaxUnavailable, MaxSurge and Surplus violations. It
+// applies to a plan of the RollingUpdate strategy whose sync reached the
+// rolling update: no Errors, the DaemonSet live, expectations satisfied,
+// and nothing for upstream's manage to
+// do (the naive reference plans no create and no delete), so that every
+// write of p is the rolling update's (docs/rolling-update.md, R1; upstream:
+// rollingUpdate). Budgets
+// are scaled against the nodes that should run the pod, percentages
+// rounded up, both zero meaning maxUnavailable 1; surge means a positive
+// maxSurge. A node is visited when
+// it should run the pod or holds pods of the DaemonSet (gone nodes
+// included); its pods not being deleted are new (up to date) or old.
+//
+//  1. MaxUnavailable, without surge: the available old pods p deletes are
+//     at most maxUnavailable minus the visited nodes already unavailable
+//     (all but those holding exactly one pod, available) (R7–R9).
+//  2. MaxSurge, with surge: the nodes holding exactly one pod, old and
+//     available, that p creates a pod on, are at most maxSurge minus the
+//     visited nodes already surging (holding two new or two old pods, or
+//     an old pod and an unavailable new one) (R11, R13).
+//  3. Surplus, with surge: the available pods p deletes, an old pod beside
+//     an available new one aside, are at most the available pods (per
+//     visited node without duplicates, its old pod, else its new pod)
+//     minus the nodes that should run the pod (R12, R14, R15).
+func CheckBudgets(in daemonplan.Input, p daemonplan.Plan) error {
+	v := newView("CheckBudgets", in)
+	if v.ds.UpdateStrategy.Type != api.RollingUpdate || !v.manageRan(p) || len(p.Errors) > 0 {
+		return nil
+	}
+	b, ok := v.budgets()
+	if !ok {
+		return nil
+	}
+	if m := reference.Manage(&v.ds, in.Nodes, in.Pods, in.Now, p.Hash, in.Backoff); len(m.Creates)+len(m.Deletes) > 0 {
+		return nil
+	}
+	visited := v.visit(p.Hash)
+	var vs Violations
+	// deleted lists the pods of the DaemonSet that p deletes, available
+	// and not being deleted, with the node they are on.
+	type deletion struct {
+		pod *api.Pod
+		np  *nodePods
+	}
+	var deleted []deletion
+	for _, d := range p.Delete {
+		pod := v.pods[d.Pod]
+		if pod == nil || pod.Deleting || !v.available(pod) || !firstOf(v.claims(pod)) {
+			continue
+		}
+		node, _ := reference.TargetNode(pod)
+		deleted = append(deleted, deletion{pod, visited[node]})
+	}
+	gen := reference.Generation(&v.ds)
+
+	if b.maxSurge <= 0 {
+		unavailable := 0
+		for _, np := range visited {
+			pods := append(slices.Clone(np.olds), np.newPods...)
+			if len(pods) != 1 || !v.available(pods[0]) {
+				unavailable++
+			}
+		}
+		var names []string
+		for _, d := range deleted {
+			if !reference.Updated(d.pod, p.Hash, gen) {
+				names = append(names, d.pod.Name)
+			}
+		}
+		if allowed := max(0, b.maxUnavailable-unavailable); len(names) > allowed {
+			vs.add(MaxUnavailable, "%d available old pods deleted %v; maxUnavailable %d with %d of %d visited nodes unavailable allows %d",
+				len(names), names, b.maxUnavailable, unavailable, len(visited), allowed)
+		}
+		return vs.err()
+	}
+
+	surging, tally := 0, 0
+	for _, np := range visited {
+		switch {
+		case len(np.olds) > 1 || len(np.newPods) > 1:
+			surging++
+			continue
+		case len(np.olds) == 1 && len(np.newPods) == 1 && !v.available(np.newPods[0]):
+			surging++
+		}
+		switch {
+		case len(np.olds) == 1:
+			if v.available(np.olds[0]) {
+				tally++
+			}
+		case len(np.newPods) == 1:
+			if v.available(np.newPods[0]) {
+				tally++
+			}
+		}
+	}
+	var surged []string
+	for _, c := range p.Create {
+		if np := visited[c.Node]; np != nil && len(np.olds) == 1 && len(np.newPods) == 0 && v.available(np.olds[0]) {
+			surged = append(surged, c.Node)
+		}
+	}
+	if allowed := max(0, b.maxSurge-surging); len(surged) > allowed {
+		vs.add(MaxSurge, "%d new pods beside available old ones on %v; maxSurge %d with %d nodes surging allows %d",
+			len(surged), surged, b.maxSurge, surging, allowed)
+	}
+	var names []string
+	for _, d := range deleted {
+		if d.np != nil && d.np.hasAvailableNP && !reference.Updated(d.pod, p.Hash, gen) {
+			continue
+		}
+		names = append(names, d.pod.Name)
+	}
+	if allowed := max(0, tally-b.desired); len(names) > allowed {
+		vs.add(Surplus, "%d available pods deleted %v with %d available for %d desired allows %d",
+			len(names), names, tally, b.desired, allowed)
+	}
+	return vs.err()
+}
+
+// counters are the seven status counters upstream compares before writing.
+func counters(s api.Status) [7]int32 {
+	return [7]int32{s.CurrentNumberScheduled, s.NumberMisscheduled, s.DesiredNumberScheduled, s.NumberReady,
+		s.UpdatedNumberScheduled, s.NumberAvailable, s.NumberUnavailable}
+}
+
+// CheckStatus reports StatusRecount violations (docs/status.md, S1–S9;
+// upstream: updateDaemonSetStatus, storeDaemonSetStatus).
+//
+//  1. When the sync built its history (a plan without Errors or with a
+//     hash; see below), the status is recounted from the snapshot with
+//     p.Hash: per
+//     node that should run the pod, desired; if it holds pods of the
+//     DaemonSet, current, and its oldest pod decides ready, available and
+//     updated; a node that should not run the pod but holds one is
+//     misscheduled; unavailable is desired minus available.
+//     observedGeneration is the DaemonSet's generation, or the input's
+//     while expectations are pending. StatusChanged is true exactly when a
+//     counter differs from the input status or the input's
+//     observedGeneration is behind; p.Status is then the recount, else the
+//     input status. The collision count is the input's.
+//  2. Otherwise (a DaemonSet being deleted or selecting everything, a
+//     selector that does not parse, a history that cannot be built), the
+//     counters and observedGeneration are the input's; only the collision
+//     count may change.
+//
+// Whether the history was built is judged from the snapshot and the plan,
+// not from p.Hash alone: the current revision may carry no hash label
+// (docs/history.md, H12).
+func CheckStatus(in daemonplan.Input, p daemonplan.Plan) error {
+	v := newView("CheckStatus", in)
+	var vs Violations
+	old := in.DaemonSet.Status
+	if !v.historyBuilt(p) {
+		if counters(p.Status) != counters(old) || p.Status.ObservedGeneration != old.ObservedGeneration {
+			vs.add(StatusRecount, "status %s changed by a sync that counted nothing (input %s)", renderStatus(p.Status), renderStatus(old))
+		}
+		return vs.err()
+	}
+	want := reference.Status(&v.ds, in.Nodes, in.Pods, in.Now, p.Hash)
+	if in.ExpectationsPending {
+		want.ObservedGeneration = old.ObservedGeneration
+	}
+	changed := counters(want) != counters(old) || old.ObservedGeneration < v.ds.Generation
+	if p.StatusChanged != changed {
+		vs.add(StatusRecount, "StatusChanged %v; recount %s against input %s says %v", p.StatusChanged, renderStatus(want), renderStatus(old), changed)
+	}
+	expect := old
+	if changed {
+		expect = want
+	}
+	if counters(p.Status) != counters(expect) || p.Status.ObservedGeneration != expect.ObservedGeneration {
+		vs.add(StatusRecount, "status %s, recount %s", renderStatus(p.Status), renderStatus(expect))
+	}
+	if !equalCount(p.Status.CollisionCount, old.CollisionCount) {
+		vs.add(StatusRecount, "collision count %s, input %s", renderCount(p.Status.CollisionCount), renderCount(old.CollisionCount))
+	}
+	return vs.err()
+}
+
+func renderStatus(s api.Status) string {
+	return fmt.Sprintf("{desired %d current %d ready %d available %d updated %d unavailable %d misscheduled %d observedGeneration %d}",
+		s.DesiredNumberScheduled, s.CurrentNumberScheduled, s.NumberReady, s.NumberAvailable, s.UpdatedNumberScheduled,
+		s.NumberUnavailable, s.NumberMisscheduled, s.ObservedGeneration)
+}
+
+func equalCount(a, b *int32) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func renderCount(c *int32) string {
+	if c == nil {
+		return "nil"
+	}
+	return strconv.Itoa(int(*c))
+}
+
+// CheckStop reports Stop violations: a sync that stops early issues only
+// the writes upstream issues before it stops (docs/manage.md, M1;
+// upstream: syncDaemonSet).
+//
+//  1. A DaemonSet being deleted, or whose selector is exactly empty, gets
+//     no write at all, and no status write.
+//  2. A plan with Errors creates no pod. If the sync failed before or
+//     while constructing the history (a selector that does not parse, a
+//     node listed twice, a name collision that bumps the collision count,
+//     two revisions of one name), it also deletes, adopts, releases and
+//     relabels no pod, and creates and deletes no revision.
+//  3. A plan with Errors or with expectations pending cleans up no history:
+//     every revision it deletes holds the current template (a duplicate of
+//     the current revision).
+//  4. With expectations pending, no pod is created or deleted.
+func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
+	v := newView("CheckStop", in)
+	var vs Violations
+	writes := func() []string {
+		var w []string
+		for _, l := range []struct {
+			name string
+			n    int
+		}{
+			{"Adopt", len(p.Adopt)}, {"Release", len(p.Release)}, {"Create", len(p.Create)}, {"Delete", len(p.Delete)},
+			{"Relabel", len(p.Relabel)}, {"Revisions.Create", len(p.Revisions.Create)}, {"Revisions.Update", len(p.Revisions.Update)},
+			{"Revisions.Delete", len(p.Revisions.Delete)}, {"Revisions.Adopt", len(p.Revisions.Adopt)}, {"Revisions.Release", len(p.Revisions.Release)},
+		} {
+			if l.n > 0 {
+				w = append(w, fmt.Sprintf("%s %d", l.name, l.n))
+			}
+		}
+		return w
+	}
+	if v.stopped() {
+		if w := writes(); len(w) > 0 || p.StatusChanged {
+			vs.add(Stop, "a DaemonSet being deleted or selecting everything gets writes %v (status changed %v)", w, p.StatusChanged)
+		}
+		return vs.err()
+	}
+	errored := len(p.Errors) > 0
+	if errored && len(p.Create) > 0 {
+		vs.add(Stop, "a failed sync creates %d pods", len(p.Create))
+	}
+	if errored && !v.historyBuilt(p) {
+		for _, l := range []struct {
+			name string
+			n    int
+		}{
+			{"deletes", len(p.Delete)}, {"adopts", len(p.Adopt)}, {"releases", len(p.Release)}, {"relabels", len(p.Relabel)},
+			{"creates revisions", len(p.Revisions.Create)}, {"deletes revisions", len(p.Revisions.Delete)},
+		} {
+			if l.n > 0 {
+				vs.add(Stop, "a sync that failed before its history was known %s: %d", l.name, l.n)
+			}
+		}
+	}
+	if in.ExpectationsPending && len(p.Create)+len(p.Delete) > 0 {
+		vs.add(Stop, "a sync with expectations pending creates %d and deletes %d pods", len(p.Create), len(p.Delete))
+	}
+	if errored || in.ExpectationsPending {
+		current := revision.TemplateData(&v.ds)
+		for _, name := range p.Revisions.Delete {
+			if r := v.revs[name]; r != nil && !bytes.Equal(r.Data, current) {
+				vs.add(Stop, "a sync that failed or waits on expectations cleans up old revision %s", name)
+			}
+		}
+	}
+	return vs.err()
+}
+
+// CheckConverged reports Converged violations for a snapshot the caller
+// believes settled, p being the plan of a sync of it (it reads p.Hash):
+//
+//  1. every node that should run the pod holds exactly one pod of the
+//     DaemonSet, not being deleted, available and, for RollingUpdate, up
+//     to date (its hash label is p.Hash or its template-generation label
+//     the DaemonSet's);
+//  2. a node whose pods may not continue running holds none but pods
+//     being deleted, and any other node at most one.
+func CheckConverged(in daemonplan.Input, p daemonplan.Plan) error {
+	v := newView("CheckConverged", in)
+	var vs Violations
+	rolling := v.ds.UpdateStrategy.Type == api.RollingUpdate
+	if rolling && p.Hash == "" {
+		vs.add(Converged, "the plan names no current revision")
+	}
+	buckets := reference.Buckets(&v.ds, in.Pods)
+	gen := reference.Generation(&v.ds)
+	for i := range in.Nodes {
+		n := &in.Nodes[i]
+		run, cont := reference.ShouldRun(&v.ds, n)
+		var live []*api.Pod
+		for _, pod := range buckets[n.Name] {
+			if !pod.Deleting {
+				live = append(live, pod)
+			}
+		}
+		switch {
+		case run && len(buckets[n.Name]) != 1:
+			vs.add(Converged, "node %s should run one pod and holds %d", n.Name, len(buckets[n.Name]))
+		case run && len(live) == 0:
+			vs.add(Converged, "node %s: pod %s is being deleted", n.Name, buckets[n.Name][0].Name)
+		case run && !v.available(live[0]):
+			vs.add(Converged, "node %s: pod %s is not available (phase %q, ready %v)", n.Name, live[0].Name, live[0].Phase, live[0].Ready)
+		case run && rolling && !reference.Updated(live[0], p.Hash, gen):
+			vs.add(Converged, "node %s: pod %s is of revision %q, want %q", n.Name, live[0].Name, live[0].Labels[api.LabelRevisionHash], p.Hash)
+		case !cont && len(live) > 0:
+			vs.add(Converged, "node %s may not run the pod and holds %d", n.Name, len(live))
+		case !run && len(live) > 1:
+			vs.add(Converged, "node %s holds %d pods", n.Name, len(live))
+		}
+	}
+	return vs.err()
+}
+
+// Planner plans one sync. daemonplan.Sync with fixed Options is one:
+//
+//	func(in daemonplan.Input) (daemonplan.Plan, error) { return daemonplan.Sync(in, opts) }
+type Planner func(daemonplan.Input) (daemonplan.Plan, error)
+
+// CheckPermutation reports a Determinism violation when plan returns
+// anything different for in and for permuted, which must hold the same
+// nodes, pods and revisions in another order (see Permutation;
+// docs/determinism.md, D4): a
+// different error, or a plan that differs in any field (errors compared by
+// message). Each differing field is one violation.
+func CheckPermutation(plan Planner, in, permuted daemonplan.Input) error {
+	a, errA := plan(in)
+	b, errB := plan(permuted)
+	var vs Violations
+	if errorText(errA) != errorText(errB) {
+		vs.add(Determinism, "error %q, on permuted input %q", errorText(errA), errorText(errB))
+	}
+	for _, f := range diffPlans(a, b) {
+		vs.add(Determinism, "%s", f)
+	}
+	return vs.err()
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// diffPlans names the fields in which a and b differ.
+func diffPlans(a, b daemonplan.Plan) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var out []string
+	for i := 0; i < va.NumField(); i++ {
+		name := va.Type().Field(i).Name
+		fa, fb := va.Field(i).Interface(), vb.Field(i).Interface()
+		if name == "Errors" {
+			fa, fb = errorTexts(a.Errors), errorTexts(b.Errors)
+		}
+		if !reflect.DeepEqual(fa, fb) {
+			out = append(out, fmt.Sprintf("Plan.%s differs: %v, on permuted input %v", name, fa, fb))
+		}
+	}
+	return out
+}
+
+func errorTexts(errs []error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+// Step is one sync of a sequence: the snapshot it read and its plan.
+type Step struct {
+	Input daemonplan.Input
+	Plan  daemonplan.Plan
+}
+
+// CheckSteps runs CheckPlan on every step of a sequence and returns all
+// violations, each Detail prefixed with "step <i>: " (from 0).
+func CheckSteps(steps []Step) error {
+	var vs Violations
+	for i, s := range steps {
+		if err := CheckPlan(s.Input, s.Plan); err != nil {
+			for _, v := range err.(Violations) {
+				v.Detail = fmt.Sprintf("step %d: %s", i, v.Detail)
+				vs = append(vs, v)
+			}
+		}
+	}
+	return vs.err()
+}

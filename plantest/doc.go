@@ -1,0 +1,86 @@
+// Package plantest is a kit for property tests of DaemonSet plans, in the
+// spirit of net/http/httptest: generators of coherent clusters, checkers
+// of the invariants every plan must keep, and a driver that rolls a
+// simulated cluster out and checks every step. daemonplan's own tests use
+// it; so can yours, against daemonplan or against a planner of your own.
+//
+// It owns no planning. The checkers recount what they need from the
+// snapshot with a deliberately naive transcription of upstream's rules
+// (eligibility, claiming, buckets, availability, budgets), never with the
+// planner's code, and trust only Plan.Hash. They assume daemonplan.Options
+// are zero but for Hash: a plan made with other placement options may
+// break them for good reasons. This is the only package of the module
+// that imports pgregory.net/rapid outside tests.
+//
+// # Generators
+//
+// Built with rapid.Custom, so that failures shrink to small clusters, and
+// with fixed names ("ns/ds", "node-3", "pod-07", "ds-<hash>"), so that
+// they read the same from one run to the next. Options holds the knobs:
+// sizes, label, taint and toleration pools, a rollout in progress, failed
+// and terminating pods, orphans and strays. The zero Options generate tidy
+// clusters.
+//
+//   - Clusters: a whole snapshot (Cluster: a daemonplan.Input and the
+//     current revision's hash);
+//   - DaemonSet, Node, Pod, Revisions: its parts;
+//   - Permutation: the same input in another order.
+//
+// # Checkers
+//
+// Each takes the input of one sync and its plan and returns nil or
+// Violations, one Violation per broken rule naming its Invariant; Violated
+// tests for one. They never change their arguments, and panic only when
+// Input.DaemonSet is nil (Sync refuses such an input). Each promises what
+// its doc lists, no more:
+//
+//   - CheckOwnership (Ownership): deletes, adoptions, releases, relabels
+//     and revision writes touch only what the DaemonSet claims or may
+//     claim; nothing of another controller, namespace or selector.
+//   - CheckPodsPerNode (PodsPerNode): after the plan, at most one running
+//     pod per node, or one new and one old with surge.
+//   - CheckBudgets (MaxUnavailable, MaxSurge, Surplus): a rolling-update
+//     pass never takes more available pods down than maxUnavailable
+//     allows, never surges beyond maxSurge, and with surge never lowers
+//     availability below the desired count.
+//   - CheckStatus (StatusRecount): the status equals a recount of the
+//     snapshot, and is written exactly when upstream writes it.
+//   - CheckStop (Stop): a sync that fails, or meets a DaemonSet being
+//     deleted, or waits on expectations, issues no write past that point.
+//   - CheckPlan: all of the above at once.
+//   - CheckConverged (Converged): a settled cluster runs exactly one
+//     available, up-to-date pod on every node that should run one.
+//   - CheckPermutation (Determinism): a Planner returns the same plan for
+//     a permuted input.
+//   - CheckSteps: CheckPlan over a sequence of syncs.
+//
+// # Driving a rollout
+//
+// Sync runs one sync of a sim.Cluster and checks it; Rollout repeats sync
+// and clock advance until the rollout is done, checks every step and the
+// converged end, and fails a TB (a *testing.T or a *rapid.T) on the first
+// broken invariant.
+//
+// # A property test of your own
+//
+// Draw a cluster, plan it, check the plan:
+//
+//	func TestMyPlanner(t *testing.T) {
+//		rapid.Check(t, func(t *rapid.T) {
+//			c := plantest.Clusters(plantest.Options{Rollout: true, Orphans: true}).Draw(t, "cluster")
+//			p, err := daemonplan.Sync(c.Input, daemonplan.Options{})
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			if err := plantest.CheckPlan(c.Input, p); err != nil {
+//				t.Fatal(err)
+//			}
+//		})
+//	}
+//
+// The package example shows what a broken plan reports. In this package's
+// tests, TestSyncInvariants is that property for daemonplan.Sync, and
+// TestSyncInvariantsFailOnBrokenPlanners runs it against planners with one
+// bug each (maxUnavailable ignored, duplicates kept, a foreign pod
+// deleted, ...) and requires that it fails, naming the broken invariant.
+package plantest
