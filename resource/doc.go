@@ -16,7 +16,7 @@
 //     ErrSyntax, ErrNumber or ErrSuffix.
 //   - NewQuantity, NewMilliQuantity: a Quantity from an int64.
 //   - Quantity.Add, Sub, Neg, Cmp, Equal, Sign, IsZero: exact arithmetic.
-//   - Quantity.String, Canonical, Format: printing.
+//   - Quantity.String, Canonical, Format, WithFormat: printing.
 //   - Quantity.Value, MilliValue, ScaledValue: rounded integers.
 //   - List, List.Add, List.Max, List.Names, List.String: named quantities.
 //   - PodResources, Container, PodRequests, Default, EffectiveRequests: the

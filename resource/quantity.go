@@ -88,6 +88,17 @@ func NewMilliQuantity(v int64, f Format) Quantity {
 // its format.
 func (q Quantity) Format() Format { return q.f }
 
+// WithFormat returns q in format f: the same value, printed as f prints it
+// and without a parsed spelling. It carries a format that a printed text
+// does not show, as when converting another library's quantity through
+// its text: apimachinery prints 0.5Ki as "512", which Parse reads as
+// DecimalSI, while the quantity is BinarySI.
+func (q Quantity) WithFormat(f Format) Quantity {
+	q.f = f
+	q.text = ""
+	return q
+}
+
 // Sign returns -1, 0 or +1 as q is negative, zero or positive.
 func (q Quantity) Sign() int {
 	if q.big != nil {
