@@ -36,7 +36,37 @@ func (t PodTemplate) DeepCopy() PodTemplate {
 	t.RequiredNodeAffinity = t.RequiredNodeAffinity.DeepCopy()
 	t.Tolerations = taints.CloneTolerations(t.Tolerations)
 	t.ActiveDeadlineSeconds = clonePtr(t.ActiveDeadlineSeconds)
+	t.Containers = cloneContainers(t.Containers)
+	t.InitContainers = cloneContainers(t.InitContainers)
+	t.Overhead = maps.Clone(t.Overhead)
+	t.Resources = t.Resources.DeepCopy()
 	return t
+}
+
+// DeepCopy returns a deep copy of c.
+func (c Container) DeepCopy() Container {
+	c.Resources = c.Resources.DeepCopy()
+	c.Ports = slices.Clone(c.Ports)
+	return c
+}
+
+// DeepCopy returns a deep copy of r. Quantities are immutable values, so
+// copying the maps copies everything.
+func (r Resources) DeepCopy() Resources {
+	r.Requests = maps.Clone(r.Requests)
+	r.Limits = maps.Clone(r.Limits)
+	return r
+}
+
+func cloneContainers(cs []Container) []Container {
+	if cs == nil {
+		return nil
+	}
+	out := make([]Container, len(cs))
+	for i, c := range cs {
+		out[i] = c.DeepCopy()
+	}
+	return out
 }
 
 // DeepCopy returns a deep copy of s.

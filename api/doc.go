@@ -2,7 +2,8 @@
 // as a sync reads them, the update strategy and its budgets, the status the
 // controller writes, and the well-known labels and annotations. Every other
 // package of daemonplan reads these types; api itself depends only on the
-// matching vocabulary of packages selector and taints and on package field.
+// matching vocabulary of packages selector and taints, on package field and
+// on package resource (the quantities of requests and limits).
 //
 // It also owns what the API server does to a DaemonSet before a controller
 // ever sees it, each as a pure function:
@@ -13,7 +14,10 @@
 //   - the DeepCopy methods copy an object so that nothing is shared.
 //
 // And the facts about one pod that several packages need: TargetNodeName,
-// IsAvailable, IsUpdated, IsTerminal, and a DaemonSet's TemplateGeneration.
+// IsAvailable, IsUpdated, IsTerminal, a DaemonSet's TemplateGeneration, and
+// what a pod made from a template takes on its node: PodTemplate.Requests
+// (the scheduler's effective requests of the stored pod) and
+// PodTemplate.HostPorts.
 //
 // The types carry only what decisions read. The kube module converts
 // Kubernetes API objects (k8s.io/api) into them. No function of this

@@ -7,6 +7,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -84,4 +85,46 @@ func ExampleValidateWith() {
 	// Output:
 	// spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero
 	// 0 errors with surge and unavailability allowed
+}
+
+// A node agent with a sidecar: the pod the API server stores requests the
+// agent's memory limit (no request was written) and the sidecar's cpu on
+// top of the agent's, and binds the metrics port on the node.
+func ExamplePodTemplate_Requests() {
+	tpl := api.PodTemplate{
+		Containers: []api.Container{{
+			Name: "agent", Image: "agent:1.0",
+			Resources: api.Resources{
+				Requests: resource.List{"cpu": resource.MustParse("100m")},
+				Limits:   resource.List{"memory": resource.MustParse("128Mi")},
+			},
+			Ports: []api.ContainerPort{{Name: "metrics", ContainerPort: 9100, HostPort: 9100}},
+		}},
+		InitContainers: []api.Container{{
+			Name: "proxy", Image: "proxy:2", RestartPolicy: api.ContainerRestartPolicyAlways,
+			Resources: api.Resources{Requests: resource.List{"cpu": resource.MustParse("0.05")}},
+		}},
+	}
+	fmt.Println(tpl.Requests())
+	for _, p := range tpl.HostPorts() {
+		fmt.Println(p.Name, p.HostPort)
+	}
+	// Output:
+	// cpu=150m,memory=128Mi
+	// metrics 9100
+}
+
+// HostPorts lists what the scheduler's port filter reads: sidecars' and
+// regular containers' ports with a host port.
+func ExamplePodTemplate_HostPorts() {
+	tpl := api.PodTemplate{
+		HostNetwork: true,
+		Containers:  []api.Container{{Name: "exporter", Ports: []api.ContainerPort{{ContainerPort: 9100}, {ContainerPort: 9101, Protocol: "UDP"}}}},
+	}
+	for _, p := range tpl.HostPorts() {
+		fmt.Printf("%d/%q\n", p.HostPort, p.Protocol)
+	}
+	// Output:
+	// 9100/""
+	// 9101/"UDP"
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"time"
 
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -86,6 +87,55 @@ type PodTemplate struct {
 	// RestartPolicy and ActiveDeadlineSeconds are read only by validation.
 	RestartPolicy         string
 	ActiveDeadlineSeconds *int64
+	// Containers and InitContainers are spec.containers and
+	// spec.initContainers, in order. The planner's decisions never read
+	// them; revisions (a new image is a new revision), requests and host
+	// ports do.
+	Containers     []Container
+	InitContainers []Container
+	// Overhead is spec.overhead, what the pod's runtime class costs on top
+	// of its containers.
+	Overhead resource.List
+	// Resources is spec.resources, the pod-level requests and limits; both
+	// empty means unset.
+	Resources Resources
+}
+
+// ContainerRestartPolicyAlways is the restartPolicy that makes an init
+// container a sidecar: it starts before the regular containers and keeps
+// running beside them.
+const ContainerRestartPolicyAlways = "Always"
+
+// Container is one container or init container of a pod template: what
+// revisions, requests and host ports read.
+type Container struct {
+	Name  string
+	Image string
+	// Resources is resources.requests and resources.limits.
+	Resources Resources
+	Ports     []ContainerPort
+	// RestartPolicy is the container's own restartPolicy: "" or, on an init
+	// container, ContainerRestartPolicyAlways for a sidecar.
+	RestartPolicy string
+}
+
+// Resources is a requests-and-limits pair (corev1.ResourceRequirements).
+// Nil and empty lists mean the same: nothing requested or limited.
+type Resources struct {
+	Requests resource.List
+	Limits   resource.List
+}
+
+// ContainerPort is one entry of a container's ports.
+type ContainerPort struct {
+	Name          string
+	ContainerPort int32
+	// HostPort is the node port the container binds; 0 binds none.
+	HostPort int32
+	// Protocol is TCP, UDP or SCTP; "" means TCP.
+	Protocol string
+	// HostIP is the node address HostPort binds; "" means every address.
+	HostIP string
 }
 
 // Status is the DaemonSet status the controller writes.

@@ -24,7 +24,9 @@
 //   - Clusters: a whole snapshot (Cluster: a daemonplan.Input and the
 //     current revision's hash);
 //   - DaemonSet, Node, Pod, Revisions: its parts;
-//   - Permutation: the same input in another order.
+//   - Permutation: the same input in another order;
+//   - Workload, Containers, ResourceList: containers, sidecars, requests,
+//     limits, host ports, overhead and pod-level resources for a template.
 //
 // # Checkers
 //

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -83,8 +84,16 @@ func DefaultHash(ds *api.DaemonSet, collisionCount *int32) string {
 //     no terms differ; each term holds "matchExpressions" and
 //     "matchFields" when non-empty, each requirement "key", "operator" and
 //     "values"). Empty strings, maps and lists are left out.
-//  4. Lists keep their order: reordering tolerations makes a new revision,
-//     as it does upstream.
+//  4. spec also holds "containers" and "initContainers" when non-empty,
+//     each container with "name", "image", "restartPolicy", "ports" (each
+//     with "name", "containerPort", "hostPort", "protocol", "hostIP") and
+//     "resources" ("requests" and "limits", each a map of names to
+//     quantities as Quantity.String prints them); "overhead" (such a map)
+//     and "resources" (pod-level, as for a container). Empty and zero
+//     fields are left out, so a template without containers encodes as it
+//     did before containers were modelled.
+//  5. Lists keep their order: reordering tolerations or containers makes a
+//     new revision, as it does upstream.
 func TemplateData(ds *api.DaemonSet) []byte {
 	if ds.TemplateData != nil {
 		return append([]byte{}, ds.TemplateData...)
@@ -110,6 +119,14 @@ func canonicalTemplate(t *api.PodTemplate) []byte {
 	if len(t.Tolerations) > 0 {
 		spec["tolerations"] = encodeTolerations(t.Tolerations)
 	}
+	if len(t.Containers) > 0 {
+		spec["containers"] = encodeContainers(t.Containers)
+	}
+	if len(t.InitContainers) > 0 {
+		spec["initContainers"] = encodeContainers(t.InitContainers)
+	}
+	putList(spec, "overhead", t.Overhead)
+	putResources(spec, t.Resources)
 	if t.RequiredNodeAffinity != nil {
 		spec["affinity"] = map[string]any{
 			"nodeAffinity": map[string]any{
@@ -131,7 +148,7 @@ func canonicalTemplate(t *api.PodTemplate) []byte {
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		// Only strings, bools, int64s, maps and slices of them are encoded.
+		// Only strings, bools, integers, maps and slices of them are encoded.
 		panic("revision.TemplateData: " + err.Error())
 	}
 	return b
@@ -147,6 +164,61 @@ func putMap(m map[string]any, k string, v map[string]string) {
 	if len(v) > 0 {
 		m[k] = v
 	}
+}
+
+// putList writes a resource list as names to printed quantities, when
+// non-empty.
+func putList(m map[string]any, k string, l resource.List) {
+	if len(l) == 0 {
+		return
+	}
+	out := make(map[string]string, len(l))
+	for name, q := range l {
+		out[name] = q.String()
+	}
+	m[k] = out
+}
+
+// putResources writes "resources" with its requests and limits, when
+// either is non-empty.
+func putResources(m map[string]any, r api.Resources) {
+	res := map[string]any{}
+	putList(res, "requests", r.Requests)
+	putList(res, "limits", r.Limits)
+	if len(res) > 0 {
+		m["resources"] = res
+	}
+}
+
+func encodeContainers(cs []api.Container) []any {
+	out := make([]any, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		m := map[string]any{}
+		putString(m, "name", c.Name)
+		putString(m, "image", c.Image)
+		putString(m, "restartPolicy", c.RestartPolicy)
+		putResources(m, c.Resources)
+		if len(c.Ports) > 0 {
+			ports := make([]any, len(c.Ports))
+			for j, p := range c.Ports {
+				pm := map[string]any{}
+				putString(pm, "name", p.Name)
+				if p.ContainerPort != 0 {
+					pm["containerPort"] = p.ContainerPort
+				}
+				if p.HostPort != 0 {
+					pm["hostPort"] = p.HostPort
+				}
+				putString(pm, "protocol", p.Protocol)
+				putString(pm, "hostIP", p.HostIP)
+				ports[j] = pm
+			}
+			m["ports"] = ports
+		}
+		out[i] = m
+	}
+	return out
 }
 
 func encodeTolerations(ts []taints.Toleration) []any {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -128,6 +129,35 @@ func TestTemplateData(t *testing.T) {
 			`{"matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]}],"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}}},` +
 			`"hostNetwork":true,"nodeName":"n1","nodeSelector":{"disk":"ssd"},"restartPolicy":"Always",` +
 			`"tolerations":[{"effect":"NoExecute","key":"k","operator":"Equal","tolerationSeconds":30,"value":"v"},{"operator":"Exists"}]}}}}`,
+	}, {
+		name:   "Containers",
+		reason: "containers in order with their non-empty fields, quantities as Kubernetes prints them, overhead and pod-level resources",
+		ds: api.DaemonSet{Template: api.PodTemplate{
+			Containers: []api.Container{{
+				Name: "agent", Image: "agent:1.0",
+				Resources: api.Resources{
+					Requests: resource.List{"cpu": resource.MustParse("0.1"), "memory": resource.MustParse("64Mi")},
+					Limits:   resource.List{"memory": resource.MustParse("1.5Gi")},
+				},
+				Ports: []api.ContainerPort{{Name: "metrics", ContainerPort: 9100, HostPort: 9100}},
+			}},
+			InitContainers: []api.Container{{Name: "proxy", Image: "proxy:2", RestartPolicy: api.ContainerRestartPolicyAlways}, {Name: "empty"}},
+			Overhead:       resource.List{"cpu": resource.MustParse("10m")},
+			Resources:      api.Resources{Limits: resource.List{"cpu": resource.MustParse("1")}},
+		}},
+		want: `{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{` +
+			`"containers":[{"image":"agent:1.0","name":"agent","ports":[{"containerPort":9100,"hostPort":9100,"name":"metrics"}],` +
+			`"resources":{"limits":{"memory":"1536Mi"},"requests":{"cpu":"100m","memory":"64Mi"}}}],` +
+			`"initContainers":[{"image":"proxy:2","name":"proxy","restartPolicy":"Always"},{"name":"empty"}],` +
+			`"overhead":{"cpu":"10m"},"resources":{"limits":{"cpu":"1"}}}}}}`,
+	}, {
+		name:   "EmptyContainerFieldsLeftOut",
+		reason: "empty container lists, lists of quantities and pod-level resources encode like none",
+		ds: api.DaemonSet{Template: api.PodTemplate{
+			Containers: []api.Container{}, Overhead: resource.List{},
+			Resources: api.Resources{Requests: resource.List{}},
+		}},
+		want: `{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{}}}}`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +179,14 @@ func TestTemplateData(t *testing.T) {
 		TemplateData(&given)[0] = 'x'
 		if string(given.TemplateData) != "abc" {
 			t.Errorf("TemplateData() returned the DaemonSet's own slice")
+		}
+	})
+	t.Run("ImageChangeIsNewRevision", func(t *testing.T) {
+		a := api.DaemonSet{Template: api.PodTemplate{Containers: []api.Container{{Name: "agent", Image: "agent:1.0"}}}}
+		b := api.DaemonSet{Template: *new(api.PodTemplate)}
+		b.Template.Containers = []api.Container{{Name: "agent", Image: "agent:1.1"}}
+		if string(TemplateData(&a)) == string(TemplateData(&b)) || DefaultHash(&a, nil) == DefaultHash(&b, nil) {
+			t.Errorf("TemplateData() and DefaultHash() ignore the image")
 		}
 	})
 	t.Run("TolerationOrderMatters", func(t *testing.T) {
