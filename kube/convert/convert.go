@@ -2,15 +2,18 @@ package convert
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -27,6 +30,10 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 	}
 	spec := &ds.Spec
 	pod := &spec.Template.Spec
+	w, err := Workload(pod)
+	if err != nil {
+		return nil, err
+	}
 	out := &api.DaemonSet{
 		Namespace:   ds.Namespace,
 		Name:        ds.Name,
@@ -45,6 +52,10 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 			HostNetwork:           pod.HostNetwork,
 			RestartPolicy:         string(pod.RestartPolicy),
 			ActiveDeadlineSeconds: clone(pod.ActiveDeadlineSeconds),
+			Containers:            w.Containers,
+			InitContainers:        w.InitContainers,
+			Overhead:              w.Overhead,
+			Resources:             w.Resources,
 		},
 		TemplateData: data,
 		UpdateStrategy: api.UpdateStrategy{
@@ -71,6 +82,125 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 		}
 	}
 	return out, nil
+}
+
+// Workload converts the parts of a pod spec that decide what the pod takes
+// on a node: containers and init containers (name, image, requests,
+// limits, ports, restartPolicy), overhead and pod-level resources. It is
+// returned as an api.PodTemplate holding only those fields, so that it
+// serves for a template as for a pod already on a node. Quantities keep
+// their value exactly and their format; an error (with the field path)
+// means apimachinery printed a quantity package resource cannot parse,
+// which the differential tests have not seen happen.
+func Workload(spec *corev1.PodSpec) (api.PodTemplate, error) {
+	var out api.PodTemplate
+	var err error
+	if out.Containers, err = containers(spec.Containers, "spec.containers"); err != nil {
+		return out, err
+	}
+	if out.InitContainers, err = containers(spec.InitContainers, "spec.initContainers"); err != nil {
+		return out, err
+	}
+	if out.Overhead, err = resourceList(spec.Overhead, "spec.overhead"); err != nil {
+		return out, err
+	}
+	if r := spec.Resources; r != nil {
+		if out.Resources, err = requirements(*r, "spec.resources"); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func containers(cs []corev1.Container, path string) ([]api.Container, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	out := make([]api.Container, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		r, err := requirements(c.Resources, fmt.Sprintf("%s[%d].resources", path, i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = api.Container{Name: c.Name, Image: c.Image, Resources: r}
+		if c.RestartPolicy != nil {
+			out[i].RestartPolicy = string(*c.RestartPolicy)
+		}
+		if len(c.Ports) > 0 {
+			out[i].Ports = make([]api.ContainerPort, len(c.Ports))
+			for j, p := range c.Ports {
+				out[i].Ports[j] = api.ContainerPort{
+					Name: p.Name, ContainerPort: p.ContainerPort, HostPort: p.HostPort,
+					Protocol: string(p.Protocol), HostIP: p.HostIP,
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func requirements(r corev1.ResourceRequirements, path string) (api.Resources, error) {
+	req, err := resourceList(r.Requests, path+".requests")
+	if err != nil {
+		return api.Resources{}, err
+	}
+	lim, err := resourceList(r.Limits, path+".limits")
+	if err != nil {
+		return api.Resources{}, err
+	}
+	return api.Resources{Requests: req, Limits: lim}, nil
+}
+
+// resourceList converts l, keeping nil and empty apart.
+func resourceList(l corev1.ResourceList, path string) (resource.List, error) {
+	if l == nil {
+		return nil, nil
+	}
+	out := make(resource.List, len(l))
+	for name, q := range l {
+		v, err := quantity(q)
+		if err != nil {
+			return nil, fmt.Errorf("%s[%s]: %w", path, name, err)
+		}
+		out[string(name)] = v
+	}
+	return out, nil
+}
+
+// quantity converts q through the text apimachinery prints, then gives it
+// q's format, which that text does not always show (0Ki prints "0", 0.5Ki
+// "512"). Where apimachinery prints a value it cannot write (values of
+// 10^21 and more lose their suffix; resource's doc.go, Divergences), the
+// exact decimal value is read instead.
+func quantity(q apiresource.Quantity) (resource.Quantity, error) {
+	v, err := resource.Parse(q.String())
+	if err != nil {
+		return v, err
+	}
+	exact, err := resource.Parse(q.AsDec().String())
+	if err != nil {
+		return v, err
+	}
+	if !v.Equal(exact) {
+		v = exact
+	}
+	if f := format(q.Format); f != 0 && f != v.Format() {
+		v = v.WithFormat(f)
+	}
+	return v, nil
+}
+
+func format(f apiresource.Format) resource.Format {
+	switch f {
+	case apiresource.DecimalExponent:
+		return resource.DecimalExponent
+	case apiresource.BinarySI:
+		return resource.BinarySI
+	case apiresource.DecimalSI:
+		return resource.DecimalSI
+	}
+	return 0
 }
 
 // HashFunc returns the revision hash of ds as the controller of Kubernetes

@@ -16,6 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
@@ -93,6 +94,20 @@ func TestDaemonSet(t *testing.T) {
 			HostNetwork:           true,
 			RestartPolicy:         "OnFailure",
 			ActiveDeadlineSeconds: ptr(int64(60)),
+			Containers: []api.Container{{
+				Name: "agent", Image: "agent:v1",
+				Resources: api.Resources{
+					Requests: resource.List{"cpu": resource.MustParse("100m")},
+					Limits:   resource.List{"memory": resource.MustParse("1536Mi")},
+				},
+				Ports: []api.ContainerPort{{Name: "metrics", ContainerPort: 9100, HostPort: 9100, Protocol: "TCP", HostIP: "10.0.0.1"}},
+			}},
+			InitContainers: []api.Container{{
+				Name: "proxy", Image: "proxy:2", RestartPolicy: api.ContainerRestartPolicyAlways,
+				Resources: api.Resources{Requests: resource.List{"cpu": resource.MustParse("50m"), "example.com/gpu": resource.MustParse("1")}},
+			}},
+			Overhead:  resource.List{"cpu": resource.MustParse("10m")},
+			Resources: api.Resources{Limits: resource.List{"cpu": resource.MustParse("2")}},
 		},
 		UpdateStrategy: api.UpdateStrategy{
 			Type: api.RollingUpdate,

@@ -3,8 +3,9 @@
 //
 // In: DaemonSet, Node, Pod and Revision (with the plural forms for slices),
 // and HashFunc, upstream's exact revision hash for package revision. They
-// copy only what decisions read (see api.DaemonSet, Node and Pod) and do not
-// validate: a DaemonSet the API server would reject converts as it is, so
+// copy only what decisions read (see api.DaemonSet, Node and Pod), plus the
+// template's containers, overhead and pod-level resources (for any pod
+// spec, through Workload), and do not validate: a DaemonSet the API server would reject converts as it is, so
 // that the planner can report or tolerate it. Maps (labels, annotations,
 // node selectors) and string slices (selector values) are shared with the
 // input rather than copied; neither side may change them while the snapshot
