@@ -1,0 +1,151 @@
+package overhead
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/resource"
+)
+
+// Set is a list of DaemonSets compiled once for node-centric questions.
+type Set struct {
+	// names are the resource names any DaemonSet requests, sorted; Result
+	// totals are indexed like them.
+	names   []string
+	daemons []daemon
+}
+
+type daemon struct {
+	Daemon
+	elig *placement.Eligibility
+	// vec holds Requests by names index; has marks the names present.
+	vec []resource.Quantity
+	has []bool
+}
+
+// Daemon is what a Set knows about one of its DaemonSets.
+type Daemon struct {
+	Namespace, Name, UID string
+	// Requests is the effective requests of the DaemonSet's pod
+	// (api.PodTemplate.Requests).
+	Requests resource.List
+	// HostPorts are the host ports the pod binds (api.PodTemplate.HostPorts).
+	HostPorts []api.ContainerPort
+}
+
+// Compile compiles dss, sorted by namespace then name (ties keep their
+// input order). opts carries the toleration options the planner uses; its
+// other fields play no part. The DaemonSets are read, never changed, and
+// must not change while the Set is in use. A DaemonSet being deleted is
+// compiled like any other: the caller decides whether it still counts.
+func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {
+	s := &Set{daemons: make([]daemon, len(dss))}
+	seen := map[string]bool{}
+	for i, ds := range dss {
+		d := &s.daemons[i]
+		d.Daemon = Daemon{
+			Namespace: ds.Namespace, Name: ds.Name, UID: ds.UID,
+			Requests:  ds.Template.Requests(),
+			HostPorts: ds.Template.HostPorts(),
+		}
+		d.elig = placement.NewEligibility(ds, opts)
+		for name := range d.Requests {
+			if !seen[name] {
+				seen[name] = true
+				s.names = append(s.names, name)
+			}
+		}
+	}
+	slices.SortStableFunc(s.daemons, func(a, b daemon) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	slices.Sort(s.names)
+	for i := range s.daemons {
+		d := &s.daemons[i]
+		d.vec = make([]resource.Quantity, len(s.names))
+		d.has = make([]bool, len(s.names))
+		for j, name := range s.names {
+			d.vec[j], d.has[j] = d.Requests[name]
+		}
+	}
+	return s
+}
+
+// Len returns the number of DaemonSets in s.
+func (s *Set) Len() int { return len(s.daemons) }
+
+// Daemon returns the i-th DaemonSet of s (0 ≤ i < Len), in namespace/name
+// order. Its lists are shared with s and must not be changed.
+func (s *Set) Daemon(i int) Daemon { return s.daemons[i].Daemon }
+
+// Names returns the resource names any DaemonSet of s requests, sorted:
+// the index of Result.Total. The slice is shared with s and must not be
+// changed.
+func (s *Set) Names() []string { return s.names }
+
+// Result is one node's answer, laid out for reuse: Query overwrites it and
+// allocates only to grow its slices to the Set's size.
+type Result struct {
+	// Decisions[i] is DaemonSet i's decision about the node
+	// (placement.Eligibility.Decide).
+	Decisions []placement.Decision
+	// Total[j] is the sum of Names()[j] over the DaemonSets whose pod
+	// lands; Has[j] reports whether any of them requests it.
+	Total []resource.Quantity
+	Has   []bool
+}
+
+// Lands reports whether DaemonSet i puts a pod on the node: the
+// controller would create one there (Decision.ShouldRun). A pod the
+// controller only lets continue (an untolerated NoSchedule taint) does
+// not land on a new node and is not counted.
+func (r *Result) Lands(i int) bool { return r.Decisions[i].ShouldRun }
+
+// Query decides every DaemonSet of s about n and sums the requests of the
+// pods that land (in namespace/name order; a sum keeps the format of its
+// first operand, as apimachinery's Add does). It allocates nothing when r
+// already holds slices of s's sizes, as after a first Query with the same
+// Set. n is read, never changed.
+func (s *Set) Query(n *api.Node, r *Result) {
+	r.Decisions = grow(r.Decisions, len(s.daemons))
+	r.Total = grow(r.Total, len(s.names))
+	r.Has = grow(r.Has, len(s.names))
+	clear(r.Total)
+	clear(r.Has)
+	for i := range s.daemons {
+		d := &s.daemons[i]
+		dec := d.elig.Decide(n)
+		r.Decisions[i] = dec
+		if !dec.ShouldRun {
+			continue
+		}
+		for j, ok := range d.has {
+			if ok {
+				r.Total[j] = r.Total[j].Add(d.vec[j])
+				r.Has[j] = true
+			}
+		}
+	}
+}
+
+// grow returns s resliced to n elements, reallocated only when too small.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// Requests returns r's total as a new List of the names some landing
+// DaemonSet requests.
+func (s *Set) Requests(r *Result) resource.List {
+	out := resource.List{}
+	for j, name := range s.names {
+		if r.Has[j] {
+			out[name] = r.Total[j]
+		}
+	}
+	return out
+}

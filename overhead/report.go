@@ -1,0 +1,45 @@
+package overhead
+
+import (
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/resource"
+)
+
+// Report is one node's answer, self-contained for printing.
+type Report struct {
+	Node string
+	// DaemonSets holds every DaemonSet of the Set, in namespace/name order.
+	DaemonSets []Entry
+	// Requests is the sum of the requests of the pods that land.
+	Requests resource.List
+}
+
+// Entry is one DaemonSet's answer about one node.
+type Entry struct {
+	Daemon
+	Decision placement.Decision
+	// Lands reports Decision.ShouldRun.
+	Lands bool
+	// Fit is nil when no NodeState was given; otherwise the fit of the
+	// DaemonSet's pod, judged whether or not it lands.
+	Fit *Fit
+}
+
+// Report answers for n: Query, then each DaemonSet's requests and host
+// ports, and with st non-nil each daemon pod's Fit. It allocates its
+// result; use Query to ask many nodes without allocating.
+func (s *Set) Report(n *api.Node, st *NodeState) Report {
+	var r Result
+	s.Query(n, &r)
+	out := Report{Node: n.Name, DaemonSets: make([]Entry, len(s.daemons)), Requests: s.Requests(&r)}
+	for i := range s.daemons {
+		e := Entry{Daemon: s.daemons[i].Daemon, Decision: r.Decisions[i], Lands: r.Lands(i)}
+		if st != nil {
+			f := s.Fit(i, st)
+			e.Fit = &f
+		}
+		out.DaemonSets[i] = e
+	}
+	return out
+}
