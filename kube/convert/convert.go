@@ -406,3 +406,10 @@ func utc(t metav1.Time) time.Time {
 	}
 	return t.UTC()
 }
+
+// ResourceList converts a resource list such as a node's
+// status.allocatable, keeping nil and empty apart and every quantity's
+// value and format (see Workload).
+func ResourceList(l corev1.ResourceList) (resource.List, error) {
+	return resourceList(l, "")
+}

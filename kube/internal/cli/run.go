@@ -42,6 +42,7 @@ cluster.
   kubectl get ds/node-agent,nodes,pods,controllerrevisions -n kube-system -o yaml > cluster.yaml
   %[1]s plan -f cluster.yaml
   %[1]s explain -f cluster.yaml node-017
+  %[1]s overhead -f all.yaml --node-file new-node.yaml
   kubectl get ds,nodes,pods,controllerrevisions -o yaml | %[1]s plan -f - --ds node-agent
 
 Exit status:
@@ -114,7 +115,7 @@ func (c *cli) root() *cobra.Command {
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("a command is required: plan or explain")
+			return usagef("a command is required: plan, explain or overhead")
 		},
 	}
 	root.SetVersionTemplate(c.name + " version {{.Version}}\n")
@@ -123,7 +124,7 @@ func (c *cli) root() *cobra.Command {
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(c.planCmd(), c.explainCmd())
+	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd())
 	return root
 }
 
@@ -268,43 +269,10 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		}
 	}
 
-	var all []*load.Objects
-	var srcs []string
-	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
-	stdinRead := false
-	for _, file := range o.files {
-		r, src := c.stdin, "standard input"
-		if file == "-" {
-			if stdinRead {
-				return nil, usagef("%s: -f - given twice: standard input can be read once", cmd)
-			}
-			stdinRead = true
-		} else {
-			f, err := os.Open(file)
-			if err != nil {
-				return nil, c.fail("%s: %v", cmd, err)
-			}
-			defer f.Close()
-			r, src = f, file
-		}
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return nil, c.fail("%s: %s: %v", cmd, src, err)
-		}
-		objs, err := load.Decode(bytes.NewReader(data))
-		if err != nil {
-			return nil, c.fail("%s: %s: %v", cmd, src, err)
-		}
-		k, err := addKruise(objs, data)
-		if err != nil {
-			return nil, c.fail("%s: %s: %v", cmd, src, err)
-		}
-		maps.Copy(kruise, k)
-		all = append(all, objs)
-		srcs = append(srcs, src)
+	objs, kruise, src, err := c.read(cmd, o.files)
+	if err != nil {
+		return nil, err
 	}
-	objs := load.Merge(all...)
-	src := strings.Join(srcs, ", ")
 	cl, err := objs.Cluster(ns, name)
 	switch {
 	case errors.Is(err, load.ErrManyDaemonSets):
@@ -317,6 +285,49 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
 	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison}, nil
+}
+
+// read reads and merges every input file (- is standard input, read once),
+// with OpenKruise Advanced DaemonSets added as apps/v1 DaemonSets. It
+// returns the objects, what each Advanced DaemonSet adds to its plan, and
+// the sources' names for messages.
+func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
+	var all []*load.Objects
+	var srcs []string
+	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
+	stdinRead := false
+	for _, file := range files {
+		r, src := c.stdin, "standard input"
+		if file == "-" {
+			if stdinRead {
+				return nil, nil, "", usagef("%s: -f - given twice: standard input can be read once", cmd)
+			}
+			stdinRead = true
+		} else {
+			f, err := os.Open(file)
+			if err != nil {
+				return nil, nil, "", c.fail("%s: %v", cmd, err)
+			}
+			defer f.Close()
+			r, src = f, file
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
+		}
+		objs, err := load.Decode(bytes.NewReader(data))
+		if err != nil {
+			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
+		}
+		k, err := addKruise(objs, data)
+		if err != nil {
+			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
+		}
+		maps.Copy(kruise, k)
+		all = append(all, objs)
+		srcs = append(srcs, src)
+	}
+	return load.Merge(all...), kruise, strings.Join(srcs, ", "), nil
 }
 
 func daemonSetNames(objs *load.Objects) string {

@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/overhead"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/resource"
+)
+
+var overheadOutputs = []string{"table", "json"}
+
+// overheadOptions are the parsed flags of "overhead".
+type overheadOptions struct {
+	files    []string
+	nodeFile string
+	output   string
+}
+
+func (c *cli) overheadCmd() *cobra.Command {
+	o := overheadOptions{output: "table"}
+	cmd := &cobra.Command{
+		Use:   "overhead -f FILE [-f FILE...] [--node-file NODE.yaml] [-o table|json]",
+		Short: "Show which DaemonSets put a pod on each node, what those pods request, and whether they fit",
+		Long: `For every node of the input, or only for the node of --node-file (which need
+not exist: the question an autoscaler asks of a node it could create), show
+every DaemonSet of the input: whether its pod lands there (the controller's
+own decision and reason), what the pod requests as the scheduler counts it,
+and whether it fits; then the node's total daemon overhead.
+
+Fit is judged as the scheduler's NodeResourcesFit and NodePorts filters judge
+it, against the node's status.allocatable and the non-terminal pods of the
+input bound to it (a DaemonSet's own pod left out). It is information beside
+the controller's decision, which does not check it; it is null for a node
+without status.allocatable. docs/overhead.md states the rules.
+
+Output formats (-o):
+  table  one row per node and DaemonSet, then the node's total (default)
+  json   {"nodes":[{"name", "daemonSets":[{"namespace", "name", "lands",
+         "reason", "requests", "fits", "insufficient", "portConflicts"}],
+         "requests"}]}, quantities as Kubernetes prints them`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("overhead: unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.overhead(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil,
+		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input.\nRepeat to merge several sources. Other kinds are ignored.")
+	f.StringVar(&o.nodeFile, "node-file", "", "a file holding one Node, real or hypothetical: answer for it alone")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(overheadOutputs, "|"))
+	return cmd
+}
+
+// overhead runs "overhead" with parsed options.
+func (c *cli) overhead(o overheadOptions) error {
+	if !slices.Contains(overheadOutputs, o.output) {
+		return usagef("overhead: -o %q: want one of %s", o.output, strings.Join(overheadOutputs, ", "))
+	}
+	if len(o.files) == 0 {
+		return usagef("overhead: -f FILE is required (- reads standard input)")
+	}
+	objs, _, src, err := c.read("overhead", o.files)
+	if err != nil {
+		return err
+	}
+	if len(objs.DaemonSets) == 0 {
+		return c.fail("overhead: %s: no DaemonSet in input", src)
+	}
+	nodes := objs.Nodes
+	if o.nodeFile != "" {
+		nobjs, _, _, err := c.read("overhead", []string{o.nodeFile})
+		if err != nil {
+			return err
+		}
+		if len(nobjs.Nodes) != 1 {
+			return c.fail("overhead: --node-file %s: want exactly one Node, found %d", o.nodeFile, len(nobjs.Nodes))
+		}
+		nodes = nobjs.Nodes
+	}
+	doc, err := overheadDocument(objs, nodes)
+	if err != nil {
+		return c.fail("overhead: %s: %v", src, err)
+	}
+	if o.output == "json" {
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return c.fail("overhead: %v", err)
+		}
+		_, err = fmt.Fprintf(c.stdout, "%s\n", b)
+		return err
+	}
+	return writeOverheadTable(c.stdout, doc)
+}
+
+// overheadDoc is the JSON document of "overhead -o json".
+type overheadDoc struct {
+	Nodes []overheadNode `json:"nodes"`
+}
+
+type overheadNode struct {
+	Name       string          `json:"name"`
+	DaemonSets []overheadEntry `json:"daemonSets"`
+	// Requests is the sum of the requests of the pods that land.
+	Requests map[string]string `json:"requests"`
+}
+
+type overheadEntry struct {
+	Namespace string            `json:"namespace"`
+	Name      string            `json:"name"`
+	Lands     bool              `json:"lands"`
+	Reason    string            `json:"reason"`
+	Requests  map[string]string `json:"requests"`
+	// Fits is null when the node lists no allocatable resources.
+	Fits         *bool    `json:"fits"`
+	Insufficient []string `json:"insufficient,omitempty"`
+	Conflicts    []string `json:"portConflicts,omitempty"`
+}
+
+// overheadDocument answers for nodes (sorted by name) about every
+// DaemonSet of objs.
+func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, error) {
+	dss := make([]*api.DaemonSet, len(objs.DaemonSets))
+	for i, ds := range objs.DaemonSets {
+		d, err := convert.DaemonSet(ds)
+		if err != nil {
+			return overheadDoc{}, fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+		}
+		dss[i] = d
+	}
+	set := overhead.Compile(dss, placement.Options{})
+	sorted := slices.Clone(nodes)
+	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	doc := overheadDoc{Nodes: []overheadNode{}}
+	for _, n := range sorted {
+		st, err := nodeState(n, objs.Pods)
+		if err != nil {
+			return overheadDoc{}, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		an := convert.Node(n)
+		rep := set.Report(&an, st)
+		out := overheadNode{Name: n.Name, DaemonSets: make([]overheadEntry, len(rep.DaemonSets)), Requests: quantities(rep.Requests)}
+		for i, e := range rep.DaemonSets {
+			oe := overheadEntry{
+				Namespace: e.Namespace, Name: e.Name, Lands: e.Lands,
+				Reason: e.Decision.Reason.String(), Requests: quantities(e.Requests),
+			}
+			if e.Fit != nil {
+				fits := e.Fit.Fits
+				oe.Fits, oe.Insufficient = &fits, e.Fit.Insufficient
+				for _, p := range e.Fit.PortConflicts {
+					oe.Conflicts = append(oe.Conflicts, portString(p))
+				}
+			}
+			out.DaemonSets[i] = oe
+		}
+		doc.Nodes = append(doc.Nodes, out)
+	}
+	return doc, nil
+}
+
+// nodeState is what the scheduler knows of n: its allocatable resources
+// and the non-terminal pods bound to it; nil when n lists no allocatable
+// resources.
+func nodeState(n *corev1.Node, pods []*corev1.Pod) (*overhead.NodeState, error) {
+	if len(n.Status.Allocatable) == 0 {
+		return nil, nil
+	}
+	alloc, err := convert.ResourceList(n.Status.Allocatable)
+	if err != nil {
+		return nil, fmt.Errorf("status.allocatable%w", err)
+	}
+	st := &overhead.NodeState{Allocatable: alloc}
+	for _, p := range pods {
+		if p.Spec.NodeName != n.Name || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		w, err := convert.Workload(&p.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		w.HostNetwork = p.Spec.HostNetwork
+		u := overhead.PodUsage{Requests: w.Requests(), HostPorts: w.HostPorts()}
+		if ref := convert.Pod(p).Controller; ref != nil {
+			u.OwnerUID = ref.UID
+		}
+		st.Pods = append(st.Pods, u)
+	}
+	return st, nil
+}
+
+// quantities renders a list as names to quantities in Kubernetes' printed
+// form; never nil, so that JSON shows {}.
+func quantities(l resource.List) map[string]string {
+	out := make(map[string]string, len(l))
+	for name, q := range l {
+		out[name] = q.String()
+	}
+	return out
+}
+
+func portString(p api.ContainerPort) string {
+	proto := p.Protocol
+	if proto == "" {
+		proto = "TCP"
+	}
+	s := fmt.Sprintf("%d/%s", p.HostPort, proto)
+	if p.HostIP != "" {
+		s = p.HostIP + ":" + s
+	}
+	return s
+}
+
+// listString renders a rendered list as name=quantity pairs sorted by name.
+func listString(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + "=" + m[name]
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ",")
+}
+
+func writeOverheadTable(w io.Writer, doc overheadDoc) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tDAEMONSET\tLANDS\tREASON\tREQUESTS\tFITS")
+	for _, n := range doc.Nodes {
+		for _, e := range n.DaemonSets {
+			fits := "-"
+			if e.Fits != nil {
+				fits = fmt.Sprint(*e.Fits)
+				if why := append(slices.Clone(e.Insufficient), e.Conflicts...); len(why) > 0 {
+					fits += " (" + strings.Join(why, ",") + ")"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s/%s\t%v\t%s\t%s\t%s\n", n.Name, e.Namespace, e.Name, e.Lands, e.Reason, listString(e.Requests), fits)
+		}
+		fmt.Fprintf(tw, "%s\tTOTAL\t\t\t%s\t\n", n.Name, listString(n.Requests))
+	}
+	return tw.Flush()
+}
