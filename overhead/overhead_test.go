@@ -10,9 +10,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/overhead"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -32,11 +32,11 @@ func daemonSets() *rapid.Generator[[]*api.DaemonSet] {
 		n := rapid.IntRange(0, 8).Draw(t, "daemonSets")
 		out := make([]*api.DaemonSet, n)
 		for i := range out {
-			ds := reference.DaemonSet().Draw(t, "ds")
+			ds := plantest.DaemonSet(plantest.Options{}).Draw(t, "ds")
 			ds.Namespace = rapid.SampledFrom([]string{"kube-system", "monitoring"}).Draw(t, "namespace")
 			ds.Name = fmt.Sprintf("ds-%d", i)
 			ds.UID = ds.Name + "-uid"
-			reference.Workload(t, &ds.Template)
+			plantest.Workload(t, &ds.Template)
 			out[i] = ds
 		}
 		return out
@@ -71,7 +71,7 @@ func TestQueryAgreesWithScratch(t *testing.T) {
 	var landed, blocked int
 	rapid.Check(t, func(t *rapid.T) {
 		dss := daemonSets().Draw(t, "dss")
-		n := reference.Node(rapid.IntRange(0, 9).Draw(t, "nodeIndex")).Draw(t, "node")
+		n := plantest.Node(plantest.Options{}, rapid.IntRange(0, 9).Draw(t, "nodeIndex")).Draw(t, "node")
 		before := make([]*api.DaemonSet, len(dss))
 		for i, ds := range dss {
 			before[i] = ds.DeepCopy()
