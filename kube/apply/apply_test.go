@@ -162,15 +162,15 @@ func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *f
 		if a.GetSubresource() != "" {
 			key += "/" + a.GetSubresource()
 		}
+		// CreateAction and UpdateAction have the same methods: tell them
+		// apart by verb, not by type.
 		switch a := a.(type) {
 		case k8stesting.CreateAction:
-			if pod, ok := a.GetObject().(*corev1.Pod); ok {
+			if pod, ok := a.GetObject().(*corev1.Pod); ok && a.GetVerb() == "create" {
 				key += " " + nodeOf(pod)
 			} else {
 				key += " " + a.GetObject().(metav1.Object).GetName()
 			}
-		case k8stesting.UpdateAction:
-			key += " " + a.GetObject().(metav1.Object).GetName()
 		case k8stesting.PatchAction:
 			key += " " + a.GetName()
 		case k8stesting.DeleteAction:
