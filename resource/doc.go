@@ -97,9 +97,11 @@
 //  1. DecimalSI values of 10^21 and more, and BinarySI multiples of 1024^7,
 //     have no suffix in apimachinery, which prints their mantissa alone:
 //     1000E prints "1". Here they print exactly: "1000E", "1024Ei".
-//  2. apimachinery computes printed exponents in 32 bits; for exponents
-//     within 3 of ±2^31 and beyond it wraps and may print a non-canonical or
-//     wrong exponent. Here exponents are exact.
+//  2. apimachinery computes printed exponents in 32 bits; where the
+//     canonical exponent comes within 3 of 2^31 it wraps and prints a
+//     non-canonical or wrong exponent. Here exponents are exact, and never
+//     written above 2147483646 (the mantissa takes the extra zeros), so that
+//     every printed value parses back to itself.
 //  3. For negative values apimachinery's MilliValue and Value depend on its
 //     internal representation (Value of -1.5 is -2, but MilliValue of -1.5n
 //     is +1); here both always round away from zero. Out of range,

@@ -5,6 +5,10 @@ import (
 	"strconv"
 )
 
+// maxWrittenExp is the largest multiple of 3 that fits an int32: the
+// largest exponent String writes.
+const maxWrittenExp = 2147483646
+
 var (
 	// decimalSI[(e+9)/3] is the DecimalSI suffix of 10^e, for e from -9
 	// to 18 in steps of 3.
@@ -144,6 +148,13 @@ func (q Quantity) appendDecimal(b []byte, f Format) []byte {
 	}
 	if e == 0 {
 		return b
+	}
+	if e > maxWrittenExp {
+		// Parse truncates written exponents to 32 bits; keep ours below
+		// that so that every printed value parses back to itself.
+		for ; e > maxWrittenExp; e-- {
+			b = append(b, '0')
+		}
 	}
 	b = append(b, 'e')
 	return strconv.AppendInt(b, e, 10)
