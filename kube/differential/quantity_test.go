@@ -60,6 +60,13 @@ func genQuantityText(tame bool) *rapid.Generator[string] {
 		if !tame && rapid.IntRange(0, 4).Draw(t, "huge") == 0 {
 			return genHugeExponentText(t)
 		}
+		if rapid.IntRange(0, 9).Draw(t, "noDigits") == 0 {
+			// A number without digits: 0 on the int64 path, rejected on
+			// the exact path (ErrNumber).
+			return rapid.SampledFrom(qSigns).Draw(t, "sign") +
+				rapid.SampledFrom([]string{"", "."}).Draw(t, "point") +
+				rapid.SampledFrom([]string{"Pi", "Ei", "e-10", "E-12", "Ti", "m", "e3"}).Draw(t, "suffix")
+		}
 		var sb strings.Builder
 		sb.WriteString(rapid.SampledFrom(qSigns).Draw(t, "sign"))
 		sb.WriteString(rapid.SampledFrom(qZeros).Draw(t, "zeros"))
