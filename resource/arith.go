@@ -122,6 +122,34 @@ func (q Quantity) Equal(y Quantity) bool { return q.Cmp(y) == 0 }
 // which case it has y's (apimachinery's rule, so 0 + 1Ki prints 1Ki and
 // 1Ki + 1 prints 1025). The sum never keeps a parsed spelling.
 func (q Quantity) Add(y Quantity) Quantity {
+	if q.big == nil && y.big == nil {
+		f := q.f
+		if q.small == 0 {
+			f = y.f
+		}
+		switch {
+		case y.small == 0:
+			return Quantity{small: q.small, exp: q.exp, f: f}
+		case q.small == 0:
+			return Quantity{small: y.small, exp: y.exp, f: f}
+		case q.exp == y.exp:
+			if s, ok := add64(q.small, y.small); ok {
+				return Quantity{small: s, exp: q.exp, f: f}
+			}
+		case q.exp > y.exp:
+			if a, ok := mulPow10(q.small, q.exp-y.exp); ok {
+				if s, ok := add64(a, y.small); ok {
+					return Quantity{small: s, exp: y.exp, f: f}
+				}
+			}
+		default:
+			if b, ok := mulPow10(y.small, y.exp-q.exp); ok {
+				if s, ok := add64(q.small, b); ok {
+					return Quantity{small: s, exp: q.exp, f: f}
+				}
+			}
+		}
+	}
 	f := q.f
 	if q.IsZero() {
 		f = y.f
@@ -133,21 +161,6 @@ func (q Quantity) Add(y Quantity) Quantity {
 	case q.IsZero():
 		y.text, y.f = "", f
 		return y
-	}
-	if q.big == nil && y.big == nil {
-		a, b, e, ok := q.small, y.small, q.exp, true
-		switch {
-		case q.exp > y.exp:
-			a, ok = mulPow10(q.small, q.exp-y.exp)
-			e = y.exp
-		case q.exp < y.exp:
-			b, ok = mulPow10(y.small, y.exp-q.exp)
-		}
-		if ok {
-			if s, ok := add64(a, b); ok {
-				return Quantity{small: s, exp: e, f: f}
-			}
-		}
 	}
 	a, b := q.unscaledBig(), y.unscaledBig()
 	e := q.exp

@@ -64,9 +64,10 @@
 //  1. A text taken by the int64 path is printed as written when
 //     apimachinery considers it canonical: for a decimal suffix, when the
 //     exponent (suffix exponent minus fraction digits) is a multiple of 3,
-//     the integer part is not empty, and the digits do not end in "000"
-//     ("+1", "0001", "1.500", "1E3", "5.", "1e+3" all print as written); for
-//     a binary suffix, when the number is not a multiple of 8 ("+5Ti").
+//     the integer part has a digit besides leading zeros, and the digits do
+//     not end in "000" ("+1", "0001", "1.500", "1E3", "5.", "1e+3" all print
+//     as written; "0.5", "1.0" and "1000m" do not); for a binary suffix,
+//     when the number is not a multiple of 8 ("+5Ti", but not "2000Ki").
 //     Canonical drops the written text. Arithmetic results never keep one.
 //  2. Zero prints "0".
 //  3. BinarySI prints the integer as m times the largest power of 1024 with
@@ -76,7 +77,8 @@
 //  4. DecimalSI and DecimalExponent print an integer times the largest
 //     power of 1000 that leaves no fraction: 1000m is 1, 1.5 is 1500m, 0.1m
 //     is 100u, 15e2 is 1500, 1e1000 is 10e999. DecimalSI uses the suffixes
-//     n to E; DecimalExponent writes "e" and the exponent, omitted when 0.
+//     n to E (beyond E, see Divergences); DecimalExponent writes "e" and the
+//     exponent, omitted when 0.
 //  5. A Quantity with no format (the zero Format) prints as DecimalExponent.
 //
 // # Arithmetic
@@ -107,12 +109,11 @@
 //     is +1); here both always round away from zero. Out of range,
 //     apimachinery overflows silently; here they clamp (and ScaledValue
 //     reports it).
-//  4. apimachinery takes time exponential in the digits of a written
-//     exponent on its exact path (1e-999999999 computes 10^999999990);
-//     Parse here is linear in the text, and Cmp compares orders of
-//     magnitude before building large numbers. Add of two values whose
-//     exponents differ by n still builds an n-digit number, as any exact sum
-//     must.
+//  4. apimachinery's exact path builds 10^n for a written exponent n
+//     (1e-999999999 or 12345678901234567890e999999999 run for hours); here
+//     the cost of Parse, String and Cmp does not grow with the exponent.
+//     Add of two values whose exponents differ by n still builds an n-digit
+//     number, as any exact sum must.
 //
 // # Pod requests
 //

@@ -130,7 +130,7 @@ type scanned struct {
 
 // scan splits s into sign, digits and suffix tail. The second result is
 // false when s has only a sign and zeros ("-", "+000", "00"), which is 0.
-func scan(s string) (p scanned, nonzero bool, err error) {
+func scan(s string, p *scanned) (nonzero bool, err error) {
 	i := 0
 	if s[0] == '+' || s[0] == '-' {
 		p.neg = s[0] == '-'
@@ -141,7 +141,7 @@ func scan(s string) (p scanned, nonzero bool, err error) {
 		i++
 	}
 	if i == len(s) {
-		return p, false, nil
+		return false, nil
 	}
 	p.hasDigit = i > start
 	j := i
@@ -171,10 +171,10 @@ func scan(s string) (p scanned, nonzero bool, err error) {
 		k++
 	}
 	if k != len(s) {
-		return p, false, ErrSyntax
+		return false, ErrSyntax
 	}
 	p.suffix = s[j:]
-	return p, true, nil
+	return true, nil
 }
 
 // maxFastDigits is the most digits the int64 path reads (10^18 < 2^63).
@@ -189,7 +189,8 @@ func Parse(s string) (Quantity, error) {
 	if s == "" {
 		return Quantity{}, &ParseError{Text: s, Err: ErrSyntax}
 	}
-	p, nonzero, err := scan(s)
+	var p scanned
+	nonzero, err := scan(s, &p)
 	if err != nil {
 		return Quantity{}, &ParseError{Text: s, Err: err}
 	}
@@ -206,20 +207,20 @@ func Parse(s string) (Quantity, error) {
 		intDigits = "0"
 	}
 	nd := len(intDigits) + len(p.fracDigits)
-	if q, ok := parseFast(s, p, intDigits, nd, kind, exp, f); ok {
+	if q, ok := parseFast(s, &p, intDigits, nd, kind, exp, f); ok {
 		return q, nil
 	}
 	if !p.hasDigit {
 		return Quantity{}, &ParseError{Text: s, Err: ErrNumber}
 	}
-	return parseExact(p, kind, exp, f), nil
+	return parseExact(&p, kind, exp, f), nil
 }
 
 // parseFast is apimachinery's int64 path: it applies to decimal numbers of
 // at most 18 significant-position digits whose value is a multiple of 10^-9,
 // and to binary-suffixed integers small enough not to overflow. It keeps the
 // text when apimachinery considers it canonical (doc.go, Printing).
-func parseFast(s string, p scanned, intDigits string, nd int, kind suffixKind, exp int32, f Format) (Quantity, bool) {
+func parseFast(s string, p *scanned, intDigits string, nd int, kind suffixKind, exp int32, f Format) (Quantity, bool) {
 	switch kind {
 	case decimalSuffix:
 		if maxFastDigits-int32(nd) < 0 {
@@ -295,7 +296,7 @@ var maxAllowed = big.NewInt(math.MaxInt64)
 // and large binary values. It rounds the magnitude up to a multiple of
 // 10^-9, caps BinarySI at 2^63-1, and turns BinarySI values strictly
 // between -1 and 1 into DecimalSI.
-func parseExact(p scanned, kind suffixKind, exp int32, f Format) Quantity {
+func parseExact(p *scanned, kind suffixKind, exp int32, f Format) Quantity {
 	u := new(big.Int)
 	digits := p.intDigits + p.fracDigits
 	if digits != "" {

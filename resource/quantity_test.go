@@ -199,3 +199,25 @@ func TestList(t *testing.T) {
 		t.Errorf("Add or Max changed an input: a=%s b=%s", a, b)
 	}
 }
+
+// TestHugeExponents: values with exponents near 2^31 parse, print, compare
+// and round without building numbers of that many digits (a regression
+// here shows up as a hang, not a wrong answer).
+func TestHugeExponents(t *testing.T) {
+	big := resource.MustParse("12345678901234567890e999999999")
+	tiny := resource.MustParse("1e-999999999")
+	wrapped := resource.MustParse("1000e2147483647")
+	got := []any{
+		big.String(), tiny.String(), wrapped.String(),
+		big.Cmp(resource.MustParse("1")), wrapped.Cmp(big), tiny.Cmp(resource.MustParse("1n")),
+		big.Value(), tiny.MilliValue(),
+	}
+	want := []any{
+		"12345678901234567890e999999999", "1e-9", "10000e2147483646",
+		1, 1, 0,
+		int64(math.MaxInt64), int64(1),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("huge exponents mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -6,7 +6,16 @@
 //   - selector.CompileNode against nodeaffinity.GetRequiredNodeAffinity from
 //     k8s.io/component-helpers;
 //   - taints.Toleration.Tolerates and taints.Set.FirstUntolerated against
-//     corev1.Toleration.ToleratesTaint and FindMatchingUntoleratedTaint.
+//     corev1.Toleration.ToleratesTaint and FindMatchingUntoleratedTaint;
+//   - resource.Parse, Quantity.String, Cmp, Add, Sub and the rounded values
+//     against apimachinery's resource.Quantity, on generated texts and a
+//     table of edge cases, with each documented divergence pinned;
+//   - resource.PodRequests and EffectiveRequests against component-helpers'
+//     resource.PodRequests on generated pods (the latter after our
+//     transcription of the API server's defaulting).
+//
+// The benchmarks in bench_test.go run resource and apimachinery or
+// component-helpers in the same run (benchstat -col /impl).
 //
 // Inputs are generated with pgregory.net/rapid from small alphabets that mix
 // valid and invalid keys, values and operators; every property requires full
