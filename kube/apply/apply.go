@@ -63,7 +63,17 @@ type Write struct {
 	Node string
 	// Err is the error of this write; nil when it succeeded.
 	Err error
+	// Note, when not empty, says why a write counts as done although the
+	// API server refused it: NoteRevisionExists.
+	Note string
 }
+
+// NoteRevisionExists is the Note of a CreateRevision refused as
+// AlreadyExists by the API server although the revision there is the one
+// planned: the same data and a controller reference to the DaemonSet. This
+// is the revision an earlier sync created and the snapshot (an informer
+// cache) has not shown yet; the write counts as done.
+const NoteRevisionExists = "revision already exists with the same data and owner"
 
 // Result is what Apply did.
 type Result struct {
@@ -104,7 +114,9 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //
 //  1. revisions: adopt and release (strategic merge patches with the
 //     revision's UID), update (of the revision as the patch returned it, if
-//     patched, else as in c), create; then relabel pods (merge patch);
+//     patched, else as in c), create (an AlreadyExists for a revision
+//     with the planned data and owner counts as done, with
+//     NoteRevisionExists); then relabel pods (merge patch);
 //     then delete the revisions of Revisions.Delete that duplicate the
 //     current template;
 //  2. pods: adopt and release (strategic merge patches with the pod's UID),
@@ -176,8 +188,7 @@ func (a *applier) run() {
 		a.add(Write{Action: UpdateRevision, Name: r.Name, Err: err})
 	}
 	for _, r := range p.Revisions.Create {
-		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Create(a.ctx, convert.NewControllerRevision(a.ds, r), metav1.CreateOptions{})
-		a.add(Write{Action: CreateRevision, Name: r.Name, Err: err})
+		a.createRevision(convert.NewControllerRevision(a.ds, r))
 	}
 	for _, rl := range p.Relabel {
 		pod := a.pod(rl.Pod)
@@ -332,6 +343,32 @@ func (a *applier) deleteRevision(name string) {
 		err = nil
 	}
 	a.add(Write{Action: DeleteRevision, Name: name, Err: err})
+}
+
+// createRevision creates r. On AlreadyExists it reads the revision of that
+// name, as upstream's snapshot does: if it holds r's data (upstream: Match)
+// and is controlled by the DaemonSet, the write is done, with
+// NoteRevisionExists; otherwise the AlreadyExists error stands.
+func (a *applier) createRevision(r *appsv1.ControllerRevision) {
+	w := Write{Action: CreateRevision, Name: r.Name}
+	_, w.Err = a.client.AppsV1().ControllerRevisions(a.ns).Create(a.ctx, r, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(w.Err) {
+		existing, err := a.client.AppsV1().ControllerRevisions(a.ns).Get(a.ctx, r.Name, metav1.GetOptions{})
+		switch {
+		case err != nil:
+			w.Err = fmt.Errorf("%w; reading it: %w", w.Err, err)
+		case bytes.Equal(upstream.StoredData(existing.Data.Raw), upstream.StoredData(r.Data.Raw)) && a.controlled(existing):
+			w.Err, w.Note = nil, NoteRevisionExists
+		}
+	}
+	a.add(w)
+}
+
+// controlled reports whether obj's controller reference names the
+// DaemonSet.
+func (a *applier) controlled(obj metav1.Object) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == a.ds.UID
 }
 
 // createPods issues the creates in slow-start batches.

@@ -3,6 +3,7 @@ package apply_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -361,6 +363,81 @@ func TestApplyRetriesStatusOnConflict(t *testing.T) {
 	ds, _ := fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
 	if ds.Status.DesiredNumberScheduled != 1 || ds.Status.ObservedGeneration != 1 {
 		t.Errorf("status after one conflict = %+v, want the planned one", ds.Status)
+	}
+}
+
+func TestApplyCreateRevisionAlreadyExists(t *testing.T) {
+	c := readCluster(t, 1)
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Revisions.Create) != 1 {
+		t.Fatalf("precondition: the plan creates one revision, got %v", p.Revisions.Create)
+	}
+	planned := convert.NewControllerRevision(c.DaemonSet, p.Revisions.Create[0])
+	tests := []struct {
+		name, reason string
+		existing     func(r *appsv1.ControllerRevision) // changes the planned revision into the one stored
+		getFails     bool
+		wantDone     bool
+	}{
+		{"same", "an earlier sync created it and the snapshot does not show it yet", func(*appsv1.ControllerRevision) {}, false, true},
+		{"same, indented", "stored data is compared in its compact form, as upstream.StoredData", func(r *appsv1.ControllerRevision) {
+			var buf bytes.Buffer
+			_ = json.Indent(&buf, r.Data.Raw, "", "  ")
+			r.Data.Raw = buf.Bytes()
+		}, false, true},
+		{"other data", "a name collision: another template hashed to the same name", func(r *appsv1.ControllerRevision) {
+			r.Data.Raw = []byte(`{"spec":{"template":{"$patch":"replace"}}}`)
+		}, false, false},
+		{"other controller", "the same template owned by another controller is not the DaemonSet's", func(r *appsv1.ControllerRevision) {
+			r.OwnerReferences[0].UID = "other-uid"
+		}, false, false},
+		{"orphan", "the same template without a controller is not the DaemonSet's until adopted", func(r *appsv1.ControllerRevision) {
+			r.OwnerReferences = nil
+		}, false, false},
+		{"read fails", "the revision cannot be read back, so whether it matches is unknown", func(*appsv1.ControllerRevision) {}, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := fakecluster.New(c, now)
+			stored := planned.DeepCopy()
+			tc.existing(stored)
+			if _, err := fc.AppsV1().ControllerRevisions("default").Create(context.Background(), stored, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			fc.ClearActions()
+			if tc.getFails {
+				fc.PrependReactor("get", "controllerrevisions", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, errors.New("connection refused")
+				})
+			}
+			res := apply.Apply(context.Background(), fc, c, p)
+			i := slices.IndexFunc(res.Writes, func(w apply.Write) bool { return w.Action == apply.CreateRevision })
+			if i < 0 {
+				t.Fatalf("no CreateRevision in %+v", res.Writes)
+			}
+			w := res.Writes[i]
+			if w.Name != planned.Name {
+				t.Errorf("%s: CreateRevision named %q, want %q", tc.reason, w.Name, planned.Name)
+			}
+			if tc.wantDone {
+				if w.Err != nil || w.Note != apply.NoteRevisionExists {
+					t.Errorf("%s: CreateRevision = %+v, want done with NoteRevisionExists", tc.reason, w)
+				}
+				if err := res.Err(); err != nil {
+					t.Errorf("%s: Err() = %v, want nil", tc.reason, err)
+				}
+			} else if !apierrors.IsAlreadyExists(w.Err) || w.Note != "" {
+				t.Errorf("%s: CreateRevision = %+v, want the AlreadyExists error and no note", tc.reason, w)
+			}
+			for _, a := range fc.Writes() {
+				if a.GetResource().Resource == "controllerrevisions" && a.GetVerb() != "create" {
+					t.Errorf("%s: %s of a revision; the existing one must be left alone", tc.reason, a.GetVerb())
+				}
+			}
+		})
 	}
 }
 

@@ -15,11 +15,18 @@
 // passes planner.Options.ExpectationsPending until then; see
 // kube/examples/controller.
 //
-// Three departures from upstream, each making a write safer, none changing
+// Four departures from upstream, each making a write safer, none changing
 // what is written: pod and revision deletes carry the object's UID as a
 // precondition (upstream deletes by name); a revision adopted and then
 // renumbered in the same plan is updated from the object the adopt patch
 // returned (upstream updates its stale copy, which a real API server
-// refuses with a conflict); and creates refused with a NamespaceTerminating
-// cause are reported like any other error (upstream ignores them).
+// refuses with a conflict); creates refused with a NamespaceTerminating
+// cause are reported like any other error (upstream ignores them); and a
+// revision create refused as AlreadyExists counts as done only when the
+// revision found has the planned data and is controlled by the DaemonSet
+// (upstream's snapshot checks the data only), so that a revision of the
+// same template owned by another controller, or by none, is reported
+// rather than taken for the DaemonSet's own. Unlike upstream, Apply does
+// not bump status.collisionCount itself on a real collision: the next plan,
+// made from a snapshot that shows the revision, does.
 package apply
