@@ -1,6 +1,7 @@
 // Package fakecluster is test support: a client-go fake clientset that
 // behaves enough like an API server for daemonplan's applier and example
-// controller (names from generateName, UIDs, creation timestamps), and a
+// controller (names from generateName, UIDs, creation timestamps, a
+// DaemonSet status subresource that writes the status only), and a
 // snapshot of it as a load.Cluster.
 package fakecluster
 
@@ -49,6 +50,7 @@ func New(c *load.Cluster, now time.Time) *Cluster {
 	}
 	fc := &Cluster{Clientset: fake.NewClientset(objs...), now: now}
 	fc.PrependReactor("create", "*", fc.onCreate)
+	fc.PrependReactor("update", "daemonsets", fc.onUpdateDaemonSet)
 	return fc
 }
 
@@ -85,6 +87,40 @@ func (fc *Cluster) onCreate(action k8stesting.Action) (bool, runtime.Object, err
 		m.SetCreationTimestamp(metav1.NewTime(fc.now))
 	}
 	return false, nil, nil // let the tracker store it
+}
+
+// onUpdateDaemonSet stores a DaemonSet update as the API server does: an
+// update of the status subresource changes the status only, and an update
+// of the DaemonSet leaves its status as stored. The fake clientset alone
+// stores the whole object either way, so that a status written from a
+// stale copy (an informer's) would revert a newer spec. Reactors run one
+// at a time, so the read and the write are atomic.
+func (fc *Cluster) onUpdateDaemonSet(action k8stesting.Action) (bool, runtime.Object, error) {
+	in, ok := action.(k8stesting.UpdateAction).GetObject().(*appsv1.DaemonSet)
+	if !ok {
+		return false, nil, nil
+	}
+	gvr, ns := action.GetResource(), action.GetNamespace()
+	obj, err := fc.Tracker().Get(gvr, ns, in.Name)
+	if err != nil {
+		return true, nil, err
+	}
+	stored, ok := obj.(*appsv1.DaemonSet)
+	if !ok {
+		return false, nil, nil
+	}
+	out := in.DeepCopy()
+	if action.GetSubresource() == "status" {
+		out = stored.DeepCopy()
+		out.Status = *in.Status.DeepCopy()
+	} else {
+		out.Status = *stored.Status.DeepCopy()
+	}
+	if err := fc.Tracker().Update(gvr, out, ns); err != nil {
+		return true, nil, err
+	}
+	obj, err = fc.Tracker().Get(gvr, ns, in.Name)
+	return true, obj, err
 }
 
 func metaOf(obj runtime.Object) (metav1.Object, error) {
