@@ -7,8 +7,10 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -20,36 +22,56 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 )
 
+// ExpectationsTTL is how long a pod create or delete the informers have
+// not shown holds further creates and deletes back (upstream:
+// ExpectationsTimeout), should the informers never show it. It is checked
+// at each sync (on a change, or every Resync).
+const ExpectationsTTL = 5 * time.Minute
+
 // Controller runs daemonplan for the DaemonSet Namespace/Name.
 type Controller struct {
 	Client          kubernetes.Interface
 	Namespace, Name string
 	Now             func() time.Time
+	// Resync, if positive, is the informers' resync period: the loop then
+	// also syncs that often with nothing changed.
+	Resync time.Duration
 	// OnSync, if set, is called after each sync with its plan and result.
 	OnSync func(planner.Options, apply.Result)
 
 	factory informers.SharedInformerFactory
 	changed chan struct{}
 	backoff placement.Backoff
-	created map[string]bool // pods created, not yet seen
-	deleted map[string]bool // pods deleted, still seen
+	mu      sync.Mutex          // guards expect, which forget changes
+	expect  map[string]expected // by pod name: writes not yet seen
+}
+
+// expected is a pod create (gone false) or delete (gone true) issued at at.
+type expected struct {
+	gone bool
+	at   time.Time
 }
 
 // Run syncs until ctx is done.
 func (c *Controller) Run(ctx context.Context) error {
-	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace))
+	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace))
 	c.changed = make(chan struct{}, 1)
-	c.created, c.deleted = map[string]bool{}, map[string]bool{}
+	c.expect = map[string]expected{}
 	poke := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.poke() },
 		UpdateFunc: func(any, any) { c.poke() },
 		DeleteFunc: func(any) { c.poke() },
 	}
+	pods := c.factory.Core().V1().Pods().Informer()
 	for _, inf := range []cache.SharedIndexInformer{
 		c.factory.Apps().V1().DaemonSets().Informer(), c.factory.Core().V1().Nodes().Informer(),
-		c.factory.Core().V1().Pods().Informer(), c.factory.Apps().V1().ControllerRevisions().Informer(),
+		pods, c.factory.Apps().V1().ControllerRevisions().Informer(),
 	} {
-		if _, err := inf.AddEventHandler(poke); err != nil {
+		h := poke
+		if inf == pods {
+			h.DeleteFunc = c.forget
+		}
+		if _, err := inf.AddEventHandler(h); err != nil {
 			return err
 		}
 	}
@@ -64,10 +86,25 @@ func (c *Controller) Run(ctx context.Context) error {
 		case <-c.changed:
 		case <-timer.C:
 		}
+		timer.Stop()
 		if requeue := c.sync(ctx); requeue > 0 {
 			timer.Reset(requeue)
 		}
 	}
+}
+
+// forget drops the expectation of a pod the informer saw deleted (a
+// create or a delete: either is seen), then pokes the loop.
+func (c *Controller) forget(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		c.mu.Lock()
+		delete(c.expect, pod.Name)
+		c.mu.Unlock()
+	}
+	c.poke()
 }
 
 func (c *Controller) poke() {
@@ -77,27 +114,31 @@ func (c *Controller) poke() {
 	}
 }
 
-// sync runs one plan on the informers' view and applies it.
+// sync runs one plan on the informers' view and applies it. It returns
+// when to sync again with nothing changed; 0 means on the next change.
 func (c *Controller) sync(ctx context.Context) time.Duration {
 	cl, err := c.snapshot()
 	if err != nil {
 		return time.Second // DaemonSet not seen yet, or gone
 	}
-	opts := planner.Options{Backoff: c.backoff, ExpectationsPending: c.pending(cl)}
-	p, err := planner.Plan(cl, c.Now(), opts)
+	now := c.Now()
+	opts := planner.Options{Backoff: c.backoff, ExpectationsPending: c.pending(cl, now)}
+	p, err := planner.Plan(cl, now, opts)
 	if err != nil {
 		return time.Second
 	}
 	res := apply.Apply(ctx, c.Client, cl, p)
 	c.backoff = p.Backoff
+	c.mu.Lock()
 	for _, pod := range res.Created {
-		c.created[pod.Name] = true
+		c.expect[pod.Name] = expected{at: now}
 	}
 	for _, w := range res.Writes {
 		if w.Action == apply.DeletePod && w.Err == nil {
-			c.deleted[w.Name] = true
+			c.expect[w.Name] = expected{gone: true, at: now}
 		}
 	}
+	c.mu.Unlock()
 	if c.OnSync != nil {
 		c.OnSync(opts, res)
 	}
@@ -107,24 +148,21 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 	return p.RequeueAfter
 }
 
-// pending reports writes the informers have not seen yet, and forgets
-// those they have.
-func (c *Controller) pending(cl *load.Cluster) bool {
+// pending reports writes the informers have not shown yet, and forgets
+// those they have, and those older than ExpectationsTTL.
+func (c *Controller) pending(cl *load.Cluster, now time.Time) bool {
 	seen := map[string]bool{}
 	for _, p := range cl.Pods {
 		seen[p.Name] = true
 	}
-	for name := range c.created {
-		if seen[name] {
-			delete(c.created, name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, e := range c.expect {
+		if seen[name] != e.gone || now.Sub(e.at) >= ExpectationsTTL {
+			delete(c.expect, name)
 		}
 	}
-	for name := range c.deleted {
-		if !seen[name] {
-			delete(c.deleted, name)
-		}
-	}
-	return len(c.created)+len(c.deleted) > 0
+	return len(c.expect) > 0
 }
 
 func (c *Controller) snapshot() (*load.Cluster, error) {

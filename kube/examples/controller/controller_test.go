@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
@@ -39,11 +43,18 @@ items:
   spec: {taints: [{key: gpu, effect: NoSchedule}]}
 `
 
+// budget bounds the whole test: a run takes well under a second, even
+// with -race on a loaded machine; a stalled controller fails the test
+// after budget, with what it last did, instead of waiting on.
+const budget = 30 * time.Second
+
 // TestControllerRollout runs the example controller against a fake
 // clientset whose "kubelet" makes every created pod ready at once: the
 // DaemonSet first gets a ready pod on each of its four nodes, then a new
 // template rolls out, one node at a time (maxUnavailable 1), until every
-// pod runs the new template and the status says so.
+// pod runs the new template and the status says so. The informers lag
+// behind the writes as they may: the test waits on the fake cluster's
+// state, not on any timing.
 func TestControllerRollout(t *testing.T) {
 	c, err := load.Read(strings.NewReader(cluster))
 	if err != nil {
@@ -56,15 +67,8 @@ func TestControllerRollout(t *testing.T) {
 		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Now())}}
 		return false, nil, nil
 	})
-	var syncs, maxUnavailable int
-	var failed []error
-	ctrl := &Controller{Client: fc, Namespace: "default", Name: "agent", Now: time.Now,
-		OnSync: func(_ planner.Options, res apply.Result) {
-			syncs++
-			if err := res.Err(); err != nil {
-				failed = append(failed, err)
-			}
-		}}
+	rec := &recorder{}
+	ctrl := &Controller{Client: fc, Namespace: "default", Name: "agent", Now: time.Now, OnSync: rec.onSync}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- ctrl.Run(ctx) }()
@@ -73,13 +77,14 @@ func TestControllerRollout(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
-		if len(failed) > 0 {
-			t.Errorf("writes failed: %v", failed)
+		if len(rec.failed) > 0 {
+			t.Errorf("writes failed: %v", rec.failed)
 		}
-		t.Logf("converged after %d syncs", syncs)
+		t.Logf("converged after %d syncs; %d revision creates found the revision already there", rec.syncs, rec.revisionExists)
 	}()
+	deadline := time.Now().Add(budget)
 
-	waitFor(t, fc, "v1 on every node", 1, func(pods []corev1.Pod, unavailable int) bool { return len(pods) == 4 })
+	waitFor(t, fc, rec, deadline, "v1 on every node", 1, func(pods []corev1.Pod, unavailable int) bool { return len(pods) == 4 })
 	ds, err := fc.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +94,8 @@ func TestControllerRollout(t *testing.T) {
 	if _, err := fc.AppsV1().DaemonSets("default").Update(ctx, ds, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, fc, "v2 on every node", 2, func(pods []corev1.Pod, unavailable int) bool {
+	maxUnavailable := 0
+	waitFor(t, fc, rec, deadline, "v2 on every node", 2, func(pods []corev1.Pod, unavailable int) bool {
 		maxUnavailable = max(maxUnavailable, unavailable)
 		for _, p := range pods {
 			if p.Spec.Containers[0].Image != "agent:v2" {
@@ -103,13 +109,44 @@ func TestControllerRollout(t *testing.T) {
 	}
 }
 
+// recorder keeps what the controller's syncs did; OnSync runs on the
+// controller's goroutine.
+type recorder struct {
+	mu             sync.Mutex
+	syncs          int
+	revisionExists int
+	failed         []error
+	last           []string // the writes of the last sync with writes
+}
+
+func (r *recorder) onSync(_ planner.Options, res apply.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.syncs++
+	if err := res.Err(); err != nil {
+		r.failed = append(r.failed, err)
+	}
+	if len(res.Writes) > 0 {
+		r.last = r.last[:0]
+	}
+	for _, w := range res.Writes {
+		r.last = append(r.last, fmt.Sprintf("%s %s", w.Action, w.Name))
+		if w.Note == apply.NoteRevisionExists {
+			r.revisionExists++
+		}
+	}
+}
+
 // waitFor polls the fake cluster until the DaemonSet's status reports
 // generation gen observed with 4 pods updated and available, and done
-// holds for the pods. It gives up after a minute.
-func waitFor(t *testing.T, fc *fakecluster.Cluster, what string, gen int64, done func([]corev1.Pod, int) bool) {
+// holds for the pods. It fails the test at once if the DaemonSet's
+// generation went below gen (a write replaced the template change), and
+// after the deadline with the cluster's state and the controller's last
+// writes.
+func waitFor(t *testing.T, fc *fakecluster.Cluster, rec *recorder, deadline time.Time, what string, gen int64, done func([]corev1.Pod, int) bool) {
 	t.Helper()
 	ctx := context.Background()
-	for range 6000 {
+	for {
 		ds, err := fc.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -120,10 +157,70 @@ func waitFor(t *testing.T, fc *fakecluster.Cluster, what string, gen int64, done
 		}
 		st := ds.Status
 		ok := done(pods.Items, int(st.NumberUnavailable))
-		if ok && st.ObservedGeneration == gen && st.DesiredNumberScheduled == 4 && st.UpdatedNumberScheduled == 4 && st.NumberAvailable == 4 {
+		switch {
+		case ok && st.ObservedGeneration == gen && st.DesiredNumberScheduled == 4 && st.UpdatedNumberScheduled == 4 && st.NumberAvailable == 4:
 			return
+		case ds.Generation < gen:
+			t.Fatalf("waiting for %s: the DaemonSet is back at generation %d: a write replaced its template; %s", what, ds.Generation, state(ds, pods.Items, rec))
+		case time.Now().After(deadline):
+			t.Fatalf("no convergence to %s within %v: %s", what, budget, state(ds, pods.Items, rec))
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("no convergence to %s", what)
+}
+
+func state(ds *appsv1.DaemonSet, pods []corev1.Pod, rec *recorder) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "DaemonSet generation %d, image %s, status %+v; pods:", ds.Generation, ds.Spec.Template.Spec.Containers[0].Image, ds.Status)
+	for _, p := range pods {
+		fmt.Fprintf(&b, " %s (%s, %s)", p.Name, p.Spec.Containers[0].Image, p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	fmt.Fprintf(&b, "; %d syncs, the last writes %v", rec.syncs, rec.last)
+	return b.String()
+}
+
+// TestExpectations checks when a pod write stops holding the controller
+// back: when the informers show it, when the pod informer saw the pod
+// deleted, or after ExpectationsTTL.
+func TestExpectations(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, reason string
+		gone         bool // a delete, not a create
+		inSnapshot   bool
+		deleteSeen   bool // the pod informer's delete handler ran
+		after        time.Duration
+		wantPending  bool
+	}{
+		{"create not seen", "the cache does not show the created pod yet", false, false, false, 0, true},
+		{"create seen", "the cache shows the created pod", false, true, false, 0, false},
+		{"create deleted unseen", "the pod was created and deleted before a sync saw it", false, false, true, 0, false},
+		{"create expired", "the cache never showed it within the TTL", false, false, false, ExpectationsTTL, false},
+		{"create just in time", "one nanosecond before the TTL it still holds", false, false, false, ExpectationsTTL - 1, true},
+		{"delete not seen", "the cache still shows the deleted pod", true, true, false, 0, true},
+		{"delete seen", "the cache no longer shows the pod", true, false, false, 0, false},
+		{"delete handler ran", "the delete event arrived; the lister shows the pod still (a stale snapshot)", true, true, true, 0, false},
+		{"delete expired", "the cache showed the pod past the TTL", true, true, false, ExpectationsTTL, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-00001", Namespace: "default"}}
+			c := &Controller{changed: make(chan struct{}, 1), expect: map[string]expected{pod.Name: {gone: tc.gone, at: t0}}}
+			if tc.deleteSeen {
+				c.forget(cache.DeletedFinalStateUnknown{Key: "default/agent-00001", Obj: pod})
+				if len(c.changed) != 1 {
+					t.Errorf("%s: forget did not poke the loop", tc.reason)
+				}
+			}
+			cl := &load.Cluster{}
+			if tc.inSnapshot {
+				cl.Pods = []*corev1.Pod{pod}
+			}
+			if got := c.pending(cl, t0.Add(tc.after)); got != tc.wantPending {
+				t.Errorf("%s: pending = %v, want %v", tc.reason, got, tc.wantPending)
+			}
+		})
+	}
 }

@@ -16,6 +16,7 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", clientcmd.RecommendedHomeFile, "kubeconfig file")
 	namespace := flag.String("namespace", "default", "namespace of the DaemonSet")
 	name := flag.String("name", "", "name of the DaemonSet (required)")
+	resync := flag.Duration("resync", time.Minute, "sync at least this often (0: only on changes)")
 	flag.Parse()
 	if *name == "" {
 		flag.Usage()
@@ -27,7 +28,7 @@ func main() {
 		if client, err = kubernetes.NewForConfig(cfg); err == nil {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			c := &Controller{Client: client, Namespace: *namespace, Name: *name, Now: time.Now}
+			c := &Controller{Client: client, Namespace: *namespace, Name: *name, Now: time.Now, Resync: *resync}
 			err = c.Run(ctx)
 		}
 	}
