@@ -1,5 +1,5 @@
 // Package taints decides whether a daemon pod's tolerations tolerate a node's
-// taints, the way the Kubernetes v1.34 DaemonSet controller does, and owns
+// taints, the way the Kubernetes DaemonSet controller (v1.34 to v1.37) does, and owns
 // the default tolerations the controller adds to every daemon pod.
 //
 // It owns: toleration matching (k8s.io/api Toleration.ToleratesTaint), the
@@ -39,14 +39,14 @@
 //
 // Upstream added the Lt and Gt operators in v1.35 behind the alpha feature
 // gate TaintTolerationComparisonOperators, off by default. Here they are
-// honoured only when Options.ComparisonOperators is set; otherwise (the v1.34
+// honoured only when Options.ComparisonOperators is set; otherwise (the default
 // behaviour, and the zero Options) a Lt or Gt toleration tolerates nothing.
 // When honoured, both the toleration value and the taint value must be
 // decimal integers in canonical form: "0", or an optional '-' then a digit
 // 1-9 and more digits, within the int64 range. Leading zeros, '+', spaces,
 // "-0", fractions and empty strings never match. Lt tolerates when the taint
 // value is strictly less than the toleration value, Gt when it is strictly
-// greater. ValidateTolerations rejects Lt and Gt, as v1.34 does.
+// greater. ValidateTolerations rejects Lt and Gt, as the API server does with the gate off.
 //
 // # Default tolerations
 //

@@ -3,7 +3,7 @@ package taints
 import "github.com/daemonplan/daemonplan/internal/decimal"
 
 // Options are the switches that change matching. The zero value is the
-// Kubernetes v1.34 behaviour.
+// Kubernetes default in every supported version (the gate is off).
 type Options struct {
 	// ComparisonOperators honours the Lt and Gt toleration operators, as
 	// upstream does from v1.35 with the alpha TaintTolerationComparisonOperators

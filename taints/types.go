@@ -15,7 +15,7 @@ type Operator string
 
 // The toleration operators. The empty operator means Equal. Lt and Gt are
 // honoured only when Options.ComparisonOperators is set (upstream's alpha
-// TaintTolerationComparisonOperators gate, off in v1.34).
+// TaintTolerationComparisonOperators gate, alpha since v1.35 and off by default).
 const (
 	Equal  Operator = "Equal"
 	Exists Operator = "Exists"
