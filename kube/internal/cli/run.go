@@ -287,14 +287,16 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison}, nil
 }
 
-// read reads and merges every input file (- is standard input, read once),
-// with OpenKruise Advanced DaemonSets added as apps/v1 DaemonSets. It
-// returns the objects, what each Advanced DaemonSet adds to its plan, and
-// the sources' names for messages.
+// read reads and merges every input file (- is standard input, read once)
+// with load.Sources, so that an object found in several files is one object
+// and conflicting copies are refused with their positions, and adds the
+// OpenKruise Advanced DaemonSets as apps/v1 DaemonSets. It returns the
+// objects, what each Advanced DaemonSet adds to its plan, and the sources'
+// names for messages.
 func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
-	var all []*load.Objects
-	var srcs []string
-	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
+	var srcs []load.Source
+	var names []string
+	var datas [][]byte
 	stdinRead := false
 	for _, file := range files {
 		r, src := c.stdin, "standard input"
@@ -315,19 +317,23 @@ func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.Daemo
 		if err != nil {
 			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
 		}
-		objs, err := load.Decode(bytes.NewReader(data))
+		srcs = append(srcs, load.Source{Name: src, R: bytes.NewReader(data)})
+		names = append(names, src)
+		datas = append(datas, data)
+	}
+	objs, err := load.Sources(srcs...)
+	if err != nil {
+		return nil, nil, "", c.fail("%s: %v", cmd, err)
+	}
+	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
+	for i, data := range datas {
+		k, err := addKruise(objs, data, names[i])
 		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
-		}
-		k, err := addKruise(objs, data)
-		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
+			return nil, nil, "", c.fail("%s: %s: %v", cmd, names[i], err)
 		}
 		maps.Copy(kruise, k)
-		all = append(all, objs)
-		srcs = append(srcs, src)
 	}
-	return load.Merge(all...), kruise, strings.Join(srcs, ", "), nil
+	return objs, kruise, strings.Join(names, ", "), nil
 }
 
 func daemonSetNames(objs *load.Objects) string {
@@ -355,7 +361,8 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		var fes field.ErrorList
 		if errors.As(err, &fes) {
 			ds := in.cluster.DaemonSet
-			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s is invalid (--strict): %d field error(s)\n", c.name, cmd, ds.Namespace, ds.Name, len(fes))
+			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)\n",
+				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))
 			for _, fe := range fes {
 				fmt.Fprintln(c.stderr, finding("error", fe))
 			}
