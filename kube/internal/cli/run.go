@@ -359,7 +359,7 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 	p, err := planner.Plan(in.cluster, in.now, opts)
 	if err != nil {
 		var fes field.ErrorList
-		if errors.As(err, &fes) {
+		if !errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
 			ds := in.cluster.DaemonSet
 			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)\n",
 				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))
@@ -369,6 +369,11 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 			return p, exitErr{exitError}
 		}
 		return p, c.fail("%s: %v", cmd, err)
+	}
+	if len(p.Warnings) > 0 {
+		ds := in.cluster.DaemonSet
+		fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s): %d warning(s), planned as the controller would\n",
+			c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(p.Warnings))
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintln(c.stderr, finding("warning", w))

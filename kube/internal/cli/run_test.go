@@ -554,3 +554,40 @@ func TestDuplicateObjects(t *testing.T) {
 		t.Errorf("two different node-1: exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
 	}
 }
+
+// TestDaemonSetWithoutUID: a DaemonSet without metadata.uid took a pod of a
+// ReplicaSet whose owner reference had no UID either for its own and
+// deleted it, and --strict did not object (issue 15, item 2). Now nothing
+// is taken, and the DaemonSet is reported with its position: a warning, or
+// the reason --strict refuses it.
+func TestDaemonSetWithoutUID(t *testing.T) {
+	noUID := strings.Replace(ds("ds-x"), "uid: u-ds-x, ", "", 1)
+	foreign := strings.NewReplacer("kind: DaemonSet, name: ds-x, uid: u-ds-x", "kind: ReplicaSet, name: web, uid: \"\"").Replace(ownedPod)
+	in := noUID + "---\n" + node1 + "---\n" + foreign
+	got := runCLI(t, in, "plan", "-f", "-", "-o", "json", "--now", "2025-06-01T12:00:00Z")
+	if got.code != exitOK {
+		t.Fatalf("exit %d: %s", got.code, got.stderr)
+	}
+	var p conformance.Plan
+	if err := json.Unmarshal([]byte(got.stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Delete) != 0 || len(p.Adopt) != 0 {
+		t.Errorf("the ReplicaSet's pod was taken: delete %v adopt %v", p.Delete, p.Adopt)
+	}
+	for _, w := range []string{
+		"daemonplan: plan: DaemonSet default/ds-x (standard input: YAML document 1): 1 warning(s), planned as the controller would\n",
+		"warning: metadata.uid: Required: a DaemonSet without a UID owns no pod or revision and adopts none\n",
+	} {
+		if !strings.Contains(got.stderr, w) {
+			t.Errorf("stderr %q lacks %q", got.stderr, w)
+		}
+	}
+
+	got = runCLI(t, in, "plan", "--strict", "-f", "-", "--now", "2025-06-01T12:00:00Z")
+	want := "daemonplan: plan: DaemonSet default/ds-x (standard input: YAML document 1) is invalid (--strict): 1 field error(s)\n" +
+		"error: metadata.uid: Required: a DaemonSet without a UID owns no pod or revision and adopts none\n"
+	if got.code != exitError || got.stderr != want || got.stdout != "" {
+		t.Errorf("--strict: exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
+	}
+}
