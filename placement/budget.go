@@ -10,6 +10,8 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
+var errNilDaemonSet = errors.New("nil DaemonSet")
+
 // ScaledValue resolves an int-or-percent budget against total (upstream:
 // intstr.GetScaledValueFromIntOrPercent; docs/rolling-update.md, R4): an
 // int is returned as is; "N%" gives ceil(N×total/100) when roundUp, else
@@ -60,8 +62,12 @@ func ScaledValue(v *api.IntOrPercent, total int, roundUp bool) (int, error) {
 
 // SurgeCount is how many nodes may run an extra pod during a rolling update
 // of ds when desired nodes should run it: 0 unless the strategy is
-// RollingUpdate with a maxSurge; a nil maxSurge is 0.
+// RollingUpdate with a maxSurge; a nil maxSurge is 0. A nil DaemonSet is an
+// error.
 func SurgeCount(ds *api.DaemonSet, desired int) (int, error) {
+	if ds == nil {
+		return 0, errNilDaemonSet
+	}
 	ru := ds.UpdateStrategy.RollingUpdate
 	if ds.UpdateStrategy.Type != api.RollingUpdate || ru == nil || ru.MaxSurge == nil {
 		return 0, nil
@@ -71,8 +77,12 @@ func SurgeCount(ds *api.DaemonSet, desired int) (int, error) {
 
 // UnavailableCount is how many of desired nodes may lack an available pod
 // during a rolling update: 0 unless the strategy is RollingUpdate; a nil
-// maxUnavailable is an error, as upstream (the API defaults it to 1).
+// maxUnavailable is an error, as upstream (the API defaults it to 1), and so
+// is a nil DaemonSet.
 func UnavailableCount(ds *api.DaemonSet, desired int) (int, error) {
+	if ds == nil {
+		return 0, errNilDaemonSet
+	}
 	ru := ds.UpdateStrategy.RollingUpdate
 	if ds.UpdateStrategy.Type != api.RollingUpdate || ru == nil {
 		return 0, nil
@@ -81,7 +91,8 @@ func UnavailableCount(ds *api.DaemonSet, desired int) (int, error) {
 }
 
 // AllowsSurge reports whether ds updates by surging: maxSurge scaled against
-// one node is positive. It decides how duplicates on a node are resolved.
+// one node is positive. It decides how duplicates on a node are resolved. A
+// nil DaemonSet does not surge.
 func AllowsSurge(ds *api.DaemonSet) bool {
 	n, err := SurgeCount(ds, 1)
 	return err == nil && n != 0

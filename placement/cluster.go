@@ -35,7 +35,8 @@ func (o Options) Burst() int {
 }
 
 // Compiled is a DaemonSet compiled once for many decisions: its selector,
-// its node predicate and its template generation.
+// its node predicate and its template generation. Get one from Compile: a
+// nil *Compiled is not usable, and its methods panic.
 type Compiled struct {
 	ds       *api.DaemonSet
 	opts     Options
@@ -69,8 +70,13 @@ func (c *Compiled) Options() Options { return c.opts }
 // DaemonSet returns the snapshot c was compiled from.
 func (c *Compiled) DaemonSet() *api.DaemonSet { return c.ds }
 
-// Decide evaluates one node; see Eligibility.Decide.
-func (c *Compiled) Decide(n *api.Node) Decision { return c.elig.Decide(n) }
+// Decide evaluates one node; see Eligibility.Decide. n must not be nil.
+func (c *Compiled) Decide(n *api.Node) Decision {
+	if n == nil {
+		panic("placement.Compiled.Decide: nil node")
+	}
+	return c.elig.Decide(n)
+}
 
 // Selects reports whether the DaemonSet's selector matches labels.
 func (c *Compiled) Selects(labels map[string]string) bool { return c.selector.Matches(labels) }
@@ -88,7 +94,8 @@ type Bucket struct {
 // Cluster is one snapshot indexed for a sync: nodes in name order with
 // their decisions, and the DaemonSet's claimed pods bucketed by target node.
 // It holds pointers into the caller's slices, which must not change while
-// it is in use; it changes nothing itself.
+// it is in use; it changes nothing itself. Get one from Compiled.Index: a
+// nil *Cluster is not usable, and its methods panic.
 type Cluster struct {
 	c         *Compiled
 	nodes     []*api.Node    // sorted by name

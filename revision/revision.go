@@ -99,6 +99,9 @@ type AlreadyExistsError struct {
 }
 
 func (e *AlreadyExistsError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	return fmt.Sprintf("controllerrevisions.apps %q already exists", e.Name)
 }
 

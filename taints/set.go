@@ -15,8 +15,8 @@ import (
 // the keys and values: tolerations chosen to collide cannot make matching
 // quadratic.
 //
-// The zero Set holds no tolerations and tolerates nothing. A Set is read-only
-// after NewSet and may be shared between goroutines.
+// The zero Set, and a nil *Set, hold no tolerations and tolerate nothing. A
+// Set is read-only after NewSet and may be shared between goroutines.
 type Set struct {
 	// wildcard holds the effect bits for which the set has an
 	// "empty key, Exists" toleration: any taint with one of these effects is
@@ -204,6 +204,9 @@ func (r *rule) finish() {
 // Tolerations returns a deep copy of the tolerations the set was built from,
 // in their original order.
 func (s *Set) Tolerations() []Toleration {
+	if s == nil {
+		return nil
+	}
 	return CloneTolerations(s.src)
 }
 
@@ -231,6 +234,9 @@ func (s *Set) FirstUntolerated(taints []Taint, effects Effects) (Taint, bool) {
 
 // tolerates reports whether the set tolerates t, whose effect bit is bit.
 func (s *Set) tolerates(t *Taint, bit uint8) bool {
+	if s == nil {
+		return false
+	}
 	if s.wildcard&bit != 0 {
 		return true
 	}

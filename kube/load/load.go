@@ -101,6 +101,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	s := "load: " + e.At.String()
 	if e.Object != "" {
 		s += " (" + e.Object + ")"
@@ -110,7 +113,12 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error (ErrConflict, ErrInvalidUTF8, a
 // decoding error).
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Objects is everything Sources found, in input order. An object found
 // several times with the same content is listed once.
@@ -163,8 +171,11 @@ func Read(r io.Reader) (*Cluster, error) {
 // Cluster picks the DaemonSet namespace/name. With an empty name it picks
 // the only DaemonSet and fails with ErrManyDaemonSets if there are several;
 // an empty namespace matches any namespace. The returned Cluster shares the
-// objects (not copies) with o.
+// objects (not copies) with o. A nil *Objects holds no DaemonSet.
 func (o *Objects) Cluster(namespace, name string) (*Cluster, error) {
+	if o == nil {
+		o = &Objects{}
+	}
 	var found []int
 	for i, ds := range o.DaemonSets {
 		if (namespace == "" || ds.Namespace == namespace) && (name == "" || ds.Name == name) {
