@@ -128,7 +128,7 @@ type Objects struct {
 	Pods       []*corev1.Pod
 	Revisions  []*appsv1.ControllerRevision
 	// Ignored names the objects of other kinds, as "apiVersion kind
-	// namespace/name", for callers that want to warn about them.
+	// namespace/name", each once, for callers that want to warn about them.
 	Ignored []string
 	// At holds where each object was found (its first copy): At.Pods[i] is
 	// the position of Pods[i].
@@ -232,7 +232,7 @@ func Decode(r io.Reader) (*Objects, error) {
 // object, with an *Error naming the source, document and item; it never
 // panics.
 func Sources(srcs ...Source) (*Objects, error) {
-	m := &merger{objs: &Objects{}, byKey: map[string]ref{}, byUID: map[string]ref{}}
+	m := &merger{objs: &Objects{}, byKey: map[string]ref{}, byUID: map[string]ref{}, ignored: map[string]bool{}}
 	for _, src := range srcs {
 		if src.R == nil {
 			return nil, fmt.Errorf("load: %s: no reader", orStdin(src.Name))
@@ -268,6 +268,8 @@ type merger struct {
 	// non-empty UID to it.
 	byKey map[string]ref
 	byUID map[string]ref
+	// ignored holds the names in objs.Ignored, which lists each once.
+	ignored map[string]bool
 }
 
 // ref is one object already kept.
@@ -420,7 +422,10 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 	case h.Kind == "Pod" && group == "":
 		want = "v1"
 	default:
-		m.objs.Ignored = append(m.objs.Ignored, id)
+		if !m.ignored[id] {
+			m.ignored[id] = true
+			m.objs.Ignored = append(m.objs.Ignored, id)
+		}
 		return nil
 	}
 	fail := func(err error) error { return &Error{At: at, Object: id, Err: err} }

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -265,185 +268,75 @@ func TestConformanceClusters(t *testing.T) {
 	}
 }
 
+// FuzzDecode reads the fuzzer's bytes as one source and checks:
+//
+//  1. Sources returns objects or an error, never both nor neither, and
+//     never panics; a failure is an *Error with a position (document 1 or
+//     later) whose text starts with "load: " and names it;
+//  2. every object has its position, and no decoded name holds U+FFFD;
+//  3. the same bytes given twice, as two sources, decode to the same
+//     objects at the same positions (identical copies are merged), and
+//     concatenated as two YAML documents or JSON values too;
+//  4. Cluster never panics, and picks a DaemonSet that was decoded.
 func FuzzDecode(f *testing.F) {
 	f.Add(`{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + "," + pod + "," + cr + `]}`)
 	f.Add("apiVersion: v1\nkind: List\nitems:\n- " + node + "\n---\n" + pod)
 	f.Add(`[[{"kind":"NodeList","apiVersion":"v1","items":[{}]}]]`)
 	f.Add("--- \n: x\n")
+	f.Add(node + node)
+	f.Add("apiVersion: v1\nkind: Node\nmetadata: {name: n\xff}\n")
+	f.Add(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n\udcfe","uid":"u"}}{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u"}}`)
+	cases, err := conformance.SmallestCases(1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cases {
+		f.Add(string(c.Cluster))
+	}
 	f.Fuzz(func(t *testing.T, in string) {
-		objs, err := load.Decode(strings.NewReader(in))
-		if err == nil && objs == nil {
-			t.Fatal("Decode returned neither objects nor an error")
+		objs, err := load.Sources(load.Source{Name: "a", R: strings.NewReader(in)})
+		if (err == nil) == (objs == nil) {
+			t.Fatalf("Sources returned objects %v and error %v", objs != nil, err)
+		}
+		if err != nil {
+			var le *load.Error
+			if !errors.As(err, &le) || le.At.Doc < 1 || le.At.Source != "a" || !strings.HasPrefix(err.Error(), "load: a: ") {
+				t.Fatalf("error %q is not a *load.Error with a position in source a", err)
+			}
+			return
+		}
+		at := objs.At
+		if len(at.DaemonSets) != len(objs.DaemonSets) || len(at.Nodes) != len(objs.Nodes) || len(at.Pods) != len(objs.Pods) || len(at.Revisions) != len(objs.Revisions) {
+			t.Fatalf("positions do not match the objects")
+		}
+		for _, p := range append(append(append(slices.Clone(at.DaemonSets), at.Nodes...), at.Pods...), at.Revisions...) {
+			if p.Doc < 1 || p.Source != "a" {
+				t.Fatalf("bad position %+v", p)
+			}
+		}
+		for _, n := range objs.Nodes {
+			if strings.ContainsRune(n.Name, utf8.RuneError) {
+				t.Fatalf("node name %q holds U+FFFD", n.Name)
+			}
+		}
+		for _, p := range objs.Pods {
+			if strings.ContainsRune(p.Name+p.Namespace+string(p.UID), utf8.RuneError) {
+				t.Fatalf("pod %s/%s holds U+FFFD", p.Namespace, p.Name)
+			}
+		}
+		twice, err := load.Sources(load.Source{Name: "a", R: strings.NewReader(in)}, load.Source{Name: "b", R: strings.NewReader(in)})
+		if err != nil {
+			t.Fatalf("the same input twice: %v", err)
+		}
+		if d := cmp.Diff(summarize(objs), summarize(twice)); d != "" {
+			t.Fatalf("the same input twice decodes differently (-once +twice):\n%s", d)
+		}
+		if d := cmp.Diff(objs.At, twice.At); d != "" {
+			t.Fatalf("the same input twice moves positions (-once +twice):\n%s", d)
+		}
+		c, err := objs.Cluster("", "")
+		if err == nil && !slices.Contains(objs.DaemonSets, c.DaemonSet) {
+			t.Fatalf("Cluster picked a DaemonSet that was not decoded")
 		}
 	})
-}
-
-const yamlPod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: ns}\n"
-
-// TestSourcesMerge: an object found several times is one object when its
-// copies are identical, and an error naming both places when they differ
-// (issue 15, item 1). Before, every copy was kept and the planner deleted
-// the node's only pod as a duplicate of itself.
-func TestSourcesMerge(t *testing.T) {
-	podV2 := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1","namespace":"ns","labels":{"v":"2"}}}`
-	nodeUID := `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","uid":"u1"}}`
-	otherUID := `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n2","uid":"u1"}}`
-	list := func(items ...string) string {
-		return `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",") + `]}`
-	}
-	tests := []struct {
-		name, reason string
-		srcs         []load.Source
-		want         summary
-		wantAt       []string // positions of the pods
-		wantErr      string   // substring; wrapped ErrConflict
-	}{{
-		name:   "same pod in two files",
-		reason: "kubectl get -f a -f b with overlapping files",
-		srcs: []load.Source{
-			{Name: "a.json", R: strings.NewReader(list(ds, pod))},
-			{Name: "b.json", R: strings.NewReader(list(pod, node))},
-		},
-		want:   summary{DaemonSets: []string{"ns/agent"}, Nodes: []string{"n1"}, Pods: []string{"ns/p1"}},
-		wantAt: []string{"a.json: JSON value 1, items[1]"},
-	}, {
-		name:   "repeated YAML document",
-		reason: "the same document pasted twice",
-		srcs:   []load.Source{{Name: "a.yaml", R: strings.NewReader("kind: Node\napiVersion: v1\nmetadata: {name: n1}\n---\n" + yamlPod + "---\n" + yamlPod)}},
-		want:   summary{Nodes: []string{"n1"}, Pods: []string{"ns/p1"}},
-		wantAt: []string{"a.yaml: YAML document 2"},
-	}, {
-		name:   "same DaemonSet twice",
-		reason: "identical copies of the DaemonSet are one DaemonSet, not two to choose from",
-		srcs:   []load.Source{{R: strings.NewReader(ds + ds)}},
-		want:   summary{DaemonSets: []string{"ns/agent"}},
-	}, {
-		name:    "pod differs",
-		reason:  "two versions of one pod: which one is true is unknown",
-		srcs:    []load.Source{{Name: "a.json", R: strings.NewReader(pod)}, {Name: "b.json", R: strings.NewReader(list(node, podV2))}},
-		wantErr: "load: b.json: JSON value 1, items[1] (v1 Pod ns/p1): the same object appears twice with different content: differs from its copy at a.json: JSON value 1",
-	}, {
-		name:    "node differs",
-		reason:  "duplicate node names are an input error naming both copies",
-		srcs:    []load.Source{{R: strings.NewReader(list(node, nodeUID))}},
-		wantErr: "load: JSON value 1, items[1] (v1 Node n1): the same object appears twice with different content: differs from its copy at JSON value 1, items[0]",
-	}, {
-		name:    "revision differs",
-		reason:  "duplicate revision names name the input's items",
-		srcs:    []load.Source{{R: strings.NewReader(list(cr, strings.Replace(cr, `"revision":1`, `"revision":2`, 1)))}},
-		wantErr: "JSON value 1, items[1] (apps/v1 ControllerRevision ns/agent-1): the same object appears twice with different content: differs from its copy at JSON value 1, items[0]",
-	}, {
-		name:    "UID shared",
-		reason:  "two names for one UID is one object seen twice",
-		srcs:    []load.Source{{R: strings.NewReader(nodeUID + otherUID)}},
-		wantErr: `load: JSON value 2 (v1 Node n2): the same object appears twice with different content: has the UID "u1" of v1 Node n1 at JSON value 1`,
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := load.Sources(tt.srcs...)
-			if tt.wantErr != "" {
-				if !errors.Is(err, load.ErrConflict) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("%s: Sources() error = %v, want ErrConflict with %q", tt.reason, err, tt.wantErr)
-				}
-				var le *load.Error
-				if !errors.As(err, &le) || le.At.Doc == 0 {
-					t.Errorf("%s: error %v is not a *load.Error with a position", tt.reason, err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%s: Sources: %v", tt.reason, err)
-			}
-			if d := cmp.Diff(tt.want, summarize(got)); d != "" {
-				t.Errorf("%s: Sources() mismatch (-want +got):\n%s", tt.reason, d)
-			}
-			if tt.wantAt != nil {
-				var at []string
-				for _, p := range got.At.Pods {
-					at = append(at, p.String())
-				}
-				if d := cmp.Diff(tt.wantAt, at); d != "" {
-					t.Errorf("%s: pod positions mismatch (-want +got):\n%s", tt.reason, d)
-				}
-			}
-		})
-	}
-}
-
-// TestConcatenatedLists: two kubectl outputs concatenated without "---"
-// are one YAML document whose keys repeat; the first List's items were
-// silently dropped. Now it is an error naming the document.
-func TestConcatenatedLists(t *testing.T) {
-	a := "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
-	b := "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: b}}\n"
-	_, err := load.Sources(load.Source{Name: "both.yaml", R: strings.NewReader(a + b)})
-	if err == nil || !strings.Contains(err.Error(), "load: both.yaml: YAML document 1: ") || !strings.Contains(err.Error(), "already set in map") {
-		t.Errorf("Sources(two Lists in one document) error = %v, want a repeated-key error naming both.yaml, YAML document 1", err)
-	}
-	got, err := load.Sources(load.Source{Name: "both.yaml", R: strings.NewReader(a + "---\n" + b)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(summary{Nodes: []string{"a", "b"}}, summarize(got)); d != "" {
-		t.Errorf("two Lists as two documents (-want +got):\n%s", d)
-	}
-}
-
-// TestInvalidUTF8: names that differ only in invalid bytes decoded to the
-// same name (U+FFFD), so a pod on one node counted as running on another.
-// Invalid UTF-8 is refused with its position (issue 15, item 4).
-func TestInvalidUTF8(t *testing.T) {
-	tests := []struct {
-		name, reason, in, want string
-	}{
-		{"JSON raw byte", "an invalid byte in a JSON string", `{"apiVersion":"v1","kind":"List","items":[` + node + `,{"apiVersion":"v1","kind":"Node","metadata":{"name":"n` + "\xfe" + `"}}]}`,
-			"load: in.json: JSON value 1, items[1] (v1 Node n\uFFFD): invalid UTF-8 at byte 54 of the object"},
-		{"JSON escaped surrogate", "a lone surrogate escape decodes to U+FFFD", `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n\udcfe"}}`,
-			"load: in.json: JSON value 1 (v1 Node n\uFFFD): invalid UTF-8: metadata.name \"n\uFFFD\" holds U+FFFD"},
-		{"YAML raw byte", "the line is named", "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\xff\n",
-			"load: in.json: YAML document 1: invalid UTF-8 at line 4 of the document"},
-		{"label value", "anywhere in a planned object", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"` + "\xc3" + `"}}}`,
-			"load: in.json: JSON value 1 (v1 Pod p): invalid UTF-8"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := load.Sources(load.Source{Name: "in.json", R: strings.NewReader(tt.in)})
-			if !errors.Is(err, load.ErrInvalidUTF8) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("%s: Sources() error = %v, want ErrInvalidUTF8 with %q", tt.reason, err, tt.want)
-			}
-		})
-	}
-	// Other kinds are not decoded, and not checked.
-	if _, err := load.Decode(strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c` + "\xfe" + `"}}`)); err != nil {
-		t.Errorf("an ignored kind with invalid UTF-8: %v", err)
-	}
-}
-
-// TestPositions: every object's position names the source, the document
-// and the List items that hold it (issue 15, item 3).
-func TestPositions(t *testing.T) {
-	yml := "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n---\n" +
-		"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: Node, metadata: {name: n1}}]}\n"
-	got, err := load.Sources(
-		load.Source{Name: "a.yaml", R: strings.NewReader(yml)},
-		load.Source{Name: "b.json", R: strings.NewReader(`{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"n2"}}]}` + ds)},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var at []string
-	for _, p := range got.At.Nodes {
-		at = append(at, p.String())
-	}
-	want := []string{"a.yaml: YAML document 1", "a.yaml: YAML document 2, items[0], items[0]", "b.json: JSON value 1, items[0]"}
-	if d := cmp.Diff(want, at); d != "" {
-		t.Errorf("node positions mismatch (-want +got):\n%s", d)
-	}
-	c, err := got.Cluster("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := c.At.DaemonSet.String(); s != "b.json: JSON value 2" {
-		t.Errorf("DaemonSet position %q, want b.json: JSON value 2", s)
-	}
 }
