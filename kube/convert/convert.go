@@ -91,9 +91,13 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 // serves for a template as for a pod already on a node. Quantities keep
 // their value exactly and their format; an error (with the field path)
 // means apimachinery printed a quantity package resource cannot parse,
-// which the differential tests have not seen happen.
+// which the differential tests have not seen happen. A nil spec is the
+// empty spec.
 func Workload(spec *corev1.PodSpec) (api.PodTemplate, error) {
 	var out api.PodTemplate
+	if spec == nil {
+		return out, nil
+	}
 	var err error
 	if out.Containers, err = containers(spec.Containers, "spec.containers"); err != nil {
 		return out, err

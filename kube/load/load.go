@@ -61,8 +61,16 @@ type Position struct {
 	Items []int
 }
 
-// String renders the position as "a.yaml: YAML document 2, items[3]".
+// String renders the position as "a.yaml: YAML document 2, items[3]". A
+// position without a document (Doc 0, for objects a caller adds) renders as
+// its source alone.
 func (p Position) String() string {
+	if p.Doc == 0 {
+		if p.Source == "" {
+			return "input"
+		}
+		return p.Source
+	}
 	var b strings.Builder
 	if p.Source != "" {
 		b.WriteString(p.Source)

@@ -13,6 +13,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
 // FuzzPlanner loads a cluster from the fuzzer's bytes and plans it for each
@@ -60,7 +61,7 @@ func FuzzPlanner(f *testing.F) {
 			if err := daemonplan.CheckPlan(in, p); err != nil {
 				t.Fatalf("CheckPlan: %v", err)
 			}
-			out, err := json.Marshal(planner.JSON(p))
+			out, err := json.Marshal(planner.JSON(p, upstream.Latest))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,14 +78,14 @@ func FuzzPlanner(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out2, _ := json.Marshal(planner.JSON(p2)); !bytes.Equal(out, out2) {
+			if out2, _ := json.Marshal(planner.JSON(p2, upstream.Latest)); !bytes.Equal(out, out2) {
 				t.Fatalf("planning twice differs:\n%s\n%s", out, out2)
 			}
 			strict, err := planner.Plan(cl, now, planner.Options{Strict: true})
 			var fes field.ErrorList
 			switch {
 			case err == nil && len(p.Warnings) == 0:
-				if out3, _ := json.Marshal(planner.JSON(strict)); !bytes.Equal(out, out3) {
+				if out3, _ := json.Marshal(planner.JSON(strict, upstream.Latest)); !bytes.Equal(out, out3) {
 					t.Fatalf("Strict plans differently without findings")
 				}
 			case errors.As(err, &fes) && len(fes) == len(p.Warnings):
