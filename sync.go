@@ -266,12 +266,12 @@ func index(ds *api.DaemonSet, in Input, opts placement.Options) indexed {
 	}
 	cl, err := c.Index(in.Nodes, in.Pods)
 	if err != nil {
-		// Index fails only on the node and pod lists, with a field.ErrorList.
-		var list field.ErrorList
-		if !errors.As(err, &list) {
-			list = field.ErrorList{field.Invalid(nil, nil, err.Error())}
+		// Index fails only on the node and pod lists, with the
+		// field.ErrorList of api.ValidateNodes and api.ValidatePods; should
+		// it ever fail otherwise, the input is still refused.
+		if !errors.As(err, &ix.inputErrs) {
+			ix.inputErrs = field.ErrorList{field.Invalid(field.NewPath("nodes"), nil, err.Error())}
 		}
-		ix.inputErrs = list
 	}
 	ix.cl = cl
 	ix.inputErrs = append(ix.inputErrs, revision.ValidateRevisions(in.Revisions)...)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -359,7 +360,14 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 	p, err := planner.Plan(in.cluster, in.now, opts)
 	if err != nil {
 		var fes field.ErrorList
-		if !errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
+		if errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
+			fmt.Fprintf(c.stderr, "%s: %s: the input cannot be planned: %d problem(s)\n", c.name, cmd, len(fes))
+			for _, fe := range fes {
+				fmt.Fprintln(c.stderr, "error: "+in.where(fe.Field)+oneLine(fe.Error()))
+			}
+			return p, exitErr{exitError}
+		}
+		if errors.As(err, &fes) {
 			ds := in.cluster.DaemonSet
 			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)\n",
 				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))
@@ -379,6 +387,33 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		fmt.Fprintln(c.stderr, finding("warning", w))
 	}
 	return p, nil
+}
+
+// itemPath matches the field path of a finding about one object of the
+// input: "pods[3].name".
+var itemPath = regexp.MustCompile(`^(nodes|pods|revisions)\[([0-9]+)\]`)
+
+// where renders the position of the object a finding's field path names,
+// followed by ": ", or "" when the path names no object of the input.
+func (in *input) where(path string) string {
+	m := itemPath.FindStringSubmatch(path)
+	if m == nil {
+		return ""
+	}
+	i, _ := strconv.Atoi(m[2])
+	var at []load.Position
+	switch m[1] {
+	case "nodes":
+		at = in.cluster.At.Nodes
+	case "pods":
+		at = in.cluster.At.Pods
+	default:
+		at = in.cluster.At.Revisions
+	}
+	if i >= len(at) {
+		return ""
+	}
+	return at[i].String() + ": "
 }
 
 // finding renders a validation finding as "LEVEL: FIELD: TYPE[: DETAIL]".

@@ -591,3 +591,16 @@ func TestDaemonSetWithoutUID(t *testing.T) {
 		t.Errorf("--strict: exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
 	}
 }
+
+// TestInputProblems: an input the planner refuses (here a pod without a
+// name, which the loader reads) names the position of each object (issue
+// 15, item 3), with exit status 1.
+func TestInputProblems(t *testing.T) {
+	nameless := "apiVersion: v1\nkind: Pod\nmetadata: {namespace: default}\n"
+	got := runCLI(t, ds("ds-x")+"---\n"+node1+"---\n"+nameless, "plan", "-f", "-", "--now", "2025-06-01T12:00:00Z")
+	want := "daemonplan: plan: the input cannot be planned: 1 problem(s)\n" +
+		"error: standard input: YAML document 3: pods[0].name: Required value: every object of a snapshot needs a name\n"
+	if got.code != exitError || got.stderr != want || got.stdout != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
+	}
+}
