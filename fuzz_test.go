@@ -17,6 +17,7 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -59,9 +60,10 @@ var planOpts = cmp.Options{
 //  1. the input is not changed;
 //  2. a refused sync (an error) returns the zero Plan, and an input that
 //     CheckInput refuses is refused with ErrInvalidInput;
-//  3. an accepted plan passes daemonplan.CheckPlan: nothing deleted,
-//     released or relabelled that the DaemonSet does not own, no terminating
-//     pod adopted, no write after a failed revision history;
+//  3. an accepted plan passes daemonplan.CheckPlan, and plantest's
+//     CheckOwnership and CheckStop: nothing deleted, released or
+//     relabelled that the DaemonSet does not own, no terminating pod
+//     adopted, no write after a failed revision history;
 //  4. the rolling update deletes at most maxUnavailable available pods
 //     (none with surge, which replaces available pods only once their new
 //     pod is available);
@@ -95,6 +97,14 @@ func checkNeverHarms(t *testing.T, in daemonplan.Input, opts daemonplan.Options,
 	}
 	if err := daemonplan.CheckPlan(in, plan); err != nil {
 		t.Fatalf("CheckPlan: %v", err)
+	}
+	// plantest's checkers recount ownership and where a sync stops with
+	// the naive reference, independently of CheckPlan.
+	if err := plantest.CheckOwnership(in, plan); err != nil {
+		t.Fatalf("plantest.CheckOwnership: %v", err)
+	}
+	if err := plantest.CheckStop(in, plan); err != nil {
+		t.Fatalf("plantest.CheckStop: %v", err)
 	}
 	checkUnavailableBudget(t, in, plan)
 
