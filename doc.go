@@ -15,6 +15,14 @@
 // rollout status` would print, validation warnings and the errors
 // upstream's sync would return.
 //
+// # Bad input
+//
+// Sync refuses an input that lists an object twice, or names one with
+// invalid UTF-8 (CheckInput, ErrInvalidInput), whatever the options;
+// ownership never matches an empty UID. CheckPlan recounts from the input
+// what a plan may touch; a caller may run it before applying a plan. See
+// docs/never-harm.md.
+//
 // # Applying a plan
 //
 // Apply a Plan in the order upstream issues its writes:

@@ -1,11 +1,13 @@
 package daemonplan_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -35,4 +37,46 @@ func ExampleSync() {
 	// b UntoleratedNoSchedule untolerated taint gpu:NoSchedule: no new pod, existing pods stay
 	// new revisions: 1
 	// Waiting for daemon set "agent" rollout to finish: 0 out of 1 new pods have been updated...
+}
+
+// CheckInput refuses a snapshot that lists an object twice: planning it
+// would delete the pod as a duplicate of itself. Sync refuses it too.
+func ExampleCheckInput() {
+	ds := &api.DaemonSet{Namespace: "ns", Name: "agent", UID: "u1",
+		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
+	pod := api.Pod{Namespace: "ns", Name: "agent-x", UID: "p1", NodeName: "a", Labels: map[string]string{"app": "agent"},
+		Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "u1"}, Phase: api.PodRunning, Ready: true}
+	in := daemonplan.Input{DaemonSet: ds, Nodes: []api.Node{{Name: "a"}}, Pods: []api.Pod{pod, pod}}
+	for _, e := range daemonplan.CheckInput(in) {
+		fmt.Println(e)
+	}
+	_, err := daemonplan.Sync(in, daemonplan.Options{})
+	fmt.Println(errors.Is(err, daemonplan.ErrInvalidInput))
+	// Output:
+	// pods[1].name: Duplicate value: "agent-x": also pods[0]
+	// pods[1].uid: Duplicate value: "p1": also pods[0]
+	// true
+}
+
+// CheckPlan recounts what a plan may touch from the input: a caller can run
+// it before applying a plan.
+func ExampleCheckPlan() {
+	ds := &api.DaemonSet{Namespace: "ns", Name: "agent", UID: "u1",
+		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
+	foreign := api.Pod{Namespace: "ns", Name: "web-1", NodeName: "a", Labels: map[string]string{"app": "agent"},
+		Controller: &api.OwnerRef{Kind: "ReplicaSet", Name: "web", UID: "rs1"}}
+	in := daemonplan.Input{DaemonSet: ds, Nodes: []api.Node{{Name: "a"}}, Pods: []api.Pod{foreign}}
+	plan, err := daemonplan.Sync(in, daemonplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(daemonplan.CheckPlan(in, plan))
+
+	plan.Delete = append(plan.Delete, placement.Delete{Pod: "web-1", Node: "a", Reason: placement.Duplicate})
+	fmt.Println(daemonplan.CheckPlan(in, plan))
+	// Output:
+	// <nil>
+	// deletes pod web-1, which the DaemonSet neither controls nor adopts
 }

@@ -163,6 +163,26 @@ type Plan struct {
 // ErrNilDaemonSet is returned by Sync when Input.DaemonSet is nil.
 var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
 
+// ErrInvalidInput is wrapped, with the field.ErrorList of findings, in the
+// error Sync returns for an input that is not a snapshot of distinct
+// objects (see CheckInput); test with errors.Is.
+var ErrInvalidInput = errors.New("daemonplan.Sync: invalid input")
+
+// CheckInput returns what makes in unfit to plan from, whatever the
+// options, or nil: in.DaemonSet is not checked (see api.Validate), the lists
+// are (api.ValidateNodes, api.ValidatePods, revision.ValidateRevisions),
+// with paths rooted at the Input field ("pods[3].name: Duplicate value:
+// "agent-x": also pods[1]"). An object listed twice would be planned twice:
+// a pod listed twice would be deleted as a duplicate of itself.
+func CheckInput(in Input) field.ErrorList {
+	errs := api.ValidateNodes(in.Nodes)
+	errs = append(errs, api.ValidatePods(in.Pods)...)
+	return append(errs, revision.ValidateRevisions(in.Revisions)...)
+}
+
+// msgNoUID is the detail of the finding about a DaemonSet without a UID.
+const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts none"
+
 // Sync runs one sync of the DaemonSet controller (upstream: syncDaemonSet;
 // docs/manage.md, M1) and returns its plan:
 //
@@ -181,10 +201,18 @@ var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
 //  6. the status is counted (docs/status.md, S1–S8) and kubectl's rollout
 //     status message rendered (docs/status.md, S11).
 //
+// Before step 1 the input lists are checked (CheckInput): an input that
+// lists an object twice, or names one with invalid UTF-8, is refused
+// whatever the options. A DaemonSet without a UID is a finding at
+// metadata.uid (Required) like the validation findings: such a DaemonSet
+// owns nothing, since ownership never matches an empty UID, and adopts
+// nothing.
+//
 // The returned error is ErrNilDaemonSet, the validation errors of
-// Options.Progressive (a field.ErrorList under "progressive") or, with
-// Options.Strict, the validation findings; errors upstream's own sync
-// would return are in Plan.Errors.
+// Options.Progressive (a field.ErrorList under "progressive"),
+// ErrInvalidInput wrapping the field.ErrorList of CheckInput or, with
+// Options.Strict, the validation findings (a field.ErrorList); the Plan is
+// then empty. Errors upstream's own sync would return are in Plan.Errors.
 func Sync(in Input, opts Options) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
@@ -193,18 +221,65 @@ func Sync(in Input, opts Options) (Plan, error) {
 		return Plan{}, errs.Prefix("progressive")
 	}
 	ds := api.Default(in.DaemonSet)
+	ix := index(&ds, in, opts.Placement)
+	if len(ix.inputErrs) > 0 {
+		return Plan{}, fmt.Errorf("%w: %w", ErrInvalidInput, ix.inputErrs)
+	}
 	warnings := api.ValidateWith(&ds, api.ValidateOptions{AllowSurgeWithUnavailable: opts.Progressive.SurgeWithUnavailable})
+	if ds.UID == "" {
+		warnings = append(warnings, field.Required(field.NewPath("metadata", "uid"), msgNoUID))
+	}
 	if opts.Strict && len(warnings) > 0 {
 		return Plan{}, warnings
 	}
-	plan := syncDefaulted(&ds, in, opts)
+	plan := syncDefaulted(&ds, in, opts, ix)
 	plan.Warnings = warnings
 	plan.Rollout = rollout.StatusMessage(&ds, plan.Status)
 	return plan, nil
 }
 
+// indexed is the snapshot indexed for the defaulted DaemonSet, or why it
+// is not.
+type indexed struct {
+	// skip reports a DaemonSet that gets no writes (step 2 of Sync).
+	skip bool
+	// err is the selector's compile error; cl is nil then.
+	err error
+	cl  *placement.Cluster
+	// inputErrs are CheckInput's findings.
+	inputErrs field.ErrorList
+}
+
+// index compiles ds and indexes the snapshot, checking the input lists once:
+// Index checks nodes and pods while it indexes them, and CheckInput does
+// when there is nothing to index.
+func index(ds *api.DaemonSet, in Input, opts placement.Options) indexed {
+	var ix indexed
+	ix.skip = isExactlyEmpty(ds.Selector) || ds.Deleting
+	var c *placement.Compiled
+	if !ix.skip {
+		c, ix.err = placement.Compile(ds, opts)
+	}
+	if c == nil {
+		ix.inputErrs = CheckInput(in)
+		return ix
+	}
+	cl, err := c.Index(in.Nodes, in.Pods)
+	if err != nil {
+		// Index fails only on the node and pod lists, with the
+		// field.ErrorList of api.ValidateNodes and api.ValidatePods; should
+		// it ever fail otherwise, the input is still refused.
+		if !errors.As(err, &ix.inputErrs) {
+			ix.inputErrs = field.ErrorList{field.Invalid(field.NewPath("nodes"), nil, err.Error())}
+		}
+	}
+	ix.cl = cl
+	ix.inputErrs = append(ix.inputErrs, revision.ValidateRevisions(in.Revisions)...)
+	return ix
+}
+
 // syncDefaulted runs steps 2–6 of Sync on the defaulted DaemonSet ds.
-func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
+func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan {
 	ds := *dsp
 	plan := Plan{
 		Namespace: ds.Namespace,
@@ -215,24 +290,18 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options) Plan {
 
 	// Node decisions come from the index when there is one; the early
 	// returns below decide nodes without it.
-	if isExactlyEmpty(ds.Selector) || ds.Deleting {
+	if ix.skip {
 		// Upstream records an event (SelectingAll) for the empty selector,
 		// and does nothing else in either case.
 		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
 		return plan
 	}
-	c, err := placement.Compile(&ds, opts.Placement)
-	if err != nil {
+	if ix.err != nil {
 		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
-		plan.Errors = append(plan.Errors, err)
+		plan.Errors = append(plan.Errors, ix.err)
 		return plan
 	}
-	cl, err := c.Index(in.Nodes, in.Pods)
-	if err != nil {
-		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
-		plan.Errors = append(plan.Errors, err)
-		return plan
-	}
+	cl := ix.cl
 	plan.Nodes = cl.NodeDecisions()
 
 	// Upstream constructs history before it lists (and so claims) pods: when

@@ -12,8 +12,12 @@ const DefaultRevisionHistoryLimit = 10
 // strategy type becomes RollingUpdate; for RollingUpdate a
 // missing rollingUpdate block is created, maxUnavailable defaults to 1 and
 // maxSurge to 0; a nil revisionHistoryLimit becomes 10. ds is not changed;
-// the copy shares no defaulted pointer with it.
+// the copy shares no defaulted pointer with it. ds must not be nil: Default
+// panics on a nil DaemonSet.
 func Default(ds *DaemonSet) DaemonSet {
+	if ds == nil {
+		panic("api.Default: nil DaemonSet")
+	}
 	out := *ds
 	out.Annotations = maps.Clone(ds.Annotations)
 	if out.UpdateStrategy.Type == "" {

@@ -128,3 +128,29 @@ func ExamplePodTemplate_HostPorts() {
 	// 9100/""
 	// 9101/"UDP"
 }
+
+// A snapshot lists each node once: a repeated name, an empty one or one
+// that is not UTF-8 is refused with the input's index.
+func ExampleValidateNodes() {
+	nodes := []api.Node{{Name: "a"}, {Name: "b"}, {Name: "a"}, {Name: "c\xff"}}
+	for _, e := range api.ValidateNodes(nodes) {
+		fmt.Println(e)
+	}
+	// Output:
+	// nodes[2].name: Duplicate value: "a": also nodes[0]
+	// nodes[3].name: Invalid value: "c\xff": must be valid UTF-8
+}
+
+// Pods are the same pod when they share namespace and name, or UID.
+func ExampleValidatePods() {
+	pods := []api.Pod{
+		{Namespace: "ns", Name: "agent-1", UID: "u1"},
+		{Namespace: "other", Name: "agent-1", UID: "u2"},
+		{Namespace: "ns", Name: "agent-2", UID: "u1"},
+	}
+	for _, e := range api.ValidatePods(pods) {
+		fmt.Println(e)
+	}
+	// Output:
+	// pods[2].uid: Duplicate value: "u1": also pods[0]
+}

@@ -19,9 +19,12 @@ var errNoTarget = errors.New("pod has neither spec.nodeName nor a metadata.name 
 //     with key metadata.name and operator In, scanning terms in order; it
 //     must have exactly one value.
 //
-// Any other pod has no target and an error is returned; the planner ignores
-// such pods entirely, as upstream does.
+// Any other pod, and a nil pod, has no target and an error is returned; the
+// planner ignores such pods entirely, as upstream does.
 func TargetNodeName(p *Pod) (string, error) {
+	if p == nil {
+		return "", errNoTarget
+	}
 	if p.NodeName != "" {
 		return p.NodeName, nil
 	}
@@ -42,15 +45,16 @@ func TargetNodeName(p *Pod) (string, error) {
 	return "", errNoTarget
 }
 
-// IsTerminal reports a pod in phase Failed or Succeeded.
-func IsTerminal(p *Pod) bool { return p.Phase == PodFailed || p.Phase == PodSucceeded }
+// IsTerminal reports a pod in phase Failed or Succeeded; a nil pod is not.
+func IsTerminal(p *Pod) bool { return p != nil && (p.Phase == PodFailed || p.Phase == PodSucceeded) }
 
 // IsAvailable reports whether p counts as available at now
 // (upstream: IsPodAvailable; docs/rolling-update.md, R5): it is
 // Ready, and either minReadySeconds is 0 or it has been Ready since at least
-// minReadySeconds before now (inclusive, as since v1.34).
+// minReadySeconds before now (inclusive, as since v1.34). A nil pod is not
+// available.
 func IsAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
-	if !p.Ready {
+	if p == nil || !p.Ready {
 		return false
 	}
 	if minReadySeconds == 0 {
@@ -66,7 +70,11 @@ func IsAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
 // (upstream: IsPodUpdated; docs/rolling-update.md, R2): its revision-hash
 // label equals hash (when hash is not empty), or its
 // template-generation label equals generation (when generation is known).
+// A nil pod is not updated.
 func IsUpdated(p *Pod, hash string, generation *int64) bool {
+	if p == nil {
+		return false
+	}
 	if hash != "" {
 		if h, ok := p.Labels[LabelRevisionHash]; ok && h == hash {
 			return true
@@ -82,8 +90,11 @@ func IsUpdated(p *Pod, hash string, generation *int64) bool {
 
 // TemplateGeneration parses the DaemonSet's template-generation annotation.
 // A missing or unparsable annotation gives nil, as upstream's callers treat
-// both alike.
+// both alike, and so does a nil DaemonSet.
 func TemplateGeneration(ds *DaemonSet) *int64 {
+	if ds == nil {
+		return nil
+	}
 	s, ok := ds.Annotations[AnnotationTemplateGeneration]
 	if !ok {
 		return nil

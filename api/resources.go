@@ -7,7 +7,12 @@ import "github.com/daemonplan/daemonplan/resource"
 // containers' requests and limits, sidecars marked, the overhead and the
 // pod-level requests. The lists are shared with t, not copied; neither
 // side may change them.
+//
+// A nil t is the empty template.
 func (t *PodTemplate) PodResources() resource.PodResources {
+	if t == nil {
+		t = &PodTemplate{}
+	}
 	return resource.PodResources{
 		Containers:     resourceContainers(t.Containers, false),
 		InitContainers: resourceContainers(t.InitContainers, true),
@@ -51,7 +56,12 @@ func resourceContainers(cs []Container, init bool) []resource.Container {
 //
 // The result is a new, non-nil List; a template without containers
 // requests nothing but its overhead.
+//
+// A nil t is the empty template.
 func (t *PodTemplate) Requests() resource.List {
+	if t == nil {
+		t = &PodTemplate{}
+	}
 	p := resource.Default(t.PodResources())
 	podLimits := resource.Default(resource.PodResources{Overhead: t.Resources.Limits}).Overhead
 	if len(p.Requests) > 0 || len(podLimits) > 0 {
@@ -82,7 +92,12 @@ func (t *PodTemplate) Requests() resource.List {
 // its ContainerPort (upstream: SetDefaults_PodSpec). Protocol and HostIP
 // are returned as written ("" for TCP and every address). The result is a
 // new slice, nil when the pod binds no host port.
+//
+// A nil t is the empty template.
 func (t *PodTemplate) HostPorts() []ContainerPort {
+	if t == nil {
+		t = &PodTemplate{}
+	}
 	var out []ContainerPort
 	add := func(c *Container) {
 		for _, p := range c.Ports {

@@ -176,8 +176,8 @@ func ValidateWith(ds *DaemonSet, opts ValidateOptions) field.ErrorList {
 // ValidateUpdate checks the rules that only apply when oldDS is replaced by
 // newDS (upstream's update strategy and ValidateDaemonSetStatusUpdate), and
 // returns every problem found, or nil. It does not repeat Validate(newDS):
-// callers that want both call both. Neither input is changed; both must be
-// non-nil.
+// callers that want both call both. Neither input is changed. oldDS and
+// newDS must not be nil: ValidateUpdate panics on a nil DaemonSet.
 //
 //  1. spec.selector may not change (apps/v1): a selector that is not
 //     semantically equal to the old one (nil and empty lists and maps are

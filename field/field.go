@@ -137,6 +137,9 @@ type Error struct {
 
 // Error renders the problem like Kubernetes: `field: Invalid value: "x": detail`.
 func (e *Error) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	if e.Field != "" {
 		b.WriteString(e.Field)

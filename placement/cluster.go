@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -34,7 +35,8 @@ func (o Options) Burst() int {
 }
 
 // Compiled is a DaemonSet compiled once for many decisions: its selector,
-// its node predicate and its template generation.
+// its node predicate and its template generation. Get one from Compile: a
+// nil *Compiled is not usable, and its methods panic.
 type Compiled struct {
 	ds       *api.DaemonSet
 	opts     Options
@@ -68,8 +70,13 @@ func (c *Compiled) Options() Options { return c.opts }
 // DaemonSet returns the snapshot c was compiled from.
 func (c *Compiled) DaemonSet() *api.DaemonSet { return c.ds }
 
-// Decide evaluates one node; see Eligibility.Decide.
-func (c *Compiled) Decide(n *api.Node) Decision { return c.elig.Decide(n) }
+// Decide evaluates one node; see Eligibility.Decide. n must not be nil.
+func (c *Compiled) Decide(n *api.Node) Decision {
+	if n == nil {
+		panic("placement.Compiled.Decide: nil node")
+	}
+	return c.elig.Decide(n)
+}
 
 // Selects reports whether the DaemonSet's selector matches labels.
 func (c *Compiled) Selects(labels map[string]string) bool { return c.selector.Matches(labels) }
@@ -87,7 +94,8 @@ type Bucket struct {
 // Cluster is one snapshot indexed for a sync: nodes in name order with
 // their decisions, and the DaemonSet's claimed pods bucketed by target node.
 // It holds pointers into the caller's slices, which must not change while
-// it is in use; it changes nothing itself.
+// it is in use; it changes nothing itself. Get one from Compiled.Index: a
+// nil *Cluster is not usable, and its methods panic.
 type Cluster struct {
 	c         *Compiled
 	nodes     []*api.Node    // sorted by name
@@ -105,17 +113,38 @@ type Cluster struct {
 // ClaimObject; docs/manage.md, M3 and M5):
 //
 //  1. pods in other namespaces, and pods controlled by another owner, are
-//     ignored;
+//     ignored; a controller reference with an empty UID is nobody's, and
+//     a DaemonSet without a UID owns no pod;
 //  2. pods controlled by the DaemonSet whose labels no longer match the
 //     selector are released (unless the DaemonSet is being deleted);
 //  3. orphans that match are adopted, unless the DaemonSet or the pod is
-//     being deleted;
+//     being deleted, or the DaemonSet has no UID (the owner reference it
+//     would write could never match it again; upstream's adoption checks
+//     the UID first);
 //  4. claimed pods are bucketed by TargetNodeName; pods without a target
 //     are ignored, and pods both terminal and being deleted stay out of the
 //     buckets (they still count as claimed, for revision cleanup).
 //
-// Node names must be unique; a repeated name is an error.
+// nodes and pods must each be a snapshot of distinct objects: a list that
+// api.ValidateNodes or api.ValidatePods refuses is an error (that
+// field.ErrorList), so that no object is planned twice.
 func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
+	// The node map is needed below anyway: filling it tells whether the
+	// node list needs the full check.
+	nodeIndex := make(map[string]int32, len(nodes))
+	suspect := false
+	for i := range nodes {
+		name := nodes[i].Name
+		suspect = suspect || name == "" || !utf8.ValidString(name)
+		nodeIndex[name] = int32(i)
+	}
+	var errs field.ErrorList
+	if suspect || len(nodeIndex) != len(nodes) {
+		errs = api.ValidateNodes(nodes)
+	}
+	if errs = append(errs, api.ValidatePods(pods)...); len(errs) > 0 {
+		return nil, errs
+	}
 	ds := c.ds
 	cl := &Cluster{c: c}
 	cl.nodes = make([]*api.Node, len(nodes))
@@ -125,13 +154,7 @@ func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 	if !slices.IsSortedFunc(cl.nodes, byNodeName) {
 		slices.SortFunc(cl.nodes, byNodeName)
 	}
-	for i := 1; i < len(cl.nodes); i++ {
-		if cl.nodes[i].Name == cl.nodes[i-1].Name {
-			return nil, errors.New("placement: node " + cl.nodes[i].Name + " appears twice")
-		}
-	}
 	cl.decisions = make([]NodeDecision, len(cl.nodes))
-	nodeIndex := make(map[string]int32, len(cl.nodes))
 	for i, n := range cl.nodes {
 		cl.decisions[i] = NodeDecision{Node: n.Name, Decision: c.elig.Decide(n)}
 		nodeIndex[n.Name] = int32(i)
@@ -156,7 +179,7 @@ func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 		}
 		matches := c.selector.Matches(p.Labels)
 		switch {
-		case p.Controller != nil && p.Controller.UID != ds.UID:
+		case p.Controller != nil && !ownedBy(p.Controller, ds):
 			continue
 		case p.Controller != nil:
 			if !matches {
@@ -166,7 +189,7 @@ func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 				continue
 			}
 		default:
-			if ds.Deleting || !matches || p.Deleting {
+			if ds.UID == "" || ds.Deleting || !matches || p.Deleting {
 				continue
 			}
 			cl.adopt = append(cl.adopt, p.Name)
@@ -220,6 +243,11 @@ func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 	slices.Sort(cl.adopt)
 	slices.Sort(cl.release)
 	return cl, nil
+}
+
+// ownedBy reports whether ref names ds: equal UIDs, never an empty one.
+func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
+	return ref.UID != "" && ref.UID == ds.UID
 }
 
 func byNodeName(a, b *api.Node) int { return strings.Compare(a.Name, b.Name) }

@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -301,6 +302,16 @@ func TestScaledValue(t *testing.T) {
 		{name: "no percent sign", reason: "a string must end in %", v: api.Percent("5"), total: 5, roundUp: true, wantErr: true},
 		{name: "fraction", reason: "a non-integer percentage is an error", v: api.Percent("1.5%"), total: 5, roundUp: true, wantErr: true},
 		{name: "word", reason: "garbage is an error", v: api.Percent("abc%"), total: 5, roundUp: true, wantErr: true},
+		// Issue 15, item 7: upstream's float-to-int conversion overflows,
+		// with a result that depends on the platform (on amd64 the smallest
+		// int: no pod would ever be updated). The product saturates.
+		{name: "max int64 percent", reason: "saturates at the largest budget", v: api.Percent("9223372036854775807%"), total: 3, roundUp: true, want: math.MaxInt32},
+		{name: "max int64 percent down", reason: "rounding down saturates too", v: api.Percent("9223372036854775807%"), total: 3, roundUp: false, want: math.MaxInt32},
+		{name: "min int64 percent", reason: "saturates at the smallest budget", v: api.Percent("-9223372036854775808%"), total: 3, roundUp: true, want: math.MinInt32},
+		{name: "beyond int32", reason: "a product above the int32 range saturates on 32-bit platforms alike", v: api.Percent("4294967296%"), total: 100, roundUp: true, want: math.MaxInt32},
+		{name: "just below int32", reason: "exact within the range", v: api.Percent("2147483647%"), total: 99, roundUp: true, want: 2126008811},
+		{name: "zero nodes", reason: "any percentage of nothing is nothing", v: api.Percent("9223372036854775807%"), total: 0, roundUp: true, want: 0},
+		{name: "beyond int64", reason: "an error on every platform, as upstream on 64-bit ones", v: api.Percent("9223372036854775808%"), total: 3, roundUp: true, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,15 +84,20 @@ func (d Decision) Message() string {
 // Eligibility is a DaemonSet's node predicate compiled once: template
 // nodeName, nodeSelector and required node affinity, and the template's
 // tolerations merged with the daemon defaults. It never fails: like
-// upstream, a malformed affinity term simply matches nothing.
+// upstream, a malformed affinity term simply matches nothing. Get one from
+// NewEligibility: a nil *Eligibility is not usable, and Decide panics.
 type Eligibility struct {
 	nodeName string
 	nodes    selector.NodeMatcher
 	tols     taints.Set
 }
 
-// NewEligibility compiles the node predicate of ds.
+// NewEligibility compiles the node predicate of ds. ds must not be nil:
+// NewEligibility panics on a nil DaemonSet.
 func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
+	if ds == nil {
+		panic("placement.NewEligibility: nil DaemonSet")
+	}
 	t := &ds.Template
 	return &Eligibility{
 		nodeName: t.NodeName,
@@ -109,7 +114,12 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 //  3. an untolerated NoExecute taint → neither;
 //  4. an untolerated NoSchedule taint → no new pod, existing pods continue;
 //  5. otherwise → run. PreferNoSchedule taints never matter.
+//
+// n must not be nil.
 func (e *Eligibility) Decide(n *api.Node) Decision {
+	if n == nil {
+		panic("placement.Eligibility.Decide: nil node")
+	}
 	if e.nodeName != "" && e.nodeName != n.Name {
 		return Decision{Reason: NodeNameMismatch}
 	}

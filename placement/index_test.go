@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/google/go-cmp/cmp"
@@ -231,5 +232,71 @@ func TestPodPredicates(t *testing.T) {
 				t.Errorf("%s\n[IsAvailable, IsUpdated] mismatch (-want +got):\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestIndexRefusesRepeats: Index is an entry point of its own, and gives
+// its callers the protection Sync gives: a node or pod listed twice is a
+// field.ErrorList naming the input's indexes, never a pod planned twice.
+func TestIndexRefusesRepeats(t *testing.T) {
+	f := &fixture{ds: newDS()}
+	f.addNodes(0, 2, nil)
+	f.addPods("node-0", simpleDaemonSetLabel, 1)
+	c, err := placement.Compile(f.ds, placement.Options{})
+	require.NoError(t, err)
+	tests := []struct {
+		name, reason string
+		nodes        []api.Node
+		pods         []api.Pod
+		want         []string
+	}{
+		{"pod twice", "the second copy would be deleted as a duplicate", f.nodes, append(f.pods, f.pods[0]),
+			[]string{`pods[1].name: Duplicate value: "node-0-pod-00": also pods[0]`, `pods[1].uid: Duplicate value: "uid-00": also pods[0]`}},
+		{"node twice", "the error names both input indexes, not sorted ones", append([]api.Node{f.nodes[1]}, f.nodes...), f.pods,
+			[]string{`nodes[2].name: Duplicate value: "node-1": also nodes[0]`}},
+		{"invalid UTF-8", "node-\\xfe and node-\\xff must not be confused", append(f.nodes, api.Node{Name: "node-\xfe"}), f.pods,
+			[]string{`nodes[2].name: Invalid value: "node-\xfe": must be valid UTF-8`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Index(tt.nodes, tt.pods)
+			list, ok := err.(field.ErrorList)
+			if !ok {
+				t.Fatalf("%s: Index() error = %v, want a field.ErrorList", tt.reason, err)
+			}
+			var got []string
+			for _, e := range list {
+				got = append(got, e.Error())
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("%s: Index() errors mismatch (-want +got):\n%s", tt.reason, d)
+			}
+		})
+	}
+}
+
+// TestIndexEmptyUID: an owner reference without UID is nobody's, and a
+// DaemonSet without UID owns and adopts nothing (issue 15, item 2).
+func TestIndexEmptyUID(t *testing.T) {
+	for _, dsUID := range []string{"", "foo-uid"} {
+		f := &fixture{ds: newDS(func(ds *api.DaemonSet) { ds.UID = dsUID })}
+		f.addNodes(0, 1, nil)
+		f.addPods("node-0", simpleDaemonSetLabel, 1, func(p *api.Pod) { p.Controller = &api.OwnerRef{Kind: "ReplicaSet", Name: "rs"} })
+		f.addPods("node-0", simpleDaemonSetLabel2, 1, func(p *api.Pod) { p.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: "foo"} })
+		f.addPods("node-0", simpleDaemonSetLabel, 1, orphan)
+		c, err := placement.Compile(f.ds, placement.Options{})
+		require.NoError(t, err)
+		cl, err := c.Index(f.nodes, f.pods)
+		require.NoError(t, err)
+		var wantAdopt []string
+		if dsUID != "" {
+			wantAdopt = []string{"node-0-pod-02"}
+		}
+		if d := cmp.Diff(wantAdopt, cl.Adopt()); d != "" {
+			t.Errorf("ds UID %q: Adopt() mismatch (-want +got):\n%s", dsUID, d)
+		}
+		if len(cl.Release()) != 0 || len(cl.Claimed()) != len(wantAdopt) {
+			t.Errorf("ds UID %q: released %v, claimed %v; want only the adopted orphan claimed", dsUID, cl.Release(), podNames(cl.Claimed()))
+		}
 	}
 }

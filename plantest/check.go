@@ -3,6 +3,8 @@ package plantest
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -368,7 +370,9 @@ func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
 type budgets struct{ desired, maxUnavailable, maxSurge int }
 
 // scale resolves an int-or-percent against desired, rounding up (upstream:
-// GetScaledValueFromIntOrPercent); ok is false for a malformed value.
+// GetScaledValueFromIntOrPercent), exactly and saturated at the int32
+// range as placement.ScaledValue documents; ok is false for a malformed
+// value.
 func scale(x *api.IntOrPercent, desired int) (int, bool) {
 	if x == nil {
 		return 0, true
@@ -376,11 +380,22 @@ func scale(x *api.IntOrPercent, desired int) (int, bool) {
 	if !x.IsString {
 		return int(x.IntVal), true
 	}
-	n, err := strconv.Atoi(strings.TrimSuffix(x.StrVal, "%"))
-	if err != nil || !strings.HasSuffix(x.StrVal, "%") {
+	n, ok := new(big.Int).SetString(strings.TrimSuffix(x.StrVal, "%"), 10)
+	if !ok || !n.IsInt64() || !strings.HasSuffix(x.StrVal, "%") {
 		return 0, false
 	}
-	return (n*desired + 99) / 100, true
+	n.Mul(n, big.NewInt(int64(desired)))
+	q, m := new(big.Int).DivMod(n, big.NewInt(100), new(big.Int))
+	if m.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	switch {
+	case q.Cmp(big.NewInt(math.MaxInt32)) >= 0:
+		return math.MaxInt32, true
+	case q.Cmp(big.NewInt(math.MinInt32)) <= 0:
+		return math.MinInt32, true
+	}
+	return int(q.Int64()), true
 }
 
 func (v *view) budgets() (budgets, bool) {

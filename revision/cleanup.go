@@ -21,8 +21,12 @@ import (
 //     are deleted or none is left. Live revisions are never deleted, so
 //     more than limit old revisions may remain.
 //
-// The result is nil when nothing is to be deleted.
+// The result is nil when nothing is to be deleted. ds must not be nil:
+// Cleanup panics on a nil DaemonSet. Nil pods in livePods are skipped.
 func Cleanup(ds *api.DaemonSet, old []Revision, livePods []*api.Pod) []string {
+	if ds == nil {
+		panic("revision.Cleanup: nil DaemonSet")
+	}
 	limit := api.DefaultRevisionHistoryLimit
 	if ds.RevisionHistoryLimit != nil {
 		limit = int(*ds.RevisionHistoryLimit)
@@ -33,6 +37,9 @@ func Cleanup(ds *api.DaemonSet, old []Revision, livePods []*api.Pod) []string {
 	}
 	live := map[string]bool{}
 	for _, p := range livePods {
+		if p == nil {
+			continue
+		}
 		if h := p.Labels[api.LabelRevisionHash]; h != "" {
 			live[h] = true
 		}

@@ -400,3 +400,35 @@ func TestAlreadyExistsError(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// TestConstructEmptyUID: an owner reference without UID is nobody's, and a
+// DaemonSet without UID claims and adopts no revision (issue 15, item 2):
+// before, a revision of another controller without UID was taken for the
+// DaemonSet's and deleted or renumbered like one of its own.
+func TestConstructEmptyUID(t *testing.T) {
+	foreign := func(r *Revision) { r.Controller = &api.OwnerRef{Kind: "StatefulSet", Name: "db"} }
+	revs := []Revision{rev("agent-v1", 1, "v1", foreign), rev("agent-v2", 2, "v2", func(r *Revision) { r.Controller = nil })}
+	tests := []struct {
+		name, uid, reason string
+		wantOld           int
+		wantAdopt         []string
+	}{
+		{"no UID", "", "a DaemonSet without UID owns nothing and adopts nothing", 0, nil},
+		{"UID", testUID, "the orphan is adopted; the foreign revision is still not the DaemonSet's", 0, []string{"agent-v2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := testDS("v2", func(ds *api.DaemonSet) { ds.UID = tt.uid })
+			h, err := Construct(ds, revs, nil, testOpts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h.Old) != tt.wantOld || len(h.Update) != 0 || len(h.Delete) != 0 {
+				t.Errorf("%s: old %d update %d delete %v; want no write on the foreign revision", tt.reason, len(h.Old), len(h.Update), h.Delete)
+			}
+			if d := cmp.Diff(tt.wantAdopt, h.Adopt); d != "" {
+				t.Errorf("%s: Adopt mismatch (-want +got):\n%s", tt.reason, d)
+			}
+		})
+	}
+}

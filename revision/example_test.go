@@ -95,3 +95,11 @@ func ExampleHistoryTable() {
 	// 1         <none>
 	// 2         kubectl set image ds/agent agent=agent:v2
 }
+
+// A snapshot lists each ControllerRevision once.
+func ExampleValidateRevisions() {
+	revs := []revision.Revision{{Namespace: "ns", Name: "agent-1"}, {Namespace: "ns", Name: "agent-1", Revision: 2}}
+	fmt.Println(revision.ValidateRevisions(revs))
+	// Output:
+	// revisions[1].name: Duplicate value: "agent-1": also revisions[0]
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -199,4 +201,142 @@ func FuzzRollback(f *testing.F) {
 			t.Fatalf("Rollback() changed its revisions:\n%s", diff)
 		}
 	})
+}
+
+// FuzzCleanupHistory checks the history cleanup and kubectl's history table
+// on revisions and pods decoded from the fuzzer's bytes:
+//
+//  1. Cleanup deletes, sorted and without repeats, only old revisions it is
+//     given, never a live one (one whose hash label some live pod carries),
+//     and exactly min(len(old)-limit, the number of dead ones) of them, the
+//     oldest dead ones first;
+//  2. HistoryTable lists one row per number of the revisions the
+//     DaemonSet controls (by a non-empty UID) and selects, in ascending
+//     order, and does not depend on the order of its input;
+//  3. neither changes its input.
+func FuzzCleanupHistory(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{32, 0, 2, 0, 0, 5, 1, 0, 0, 2, 4, 1, 9, 3, 0, 8, 2, 1, 1, 7, 0, 3})
+	f.Add([]byte{32 | 16, 1, 3, 3, 200, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := &fuzzInput{b: data}
+		ds := in.daemonSet()
+		if in.next()&1 != 0 {
+			ds.UID = ""
+		}
+		pods := in.pods(int(in.next() % 6))
+		revisions := in.revisions()
+		before, podsBefore := cloneAll(revisions), clonePods(pods)
+
+		// 1. Cleanup of the revisions of ds's namespace that do not hold
+		// its template, as Construct's Old would be.
+		var old []Revision
+		for _, r := range revisions {
+			if r.Namespace == ds.Namespace && !bytes.Equal(r.Data, TemplateData(ds)) {
+				old = append(old, r)
+			}
+		}
+		// Old never repeats a name: Construct refuses such input.
+		old = slicesCompactByName(old)
+		got := Cleanup(ds, old, podPtrs(pods))
+		limit := api.DefaultRevisionHistoryLimit
+		if ds.RevisionHistoryLimit != nil {
+			limit = int(*ds.RevisionHistoryLimit)
+		}
+		live := map[string]bool{}
+		for _, p := range pods {
+			if h := p.Labels[api.LabelRevisionHash]; h != "" {
+				live[h] = true
+			}
+		}
+		var dead []Revision
+		for _, r := range old {
+			if h, ok := r.Labels[api.LabelRevisionHash]; !ok || !live[h] {
+				dead = append(dead, r)
+			}
+		}
+		sort.Slice(dead, func(i, j int) bool {
+			if dead[i].Revision != dead[j].Revision {
+				return dead[i].Revision < dead[j].Revision
+			}
+			return dead[i].Name < dead[j].Name
+		})
+		want := revisionNames(dead[:max(0, min(len(old)-limit, len(dead)))])
+		sort.Strings(want)
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Cleanup(limit %d, %d old, live %v) mismatch (-want +got):\n%s", limit, len(old), live, diff)
+		}
+
+		// 2.
+		table, err := HistoryTable(ds, revisions)
+		if err != nil {
+			return
+		}
+		numbers := map[int64]bool{}
+		for _, r := range revisions {
+			if r.Namespace == ds.Namespace && r.Controller != nil && r.Controller.UID != "" && r.Controller.UID == ds.UID &&
+				selectorMatches(t, ds, r.Labels) {
+				numbers[r.Revision] = true
+			}
+		}
+		rows := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+		if len(numbers) == 0 {
+			if table != "No rollout history found." {
+				t.Fatalf("no history, table %q", table)
+			}
+		} else {
+			var gotNumbers []int64
+			for _, row := range rows[1:] {
+				n, err := strconv.ParseInt(strings.Fields(row)[0], 10, 64)
+				if err != nil {
+					t.Fatalf("row %q: %v", row, err)
+				}
+				gotNumbers = append(gotNumbers, n)
+			}
+			var wantNumbers []int64
+			for n := range numbers {
+				wantNumbers = append(wantNumbers, n)
+			}
+			sort.Slice(wantNumbers, func(i, j int) bool { return wantNumbers[i] < wantNumbers[j] })
+			if diff := cmp.Diff(wantNumbers, gotNumbers); diff != "" {
+				t.Fatalf("history rows mismatch (-want +got):\n%s\n%s", diff, table)
+			}
+		}
+		reversed := cloneAll(revisions)
+		for i, j := 0, len(reversed)-1; i < j; i, j = i+1, j-1 {
+			reversed[i], reversed[j] = reversed[j], reversed[i]
+		}
+		if again, _ := HistoryTable(ds, reversed); again != table {
+			t.Fatalf("history table depends on input order:\n%s\nvs\n%s", table, again)
+		}
+
+		// 3.
+		if diff := cmp.Diff(before, revisions); diff != "" {
+			t.Fatalf("changed its revisions:\n%s", diff)
+		}
+		if diff := cmp.Diff(podsBefore, pods); diff != "" {
+			t.Fatalf("changed its pods:\n%s", diff)
+		}
+	})
+}
+
+// slicesCompactByName keeps the first revision of each name.
+func slicesCompactByName(rs []Revision) []Revision {
+	seen := map[string]bool{}
+	var out []Revision
+	for _, r := range rs {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func selectorMatches(t *testing.T, ds *api.DaemonSet, labels map[string]string) bool {
+	s, err := selector.Compile(ds.Selector)
+	if err != nil {
+		t.Fatalf("HistoryTable accepted a selector that does not compile: %v", err)
+	}
+	return s.Matches(labels)
 }

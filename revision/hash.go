@@ -47,7 +47,12 @@ func SafeEncode(n uint32) string {
 // Upstream hashes a Go-struct dump of the API template rather than the
 // stored bytes, so DefaultHash names revisions differently from a real
 // cluster; the kube module supplies that exact hash.
+//
+// ds must not be nil: DefaultHash panics on a nil DaemonSet.
 func DefaultHash(ds *api.DaemonSet, collisionCount *int32) string {
+	if ds == nil {
+		panic("revision.DefaultHash: nil DaemonSet")
+	}
 	h := fnv.New32a()
 	h.Write(TemplateData(ds))
 	if collisionCount != nil {
@@ -94,7 +99,12 @@ func DefaultHash(ds *api.DaemonSet, collisionCount *int32) string {
 //     did before containers were modelled.
 //  5. Lists keep their order: reordering tolerations or containers makes a
 //     new revision, as it does upstream.
+//
+// ds must not be nil: TemplateData panics on a nil DaemonSet.
 func TemplateData(ds *api.DaemonSet) []byte {
+	if ds == nil {
+		panic("revision.TemplateData: nil DaemonSet")
+	}
 	if ds.TemplateData != nil {
 		return append([]byte{}, ds.TemplateData...)
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -98,6 +99,9 @@ type AlreadyExistsError struct {
 }
 
 func (e *AlreadyExistsError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	return fmt.Sprintf("controllerrevisions.apps %q already exists", e.Name)
 }
 
@@ -110,11 +114,13 @@ func (e *AlreadyExistsError) Error() string {
 //
 // The rules, in order:
 //
-//  1. Claim (docs/history.md, H6): only revisions in ds.Namespace are considered.
-//     Owned by ds.UID and selected by ds.Selector → claimed. Owned and not
-//     selected → released, unless ds.Deleting. Orphan, selected, not itself
-//     Deleting, ds not Deleting → adopted (and claimed). Owned by another
-//     controller → ignored.
+//  1. Claim (docs/history.md, H6): only revisions in ds.Namespace are
+//     considered. Owned by ds.UID and selected by ds.Selector → claimed.
+//     Owned and not selected → released, unless ds.Deleting. Orphan,
+//     selected, not itself Deleting, ds not Deleting and with a UID →
+//     adopted (and claimed). Owned by another controller → ignored. An
+//     owner reference with an empty UID is nobody's: a DaemonSet without
+//     a UID claims nothing.
 //  2. Every claimed revision without a hash label gets its own name as hash
 //     label (an Update).
 //  3. Claimed revisions whose Data equals TemplateData(ds) are current, the
@@ -270,15 +276,15 @@ func claim(ds *api.DaemonSet, revisions []Revision, matches func(map[string]stri
 		}
 		selected := matches(r.Labels)
 		switch {
-		case r.Controller != nil && r.Controller.UID != ds.UID:
-			// Another controller's.
+		case r.Controller != nil && (r.Controller.UID == "" || r.Controller.UID != ds.UID):
+			// Another controller's; an empty UID is nobody's.
 		case r.Controller != nil:
 			if selected {
 				claimed = append(claimed, r.DeepCopy())
 			} else if !ds.Deleting {
 				release = append(release, r.Name)
 			}
-		case selected && !r.Deleting && !ds.Deleting:
+		case selected && !r.Deleting && !ds.Deleting && ds.UID != "":
 			c := r.DeepCopy()
 			c.Controller = controllerRef(ds)
 			claimed = append(claimed, c)
@@ -377,4 +383,46 @@ func (r Revision) DeepCopy() Revision {
 	}
 	r.Data = slices.Clone(r.Data)
 	return r
+}
+
+// ValidateRevisions checks that a revision list is a snapshot of distinct
+// ControllerRevisions and returns every problem, or nil. Paths are rooted
+// at "revisions" ("revisions[3].name"); revisions is not changed.
+//
+//  1. An empty name is Required.
+//  2. A namespace or name that is not valid UTF-8 is Invalid.
+//  3. A namespace and name already used by an earlier revision is
+//     Duplicate, with the index of the first one in the detail ("also
+//     revisions[1]").
+//
+// Construct reports duplicates too, but only in the DaemonSet's namespace
+// and as upstream's sync error; a caller that checks its input first gets
+// every problem with the index of its own list.
+func ValidateRevisions(revisions []Revision) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("revisions")
+	type key struct{ namespace, name string }
+	seen := make(map[key]int, len(revisions))
+	for i := range revisions {
+		r := &revisions[i]
+		rp := p.Index(i)
+		if r.Name == "" {
+			errs = append(errs, field.Required(rp.Child("name"), "every object of a snapshot needs a name"))
+			continue
+		}
+		for _, f := range [...]struct{ name, value string }{{"namespace", r.Namespace}, {"name", r.Name}} {
+			if !utf8.ValidString(f.value) {
+				errs = append(errs, field.Invalid(rp.Child(f.name), f.value, "must be valid UTF-8"))
+			}
+		}
+		k := key{r.Namespace, r.Name}
+		if j, ok := seen[k]; ok {
+			e := field.Duplicate(rp.Child("name"), r.Name)
+			e.Detail = "also " + p.Index(j).String()
+			errs = append(errs, e)
+			continue
+		}
+		seen[k] = i
+	}
+	return errs
 }

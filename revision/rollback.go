@@ -64,8 +64,8 @@ type RollbackResult struct {
 // Rollback decides what `kubectl rollout undo daemonset/NAME
 // --to-revision=toRevision` does (upstream: kubectl's
 // DaemonSetRollbacker.Rollback; docs/history.md, H15). The history is the
-// revisions in
-// ds.Namespace selected by ds.Selector and controlled by ds.UID.
+// revisions in ds.Namespace selected by ds.Selector and controlled by
+// ds.UID (an empty UID controls nothing).
 //
 //  1. toRevision < 0 → NotFound.
 //  2. toRevision = 0 and at most one revision in the history →
@@ -174,7 +174,7 @@ func controlled(ds *api.DaemonSet, revisions []Revision) ([]*Revision, error) {
 	var out []*Revision
 	for i := range revisions {
 		r := &revisions[i]
-		if r.Namespace == ds.Namespace && r.Controller != nil && r.Controller.UID == ds.UID && matches(r.Labels) {
+		if r.Namespace == ds.Namespace && r.Controller != nil && r.Controller.UID != "" && r.Controller.UID == ds.UID && matches(r.Labels) {
 			out = append(out, r)
 		}
 	}

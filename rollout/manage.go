@@ -18,7 +18,13 @@ import (
 //     node name, are kept, so that creates never push more than desired −
 //     P nodes onto the current revision (OpenKruise's GetNodesNeedingPods).
 //     The others are held back: those nodes stay without a pod.
+//
+// cl must not be nil unless p is the zero Progressive: Manage panics on a
+// nil Cluster it needs.
 func (p Progressive) Manage(cl *placement.Cluster, hash string, mp placement.Plan, backoff placement.Backoff) (placement.Plan, int) {
+	if cl == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
+		panic("rollout.Progressive.Manage: nil Cluster")
+	}
 	switch {
 	case p.Freeze:
 		out := mp

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,9 +29,13 @@ func (b Budgets) Surge() bool { return b.MaxSurge > 0 }
 // (upstream: updatedDesiredNodeCounts; docs/rolling-update.md, R4): ints as
 // they are, percentages of desired rounded up, a nil
 // maxSurge as 0, and both zero (with desired > 0) as maxUnavailable 1. A nil
-// maxUnavailable or a malformed string is an error, as upstream.
+// maxUnavailable or a malformed string is an error, as upstream, and so is a
+// nil DaemonSet.
 func ResolveBudgets(ds *api.DaemonSet, desired int) (Budgets, error) {
 	b := Budgets{Desired: desired}
+	if ds == nil {
+		return b, errors.New("rollout.ResolveBudgets: nil DaemonSet")
+	}
 	var err error
 	if b.MaxUnavailable, err = placement.UnavailableCount(ds, desired); err != nil {
 		return b, fmt.Errorf("invalid value for MaxUnavailable: %w", err)
@@ -156,8 +161,12 @@ func splitPods(pods []*api.Pod, hash string, gen *int64) (newPod, oldPod *api.Po
 // new pod; an old pod goes once the new pod on its node is available; old
 // pods on nodes that should no longer run the pod go only while more pods
 // are available than nodes desire them. An old pod on a node missing from
-// the snapshot is an error there, as upstream's node lookup fails.
+// the snapshot is an error there, as upstream's node lookup fails. A nil
+// cl is an error.
 func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, error) {
+	if cl == nil {
+		return Step{}, errors.New("rollout.RollingUpdate: nil Cluster")
+	}
 	c := cl.Compiled()
 	ds := c.DaemonSet()
 	gen := c.TemplateGeneration()

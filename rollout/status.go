@@ -18,8 +18,12 @@ type Status struct {
 }
 
 // StatusMessage renders kubectl's rollout status for ds with status s and
-// generation (docs/status.md, S11).
+// generation (docs/status.md, S11). ds must not be nil: StatusMessage
+// panics on a nil DaemonSet.
 func StatusMessage(ds *api.DaemonSet, s api.Status) Status {
+	if ds == nil {
+		panic("rollout.StatusMessage: nil DaemonSet")
+	}
 	if ds.UpdateStrategy.Type != api.RollingUpdate {
 		return Status{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true}
 	}

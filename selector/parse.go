@@ -21,11 +21,19 @@ type ParseError struct {
 // Error renders the problem with its position, e.g.
 // `selector "a in x": offset 5: found "x", expected "("`.
 func (e *ParseError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	return fmt.Sprintf("selector %q: offset %d: %s", e.Input, e.Offset, e.Msg)
 }
 
 // Unwrap returns Errs (as an error) when there are any.
-func (e *ParseError) Unwrap() error { return e.Errs.ToError() }
+func (e *ParseError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Errs.ToError()
+}
 
 // Parse reads a selector in the kubectl -l syntax, accepting exactly what
 // apimachinery's labels.Parse accepts:

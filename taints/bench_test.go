@@ -1,6 +1,9 @@
 package taints
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // benchFixture is a realistic node and daemon pod: a node with five taints
 // (a control-plane taint, a dedicated taint, a soft taint, cordoning, and a
@@ -62,5 +65,51 @@ func BenchmarkNewSet(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := NewSet(tols, Options{})
 		sinkFound = s.Tolerates(Taint{})
+	}
+}
+
+// BenchmarkTolerationFlood checks 3,000 taints against 30,000 tolerations,
+// none of which tolerates them, for three shapes of keys: keys that differ
+// in their endings, keys that share their length and last eight bytes
+// (which the set's index once hashed alone, making every lookup a scan of
+// every toleration), and one key with 30,000 values. Matching must stay
+// linear in the input whatever the keys: the three cases should cost about
+// the same per taint.
+func BenchmarkTolerationFlood(b *testing.B) {
+	const nTols, nTaints = 30000, 3000
+	cases := []struct {
+		name         string
+		key, value   func(i int) string
+		taintKey     func(i int) string
+		taintValue   string
+		tolsOperator Operator
+	}{
+		{name: "distinct-endings", key: func(i int) string { return fmt.Sprintf("example.com/dedicated-%07d", i) },
+			value: func(int) string { return "v" }, taintKey: func(i int) string { return fmt.Sprintf("example.com/dedicated-%07d", nTols+i) }},
+		{name: "shared-endings", key: func(i int) string { return fmt.Sprintf("t%07d.example.com/dedicated", i) },
+			value: func(int) string { return "v" }, taintKey: func(i int) string { return fmt.Sprintf("t%07d.example.com/dedicated", nTols+i) }},
+		{name: "one-key-many-values", key: func(int) string { return "example.com/dedicated" },
+			value: func(i int) string { return fmt.Sprintf("v%07d", i) }, taintKey: func(int) string { return "example.com/dedicated" }},
+	}
+	for _, tc := range cases {
+		tols := make([]Toleration, nTols)
+		for i := range tols {
+			tols[i] = Toleration{Key: tc.key(i), Operator: Equal, Value: tc.value(i), Effect: NoSchedule}
+		}
+		taints := make([]Taint, nTaints)
+		for i := range taints {
+			taints[i] = Taint{Key: tc.taintKey(i), Value: "x", Effect: NoSchedule}
+		}
+		set := NewSet(tols, Options{})
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				for _, t := range taints {
+					if set.Tolerates(t) {
+						b.Fatal("tolerated")
+					}
+				}
+			}
+		})
 	}
 }

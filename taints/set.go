@@ -1,26 +1,75 @@
 package taints
 
+import (
+	"slices"
+	"sort"
+)
+
 // Set is a compiled list of tolerations: each toleration's operator, effect
-// and comparison value are decoded once by NewSet, and tolerations with a key
-// are indexed by it, so that checking a node's taints does no parsing, no
-// allocation and no scan over unrelated tolerations.
+// and comparison value are decoded once by NewSet, and tolerations are
+// grouped by key and effect into rules, so that checking a node's taints
+// does no parsing, no allocation and no scan over unrelated tolerations.
 //
-// The zero Set holds no tolerations and tolerates nothing. A Set is read-only
-// after NewSet and may be shared between goroutines.
+// Checking one taint costs one map lookup of its key and a binary search
+// among the values the tolerations of that key and effect accept, whatever
+// the keys and values: tolerations chosen to collide cannot make matching
+// quadratic.
+//
+// The zero Set, and a nil *Set, hold no tolerations and tolerate nothing. A
+// Set is read-only after NewSet and may be shared between goroutines.
 type Set struct {
-	// keyed holds the tolerations with a non-empty key, grouped by hash
-	// bucket: bucket b is keyed[start[b]:start[b+1]].
-	keyed []compiled
-	start []uint32
-	shift uint8 // bucket of hash h is h >> shift
-	// anyKey holds the tolerations with an empty key that the wildcard
-	// bits below do not already cover.
-	anyKey []compiled
 	// wildcard holds the effect bits for which the set has an
 	// "empty key, Exists" toleration: any taint with one of these effects is
 	// tolerated without looking further.
 	wildcard uint8
-	src      []Toleration // deep copy of the input, for Tolerations
+	// byKey holds the tolerations with a non-empty key.
+	byKey map[string]*keyRules
+	// anyKey holds the tolerations with an empty key that the wildcard
+	// bits do not already cover; nil when there are none.
+	anyKey *keyRules
+	src    []Toleration // deep copy of the input, for Tolerations
+}
+
+// The rule slots of a key, by taint effect; slotAny holds the tolerations
+// with an empty effect, which match every effect.
+const (
+	slotNoSchedule = iota
+	slotPreferNoSchedule
+	slotNoExecute
+	slotAny
+	numSlots
+)
+
+// keyRules is what the tolerations of one key accept, by effect.
+type keyRules struct {
+	slots [numSlots]rule
+	// other holds the tolerations whose effect is none of the three known
+	// ones: they match only taints with exactly that effect.
+	other map[Effect]*rule
+}
+
+// rule is what the tolerations of one key and one effect accept together.
+type rule struct {
+	exists bool     // an Exists toleration: any value
+	values []string // Equal tolerations: these values, sorted, distinct
+	// Lt and Gt tolerations with a valid value (comparison operators on):
+	// a canonical integer value below the largest Lt bound, or above the
+	// smallest Gt bound.
+	hasLt, hasGt bool
+	ltMax, gtMin int64
+}
+
+// slotOf returns the slot of an effect bit, or -1 for bitOther.
+func slotOf(bit uint8) int {
+	switch bit {
+	case bitNoSchedule:
+		return slotNoSchedule
+	case bitPreferNoSchedule:
+		return slotPreferNoSchedule
+	case bitNoExecute:
+		return slotNoExecute
+	}
+	return -1
 }
 
 // opKind is a decoded toleration operator.
@@ -34,112 +83,130 @@ const (
 	opGt                   // Gt with a valid value, comparison operators on
 )
 
-// compiled is one toleration, decoded.
-type compiled struct {
-	key   string
-	value string
-	hash  uint64 // keyHash(key), compared before the key itself
-	num   int64  // the parsed value for opLt and opGt
-	// effect is kept for effects outside the three known ones, which are
-	// compared as strings (checkEffect).
-	effect Effect
-	// effects holds the effect bits the toleration can match: all of them
-	// for an empty effect, else the effect's own bit (bitOther for an
-	// unknown effect).
-	effects     uint8
-	checkEffect bool
-	op          opKind
-}
-
-// keyHash mixes the length and the last eight bytes of k: cheap, and
-// different for the usual keys, which share prefixes such as
-// "node.kubernetes.io/" far more often than suffixes. Equal keys have equal
-// hashes.
-func keyHash(k string) uint64 {
-	h := uint64(len(k)) * 0x9E3779B97F4A7C15
-	i := len(k) - 8
-	if i < 0 {
-		i = 0
-	}
-	for ; i < len(k); i++ {
-		h = (h ^ uint64(k[i])) * 0x100000001B3
-	}
-	return h ^ h>>29
-}
-
 // NewSet compiles tols under opts. It copies what it needs and keeps no
 // reference to tols or to its TolerationSeconds pointers.
 func NewSet(tols []Toleration, opts Options) Set {
 	s := Set{src: CloneTolerations(tols)}
-	keyed := make([]compiled, 0, len(tols))
 	for _, t := range tols {
-		c := compiled{key: t.Key, value: t.Value, effect: t.Effect}
-		if t.Effect == "" {
-			c.effects = knownBits | bitOther
-		} else {
-			c.effects = effectBit(t.Effect)
-			c.checkEffect = c.effects == bitOther
-		}
+		op, num := opNever, int64(0)
 		switch t.Operator {
 		case "", Equal:
-			c.op = opEqual
+			op = opEqual
 		case Exists:
-			c.op = opExists
+			op = opExists
 		case Lt, Gt:
 			if n, ok := parseCanonicalInt(t.Value); ok && opts.ComparisonOperators {
-				c.num = n
-				c.op = opLt
+				op, num = opLt, n
 				if t.Operator == Gt {
-					c.op = opGt
+					op = opGt
 				}
 			}
 		}
-		switch {
-		case c.op == opNever:
-			// Tolerates nothing; leave it out of every scan.
-		case t.Key != "":
-			c.hash = keyHash(t.Key)
-			keyed = append(keyed, c)
-		case c.op == opExists && !c.checkEffect:
-			s.wildcard |= c.effects
-		default:
-			s.anyKey = append(s.anyKey, c)
+		if op == opNever {
+			continue // tolerates nothing; leave it out
 		}
+		bit := effectBit(t.Effect)
+		if t.Key == "" && op == opExists && (t.Effect == "" || bit != bitOther) {
+			if t.Effect == "" {
+				s.wildcard |= knownBits | bitOther
+			} else {
+				s.wildcard |= bit
+			}
+			continue
+		}
+		var k *keyRules
+		if t.Key == "" {
+			if s.anyKey == nil {
+				s.anyKey = &keyRules{}
+			}
+			k = s.anyKey
+		} else {
+			if s.byKey == nil {
+				s.byKey = map[string]*keyRules{}
+			}
+			if k = s.byKey[t.Key]; k == nil {
+				k = &keyRules{}
+				s.byKey[t.Key] = k
+			}
+		}
+		k.rule(t.Effect, bit).add(op, t.Value, num)
 	}
-	if len(keyed) > 0 {
-		s.index(keyed)
+	for _, k := range s.byKey {
+		k.finish()
+	}
+	if s.anyKey != nil {
+		s.anyKey.finish()
 	}
 	return s
 }
 
-// index fills keyed, start and shift: a hash table with at least twice as
-// many buckets as tolerations, laid out as one slice sorted by bucket.
-func (s *Set) index(keyed []compiled) {
-	bits := uint8(1)
-	for 1<<bits < 2*len(keyed) {
-		bits++
+// rule returns the rule of a toleration effect, whose bit is bit.
+func (k *keyRules) rule(e Effect, bit uint8) *rule {
+	if e == "" {
+		return &k.slots[slotAny]
 	}
-	s.shift = 64 - bits
-	buckets := 1 << bits
-	s.start = make([]uint32, buckets+1)
-	for _, c := range keyed {
-		s.start[c.hash>>s.shift+1]++
+	if i := slotOf(bit); i >= 0 {
+		return &k.slots[i]
 	}
-	for b := 1; b <= buckets; b++ {
-		s.start[b] += s.start[b-1]
+	if k.other == nil {
+		k.other = map[Effect]*rule{}
 	}
-	next := append([]uint32(nil), s.start[:buckets]...)
-	s.keyed = make([]compiled, len(keyed))
-	for _, c := range keyed { // stable: input order within a bucket
-		b := c.hash >> s.shift
-		s.keyed[next[b]] = c
-		next[b]++
+	r := k.other[e]
+	if r == nil {
+		r = &rule{}
+		k.other[e] = r
 	}
+	return r
+}
+
+// add merges one toleration into r.
+func (r *rule) add(op opKind, value string, num int64) {
+	switch op {
+	case opExists:
+		r.exists = true
+	case opEqual:
+		r.values = append(r.values, value)
+	case opLt:
+		if !r.hasLt || num > r.ltMax {
+			r.ltMax = num
+		}
+		r.hasLt = true
+	case opGt:
+		if !r.hasGt || num < r.gtMin {
+			r.gtMin = num
+		}
+		r.hasGt = true
+	}
+}
+
+// finish sorts and de-duplicates the values of every rule of k.
+func (k *keyRules) finish() {
+	for i := range k.slots {
+		k.slots[i].finish()
+	}
+	for _, r := range k.other {
+		r.finish()
+	}
+}
+
+func (r *rule) finish() {
+	if r.exists {
+		r.values = nil // Exists accepts every value anyway
+		return
+	}
+	if len(r.values) > 1 {
+		sort.Strings(r.values)
+		r.values = slices.Compact(r.values)
+	}
+	r.values = slices.Clip(r.values)
 }
 
 // Tolerations returns a deep copy of the tolerations the set was built from,
 // in their original order.
 func (s *Set) Tolerations() []Toleration {
+	if s == nil {
+		return nil
+	}
 	return CloneTolerations(s.src)
 }
 
@@ -167,44 +234,48 @@ func (s *Set) FirstUntolerated(taints []Taint, effects Effects) (Taint, bool) {
 
 // tolerates reports whether the set tolerates t, whose effect bit is bit.
 func (s *Set) tolerates(t *Taint, bit uint8) bool {
+	if s == nil {
+		return false
+	}
 	if s.wildcard&bit != 0 {
 		return true
 	}
-	if t.Key != "" && len(s.start) > 0 {
-		h := keyHash(t.Key)
-		b := h >> s.shift
-		for i := s.start[b]; i < s.start[b+1]; i++ {
-			c := &s.keyed[i]
-			if c.hash == h && c.key == t.Key && c.matches(t, bit) {
-				return true
-			}
-		}
-	}
-	for i := range s.anyKey {
-		if s.anyKey[i].matches(t, bit) {
+	// A toleration with a key matches only taints with that key; one
+	// without a key matches every key.
+	if t.Key != "" && s.byKey != nil {
+		if k := s.byKey[t.Key]; k != nil && k.accepts(t, bit) {
 			return true
 		}
 	}
-	return false
+	return s.anyKey != nil && s.anyKey.accepts(t, bit)
 }
 
-// matches reports whether c tolerates t, whose effect bit is bit, given that
-// the keys already match.
-func (c *compiled) matches(t *Taint, bit uint8) bool {
-	if c.effects&bit == 0 || (c.checkEffect && c.effect != t.Effect) {
-		return false
-	}
-	switch c.op {
-	case opEqual:
-		return c.value == t.Value
-	case opExists:
+// accepts reports whether the tolerations of k tolerate t, whose effect bit
+// is bit, given that the keys already match.
+func (k *keyRules) accepts(t *Taint, bit uint8) bool {
+	if i := slotOf(bit); i >= 0 {
+		if k.slots[i].accepts(t.Value) {
+			return true
+		}
+	} else if r := k.other[t.Effect]; r != nil && r.accepts(t.Value) {
 		return true
-	case opLt:
-		n, ok := parseCanonicalInt(t.Value)
-		return ok && n < c.num
-	case opGt:
-		n, ok := parseCanonicalInt(t.Value)
-		return ok && n > c.num
+	}
+	return k.slots[slotAny].accepts(t.Value)
+}
+
+// accepts reports whether r tolerates a taint with value v.
+func (r *rule) accepts(v string) bool {
+	if r.exists {
+		return true
+	}
+	if len(r.values) > 0 {
+		if i := sort.SearchStrings(r.values, v); i < len(r.values) && r.values[i] == v {
+			return true
+		}
+	}
+	if r.hasLt || r.hasGt {
+		n, ok := parseCanonicalInt(v)
+		return ok && (r.hasLt && n < r.ltMax || r.hasGt && n > r.gtMin)
 	}
 	return false
 }

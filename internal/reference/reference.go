@@ -117,7 +117,7 @@ func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 	}
 	matches := sel.Matches(p.Labels)
 	if p.Controller != nil {
-		if p.Controller.UID != ds.UID {
+		if p.Controller.UID == "" || p.Controller.UID != ds.UID {
 			return false, false, false
 		}
 		if matches {
@@ -125,7 +125,7 @@ func Claims(ds *api.DaemonSet, p *api.Pod) (claimed, adopt, release bool) {
 		}
 		return false, false, !ds.Deleting
 	}
-	if ds.Deleting || !matches || p.Deleting {
+	if ds.UID == "" || ds.Deleting || !matches || p.Deleting {
 		return false, false, false
 	}
 	return true, true, false

@@ -91,9 +91,13 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 // serves for a template as for a pod already on a node. Quantities keep
 // their value exactly and their format; an error (with the field path)
 // means apimachinery printed a quantity package resource cannot parse,
-// which the differential tests have not seen happen.
+// which the differential tests have not seen happen. A nil spec is the
+// empty spec.
 func Workload(spec *corev1.PodSpec) (api.PodTemplate, error) {
 	var out api.PodTemplate
+	if spec == nil {
+		return out, nil
+	}
 	var err error
 	if out.Containers, err = containers(spec.Containers, "spec.containers"); err != nil {
 		return out, err
@@ -225,8 +229,12 @@ func HashFunc(ds *appsv1.DaemonSet, v upstream.Version) (revision.HashFunc, erro
 	}, nil
 }
 
-// Node converts n: its name, labels and taints (without timeAdded).
+// Node converts n: its name, labels and taints (without timeAdded). n must
+// not be nil: Node panics on a nil node.
 func Node(n *corev1.Node) api.Node {
+	if n == nil {
+		panic("convert.Node: nil node")
+	}
 	out := api.Node{Name: n.Name, Labels: n.Labels}
 	if len(n.Spec.Taints) > 0 {
 		out.Taints = make([]taints.Taint, len(n.Spec.Taints))
@@ -237,7 +245,8 @@ func Node(n *corev1.Node) api.Node {
 	return out
 }
 
-// Nodes converts every node, in order.
+// Nodes converts every node, in order. No element must be nil: Nodes panics
+// as Node does.
 func Nodes(nodes []*corev1.Node) []api.Node {
 	out := make([]api.Node, len(nodes))
 	for i, n := range nodes {
@@ -248,8 +257,12 @@ func Nodes(nodes []*corev1.Node) []api.Node {
 
 // Pod converts p. Ready reports the first Ready condition with status True,
 // and ReadySince is that condition's lastTransitionTime, as upstream's
-// IsPodReady and IsPodAvailable read them.
+// IsPodReady and IsPodAvailable read them. p must not be nil: Pod panics on
+// a nil pod.
 func Pod(p *corev1.Pod) api.Pod {
+	if p == nil {
+		panic("convert.Pod: nil pod")
+	}
 	out := api.Pod{
 		Namespace:            p.Namespace,
 		Name:                 p.Name,
@@ -272,7 +285,8 @@ func Pod(p *corev1.Pod) api.Pod {
 	return out
 }
 
-// Pods converts every pod, in order.
+// Pods converts every pod, in order. No element must be nil: Pods panics as
+// Pod does.
 func Pods(pods []*corev1.Pod) []api.Pod {
 	out := make([]api.Pod, len(pods))
 	for i, p := range pods {
@@ -283,8 +297,12 @@ func Pods(pods []*corev1.Pod) []api.Pod {
 
 // Revision converts cr. Data is cr.data.raw as the API server stores it
 // (upstream.StoredData): the indentation that kubectl output adds is
-// removed, so that Data compares byte for byte with TemplateData.
+// removed, so that Data compares byte for byte with TemplateData. cr must
+// not be nil: Revision panics on a nil ControllerRevision.
 func Revision(cr *appsv1.ControllerRevision) revision.Revision {
+	if cr == nil {
+		panic("convert.Revision: nil ControllerRevision")
+	}
 	return revision.Revision{
 		Namespace:   cr.Namespace,
 		Name:        cr.Name,
@@ -297,7 +315,8 @@ func Revision(cr *appsv1.ControllerRevision) revision.Revision {
 	}
 }
 
-// Revisions converts every ControllerRevision, in order.
+// Revisions converts every ControllerRevision, in order. No element must be
+// nil: Revisions panics as Revision does.
 func Revisions(crs []*appsv1.ControllerRevision) []revision.Revision {
 	out := make([]revision.Revision, len(crs))
 	for i, cr := range crs {

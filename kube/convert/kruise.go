@@ -73,8 +73,12 @@ var kruiseKnown = map[string][]string{
 // (apps.kruise.io/v1beta1 or v1alpha1), given as an unstructured object,
 // without importing OpenKruise. u is not changed. The error reports an
 // object of another kind or version, a field of the wrong type, or
-// extension values daemonplan rejects (with their OpenKruise field paths).
+// extension values daemonplan rejects (with their OpenKruise field paths),
+// and a nil u.
 func KruiseDaemonSet(u *unstructured.Unstructured) (*Kruise, error) {
+	if u == nil {
+		return nil, errors.New("convert: nil OpenKruise DaemonSet")
+	}
 	gv := u.GetAPIVersion()
 	if u.GetKind() != "DaemonSet" || (gv != KruiseGroup+"/v1beta1" && gv != KruiseGroup+"/v1alpha1") {
 		return nil, fmt.Errorf("convert: %s %s is not an OpenKruise DaemonSet (want %s/v1beta1 or v1alpha1)", gv, u.GetKind(), KruiseGroup)
@@ -223,8 +227,11 @@ const maxKruiseListDepth = 8
 // KruiseObjects reads the OpenKruise DaemonSets of what `kubectl get … -o
 // yaml` or `-o json` prints: single objects, Lists (DaemonSetList too) and
 // YAML streams, as kube/load reads them. Every other object is skipped; an
-// undecodable document is an error.
+// undecodable document is an error, and so is a nil r.
 func KruiseObjects(r io.Reader) ([]*unstructured.Unstructured, error) {
+	if r == nil {
+		return nil, errors.New("convert: no input")
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("convert: reading input: %w", err)

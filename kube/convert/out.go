@@ -28,8 +28,12 @@ var ErrNoLabels = errors.New("convert.NewPod: unable to create pods, no labels")
 // ControllerRef returns the owner reference upstream puts on the pods and
 // ControllerRevisions of ds, as metav1.NewControllerRef builds it: apiVersion
 // apps/v1, kind DaemonSet, ds's name and UID, controller and
-// blockOwnerDeletion true.
+// blockOwnerDeletion true. ds must not be nil: ControllerRef panics on a nil
+// DaemonSet.
 func ControllerRef(ds *appsv1.DaemonSet) metav1.OwnerReference {
+	if ds == nil {
+		panic("convert.ControllerRef: nil DaemonSet")
+	}
 	return *metav1.NewControllerRef(ds, DaemonSetKind)
 }
 
@@ -139,8 +143,12 @@ func k8sTolerations(ts []taints.Toleration) []corev1.Toleration {
 // name, labels (the template's plus controller-revision-hash), annotations
 // (the DaemonSet's), revision number and data, in ds's namespace, with
 // ControllerRef(ds) as its only owner reference. Nothing is shared with ds
-// or r.
+// or r. ds must not be nil: NewControllerRevision panics on a nil
+// DaemonSet.
 func NewControllerRevision(ds *appsv1.DaemonSet, r revision.Revision) *appsv1.ControllerRevision {
+	if ds == nil {
+		panic("convert.NewControllerRevision: nil DaemonSet")
+	}
 	return &appsv1.ControllerRevision{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -159,8 +167,12 @@ func NewControllerRevision(ds *appsv1.DaemonSet, r revision.Revision) *appsv1.Co
 // the labels and revision number of r, an entry of a plan's
 // Revisions.Update (upstream updates a revision to renumber it or to add its
 // missing hash label). The resourceVersion of cur is kept, so that an update
-// fails if the revision changed since it was read.
+// fails if the revision changed since it was read. cur must not be nil:
+// UpdatedControllerRevision panics on a nil revision.
 func UpdatedControllerRevision(cur *appsv1.ControllerRevision, r revision.Revision) *appsv1.ControllerRevision {
+	if cur == nil {
+		panic("convert.UpdatedControllerRevision: nil ControllerRevision")
+	}
 	out := cur.DeepCopy()
 	out.Labels = maps.Clone(r.Labels)
 	out.Revision = r.Revision
@@ -186,8 +198,12 @@ func DaemonSetStatus(old appsv1.DaemonSetStatus, st api.Status) appsv1.DaemonSet
 }
 
 // DaemonSetWithStatus returns a copy of ds whose status is
-// DaemonSetStatus(ds.Status, st), ready for UpdateStatus.
+// DaemonSetStatus(ds.Status, st), ready for UpdateStatus. ds must not be
+// nil: DaemonSetWithStatus panics on a nil DaemonSet.
 func DaemonSetWithStatus(ds *appsv1.DaemonSet, st api.Status) *appsv1.DaemonSet {
+	if ds == nil {
+		panic("convert.DaemonSetWithStatus: nil DaemonSet")
+	}
 	out := ds.DeepCopy()
 	out.Status = DaemonSetStatus(ds.Status, st)
 	return out

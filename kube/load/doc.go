@@ -4,7 +4,7 @@
 // It owns parsing only: it neither validates nor defaults, and it does not
 // convert to daemonplan's snapshot types (package convert does that).
 //
-// Accepted input, detected from the first non-blank byte:
+// Accepted input, detected from the first non-blank byte of each source:
 //
 //  1. JSON: one value or several concatenated values, each a single object,
 //     a `List` (any kind ending in "List" with an "items" array), or a bare
@@ -25,6 +25,27 @@
 // case-sensitive, unknown fields are dropped, and every known field keeps its
 // value exactly, because the DaemonSet's template feeds the revision hash.
 //
-// Entry points: Decode returns everything it found; Read additionally
-// requires exactly one DaemonSet (ErrNoDaemonSet, ErrManyDaemonSets).
+// Several sources, and several documents, are merged as `kubectl get -f a
+// -f b` reads them, object by object in order, with three safeguards, so
+// that no object is ever planned twice or under a wrong name:
+//
+//  1. an object found again (same kind, namespace and name; a node's
+//     namespace does not count) with the same content is kept once, at the
+//     position of its first copy;
+//  2. one found again with other content, or an object whose non-empty UID
+//     another object already has, is an error (ErrConflict) naming both
+//     positions;
+//  3. a decoded object that is not valid UTF-8, or whose name, namespace or
+//     UID holds U+FFFD (what an invalid escape decodes to), is an error
+//     (ErrInvalidUTF8); so is a YAML document that is not valid UTF-8, or
+//     that repeats a key in one mapping (two Lists concatenated without
+//     "---" would otherwise lose the first one's items).
+//
+// Every error is an *Error naming the source, the YAML document or JSON
+// value (counted from 1) and the List items that lead to the object
+// (Position), and every object's Position is kept in Objects.At.
+//
+// Entry points: Sources reads several named sources; Decode reads one
+// unnamed reader; Read additionally requires exactly one DaemonSet
+// (ErrNoDaemonSet, ErrManyDaemonSets), as Objects.Cluster does.
 package load

@@ -43,3 +43,33 @@ func ExampleDecode() {
 	// load: more than one DaemonSet in input: /a, /b
 	// b
 }
+
+func ExampleSources() {
+	a := `{"apiVersion":"v1","kind":"List","items":[
+  {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent","namespace":"ns","uid":"u1"}},
+  {"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1"}}]}`
+	b := `apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-2}
+`
+	objs, err := load.Sources(load.Source{Name: "a.json", R: strings.NewReader(a)}, load.Source{Name: "b.yaml", R: strings.NewReader(b)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, n := range objs.Nodes {
+		fmt.Println(n.Name, "at", objs.At.Nodes[i])
+	}
+
+	changed := strings.Replace(b, "{name: node-1}", "{name: node-1, labels: {zone: b}}", 1)
+	_, err = load.Sources(load.Source{Name: "a.json", R: strings.NewReader(a)}, load.Source{Name: "b.yaml", R: strings.NewReader(changed)})
+	fmt.Println(err)
+	// Output:
+	// node-1 at a.json: JSON value 1, items[1]
+	// node-2 at b.yaml: YAML document 2
+	// load: b.yaml: YAML document 1 (v1 Node node-1): the same object appears twice with different content: differs from its copy at a.json: JSON value 1, items[1]
+}

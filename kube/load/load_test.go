@@ -4,11 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -265,15 +268,75 @@ func TestConformanceClusters(t *testing.T) {
 	}
 }
 
+// FuzzDecode reads the fuzzer's bytes as one source and checks:
+//
+//  1. Sources returns objects or an error, never both nor neither, and
+//     never panics; a failure is an *Error with a position (document 1 or
+//     later) whose text starts with "load: " and names it;
+//  2. every object has its position, and no decoded name holds U+FFFD;
+//  3. the same bytes given twice, as two sources, decode to the same
+//     objects at the same positions (identical copies are merged), and
+//     concatenated as two YAML documents or JSON values too;
+//  4. Cluster never panics, and picks a DaemonSet that was decoded.
 func FuzzDecode(f *testing.F) {
 	f.Add(`{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + "," + pod + "," + cr + `]}`)
 	f.Add("apiVersion: v1\nkind: List\nitems:\n- " + node + "\n---\n" + pod)
 	f.Add(`[[{"kind":"NodeList","apiVersion":"v1","items":[{}]}]]`)
 	f.Add("--- \n: x\n")
+	f.Add(node + node)
+	f.Add("apiVersion: v1\nkind: Node\nmetadata: {name: n\xff}\n")
+	f.Add(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n\udcfe","uid":"u"}}{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u"}}`)
+	cases, err := conformance.SmallestCases(1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cases {
+		f.Add(string(c.Cluster))
+	}
 	f.Fuzz(func(t *testing.T, in string) {
-		objs, err := load.Decode(strings.NewReader(in))
-		if err == nil && objs == nil {
-			t.Fatal("Decode returned neither objects nor an error")
+		objs, err := load.Sources(load.Source{Name: "a", R: strings.NewReader(in)})
+		if (err == nil) == (objs == nil) {
+			t.Fatalf("Sources returned objects %v and error %v", objs != nil, err)
+		}
+		if err != nil {
+			var le *load.Error
+			if !errors.As(err, &le) || le.At.Doc < 1 || le.At.Source != "a" || !strings.HasPrefix(err.Error(), "load: a: ") {
+				t.Fatalf("error %q is not a *load.Error with a position in source a", err)
+			}
+			return
+		}
+		at := objs.At
+		if len(at.DaemonSets) != len(objs.DaemonSets) || len(at.Nodes) != len(objs.Nodes) || len(at.Pods) != len(objs.Pods) || len(at.Revisions) != len(objs.Revisions) {
+			t.Fatalf("positions do not match the objects")
+		}
+		for _, p := range append(append(append(slices.Clone(at.DaemonSets), at.Nodes...), at.Pods...), at.Revisions...) {
+			if p.Doc < 1 || p.Source != "a" {
+				t.Fatalf("bad position %+v", p)
+			}
+		}
+		for _, n := range objs.Nodes {
+			if strings.ContainsRune(n.Name, utf8.RuneError) {
+				t.Fatalf("node name %q holds U+FFFD", n.Name)
+			}
+		}
+		for _, p := range objs.Pods {
+			if strings.ContainsRune(p.Name+p.Namespace+string(p.UID), utf8.RuneError) {
+				t.Fatalf("pod %s/%s holds U+FFFD", p.Namespace, p.Name)
+			}
+		}
+		twice, err := load.Sources(load.Source{Name: "a", R: strings.NewReader(in)}, load.Source{Name: "b", R: strings.NewReader(in)})
+		if err != nil {
+			t.Fatalf("the same input twice: %v", err)
+		}
+		if d := cmp.Diff(summarize(objs), summarize(twice)); d != "" {
+			t.Fatalf("the same input twice decodes differently (-once +twice):\n%s", d)
+		}
+		if d := cmp.Diff(objs.At, twice.At); d != "" {
+			t.Fatalf("the same input twice moves positions (-once +twice):\n%s", d)
+		}
+		c, err := objs.Cluster("", "")
+		if err == nil && !slices.Contains(objs.DaemonSets, c.DaemonSet) {
+			t.Fatalf("Cluster picked a DaemonSet that was not decoded")
 		}
 	})
 }

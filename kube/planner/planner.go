@@ -2,6 +2,7 @@ package planner
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"time"
 
@@ -41,8 +42,12 @@ type Options struct {
 
 // Plan converts c and runs daemonplan.Sync at now with upstream's revision
 // hash. The error is a conversion failure or, with Strict, the validation
-// findings (field.ErrorList).
+// findings (field.ErrorList). A nil c, or one without a DaemonSet, is an
+// error.
 func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error) {
+	if c == nil || c.DaemonSet == nil {
+		return daemonplan.Plan{}, errors.New("planner.Plan: no DaemonSet")
+	}
 	ds, err := convert.DaemonSet(c.DaemonSet)
 	if err != nil {
 		return daemonplan.Plan{}, err

@@ -11,8 +11,9 @@ import (
 
 // addKruise adds the OpenKruise Advanced DaemonSets of data to objs as
 // apps/v1 DaemonSets, so that --ds picks among them as among the others,
-// and returns what each adds to its plan.
-func addKruise(objs *load.Objects, data []byte) (map[*appsv1.DaemonSet]*convert.Kruise, error) {
+// and returns what each adds to its plan. src names the input in their
+// positions.
+func addKruise(objs *load.Objects, data []byte, src string) (map[*appsv1.DaemonSet]*convert.Kruise, error) {
 	us, err := convert.KruiseObjects(bytes.NewReader(data))
 	if err != nil || len(us) == 0 {
 		return nil, err
@@ -24,6 +25,7 @@ func addKruise(objs *load.Objects, data []byte) (map[*appsv1.DaemonSet]*convert.
 			return nil, err
 		}
 		objs.DaemonSets = append(objs.DaemonSets, k.DaemonSet)
+		objs.At.DaemonSets = append(objs.At.DaemonSets, load.Position{Source: src})
 		out[k.DaemonSet] = k
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -287,14 +288,16 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison}, nil
 }
 
-// read reads and merges every input file (- is standard input, read once),
-// with OpenKruise Advanced DaemonSets added as apps/v1 DaemonSets. It
-// returns the objects, what each Advanced DaemonSet adds to its plan, and
-// the sources' names for messages.
+// read reads and merges every input file (- is standard input, read once)
+// with load.Sources, so that an object found in several files is one object
+// and conflicting copies are refused with their positions, and adds the
+// OpenKruise Advanced DaemonSets as apps/v1 DaemonSets. It returns the
+// objects, what each Advanced DaemonSet adds to its plan, and the sources'
+// names for messages.
 func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
-	var all []*load.Objects
-	var srcs []string
-	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
+	var srcs []load.Source
+	var names []string
+	var datas [][]byte
 	stdinRead := false
 	for _, file := range files {
 		r, src := c.stdin, "standard input"
@@ -315,19 +318,23 @@ func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.Daemo
 		if err != nil {
 			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
 		}
-		objs, err := load.Decode(bytes.NewReader(data))
+		srcs = append(srcs, load.Source{Name: src, R: bytes.NewReader(data)})
+		names = append(names, src)
+		datas = append(datas, data)
+	}
+	objs, err := load.Sources(srcs...)
+	if err != nil {
+		return nil, nil, "", c.fail("%s: %v", cmd, err)
+	}
+	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
+	for i, data := range datas {
+		k, err := addKruise(objs, data, names[i])
 		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
-		}
-		k, err := addKruise(objs, data)
-		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
+			return nil, nil, "", c.fail("%s: %s: %v", cmd, names[i], err)
 		}
 		maps.Copy(kruise, k)
-		all = append(all, objs)
-		srcs = append(srcs, src)
 	}
-	return load.Merge(all...), kruise, strings.Join(srcs, ", "), nil
+	return objs, kruise, strings.Join(names, ", "), nil
 }
 
 func daemonSetNames(objs *load.Objects) string {
@@ -353,9 +360,17 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 	p, err := planner.Plan(in.cluster, in.now, opts)
 	if err != nil {
 		var fes field.ErrorList
+		if errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
+			fmt.Fprintf(c.stderr, "%s: %s: the input cannot be planned: %d problem(s)\n", c.name, cmd, len(fes))
+			for _, fe := range fes {
+				fmt.Fprintln(c.stderr, "error: "+in.where(fe.Field)+oneLine(fe.Error()))
+			}
+			return p, exitErr{exitError}
+		}
 		if errors.As(err, &fes) {
 			ds := in.cluster.DaemonSet
-			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s is invalid (--strict): %d field error(s)\n", c.name, cmd, ds.Namespace, ds.Name, len(fes))
+			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)\n",
+				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))
 			for _, fe := range fes {
 				fmt.Fprintln(c.stderr, finding("error", fe))
 			}
@@ -363,10 +378,42 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		}
 		return p, c.fail("%s: %v", cmd, err)
 	}
+	if len(p.Warnings) > 0 {
+		ds := in.cluster.DaemonSet
+		fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s): %d warning(s), planned as the controller would\n",
+			c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(p.Warnings))
+	}
 	for _, w := range p.Warnings {
 		fmt.Fprintln(c.stderr, finding("warning", w))
 	}
 	return p, nil
+}
+
+// itemPath matches the field path of a finding about one object of the
+// input: "pods[3].name".
+var itemPath = regexp.MustCompile(`^(nodes|pods|revisions)\[([0-9]+)\]`)
+
+// where renders the position of the object a finding's field path names,
+// followed by ": ", or "" when the path names no object of the input.
+func (in *input) where(path string) string {
+	m := itemPath.FindStringSubmatch(path)
+	if m == nil {
+		return ""
+	}
+	i, _ := strconv.Atoi(m[2])
+	var at []load.Position
+	switch m[1] {
+	case "nodes":
+		at = in.cluster.At.Nodes
+	case "pods":
+		at = in.cluster.At.Pods
+	default:
+		at = in.cluster.At.Revisions
+	}
+	if i >= len(at) {
+		return ""
+	}
+	return at[i].String() + ": "
 }
 
 // finding renders a validation finding as "LEVEL: FIELD: TYPE[: DETAIL]".

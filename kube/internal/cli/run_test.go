@@ -291,8 +291,8 @@ func TestErrors(t *testing.T) {
 		{"explain two nodes", "", "", []string{"explain", "-f", f01, "a", "b"}, exitUsage, "want one NODE"},
 		{"missing file", "", "", []string{"plan", "-f", "testdata/does-not-exist.json"}, exitError, "no such file or directory"},
 		{"directory", "unreadable as a file", "", []string{"plan", "-f", "testdata"}, exitError, "is a directory"},
-		{"malformed JSON", "", `{"apiVersion": "v1", "kind": `, []string{"plan", "-f", "-"}, exitError, "standard input: load: JSON value 1"},
-		{"malformed YAML", "", "apiVersion: v1\nkind: [Node\n", []string{"plan", "-f", "-"}, exitError, "standard input: load: YAML document 1"},
+		{"malformed JSON", "", `{"apiVersion": "v1", "kind": `, []string{"plan", "-f", "-"}, exitError, "load: standard input: JSON value 1"},
+		{"malformed YAML", "", "apiVersion: v1\nkind: [Node\n", []string{"plan", "-f", "-"}, exitError, "load: standard input: YAML document 1"},
 		{"not an object", "", "42\n", []string{"plan", "-f", "-"}, exitError, "not an object"},
 		{"empty input", "", "", []string{"plan", "-f", "-"}, exitError, "no DaemonSet in input"},
 		{"no DaemonSet", "nodes alone", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", []string{"plan", "-f", "-"}, exitError, "no DaemonSet in input"},
@@ -358,7 +358,7 @@ func TestStrict(t *testing.T) {
 		reason: "the spec is refused, naming the field path",
 		args:   []string{"plan", "--strict", "-f", clusterFile(c), "--now", nowFlag(c)},
 		code:   exitError,
-		stderr: []string{"DaemonSet default/node-agent is invalid (--strict): 1 field error(s)\n", "error: " + finding},
+		stderr: []string{"DaemonSet default/node-agent (" + clusterFile(c) + ": JSON value 1, items[0]) is invalid (--strict): 1 field error(s)\n", "error: " + finding},
 	}, {
 		name:   "explain --strict",
 		reason: "explain refuses the same spec",
@@ -501,5 +501,106 @@ func TestVersionFlags(t *testing.T) {
 				t.Errorf("kubernetesVersion = %q, want %q (%s)", doc.KubernetesVersion, tt.wantVersion, tt.reason)
 			}
 		})
+	}
+}
+
+// ownedPod is a Ready pod of ds("ds-x") on node-1.
+const ownedPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: ds-x-abcde
+  namespace: default
+  uid: pod-uid-1
+  labels: {app: a, pod-template-generation: "1"}
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds-x, uid: u-ds-x, controller: true}]
+spec: {nodeName: node-1, containers: [{name: c, image: i}]}
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True", lastTransitionTime: "2025-06-01T11:00:00Z"}]
+`
+
+const node1 = "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n"
+
+// TestDuplicateObjects: a pod listed twice was deleted as a duplicate of
+// itself, even under OnDelete; duplicate node names were a plan error with
+// exit status 0 (issue 15, items 1 and 3). Identical copies are now one
+// object, differing ones an input error naming both positions.
+func TestDuplicateObjects(t *testing.T) {
+	rolling := strings.Replace(ds("ds-x"), "generation: 1}", "generation: 1, annotations: {deprecated.daemonset.template.generation: \"1\"}}", 1)
+	onDelete := strings.Replace(rolling, "spec:\n", "spec:\n  updateStrategy: {type: OnDelete}\n", 1)
+	for _, tt := range []struct{ name, in string }{
+		{"RollingUpdate", rolling + "---\n" + node1 + "---\n" + ownedPod + "---\n" + ownedPod},
+		{"OnDelete", onDelete + "---\n" + node1 + "---\n" + ownedPod + "---\n" + ownedPod},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, tt.in, "plan", "-f", "-", "-o", "json", "--now", "2025-06-01T12:00:00Z")
+			if got.code != exitOK {
+				t.Fatalf("exit %d: %s", got.code, got.stderr)
+			}
+			var p conformance.Plan
+			if err := json.Unmarshal([]byte(got.stdout), &p); err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Delete) != 0 || len(p.Create) != 0 {
+				t.Errorf("a pod listed twice: plan deletes %v and creates %v, want nothing", p.Delete, p.Create)
+			}
+		})
+	}
+
+	other := strings.Replace(node1, "{name: node-1}", "{name: node-1, labels: {zone: b}}", 1)
+	got := runCLI(t, ds("ds-x")+"---\n"+node1+"---\n"+other, "plan", "-f", "-")
+	want := "daemonplan: plan: load: standard input: YAML document 3 (v1 Node node-1): the same object appears twice with different content: differs from its copy at standard input: YAML document 2\n"
+	if got.code != exitError || got.stderr != want || got.stdout != "" {
+		t.Errorf("two different node-1: exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
+	}
+}
+
+// TestDaemonSetWithoutUID: a DaemonSet without metadata.uid took a pod of a
+// ReplicaSet whose owner reference had no UID either for its own and
+// deleted it, and --strict did not object (issue 15, item 2). Now nothing
+// is taken, and the DaemonSet is reported with its position: a warning, or
+// the reason --strict refuses it.
+func TestDaemonSetWithoutUID(t *testing.T) {
+	noUID := strings.Replace(ds("ds-x"), "uid: u-ds-x, ", "", 1)
+	foreign := strings.NewReplacer("kind: DaemonSet, name: ds-x, uid: u-ds-x", "kind: ReplicaSet, name: web, uid: \"\"").Replace(ownedPod)
+	in := noUID + "---\n" + node1 + "---\n" + foreign
+	got := runCLI(t, in, "plan", "-f", "-", "-o", "json", "--now", "2025-06-01T12:00:00Z")
+	if got.code != exitOK {
+		t.Fatalf("exit %d: %s", got.code, got.stderr)
+	}
+	var p conformance.Plan
+	if err := json.Unmarshal([]byte(got.stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Delete) != 0 || len(p.Adopt) != 0 {
+		t.Errorf("the ReplicaSet's pod was taken: delete %v adopt %v", p.Delete, p.Adopt)
+	}
+	for _, w := range []string{
+		"daemonplan: plan: DaemonSet default/ds-x (standard input: YAML document 1): 1 warning(s), planned as the controller would\n",
+		"warning: metadata.uid: Required: a DaemonSet without a UID owns no pod or revision and adopts none\n",
+	} {
+		if !strings.Contains(got.stderr, w) {
+			t.Errorf("stderr %q lacks %q", got.stderr, w)
+		}
+	}
+
+	got = runCLI(t, in, "plan", "--strict", "-f", "-", "--now", "2025-06-01T12:00:00Z")
+	want := "daemonplan: plan: DaemonSet default/ds-x (standard input: YAML document 1) is invalid (--strict): 1 field error(s)\n" +
+		"error: metadata.uid: Required: a DaemonSet without a UID owns no pod or revision and adopts none\n"
+	if got.code != exitError || got.stderr != want || got.stdout != "" {
+		t.Errorf("--strict: exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
+	}
+}
+
+// TestInputProblems: an input the planner refuses (here a pod without a
+// name, which the loader reads) names the position of each object (issue
+// 15, item 3), with exit status 1.
+func TestInputProblems(t *testing.T) {
+	nameless := "apiVersion: v1\nkind: Pod\nmetadata: {namespace: default}\n"
+	got := runCLI(t, ds("ds-x")+"---\n"+node1+"---\n"+nameless, "plan", "-f", "-", "--now", "2025-06-01T12:00:00Z")
+	want := "daemonplan: plan: the input cannot be planned: 1 problem(s)\n" +
+		"error: standard input: YAML document 3: pods[0].name: Required value: every object of a snapshot needs a name\n"
+	if got.code != exitError || got.stderr != want || got.stdout != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
 	}
 }

@@ -109,3 +109,18 @@ func SkipIfAbsent(t testing.TB) {
 		t.Skipf("no conformance cases in this copy of the kube module (%s: %v)", marker, err)
 	}
 }
+
+// SmallestCases returns the n cases of this checkout with the smallest
+// cluster.json, smallest first: the fuzz targets' seeds, small enough to
+// keep every run fast. Without cases (see SkipIfAbsent) it returns none.
+func SmallestCases(n int) ([]Case, error) {
+	if _, err := os.Stat(CasesDir()); err != nil {
+		return nil, nil
+	}
+	cases, err := Cases(CasesDir())
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(cases, func(i, j int) bool { return len(cases[i].Cluster) < len(cases[j].Cluster) })
+	return cases[:min(n, len(cases))], nil
+}

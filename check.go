@@ -1,0 +1,232 @@
+package daemonplan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// CheckPlan checks that p, a plan Sync returned for in, harms nothing, and
+// returns every violation joined, or nil. It recounts ownership from in
+// rather than trusting the planner, so that a caller may run it as a last
+// safeguard before applying a plan; tests and fuzz targets run it on every
+// plan. The rules:
+//
+//  1. Every list of p is sorted, without repeats: Nodes, Create by node;
+//     Adopt, Release, Delete, Keep, Relabel by pod; every revision list by
+//     name.
+//  2. Adopt names orphan pods of the DaemonSet's namespace that the selector
+//     matches and that are not being deleted, and only when the DaemonSet
+//     has a UID and is not being deleted. Release names pods the DaemonSet
+//     controls. They are disjoint.
+//  3. Delete and Relabel name pods the DaemonSet controls (by a non-empty
+//     UID) or adopts in p; Delete and Keep are disjoint.
+//  4. Create names nodes of the input that should run the pod, at most once
+//     each.
+//  5. Revisions: Adopt names orphans of the namespace that are not being
+//     deleted (under the same conditions as pods); Release, Update and
+//     Delete name revisions the DaemonSet controls or adopts; Create names
+//     no existing revision of the namespace.
+//  6. A plan whose revision history failed (Errors not empty and Hash
+//     empty) creates and deletes nothing and relabels no pod; a plan for a
+//     DaemonSet being deleted, or whose selector is exactly empty, writes
+//     nothing but possibly the status.
+//
+// CheckPlan reads in and p and changes neither.
+func CheckPlan(in Input, p Plan) error {
+	if in.DaemonSet == nil {
+		return ErrNilDaemonSet
+	}
+	ds := in.DaemonSet
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	// 1.
+	sorted := func(what string, names []string) {
+		for i := 1; i < len(names); i++ {
+			if names[i-1] >= names[i] {
+				fail("%s is not sorted without repeats: %q before %q", what, names[i-1], names[i])
+				return
+			}
+		}
+	}
+	nodeNames := make([]string, len(p.Nodes))
+	for i, n := range p.Nodes {
+		nodeNames[i] = n.Node
+	}
+	sorted("Nodes", nodeNames)
+	createNodes := make([]string, len(p.Create))
+	for i, c := range p.Create {
+		createNodes[i] = c.Node
+	}
+	sorted("Create", createNodes)
+	deletes := make([]string, len(p.Delete))
+	for i, d := range p.Delete {
+		deletes[i] = d.Pod
+	}
+	sorted("Delete", deletes)
+	relabels := make([]string, len(p.Relabel))
+	for i, r := range p.Relabel {
+		relabels[i] = r.Pod
+	}
+	sorted("Relabel", relabels)
+	sorted("Adopt", p.Adopt)
+	sorted("Release", p.Release)
+	sorted("Keep", p.Keep)
+	rv := p.Revisions
+	revCreate, revUpdate := revisionNames(rv.Create), revisionNames(rv.Update)
+	sorted("Revisions.Create", revCreate)
+	sorted("Revisions.Update", revUpdate)
+	sorted("Revisions.Delete", rv.Delete)
+	sorted("Revisions.Adopt", rv.Adopt)
+	sorted("Revisions.Release", rv.Release)
+
+	// 2.
+	sel, selErr := selector.Compile(ds.Selector)
+	matches := func(labels map[string]string) bool { return selErr == nil && sel.Matches(labels) }
+	pods := map[string]*api.Pod{}
+	for i := range in.Pods {
+		if pod := &in.Pods[i]; pod.Namespace == ds.Namespace {
+			pods[pod.Name] = pod
+		}
+	}
+	controls := func(ref *api.OwnerRef) bool { return ref != nil && ref.UID != "" && ref.UID == ds.UID }
+	canAdopt := ds.UID != "" && !ds.Deleting
+	adopted := map[string]bool{}
+	for _, name := range p.Adopt {
+		pod := pods[name]
+		switch {
+		case pod == nil:
+			fail("adopts pod %s, which is not in the DaemonSet's namespace", name)
+		case !canAdopt:
+			fail("adopts pod %s for a DaemonSet that has no UID or is being deleted", name)
+		case pod.Controller != nil:
+			fail("adopts pod %s, which has a controller (%s %s)", name, pod.Controller.Kind, pod.Controller.Name)
+		case pod.Deleting:
+			fail("adopts pod %s, which is being deleted", name)
+		case !matches(pod.Labels):
+			fail("adopts pod %s, which the selector does not match", name)
+		}
+		adopted[name] = true
+	}
+	for _, name := range p.Release {
+		if pod := pods[name]; pod == nil || !controls(pod.Controller) {
+			fail("releases pod %s, which the DaemonSet does not control", name)
+		}
+		if adopted[name] {
+			fail("adopts and releases pod %s", name)
+		}
+	}
+
+	// 3.
+	owned := func(name string) bool {
+		pod := pods[name]
+		return pod != nil && (controls(pod.Controller) || adopted[name])
+	}
+	for _, name := range deletes {
+		if !owned(name) {
+			fail("deletes pod %s, which the DaemonSet neither controls nor adopts", name)
+		}
+	}
+	for _, name := range relabels {
+		if !owned(name) {
+			fail("relabels pod %s, which the DaemonSet neither controls nor adopts", name)
+		}
+	}
+	for _, name := range p.Keep {
+		if slices.Contains(deletes, name) {
+			fail("keeps and deletes pod %s", name)
+		}
+	}
+
+	// 4.
+	decided := map[string]placement.NodeDecision{}
+	for _, d := range p.Nodes {
+		decided[d.Node] = d
+	}
+	inputNodes := map[string]bool{}
+	for i := range in.Nodes {
+		inputNodes[in.Nodes[i].Name] = true
+	}
+	for _, node := range createNodes {
+		if !inputNodes[node] {
+			fail("creates a pod on node %s, which is not in the input", node)
+		} else if !decided[node].ShouldRun {
+			fail("creates a pod on node %s, which should not run it", node)
+		}
+	}
+
+	// 5.
+	revs := map[string]revisionLike{}
+	for i := range in.Revisions {
+		if r := &in.Revisions[i]; r.Namespace == ds.Namespace {
+			revs[r.Name] = revisionLike{name: r.Name, controller: r.Controller, deleting: r.Deleting}
+		}
+	}
+	revAdopted := map[string]bool{}
+	for _, name := range rv.Adopt {
+		r, ok := revs[name]
+		switch {
+		case !ok:
+			fail("adopts revision %s, which is not in the DaemonSet's namespace", name)
+		case !canAdopt:
+			fail("adopts revision %s for a DaemonSet that has no UID or is being deleted", name)
+		case r.controller != nil:
+			fail("adopts revision %s, which has a controller", name)
+		case r.deleting:
+			fail("adopts revision %s, which is being deleted", name)
+		}
+		revAdopted[name] = true
+	}
+	revOwned := func(name string) bool {
+		r, ok := revs[name]
+		return ok && (controls(r.controller) || revAdopted[name])
+	}
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"releases", rv.Release}, {"updates", revUpdate}, {"deletes", rv.Delete}} {
+		for _, name := range l.names {
+			if !revOwned(name) {
+				fail("%s revision %s, which the DaemonSet neither controls nor adopts", l.what, name)
+			}
+		}
+	}
+	for _, name := range revCreate {
+		if _, ok := revs[name]; ok {
+			fail("creates revision %s, which exists", name)
+		}
+	}
+
+	// 6.
+	writes := len(p.Create) + len(p.Delete) + len(p.Relabel) + len(rv.Create) + len(rv.Delete)
+	if len(p.Errors) > 0 && p.Hash == "" && writes > 0 {
+		fail("revision history failed (%v) but the plan still creates, deletes or relabels", errors.Join(p.Errors...))
+	}
+	if ds.Deleting || isExactlyEmpty(ds.Selector) {
+		if writes+len(p.Adopt)+len(p.Release)+len(rv.Adopt)+len(rv.Release)+len(rv.Update) > 0 {
+			fail("a DaemonSet being deleted or selecting everything gets writes")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// revisionLike is what CheckPlan reads of a revision.
+type revisionLike struct {
+	name       string
+	controller *api.OwnerRef
+	deleting   bool
+}
+
+func revisionNames(rs []revision.Revision) []string {
+	out := make([]string, len(rs))
+	for i := range rs {
+		out[i] = rs[i].Name
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+package planner_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+
+	"github.com/daemonplan/daemonplan/internal/nilcheck"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/upstream"
+)
+
+// TestNilInputs: no exported function of the kube packages panics on a nil
+// argument its documentation does not forbid (issue 15, item 6).
+func TestNilInputs(t *testing.T) {
+	nilcheck.Run(t, []string{"../convert", "../upstream", "../load", "."}, map[string]func(){
+		"convert.ControllerRef":               func() { convert.ControllerRef(nil) },
+		"convert.DaemonSetWithStatus":         func() { convert.DaemonSetWithStatus(nil, api.Status{}) },
+		"convert.NewControllerRevision":       func() { convert.NewControllerRevision(nil, revision.Revision{}) },
+		"convert.NewPod":                      func() { convert.NewPod(nil, placement.Create{}) },
+		"convert.ReplaceNodeNameNodeAffinity": func() { convert.ReplaceNodeNameNodeAffinity(nil, "n") },
+		"convert.UpdatedControllerRevision":   func() { convert.UpdatedControllerRevision(nil, revision.Revision{}) },
+		"convert.Workload":                    func() { convert.Workload(nil) },
+		"load.Merge":                          func() { load.Merge(nil, nil).Cluster("", "") },
+		"convert.DaemonSet":                   func() { convert.DaemonSet(nil) },
+		"convert.HashFunc":                    func() { convert.HashFunc(nil, upstream.V1_34) },
+		"convert.Node":                        func() { convert.Node(nil) },
+		"convert.Nodes":                       func() { convert.Nodes(nil) },
+		"convert.Pod":                         func() { convert.Pod(nil) },
+		"convert.Pods":                        func() { convert.Pods(nil) },
+		"convert.Revision":                    func() { convert.Revision(nil) },
+		"convert.Revisions":                   func() { convert.Revisions(nil) },
+		"load.Error.Error":                    func() { _ = (*load.Error)(nil).Error() },
+		"load.Error.Unwrap":                   func() { _ = (*load.Error)(nil).Unwrap() },
+		"load.Objects.Cluster":                func() { (*load.Objects)(nil).Cluster("", "") },
+		"load.Sources":                        func() { load.Sources(nil...) },
+		"load.Decode":                         func() { load.Decode(nil) },
+		"load.Read":                           func() { load.Read(nil) },
+		"planner.Plan":                        func() { planner.Plan(nil, time.Time{}, planner.Options{}) },
+		"planner.Plan, empty":                 func() { planner.Plan(&load.Cluster{}, time.Time{}, planner.Options{}) },
+		"upstream.Version.Hash":               func() { upstream.V1_34.Hash(nil, nil) },
+		"upstream.Version.UnmarshalText":      func() { (*upstream.Version)(nil).UnmarshalText(nil) },
+		"convert.KruiseDaemonSet":             func() { convert.KruiseDaemonSet(nil) },
+		"convert.KruiseObjects":               func() { convert.KruiseObjects(nil) },
+		"upstream.RevisionData":               func() { upstream.RevisionData(nil) },
+		"upstream.StoredData":                 func() { upstream.StoredData(nil) },
+		"load.Sources, nil R":                 func() { load.Sources(load.Source{}) },
+	})
+}

@@ -1,0 +1,147 @@
+package daemonplan_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/internal/nilcheck"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// nilCalls calls every exported function and method of the public packages
+// that takes a pointer, slice, map, func or interface (the receiver
+// included) with nil for each of them, keyed "pkg.Func" or "pkg.Type.Method".
+var nilCalls = map[string]func(){
+	"daemonplan.CheckInput": func() { daemonplan.CheckInput(daemonplan.Input{}) },
+	"daemonplan.Sync":       func() { daemonplan.Sync(daemonplan.Input{}, daemonplan.Options{}) },
+
+	"api.DaemonSet.DeepCopy":       func() { (*api.DaemonSet)(nil).DeepCopy() },
+	"api.PodTemplate.HostPorts":    func() { (*api.PodTemplate)(nil).HostPorts() },
+	"api.PodTemplate.PodResources": func() { (*api.PodTemplate)(nil).PodResources() },
+	"api.PodTemplate.Requests":     func() { (*api.PodTemplate)(nil).Requests() },
+	"api.Default":                  func() { api.Default(nil) },
+	"api.IsAvailable":              func() { api.IsAvailable(nil, 5, time.Time{}) },
+	"api.IsTerminal":               func() { api.IsTerminal(nil) },
+	"api.IsUpdated":                func() { api.IsUpdated(nil, "h", nil) },
+	"api.TargetNodeName":           func() { api.TargetNodeName(nil) },
+	"api.TemplateGeneration":       func() { api.TemplateGeneration(nil) },
+	"api.Validate":                 func() { api.Validate(nil) },
+	"api.ValidateWith":             func() { api.ValidateWith(nil, api.ValidateOptions{}) },
+	"api.ValidateNodes":            func() { api.ValidateNodes(nil) },
+	"api.ValidatePods":             func() { api.ValidatePods(nil) },
+	"api.ValidateUpdate":           func() { api.ValidateUpdate(nil, nil) },
+
+	"field.Duplicate":    func() { _ = field.Duplicate(nil, nil).Error() },
+	"field.Error.Error":  func() { _ = (*field.Error)(nil).Error() },
+	"field.Forbidden":    func() { _ = field.Forbidden(nil, "").Error() },
+	"field.Invalid":      func() { _ = field.Invalid(nil, nil, "").Error() },
+	"field.NewPath":      func() { field.NewPath("a", nil...) },
+	"field.NotSupported": func() { _ = field.NotSupported(nil, nil, nil...).Error() },
+	"field.Path.Child":   func() { _ = (*field.Path)(nil).Child("a", nil...).String() },
+	"field.Path.Index":   func() { _ = (*field.Path)(nil).Index(0).String() },
+	"field.Path.Key":     func() { _ = (*field.Path)(nil).Key("k").String() },
+	"field.Path.String":  func() { _ = (*field.Path)(nil).String() },
+	"field.Required":     func() { _ = field.Required(nil, "").Error() },
+	"field.TooLong":      func() { _ = field.TooLong(nil, nil, 1).Error() },
+	"field.ErrorList.Error": func() {
+		_ = field.ErrorList{nil, nil}.Error()
+	},
+
+	"placement.AllowsSurge":                 func() { placement.AllowsSurge(nil) },
+	"placement.Cluster.Adopt":               func() { (*placement.Cluster)(nil).Adopt() },
+	"placement.Cluster.Claimed":             func() { (*placement.Cluster)(nil).Claimed() },
+	"placement.Cluster.Compiled":            func() { (*placement.Cluster)(nil).Compiled() },
+	"placement.Cluster.Decision":            func() { (*placement.Cluster)(nil).Decision(0) },
+	"placement.Cluster.Keep":                func() { (*placement.Cluster)(nil).Keep(nil) },
+	"placement.Cluster.Manage":              func() { (*placement.Cluster)(nil).Manage(time.Time{}, "", nil) },
+	"placement.Cluster.Node":                func() { (*placement.Cluster)(nil).Node(0) },
+	"placement.Cluster.NodeDecisions":       func() { (*placement.Cluster)(nil).NodeDecisions() },
+	"placement.Cluster.NumNodes":            func() { (*placement.Cluster)(nil).NumNodes() },
+	"placement.Cluster.PodsOn":              func() { (*placement.Cluster)(nil).PodsOn(0) },
+	"placement.Cluster.Release":             func() { (*placement.Cluster)(nil).Release() },
+	"placement.Cluster.Status":              func() { (*placement.Cluster)(nil).Status(time.Time{}, "") },
+	"placement.Cluster.Targeted":            func() { (*placement.Cluster)(nil).Targeted() },
+	"placement.Cluster.Vanished":            func() { (*placement.Cluster)(nil).Vanished() },
+	"placement.Compile":                     func() { placement.Compile(nil, placement.Options{}) },
+	"placement.Compiled.CreatesFor":         func() { (*placement.Compiled)(nil).CreatesFor(nil, "") },
+	"placement.Compiled.DaemonSet":          func() { (*placement.Compiled)(nil).DaemonSet() },
+	"placement.Compiled.Decide":             func() { (*placement.Compiled)(nil).Decide(nil) },
+	"placement.Compiled.Index":              func() { (*placement.Compiled)(nil).Index(nil, nil) },
+	"placement.Compiled.Options":            func() { (*placement.Compiled)(nil).Options() },
+	"placement.Compiled.PodLabels":          func() { (*placement.Compiled)(nil).PodLabels("") },
+	"placement.Compiled.PodTolerations":     func() { (*placement.Compiled)(nil).PodTolerations() },
+	"placement.Compiled.Selects":            func() { (*placement.Compiled)(nil).Selects(nil) },
+	"placement.Compiled.TemplateGeneration": func() { (*placement.Compiled)(nil).TemplateGeneration() },
+	"placement.Eligibility.Decide":          func() { (*placement.Eligibility)(nil).Decide(nil) },
+	"placement.NewEligibility":              func() { placement.NewEligibility(nil, placement.Options{}) },
+	"placement.ScaledValue":                 func() { placement.ScaledValue(nil, 1, true) },
+	"placement.SurgeCount":                  func() { placement.SurgeCount(nil, 1) },
+	"placement.UnavailableCount":            func() { placement.UnavailableCount(nil, 1) },
+
+	"revision.AlreadyExistsError.Error": func() { _ = (*revision.AlreadyExistsError)(nil).Error() },
+	"revision.Cleanup":                  func() { revision.Cleanup(nil, nil, nil) },
+	"revision.Construct":                func() { revision.Construct(nil, nil, nil, revision.Options{}) },
+	"revision.DefaultHash":              func() { revision.DefaultHash(nil, nil) },
+	"revision.HistoryTable":             func() { revision.HistoryTable(nil, nil) },
+	"revision.Rollback":                 func() { revision.Rollback(nil, nil, 0) },
+	"revision.TemplateData":             func() { revision.TemplateData(nil) },
+	"revision.ValidateRevisions":        func() { revision.ValidateRevisions(nil) },
+
+	"rollout.ResolveBudgets":        func() { rollout.ResolveBudgets(nil, 1) },
+	"rollout.Canary.RollbackTarget": func() { (*rollout.Canary)(nil).RollbackTarget(nil) },
+	"rollout.Progressive.Manage": func() {
+		rollout.Progressive{}.Manage(nil, "", placement.Plan{}, nil)
+		rollout.Progressive{Freeze: true}.Manage(nil, "", placement.Plan{}, nil)
+	},
+	"rollout.Progressive.RollingUpdate": func() { rollout.Progressive{}.RollingUpdate(nil, time.Time{}, "") },
+	"rollout.RollingUpdate":             func() { rollout.RollingUpdate(nil, time.Time{}, "") },
+	"rollout.StatusMessage":             func() { rollout.StatusMessage(nil, api.Status{}) },
+
+	"selector.Compile":                 func() { selector.Compile(nil) },
+	"selector.CompileNode":             func() { selector.CompileNode(nil, nil).Match("n", nil) },
+	"selector.FromSet":                 func() { selector.FromSet(nil).Matches(nil) },
+	"selector.LabelSelector.DeepCopy":  func() { (*selector.LabelSelector)(nil).DeepCopy() },
+	"selector.NodeMatcher.Match":       func() { selector.NodeMatcher{}.Match("", nil) },
+	"selector.NodeSelector.DeepCopy":   func() { (*selector.NodeSelector)(nil).DeepCopy() },
+	"selector.ParseError.Error":        func() { _ = (*selector.ParseError)(nil).Error() },
+	"selector.ParseError.Unwrap":       func() { _ = (*selector.ParseError)(nil).Unwrap() },
+	"selector.Requirement.Matches":     func() { selector.Requirement{}.Matches(nil) },
+	"selector.Selector.Matches":        func() { selector.Selector{}.Matches(nil) },
+	"selector.ValidateLabelSelector":   func() { selector.ValidateLabelSelector(nil) },
+	"selector.ValidateNodeSelector":    func() { selector.ValidateNodeSelector(nil) },
+	"selector.ValidateNodeSelectorMap": func() { selector.ValidateNodeSelectorMap(nil) },
+	"sim.Cluster.Advance":              func() { (*sim.Cluster)(nil).Advance(0) },
+	"sim.Cluster.Apply":                func() { (*sim.Cluster)(nil).Apply(daemonplan.Plan{}) },
+	"sim.Cluster.Rollback":             func() { (*sim.Cluster)(nil).Rollback(0) },
+	"sim.Cluster.SetStrategy":          func() { (*sim.Cluster)(nil).SetStrategy(api.UpdateStrategy{}) },
+	"sim.Cluster.Sync":                 func() { (*sim.Cluster)(nil).Sync() },
+	"sim.Cluster.Template":             func() { (*sim.Cluster)(nil).Template() },
+	"sim.Cluster.Update":               func() { (*sim.Cluster)(nil).Update(sim.Template{}, "") },
+	"sim.New":                          func() { sim.New(api.DaemonSet{}, sim.Template{}, nil, time.Time{}).Sync() },
+	"taints.CloneTolerations":          func() { taints.CloneTolerations(nil) },
+	"taints.EffectsOf":                 func() { taints.EffectsOf(nil...) },
+	"taints.FindUntolerated":           func() { taints.FindUntolerated(nil, nil, taints.AllEffects, taints.Options{}) },
+	"taints.MergeDaemonDefaults":       func() { taints.MergeDaemonDefaults(nil, false) },
+	"taints.NewSet":                    func() { s := taints.NewSet(nil, taints.Options{}); s.Tolerates(taints.Taint{}) },
+	"taints.Set.FirstUntolerated":      func() { (*taints.Set)(nil).FirstUntolerated(nil, taints.AllEffects) },
+	"taints.Set.Tolerates":             func() { (*taints.Set)(nil).Tolerates(taints.Taint{}) },
+	"taints.Set.Tolerations":           func() { (*taints.Set)(nil).Tolerations() },
+	"taints.ValidateTolerations":       func() { taints.ValidateTolerations(nil) },
+	"placement.Backoff.InBackoff":      func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
+}
+
+// TestNilInputs: no exported function of the public packages panics on a
+// nil argument its documentation does not forbid (issue 15, item 6); see
+// nilcheck.Run. The table must cover every exported function that takes a
+// nilable argument: the list is read from the source.
+func TestNilInputs(t *testing.T) {
+	nilcheck.Run(t, []string{".", "api", "field", "placement", "revision", "rollout", "selector", "sim", "taints"}, nilCalls)
+}
