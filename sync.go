@@ -213,7 +213,10 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 // ErrInvalidInput wrapping the field.ErrorList of CheckInput or, with
 // Options.Strict, the validation findings (a field.ErrorList); the Plan is
 // then empty. Errors upstream's own sync would return are in Plan.Errors.
-func Sync(in Input, opts Options) (Plan, error) {
+func Sync(in Input, opts Options) (Plan, error) { return runSync(in, opts, nil) }
+
+// runSync is Sync, indexing into reuse when it is not nil.
+func runSync(in Input, opts Options, reuse *placement.Cluster) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
 	}
@@ -221,7 +224,7 @@ func Sync(in Input, opts Options) (Plan, error) {
 		return Plan{}, errs.Prefix("progressive")
 	}
 	ds := api.Default(in.DaemonSet)
-	ix := index(&ds, in, opts.Placement)
+	ix := index(&ds, in, opts.Placement, reuse)
 	if len(ix.inputErrs) > 0 {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalidInput, ix.inputErrs)
 	}
@@ -252,8 +255,9 @@ type indexed struct {
 
 // index compiles ds and indexes the snapshot, checking the input lists once:
 // Index checks nodes and pods while it indexes them, and CheckInput does
-// when there is nothing to index.
-func index(ds *api.DaemonSet, in Input, opts placement.Options) indexed {
+// when there is nothing to index. It indexes into reuse when it is not nil
+// (a Planner's Cluster), into a new Cluster otherwise.
+func index(ds *api.DaemonSet, in Input, opts placement.Options, reuse *placement.Cluster) indexed {
 	var ix indexed
 	ix.skip = isExactlyEmpty(ds.Selector) || ds.Deleting
 	var c *placement.Compiled
@@ -264,8 +268,15 @@ func index(ds *api.DaemonSet, in Input, opts placement.Options) indexed {
 		ix.inputErrs = CheckInput(in)
 		return ix
 	}
-	cl, err := c.Index(in.Nodes, in.Pods)
+	cl := reuse
+	var err error
+	if cl == nil {
+		cl, err = c.Index(in.Nodes, in.Pods)
+	} else {
+		err = cl.Reset(c, in.Nodes, in.Pods)
+	}
 	if err != nil {
+		cl = nil
 		// Index fails only on the node and pod lists, with the
 		// field.ErrorList of api.ValidateNodes and api.ValidatePods; should
 		// it ever fail otherwise, the input is still refused.
@@ -357,7 +368,11 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 			plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, cl.Targeted()))
 		}
 	}
-	plan.Keep = cl.Keep(plan.Delete)
+	plan.Keep = mp.Keep
+	if len(plan.Delete) > len(mp.Delete) {
+		// The rolling update deleted pods; manage deleted none.
+		plan.Keep = cl.Keep(plan.Delete)
+	}
 	plan.setStatus(cl.Status(in.Now, hash), in.DaemonSet)
 	return plan
 }

@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -43,6 +44,8 @@ type Compiled struct {
 	selector selector.Selector
 	elig     *Eligibility
 	gen      *int64
+	genLabel string // *gen in decimal, the pod-template-generation label value
+	surge    bool   // AllowsSurge(ds)
 }
 
 // Compile checks and compiles ds. It fails only when the DaemonSet's
@@ -61,7 +64,11 @@ func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 		}
 		return nil, err
 	}
-	return &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: api.TemplateGeneration(ds)}, nil
+	c := &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: api.TemplateGeneration(ds), surge: AllowsSurge(ds)}
+	if c.gen != nil {
+		c.genLabel = strconv.FormatInt(*c.gen, 10)
+	}
+	return c, nil
 }
 
 // Options returns the options c was compiled with.
@@ -84,6 +91,97 @@ func (c *Compiled) Selects(labels map[string]string) bool { return c.selector.Ma
 // TemplateGeneration is the DaemonSet's template generation, nil if unknown.
 func (c *Compiled) TemplateGeneration() *int64 { return c.gen }
 
+// IsUpdated is api.IsUpdated(p, hash, c.TemplateGeneration()) with the
+// generation rendered once, at Compile, instead of at every call.
+func (c *Compiled) IsUpdated(p *api.Pod, hash string) bool {
+	if hash != "" {
+		if h, ok := p.Labels[api.LabelRevisionHash]; ok && h == hash {
+			return true
+		}
+	}
+	if c.gen != nil {
+		if g, ok := p.Labels[api.LabelTemplateGeneration]; ok && g == c.genLabel {
+			return true
+		}
+	}
+	return false
+}
+
+// Ownership is how a DaemonSet's claim (upstream: ClaimObject, through
+// getDaemonPods) treats one pod.
+type Ownership uint8
+
+// The outcomes of Claim.
+const (
+	// Ignored: another namespace, another controller, or an orphan the
+	// DaemonSet does not adopt.
+	Ignored Ownership = iota + 1
+	// Owned: controlled by the DaemonSet and selected by it.
+	Owned
+	// Adopted: an orphan the DaemonSet selects and adopts.
+	Adopted
+	// Released: controlled by the DaemonSet but no longer selected; the
+	// DaemonSet removes its owner reference and stops counting it.
+	Released
+	// Unselected: controlled by the DaemonSet, not selected, and not
+	// released because the DaemonSet is being deleted.
+	Unselected
+)
+
+var ownershipNames = [...]string{
+	Ignored:    "Ignored",
+	Owned:      "Owned",
+	Adopted:    "Adopted",
+	Released:   "Released",
+	Unselected: "Unselected",
+}
+
+// String returns the outcome's stable name.
+func (o Ownership) String() string {
+	if int(o) < len(ownershipNames) && ownershipNames[o] != "" {
+		return ownershipNames[o]
+	}
+	return "Ownership(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Claim decides what the DaemonSet does with pod p (docs/manage.md, M3):
+//
+//  1. a pod in another namespace, or controlled by another owner (by UID;
+//     an owner reference with an empty UID is nobody's, and a DaemonSet
+//     without a UID owns no pod), is Ignored;
+//  2. a pod it controls is Owned while its selector matches the labels;
+//     otherwise Released, or Unselected when the DaemonSet is being
+//     deleted;
+//  3. an orphan that matches is Adopted unless the DaemonSet or the pod is
+//     being deleted, or the DaemonSet has no UID (the owner reference it
+//     would write could never match it again; upstream's adoption checks
+//     the UID first); otherwise, like every orphan that does not match,
+//     it is Ignored.
+//
+// Owned and Adopted pods are claimed: they count for the DaemonSet.
+func (c *Compiled) Claim(p *api.Pod) Ownership {
+	ds := c.ds
+	if p.Namespace != ds.Namespace {
+		return Ignored
+	}
+	matches := c.selector.Matches(p.Labels)
+	switch {
+	case p.Controller != nil && !ownedBy(p.Controller, ds):
+		return Ignored
+	case p.Controller != nil:
+		switch {
+		case matches:
+			return Owned
+		case ds.Deleting:
+			return Unselected
+		}
+		return Released
+	case ds.UID == "" || ds.Deleting || !matches || p.Deleting:
+		return Ignored
+	}
+	return Adopted
+}
+
 // Bucket is the DaemonSet's pods that target one node, oldest first
 // (scheduled before unscheduled, then by creation time, then by name).
 type Bucket struct {
@@ -94,8 +192,15 @@ type Bucket struct {
 // Cluster is one snapshot indexed for a sync: nodes in name order with
 // their decisions, and the DaemonSet's claimed pods bucketed by target node.
 // It holds pointers into the caller's slices, which must not change while
-// it is in use; it changes nothing itself. Get one from Compiled.Index: a
-// nil *Cluster is not usable, and its methods panic.
+// it is in use; it changes nothing itself. Get one from Compiled.Index,
+// or Reset a zero Cluster: a nil *Cluster is not usable, and its methods
+// panic.
+//
+// A Cluster made by Index is used once. Reset indexes another snapshot
+// into the same Cluster and reuses its memory, so that a caller who plans
+// again and again (daemonplan.Planner) allocates in proportion to the
+// writes of a plan, not to the size of the cluster. Every slice a Cluster
+// returns, directly or inside a Plan, stays valid until its next Reset.
 type Cluster struct {
 	c         *Compiled
 	nodes     []*api.Node    // sorted by name
@@ -107,21 +212,31 @@ type Cluster struct {
 	targeted  []*api.Pod     // claimed pods with a target node, terminal-and-deleting included
 	adopt     []string
 	release   []string
+
+	// Scratch memory kept across Reset.
+	bucketed []placed   // the pods in buckets (vanished ones included), in input order
+	byName   []*api.Pod // the bucketed pods sorted by name, built by Keep when input order is not
+	sorted   int8       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
+	index    nameIndex  // node name → position in nodes
+	keep     arena      // backing store of Keep's results
+}
+
+// placed is a bucketed pod and the index of its node, -1 for a vanished
+// node.
+type placed struct {
+	pod  *api.Pod
+	node int32
 }
 
 // Index builds the Cluster for nodes and pods (upstream: getNodesToDaemonPods,
 // ClaimObject; docs/manage.md, M3 and M5):
 //
-//  1. pods in other namespaces, and pods controlled by another owner, are
-//     ignored; a controller reference with an empty UID is nobody's, and
-//     a DaemonSet without a UID owns no pod;
-//  2. pods controlled by the DaemonSet whose labels no longer match the
-//     selector are released (unless the DaemonSet is being deleted);
-//  3. orphans that match are adopted, unless the DaemonSet or the pod is
-//     being deleted, or the DaemonSet has no UID (the owner reference it
-//     would write could never match it again; upstream's adoption checks
-//     the UID first);
-//  4. claimed pods are bucketed by TargetNodeName; pods without a target
+//  1. each pod is claimed or not as Claim says: Owned and Adopted pods are
+//     claimed; Released pods are listed for release (Release); the others
+//     are ignored (other namespaces, other owners, an owner reference
+//     with an empty UID, orphans a DaemonSet without a UID or being
+//     deleted does not adopt);
+//  2. claimed pods are bucketed by TargetNodeName; pods without a target
 //     are ignored, and pods both terminal and being deleted stay out of the
 //     buckets (they still count as claimed, for revision cleanup).
 //
@@ -129,70 +244,82 @@ type Cluster struct {
 // api.ValidateNodes or api.ValidatePods refuses is an error (that
 // field.ErrorList), so that no object is planned twice.
 func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
-	// The node map is needed below anyway: filling it tells whether the
-	// node list needs the full check.
-	nodeIndex := make(map[string]int32, len(nodes))
-	suspect := false
-	for i := range nodes {
-		name := nodes[i].Name
-		suspect = suspect || name == "" || !utf8.ValidString(name)
-		nodeIndex[name] = int32(i)
+	cl := &Cluster{index: nameIndex{once: true}}
+	if err := cl.Reset(c, nodes, pods); err != nil {
+		return nil, err
 	}
-	var errs field.ErrorList
-	if suspect || len(nodeIndex) != len(nodes) {
-		errs = api.ValidateNodes(nodes)
-	}
-	if errs = append(errs, api.ValidatePods(pods)...); len(errs) > 0 {
-		return nil, errs
-	}
-	ds := c.ds
-	cl := &Cluster{c: c}
-	cl.nodes = make([]*api.Node, len(nodes))
+	return cl, nil
+}
+
+// Reset indexes nodes and pods for c into cl as Index does, with the same
+// errors, reusing the memory of cl's previous snapshot. Slices cl returned
+// before are overwritten. After an error cl must not be used until a
+// successful Reset.
+func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
+	cl.c = c
+	cl.nodes = resize(cl.nodes, len(nodes))
 	for i := range nodes {
 		cl.nodes[i] = &nodes[i]
 	}
-	if !slices.IsSortedFunc(cl.nodes, byNodeName) {
-		slices.SortFunc(cl.nodes, byNodeName)
+	// Listers return nodes in name order: check before sorting. A name
+	// that is empty, not UTF-8 or repeated sends the list to the full
+	// check.
+	suspect, sorted := false, true
+	for i, n := range cl.nodes {
+		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
+		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
 	}
-	cl.decisions = make([]NodeDecision, len(cl.nodes))
+	if !sorted {
+		slices.SortFunc(cl.nodes, byNodeName)
+		for i := 1; i < len(cl.nodes) && !suspect; i++ {
+			suspect = cl.nodes[i].Name == cl.nodes[i-1].Name
+		}
+	}
+	var errs field.ErrorList
+	if suspect {
+		errs = api.ValidateNodes(nodes)
+	}
+	if errs = append(errs, api.ValidatePods(pods)...); len(errs) > 0 {
+		return errs
+	}
+	cl.decisions = resize(cl.decisions, len(cl.nodes))
 	for i, n := range cl.nodes {
 		cl.decisions[i] = NodeDecision{Node: n.Name, Decision: c.elig.Decide(n)}
-		nodeIndex[n.Name] = int32(i)
 	}
+	cl.index.build(cl.nodes)
 
 	// First pass: claim, and find each bucketed pod's node index (or -1 for
 	// a vanished node).
-	type placed struct {
-		pod  *api.Pod
-		node int32
+	cl.bucketed, cl.claimed, cl.targeted = cl.bucketed[:0], cl.claimed[:0], cl.targeted[:0]
+	cl.adopt, cl.release = nil, nil
+	cl.vanished = nil
+	cl.byName, cl.sorted = cl.byName[:0], 0
+	cl.keep.reset()
+	counts := resize(cl.start, len(cl.nodes)+1)
+	clear(counts)
+	// Nearly every pod is usually claimed, targeted and bucketed: size the
+	// lists once.
+	if cap(cl.claimed) < len(pods) {
+		cl.claimed = make([]*api.Pod, 0, len(pods))
 	}
-	inBuckets := make([]placed, 0, len(pods))
-	counts := make([]int32, len(cl.nodes)+1)
-	// Nearly every pod is usually claimed and targeted: size the lists once.
-	cl.claimed = make([]*api.Pod, 0, len(pods))
-	cl.targeted = make([]*api.Pod, 0, len(pods))
+	if cap(cl.targeted) < len(pods) {
+		cl.targeted = make([]*api.Pod, 0, len(pods))
+	}
+	if cap(cl.bucketed) < len(pods) {
+		cl.bucketed = make([]placed, 0, len(pods))
+	}
 	var vanished map[string][]*api.Pod
 	for i := range pods {
 		p := &pods[i]
-		if p.Namespace != ds.Namespace {
-			continue
-		}
-		matches := c.selector.Matches(p.Labels)
-		switch {
-		case p.Controller != nil && !ownedBy(p.Controller, ds):
-			continue
-		case p.Controller != nil:
-			if !matches {
-				if !ds.Deleting {
-					cl.release = append(cl.release, p.Name)
-				}
-				continue
-			}
-		default:
-			if ds.UID == "" || ds.Deleting || !matches || p.Deleting {
-				continue
-			}
+		switch c.Claim(p) {
+		case Owned:
+		case Adopted:
 			cl.adopt = append(cl.adopt, p.Name)
+		case Released:
+			cl.release = append(cl.release, p.Name)
+			continue
+		default:
+			continue
 		}
 		cl.claimed = append(cl.claimed, p)
 		target, err := api.TargetNodeName(p)
@@ -203,46 +330,64 @@ func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 		if api.IsTerminal(p) && p.Deleting {
 			continue
 		}
-		ni, ok := nodeIndex[target]
-		if !ok {
+		ni := cl.index.find(cl.nodes, target)
+		cl.bucketed = append(cl.bucketed, placed{pod: p, node: ni})
+		if ni < 0 {
 			if vanished == nil {
 				vanished = map[string][]*api.Pod{}
 			}
 			vanished[target] = append(vanished[target], p)
 			continue
 		}
-		inBuckets = append(inBuckets, placed{pod: p, node: ni})
 		counts[ni+1]++
 	}
 
 	// Second pass: a counting sort into one flat slice, then order each
-	// bucket that holds more than one pod.
+	// bucket that holds more than one pod. start[i+1] serves as node i's
+	// fill cursor, and ends as node i+1's start.
 	cl.start = counts
 	for i := 1; i < len(cl.start); i++ {
 		cl.start[i] += cl.start[i-1]
 	}
-	cl.pods = make([]*api.Pod, len(inBuckets))
-	fill := make([]int32, len(cl.nodes))
-	for _, pl := range inBuckets {
-		cl.pods[cl.start[pl.node]+fill[pl.node]] = pl.pod
-		fill[pl.node]++
+	n := 0
+	if len(cl.start) > 0 {
+		n = int(cl.start[len(cl.start)-1])
+	}
+	cl.pods = resize(cl.pods, n)
+	for i := len(cl.start) - 1; i > 0; i-- {
+		cl.start[i] = cl.start[i-1]
+	}
+	for _, pl := range cl.bucketed {
+		if pl.node >= 0 {
+			cl.pods[cl.start[pl.node+1]] = pl.pod
+			cl.start[pl.node+1]++
+		}
 	}
 	for i := range cl.nodes {
 		if b := cl.pods[cl.start[i]:cl.start[i+1]]; len(b) > 1 {
-			slices.SortFunc(b, olderPod)
+			slices.SortFunc(b, OlderPod)
 		}
 	}
 	if len(vanished) > 0 {
 		cl.vanished = make([]Bucket, 0, len(vanished))
 		for name, ps := range vanished {
-			slices.SortFunc(ps, olderPod)
+			slices.SortFunc(ps, OlderPod)
 			cl.vanished = append(cl.vanished, Bucket{Node: name, Pods: ps})
 		}
 		slices.SortFunc(cl.vanished, func(a, b Bucket) int { return strings.Compare(a.Node, b.Node) })
 	}
 	slices.Sort(cl.adopt)
 	slices.Sort(cl.release)
-	return cl, nil
+	return nil
+}
+
+// resize returns s with length n, reusing its array when large enough. The
+// elements are not cleared. The result is never nil.
+func resize[T any](s []T, n int) []T {
+	if s == nil || cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // ownedBy reports whether ref names ds: equal UIDs, never an empty one.

@@ -15,11 +15,19 @@
 //   - Compile: the DaemonSet compiled once (selector, node predicate,
 //     tolerations with the daemon defaults merged, template generation).
 //   - Compiled.Index: nodes sorted by name with their decisions, pods
-//     claimed (adopted, released) and bucketed by target node.
+//     claimed (Compiled.Claim: adopted, released) and bucketed by target
+//     node, oldest first (OlderPod). Cluster.Reset indexes the next
+//     snapshot into the same Cluster, reusing its memory.
 //   - Cluster.Manage: the Plan of creates and deletes (upstream: manage;
-//     docs/manage.md, M6–M14).
+//     docs/manage.md, M6–M14), one node at a time by Compiled.ManageNode;
+//     Cluster.Keep lists the pods a plan leaves alone.
 //   - Cluster.Status: the seven status counters (upstream:
 //     updateDaemonSetStatus; docs/status.md).
+//
+// Manage and Status are single passes over nodes in name order. Indexing
+// finds a pod's node through a hash table of node names that a reused
+// Cluster keeps while the node names stay the same, and skips sorting when
+// the nodes come in name order, as listers return them.
 //
 // # Applying a Plan
 //

@@ -115,19 +115,12 @@ type Plan struct {
 }
 
 // Manage plans creates and deletes for one sync exactly as upstream's
-// manage does (docs/manage.md, M6–M14), visiting nodes in name order:
+// manage does (docs/manage.md, M6–M14), visiting nodes in name order and
+// deciding each as ManageNode does; then
 //
-//  1. a node that should run the pod and has none gets a create;
-//  2. on a node where pods may continue: pods being deleted are skipped;
-//     failed pods are deleted, at most one per node per backoff window;
-//     succeeded pods are deleted; of the rest, duplicates are deleted,
-//     keeping the oldest (without surge) or the oldest new and oldest old
-//     pod (with surge, where the old one goes once the new one is
-//     available or when it is not ready itself); with surge a node left
-//     without a running pod gets a create at once;
-//  3. on a node where pods may not continue, every pod not already being
-//     deleted is deleted;
-//  4. unbound pods whose target node no longer exists are deleted.
+//  1. unbound pods whose target node no longer exists are deleted
+//     (NodeGone);
+//  2. backoff windows idle for longer than twice BackoffMax are dropped.
 //
 // hash is the current revision's hash, used for the created pods' labels
 // and to tell new from old pods in surge mode. At most the burst limit of
@@ -137,7 +130,6 @@ type Plan struct {
 func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
 	c := cl.c
 	ds := c.ds
-	surge := AllowsSurge(ds)
 	p := Plan{
 		Nodes:   cl.decisions,
 		Adopt:   cl.adopt,
@@ -149,82 +141,23 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	}
 	var createNodes []string
 	var deletes []Delete
-	del := func(pod *api.Pod, node string, why DeleteReason) {
-		deletes = append(deletes, Delete{Pod: pod.Name, Node: node, Reason: why})
-	}
-	var running []*api.Pod // reused per node
 	for i, n := range cl.nodes {
-		d := cl.decisions[i].Decision
-		pods := cl.PodsOn(i)
-		switch {
-		case d.ShouldRun && len(pods) == 0:
+		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.PodsOn(i), now, hash, backoff)
+		deletes = m.Delete
+		if m.Create {
 			createNodes = append(createNodes, n.Name)
-		case d.ShouldContinueRunning:
-			running = running[:0]
-			for _, pod := range pods {
-				switch {
-				case pod.Deleting:
-				case pod.Phase == api.PodFailed:
-					key := BackoffKey{DaemonSetUID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, Node: n.Name}
-					if wait, left := p.Backoff.InBackoff(key, now); wait {
-						if p.RequeueAfter == 0 || left < p.RequeueAfter {
-							p.RequeueAfter = left
-						}
-						continue
-					}
-					p.Backoff[key] = p.Backoff.next(key, now)
-					del(pod, n.Name, Failed)
-				case pod.Phase == api.PodSucceeded:
-					del(pod, n.Name, Succeeded)
-				default:
-					running = append(running, pod)
-				}
-			}
-			// Bucket order is already upstream's oldest-first order.
-			if !surge {
-				for _, pod := range running[min(1, len(running)):] {
-					del(pod, n.Name, Duplicate)
-				}
-				continue
-			}
-			if len(running) == 0 {
-				if d.ShouldRun {
-					createNodes = append(createNodes, n.Name)
-				}
-				continue
-			}
-			var oldestNew, oldestOld *api.Pod
-			for _, pod := range running {
-				isNew := pod.Labels[api.LabelRevisionHash] == hash
-				switch {
-				case isNew && oldestNew == nil:
-					oldestNew = pod
-				case !isNew && oldestOld == nil:
-					oldestOld = pod
-				default:
-					del(pod, n.Name, Duplicate)
-				}
-			}
-			if oldestNew != nil && oldestOld != nil &&
-				(!oldestOld.Ready || api.IsAvailable(oldestNew, ds.MinReadySeconds, now)) {
-				del(oldestOld, n.Name, SurgeReplaced)
-			}
-		case len(pods) > 0:
-			why := NotEligible
-			if d.Reason == UntoleratedNoExecute {
-				why = UntoleratedTaint
-			}
-			for _, pod := range pods {
-				if !pod.Deleting {
-					del(pod, n.Name, why)
-				}
-			}
+		}
+		if m.BackoffSet {
+			p.Backoff[c.BackoffKey(n.Name)] = m.Backoff
+		}
+		if m.RequeueAfter > 0 && (p.RequeueAfter == 0 || m.RequeueAfter < p.RequeueAfter) {
+			p.RequeueAfter = m.RequeueAfter
 		}
 	}
 	for _, b := range cl.vanished {
 		for _, pod := range b.Pods {
 			if pod.NodeName == "" {
-				del(pod, b.Node, NodeGone)
+				deletes = append(deletes, Delete{Pod: pod.Name, Node: b.Node, Reason: NodeGone})
 			}
 		}
 	}
@@ -246,10 +179,125 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 		deletes = deletes[:burst]
 	}
 	p.Create = c.CreatesFor(createNodes, hash)
-	slices.SortFunc(deletes, func(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) })
+	slices.SortFunc(deletes, byPod)
 	p.Delete = deletes
 	p.Keep = cl.Keep(deletes)
 	return p, err
+}
+
+// NodeManage is what Manage decides for one node, before the burst limit.
+type NodeManage struct {
+	// Create reports that the node gets a new pod.
+	Create bool
+	// Delete are the node's pods to delete, in bucket order, after the
+	// deletes passed in to ManageNode.
+	Delete []Delete
+	// BackoffSet reports that a failed pod is deleted and the node's backoff
+	// window (key BackoffKey(node)) becomes Backoff.
+	BackoffSet bool
+	Backoff    BackoffEntry
+	// RequeueAfter, when positive, is when the first failed pod held back
+	// by its backoff window may be deleted.
+	RequeueAfter time.Duration
+}
+
+// BackoffKey is the key of node's failed-pod backoff window for the
+// DaemonSet: its UID, its status.observedGeneration and the node.
+func (c *Compiled) BackoffKey(node string) BackoffKey {
+	return BackoffKey{DaemonSetUID: c.ds.UID, ObservedGeneration: c.ds.Status.ObservedGeneration, Node: node}
+}
+
+// ManageNode decides one node of Manage. pods are the node's bucket (oldest
+// first), d its decision and backoff the backoff state of the previous
+// plan, which is read, not changed. The node's deletes are appended to dst.
+//
+//  1. a node that should run the pod and has none gets a create;
+//  2. on a node where pods may continue: pods being deleted are skipped;
+//     failed pods are deleted, at most one per node per backoff window;
+//     succeeded pods are deleted; of the rest, duplicates are deleted,
+//     keeping the oldest (without surge) or the oldest new and oldest old
+//     pod (with surge, where the old one goes once the new one is
+//     available or when it is not ready itself); with surge a node left
+//     without a running pod gets a create at once;
+//  3. on a node where pods may not continue, every pod not already being
+//     deleted is deleted.
+func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api.Pod, now time.Time, hash string, backoff Backoff) NodeManage {
+	m := NodeManage{Delete: dst}
+	del := func(pod *api.Pod, why DeleteReason) {
+		m.Delete = append(m.Delete, Delete{Pod: pod.Name, Node: node, Reason: why})
+	}
+	switch {
+	case d.ShouldRun && len(pods) == 0:
+		m.Create = true
+	case d.ShouldContinueRunning:
+		var buf [4]*api.Pod
+		running := buf[:0]
+		for _, pod := range pods {
+			switch {
+			case pod.Deleting:
+			case pod.Phase == api.PodFailed:
+				// The window as this plan left it: set by an earlier
+				// failed pod of this node, or the previous plan's.
+				var wait bool
+				var left time.Duration
+				if m.BackoffSet {
+					wait, left = true, m.Backoff.Delay
+				} else {
+					wait, left = backoff.InBackoff(c.BackoffKey(node), now)
+				}
+				if wait {
+					if m.RequeueAfter == 0 || left < m.RequeueAfter {
+						m.RequeueAfter = left
+					}
+					continue
+				}
+				m.Backoff, m.BackoffSet = backoff.next(c.BackoffKey(node), now), true
+				del(pod, Failed)
+			case pod.Phase == api.PodSucceeded:
+				del(pod, Succeeded)
+			default:
+				running = append(running, pod)
+			}
+		}
+		// Bucket order is already upstream's oldest-first order.
+		if !c.surge {
+			for _, pod := range running[min(1, len(running)):] {
+				del(pod, Duplicate)
+			}
+			break
+		}
+		if len(running) == 0 {
+			m.Create = d.ShouldRun
+			break
+		}
+		var oldestNew, oldestOld *api.Pod
+		for _, pod := range running {
+			isNew := pod.Labels[api.LabelRevisionHash] == hash
+			switch {
+			case isNew && oldestNew == nil:
+				oldestNew = pod
+			case !isNew && oldestOld == nil:
+				oldestOld = pod
+			default:
+				del(pod, Duplicate)
+			}
+		}
+		if oldestNew != nil && oldestOld != nil &&
+			(!oldestOld.Ready || api.IsAvailable(oldestNew, c.ds.MinReadySeconds, now)) {
+			del(oldestOld, SurgeReplaced)
+		}
+	case len(pods) > 0:
+		why := NotEligible
+		if d.Reason == UntoleratedNoExecute {
+			why = UntoleratedTaint
+		}
+		for _, pod := range pods {
+			if !pod.Deleting {
+				del(pod, why)
+			}
+		}
+	}
+	return m
 }
 
 var errNoLabels = errors.New("unable to create pods, no labels")
@@ -309,25 +357,59 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 	return out
 }
 
-// kept lists the bucketed pods (vanished nodes included) that deletes does
-// not name, sorted by name.
+// Keep lists, sorted, the names of the bucketed pods (vanished nodes
+// included) that deletes does not name: the pods a plan with these deletes
+// leaves alone. The slice is the Cluster's, valid until its next Reset.
 func (cl *Cluster) Keep(deletes []Delete) []string {
-	gone := make(map[string]struct{}, len(deletes))
-	for _, d := range deletes {
-		gone[d.Pod] = struct{}{}
+	dst := cl.keep.alloc(len(cl.bucketed))
+	gone := deletes
+	if !slices.IsSortedFunc(gone, byPod) {
+		gone = slices.Clone(gone)
+		slices.SortFunc(gone, byPod)
 	}
-	keep := make([]string, 0, len(cl.pods))
-	add := func(pods []*api.Pod) {
-		for _, p := range pods {
-			if _, ok := gone[p.Name]; !ok {
-				keep = append(keep, p.Name)
+	// A merge of two sorted lists. Pods that share a name (which an API
+	// server does not allow) are kept or dropped together.
+	j := 0
+	keep := func(p *api.Pod) {
+		for j < len(gone) && gone[j].Pod < p.Name {
+			j++
+		}
+		if j == len(gone) || gone[j].Pod != p.Name {
+			dst = append(dst, p.Name)
+		}
+	}
+	if cl.bucketedSorted() {
+		for _, pl := range cl.bucketed {
+			keep(pl.pod)
+		}
+		return dst
+	}
+	if len(cl.byName) != len(cl.bucketed) {
+		cl.byName = cl.byName[:0]
+		for _, pl := range cl.bucketed {
+			cl.byName = append(cl.byName, pl.pod)
+		}
+		slices.SortFunc(cl.byName, func(a, b *api.Pod) int { return strings.Compare(a.Name, b.Name) })
+	}
+	for _, p := range cl.byName {
+		keep(p)
+	}
+	return dst
+}
+
+func byPod(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) }
+
+// bucketedSorted reports whether the bucketed pods came in name order, as
+// listers return them.
+func (cl *Cluster) bucketedSorted() bool {
+	if cl.sorted == 0 {
+		cl.sorted = 1
+		for i := 1; i < len(cl.bucketed); i++ {
+			if cl.bucketed[i-1].pod.Name > cl.bucketed[i].pod.Name {
+				cl.sorted = -1
+				break
 			}
 		}
 	}
-	add(cl.pods)
-	for _, b := range cl.vanished {
-		add(b.Pods)
-	}
-	slices.Sort(keep)
-	return keep
+	return cl.sorted > 0
 }

@@ -2,10 +2,14 @@ package placement
 
 import "github.com/daemonplan/daemonplan/api"
 
-// olderPod is upstream's podByCreationTimestampAndPhase order (docs/manage.md, M5):
-// scheduled pods first, then older creation time, then smaller name. Despite
-// upstream's name, phase plays no part.
-func olderPod(a, b *api.Pod) int {
+// OlderPod is upstream's podByCreationTimestampAndPhase order
+// (docs/manage.md, M5), the order of a Bucket: scheduled pods first, then
+// older creation time, then smaller name. Despite upstream's name, phase
+// plays no part. a and b must not be nil.
+func OlderPod(a, b *api.Pod) int {
+	if a == nil || b == nil {
+		panic("placement.OlderPod: nil pod")
+	}
 	as, bs := a.NodeName != "", b.NodeName != ""
 	if as != bs {
 		if as {

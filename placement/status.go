@@ -44,7 +44,7 @@ func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 				s.NumberAvailable++
 			}
 		}
-		if api.IsUpdated(oldest, hash, cl.c.gen) {
+		if cl.c.IsUpdated(oldest, hash) {
 			s.UpdatedNumberScheduled++
 		}
 	}

@@ -41,13 +41,12 @@ func (p Progressive) Manage(cl *placement.Cluster, hash string, mp placement.Pla
 		return mp, 0
 	}
 	c := cl.Compiled()
-	gen := c.TemplateGeneration()
 	desired, updated := 0, 0
 	for i := 0; i < cl.NumNodes(); i++ {
 		if cl.Decision(i).ShouldRun {
 			desired++
 		}
-		if newPod, _, ok := splitPods(cl.PodsOn(i), hash, gen); ok && newPod != nil {
+		if newPod, _, ok := splitPods(c, cl.PodsOn(i), hash); ok && newPod != nil {
 			updated++
 		}
 	}

@@ -74,8 +74,7 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 	}
 	c := cl.Compiled()
 	ds := c.DaemonSet()
-	gen := c.TemplateGeneration()
-	bs, desired := buckets(cl)
+	bs, desired := slices.Collect(buckets(cl)), desiredNodes(cl)
 	budgets, err := ResolveBudgets(ds, desired)
 	step := Step{Budgets: budgets}
 	if err != nil {
@@ -98,7 +97,7 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 		} else {
 			n.group = -1
 		}
-		n.newPod, n.oldPod, n.ok = splitPods(b.pods, hash, gen)
+		n.newPod, n.oldPod, n.ok = splitPods(c, b.pods, hash)
 		if n.outdated() {
 			prog.Outdated++
 			if n.present() {

@@ -3,6 +3,7 @@ package rollout
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -97,42 +98,55 @@ type bucket struct {
 	desired bool
 }
 
-// buckets lists, in node-name order, every node that holds pods of the
+// buckets yields, in node-name order, every node that holds pods of the
 // DaemonSet (vanished nodes included) and every node that should run the
 // pod, as upstream's rolling update visits them (in map order there).
-func buckets(cl *placement.Cluster) (out []bucket, desired int) {
-	vanished := cl.Vanished()
-	v := 0
-	for i := 0; i < cl.NumNodes(); i++ {
-		name := cl.Node(i).Name
-		for v < len(vanished) && vanished[v].Node < name {
-			out = append(out, bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods})
-			v++
+func buckets(cl *placement.Cluster) iter.Seq[bucket] {
+	return func(yield func(bucket) bool) {
+		vanished := cl.Vanished()
+		v := 0
+		for i := 0; i < cl.NumNodes(); i++ {
+			name := cl.Node(i).Name
+			for v < len(vanished) && vanished[v].Node < name {
+				if !yield(bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods}) {
+					return
+				}
+				v++
+			}
+			pods := cl.PodsOn(i)
+			run := cl.Decision(i).ShouldRun
+			if (run || len(pods) > 0) && !yield(bucket{node: name, index: i, pods: pods, desired: run}) {
+				return
+			}
 		}
-		pods := cl.PodsOn(i)
-		run := cl.Decision(i).ShouldRun
-		if run {
+		for ; v < len(vanished); v++ {
+			if !yield(bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods}) {
+				return
+			}
+		}
+	}
+}
+
+// desiredNodes counts the nodes that should run the pod.
+func desiredNodes(cl *placement.Cluster) int {
+	desired := 0
+	for _, d := range cl.NodeDecisions() {
+		if d.ShouldRun {
 			desired++
 		}
-		if run || len(pods) > 0 {
-			out = append(out, bucket{node: name, index: i, pods: pods, desired: run})
-		}
 	}
-	for ; v < len(vanished); v++ {
-		out = append(out, bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods})
-	}
-	return out, desired
+	return desired
 }
 
 // splitPods finds the one new and the one old pod on a node, ignoring pods
 // being deleted (docs/rolling-update.md, R6). ok is false when the node has
 // two of either.
-func splitPods(pods []*api.Pod, hash string, gen *int64) (newPod, oldPod *api.Pod, ok bool) {
+func splitPods(c *placement.Compiled, pods []*api.Pod, hash string) (newPod, oldPod *api.Pod, ok bool) {
 	for _, p := range pods {
 		if p.Deleting {
 			continue
 		}
-		if api.IsUpdated(p, hash, gen) {
+		if c.IsUpdated(p, hash) {
 			if newPod != nil {
 				return nil, nil, false
 			}
@@ -169,10 +183,9 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 	}
 	c := cl.Compiled()
 	ds := c.DaemonSet()
-	gen := c.TemplateGeneration()
-	bs, desired := buckets(cl)
-	budgets, err := ResolveBudgets(ds, desired)
+	budgets, err := ResolveBudgets(ds, desiredNodes(cl))
 	step := Step{Budgets: budgets}
+	burst := c.Options().Burst()
 	if err != nil {
 		return step, err
 	}
@@ -184,9 +197,9 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 
 	if !budgets.Surge() {
 		numUnavailable := 0
-		var candidates []placement.Delete
-		for _, b := range bs {
-			newPod, oldPod, ok := splitPods(b.pods, hash, gen)
+		candidates := capped[placement.Delete]{limit: min(burst, budgets.MaxUnavailable)}
+		for b := range buckets(cl) {
+			newPod, oldPod, ok := splitPods(c, b.pods, hash)
 			switch {
 			case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
 				// manage will settle this node; it counts as unavailable.
@@ -200,19 +213,22 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 				del(oldPod, b.node, placement.Outdated)
 				numUnavailable++
 			case numUnavailable < budgets.MaxUnavailable:
-				candidates = append(candidates, placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Outdated})
+				candidates.add(placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Outdated})
 			}
 		}
-		remaining := min(max(budgets.MaxUnavailable-numUnavailable, 0), len(candidates))
-		deletes = append(deletes, candidates[:remaining]...)
-		return finish(c, step, nil, deletes, hash), nil
+		remaining := min(max(budgets.MaxUnavailable-numUnavailable, 0), candidates.n)
+		taken, cut := candidates.first(remaining)
+		step = finish(c, step, nil, append(deletes, taken...), hash)
+		step.SkippedDeletes += cut
+		return step, nil
 	}
 
 	numSurge, numAvailable := 0, 0
-	var shouldNotRun []placement.Delete
-	var allowedNew, candidateNew []string
-	for _, b := range bs {
-		newPod, oldPod, ok := splitPods(b.pods, hash, gen)
+	shouldNotRun := capped[placement.Delete]{limit: burst}
+	candidateNew := capped[string]{limit: min(burst, budgets.MaxSurge)}
+	var allowedNew []string
+	for b := range buckets(cl) {
+		newPod, oldPod, ok := splitPods(c, b.pods, hash)
 		if !ok {
 			numSurge++
 			continue
@@ -241,9 +257,9 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 			case !available(oldPod):
 				allowedNew = append(allowedNew, b.node)
 			case !shouldRun:
-				shouldNotRun = append(shouldNotRun, placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Unschedulable})
+				shouldNotRun.add(placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Unschedulable})
 			case numSurge < budgets.MaxSurge:
-				candidateNew = append(candidateNew, b.node)
+				candidateNew.add(b.node)
 			}
 		case !available(newPod):
 			numSurge++
@@ -251,9 +267,39 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 			del(oldPod, b.node, placement.SurgeReplaced)
 		}
 	}
+	var cutDeletes int
 	if deletable := numAvailable - budgets.Desired; deletable > 0 {
-		deletes = append(deletes, shouldNotRun[:min(deletable, len(shouldNotRun))]...)
+		var taken []placement.Delete
+		taken, cutDeletes = shouldNotRun.first(min(deletable, shouldNotRun.n))
+		deletes = append(deletes, taken...)
 	}
-	remaining := min(max(budgets.MaxSurge-numSurge, 0), len(candidateNew))
-	return finish(c, step, append(allowedNew, candidateNew[:remaining]...), deletes, hash), nil
+	remaining := min(max(budgets.MaxSurge-numSurge, 0), candidateNew.n)
+	taken, cutCreates := candidateNew.first(remaining)
+	step = finish(c, step, append(allowedNew, taken...), deletes, hash)
+	step.SkippedCreates += cutCreates
+	step.SkippedDeletes += cutDeletes
+	return step, nil
+}
+
+// capped collects candidates in priority order, keeping only the first
+// limit (at most the burst limit, beyond which finish cuts anyway, and the
+// budget) and counting the others.
+type capped[T any] struct {
+	items []T
+	n     int
+	limit int
+}
+
+func (c *capped[T]) add(x T) {
+	if len(c.items) < c.limit {
+		c.items = append(c.items, x)
+	}
+	c.n++
+}
+
+// first returns the first k candidates that were kept, and how many of the
+// first k were not: they are beyond the burst limit.
+func (c *capped[T]) first(k int) ([]T, int) {
+	kept := min(k, len(c.items))
+	return c.items[:kept], k - kept
 }

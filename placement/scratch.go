@@ -1,0 +1,105 @@
+package placement
+
+import (
+	"hash/maphash"
+	"math/bits"
+
+	"github.com/daemonplan/daemonplan/api"
+)
+
+// nameIndex finds a node's position by name: an open-addressing table of
+// positions in a name-sorted node list, probed linearly. It is smaller and
+// quicker to build than a map[string]int32 of the same nodes, and a
+// Cluster keeps it across Reset: when the nodes are the same as last time
+// (the usual case for a controller that plans again), it is not rebuilt.
+type nameIndex struct {
+	seed  maphash.Seed
+	slots []int32 // position+1; 0 is empty
+	mask  uint64
+	names []string // the names indexed, in order, unless once
+	once  bool     // the index is built once: keep no names
+}
+
+// build indexes nodes (sorted by name, unique), unless they carry the
+// names indexed last time.
+func (x *nameIndex) build(nodes []*api.Node) {
+	if len(nodes) == len(x.names) && x.slots != nil {
+		same := true
+		for i, n := range nodes {
+			if n.Name != x.names[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	if x.slots == nil {
+		x.seed = maphash.MakeSeed()
+	}
+	// A load factor of at most one half keeps probe sequences short.
+	size := 1 << bits.Len(uint(2*len(nodes)))
+	if cap(x.slots) >= size {
+		x.slots = x.slots[:size]
+		clear(x.slots)
+	} else {
+		x.slots = make([]int32, size)
+	}
+	x.mask = uint64(size - 1)
+	x.names = x.names[:0]
+	for i, n := range nodes {
+		if !x.once {
+			x.names = append(x.names, n.Name)
+		}
+		h := maphash.String(x.seed, n.Name) & x.mask
+		for x.slots[h] != 0 {
+			h = (h + 1) & x.mask
+		}
+		x.slots[h] = int32(i + 1)
+	}
+}
+
+// find returns the position of the node called name, or -1.
+func (x *nameIndex) find(nodes []*api.Node, name string) int32 {
+	h := maphash.String(x.seed, name) & x.mask
+	for {
+		s := x.slots[h]
+		if s == 0 {
+			return -1
+		}
+		if nodes[s-1].Name == name {
+			return s - 1
+		}
+		h = (h + 1) & x.mask
+	}
+}
+
+// arena hands out string slices that stay valid until reset: the results of
+// Cluster.Keep. After a reset it reuses its largest chunk, grown to what the
+// previous snapshot needed, so that a Cluster planning again and again stops
+// allocating for them.
+type arena struct {
+	buf  []string
+	used int // strings handed out since the last reset
+}
+
+// alloc returns an empty slice with room for n strings. Appending more than
+// n allocates a separate array, as append does.
+func (a *arena) alloc(n int) []string {
+	a.used += n
+	if a.buf == nil || cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]string, 0, n)
+	}
+	s := a.buf[len(a.buf) : len(a.buf) : len(a.buf)+n]
+	a.buf = a.buf[:len(a.buf)+n]
+	return s
+}
+
+// reset makes every slice handed out reusable.
+func (a *arena) reset() {
+	if a.used > cap(a.buf) {
+		a.buf = make([]string, 0, a.used)
+	}
+	a.buf, a.used = a.buf[:0], 0
+}
