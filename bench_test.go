@@ -70,13 +70,54 @@ func midRollout(n int) daemonplan.Input {
 	return daemonplan.Input{DaemonSet: ds, Nodes: nodes, Pods: pods, Revisions: revs, Now: now}
 }
 
-// BenchmarkSync is one full sync (history, manage, rolling update, cleanup,
-// status) of a cluster mid-rollout.
+// benchSizes are the cluster sizes of the sync benchmarks. 1M nodes takes
+// a few seconds to build; -short stops at 100k.
+func benchSizes() []int {
+	if testing.Short() {
+		return []int{1000, 10000, 100000}
+	}
+	return []int{1000, 10000, 100000, 1000000}
+}
+
+// benchInputs builds each size once per benchmark binary: the 1M-node
+// cluster takes seconds to build and hundreds of megabytes to hold.
+var benchInputs = map[string]daemonplan.Input{}
+
+func benchInput(b *testing.B, kind string, n int, build func(int) daemonplan.Input) daemonplan.Input {
+	key := fmt.Sprintf("%s/%d", kind, n)
+	in, ok := benchInputs[key]
+	if !ok {
+		b.StopTimer()
+		in = build(n)
+		// Keep only the largest cluster built last: 1M nodes do not fit
+		// twice in a small machine.
+		clear(benchInputs)
+		benchInputs[key] = in
+		b.StartTimer()
+	}
+	return in
+}
+
+// midRolloutSettled is midRollout without failed pods: manage has nothing
+// to do, so the rolling update runs too.
+func midRolloutSettled(n int) daemonplan.Input {
+	in := midRollout(n)
+	for i := range in.Pods {
+		if in.Pods[i].Phase == api.PodFailed {
+			in.Pods[i].Phase, in.Pods[i].Ready = api.PodRunning, true
+		}
+	}
+	return in
+}
+
+// BenchmarkSync is one full sync (history, manage, cleanup, status) of a
+// cluster mid-rollout, with failed pods for manage to delete.
 func BenchmarkSync(b *testing.B) {
-	for _, n := range []int{1000, 10000, 100000} {
-		in := midRollout(n)
+	for _, n := range benchSizes() {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "mid", n, midRollout)
 			b.ReportAllocs()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil {
 					b.Fatal(err)
@@ -87,19 +128,42 @@ func BenchmarkSync(b *testing.B) {
 }
 
 // BenchmarkSyncRollingUpdate is a sync in which manage has nothing to do,
-// so the rolling update runs too.
+// so the rolling update runs too: history, manage, rolling update,
+// cleanup, status.
 func BenchmarkSyncRollingUpdate(b *testing.B) {
-	for _, n := range []int{1000, 10000, 100000} {
-		in := midRollout(n)
-		for i := range in.Pods {
-			if in.Pods[i].Phase == api.PodFailed {
-				in.Pods[i].Phase, in.Pods[i].Ready = api.PodRunning, true
-			}
-		}
+	for _, n := range benchSizes() {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "settled", n, midRolloutSettled)
 			b.ReportAllocs()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				p, err := daemonplan.Sync(in, daemonplan.Options{})
+				if err != nil || len(p.Delete) == 0 {
+					b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPlanner is BenchmarkSyncRollingUpdate with a Planner that keeps
+// its memory across syncs: the steady state of a controller.
+func BenchmarkPlanner(b *testing.B) {
+	for _, n := range benchSizes() {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "settled", n, midRolloutSettled)
+			pl := daemonplan.NewPlanner(daemonplan.Options{})
+			// The second sync sizes the planner's memory for two lists of
+			// kept pods (manage's and the rolling update's).
+			for range 2 {
+				if _, err := pl.Sync(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				p, err := pl.Sync(in)
 				if err != nil || len(p.Delete) == 0 {
 					b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
 				}

@@ -37,6 +37,13 @@
 // Keep Plan.Backoff for the next Input, and sync again after RequeueAfter
 // when it is positive.
 //
+// # Planning again and again
+//
+// A Planner returns Sync's plans and keeps its memory from one sync to the
+// next, so that a controller's steady state allocates in proportion to the
+// writes of a plan, not to the size of the cluster; the per-node lists of
+// its plans (Nodes, Keep) are valid until its next sync.
+//
 // # Where the pieces live
 //
 //   - api: the snapshot types, API defaulting and validation, DeepCopy;

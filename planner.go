@@ -1,0 +1,25 @@
+package daemonplan
+
+import "github.com/daemonplan/daemonplan/placement"
+
+// Planner runs syncs as Sync does, and keeps its memory from one sync to
+// the next: a controller that plans the same DaemonSet again and again
+// allocates per sync in proportion to the plan's writes, not to the number
+// of nodes and pods. Its plans are exactly Sync's.
+//
+// The per-node lists of a plan, Plan.Nodes and Plan.Keep, are the
+// Planner's: they stay valid until its next Sync, which overwrites them.
+// Copy them to keep them longer. Every other field of a plan is the
+// caller's.
+//
+// A Planner is not safe for concurrent use; use one per goroutine.
+type Planner struct {
+	opts Options
+	cl   placement.Cluster
+}
+
+// NewPlanner returns a Planner that syncs with opts.
+func NewPlanner(opts Options) *Planner { return &Planner{opts: opts} }
+
+// Sync plans one sync of in, as Sync(in, opts) does.
+func (p *Planner) Sync(in Input) (Plan, error) { return runSync(in, p.opts, &p.cl) }

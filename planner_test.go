@@ -1,0 +1,134 @@
+package daemonplan_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+)
+
+// errorText compares errors by their text: plans hold errors built anew
+// by every sync.
+var errorText = cmp.Comparer(func(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Error() == b.Error()
+})
+
+// revisionsFor draws ControllerRevisions for ds: none, old ones with
+// various numbers and owners, and sometimes one or two holding the current
+// template (a duplicate makes Construct relabel pods).
+func revisionsFor(t *rapid.T, ds *api.DaemonSet) []revision.Revision {
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
+	var out []revision.Revision
+	for i := range rapid.IntRange(0, 4).Draw(t, "oldRevisions") {
+		r := revision.Revision{
+			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-old%d", ds.Name, i),
+			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: rapid.SampledFrom([]string{"old", fmt.Sprintf("old%d", i)}).Draw(t, "oldHash")},
+			Controller: owner, Revision: int64(rapid.IntRange(0, 5).Draw(t, "number")),
+			Data: []byte(fmt.Sprintf(`{"old":%d}`, i)),
+		}
+		if rapid.IntRange(0, 5).Draw(t, "orphanRevision") == 0 {
+			r.Controller = nil
+		}
+		out = append(out, r)
+	}
+	for i := range rapid.IntRange(0, 2).Draw(t, "currentRevisions") {
+		out = append(out, revision.Revision{
+			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-cur%d", ds.Name, i),
+			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: fmt.Sprintf("cur%d", i)},
+			Controller: owner, Revision: int64(rapid.IntRange(1, 6).Draw(t, "curNumber")),
+			Data: revision.TemplateData(ds),
+		})
+	}
+	limit := rapid.SampledFrom([]int32{0, 1, 10}).Draw(t, "historyLimit")
+	ds.RevisionHistoryLimit = &limit
+	return out
+}
+
+// syncInput draws a whole sync input: a reference snapshot with revisions,
+// pending expectations now and then.
+func syncInput(t *rapid.T) daemonplan.Input {
+	s := reference.Snapshots().Draw(t, "snapshot")
+	in := daemonplan.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods, Now: s.Now, Backoff: s.Backoff}
+	in.Revisions = revisionsFor(t, in.DaemonSet)
+	in.ExpectationsPending = rapid.IntRange(0, 9).Draw(t, "pending") == 0
+	return in
+}
+
+// TestPlannerMatchesSync: a Planner that plans one input after another
+// returns, every time, exactly the plan Sync returns for that input: the
+// memory it keeps from earlier syncs never leaks into a later plan. The
+// inputs follow one another as a controller's do: a new snapshot, the same
+// one again, the same nodes shuffled or one node fewer.
+func TestPlannerMatchesSync(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := daemonplan.Options{Placement: placement.Options{BurstReplicas: rapid.SampledFrom([]int{0, 1, 2}).Draw(t, "burst")}}
+		pl := daemonplan.NewPlanner(opts)
+		in := syncInput(t)
+		for step := range rapid.IntRange(1, 6).Draw(t, "syncs") {
+			switch rapid.IntRange(0, 3).Draw(t, "next") {
+			case 0:
+				in = syncInput(t)
+			case 1:
+				// the same input again
+			case 2:
+				in.Nodes = rapid.Permutation(in.Nodes).Draw(t, "shuffled")
+			case 3:
+				if len(in.Nodes) > 0 {
+					in.Nodes = in.Nodes[1:]
+				}
+			}
+			want, werr := daemonplan.Sync(in, opts)
+			got, gerr := pl.Sync(in)
+			if diff := cmp.Diff(werr, gerr, errorText); diff != "" {
+				t.Fatalf("sync %d: Planner.Sync() error mismatch (-Sync +Planner):\n%s", step, diff)
+			}
+			if diff := cmp.Diff(want, got, errorText); diff != "" {
+				t.Fatalf("sync %d: Planner.Sync() mismatch (-Sync +Planner):\n%s", step, diff)
+			}
+		}
+	})
+}
+
+// TestPlannerAllocatesPerWrite: once warmed up on a cluster, a Planner
+// allocates as much for 100 nodes as for 3,000: what it allocates depends
+// on the plan's writes (here the same burst of deletes), not on the nodes.
+func TestPlannerAllocatesPerWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 3,000-node cluster")
+	}
+	bytesPerSync := func(n int) float64 {
+		in := midRolloutSettled(n)
+		in.DaemonSet.UpdateStrategy.RollingUpdate.MaxUnavailable = api.Int(50)
+		pl := daemonplan.NewPlanner(daemonplan.Options{})
+		for range 2 {
+			if _, err := pl.Sync(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const syncs = 5
+		for range syncs {
+			if _, err := pl.Sync(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / syncs
+	}
+	small, large := bytesPerSync(100), bytesPerSync(3000)
+	if large > 1.5*small {
+		t.Errorf("a Planner allocates %.0f bytes per sync of 3,000 nodes and %.0f of 100: want about the same", large, small)
+	}
+}
