@@ -22,6 +22,10 @@ import (
 var nilCalls = map[string]func(){
 	"daemonplan.CheckInput": func() { daemonplan.CheckInput(daemonplan.Input{}) },
 	"daemonplan.Sync":       func() { daemonplan.Sync(daemonplan.Input{}, daemonplan.Options{}) },
+	"daemonplan.Planner.Sync": func() {
+		daemonplan.NewPlanner(daemonplan.Options{}).Sync(daemonplan.Input{})
+		(*daemonplan.Planner)(nil).Sync(daemonplan.Input{})
+	},
 
 	"api.DaemonSet.DeepCopy":       func() { (*api.DaemonSet)(nil).DeepCopy() },
 	"api.PodTemplate.HostPorts":    func() { (*api.PodTemplate)(nil).HostPorts() },

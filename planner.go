@@ -12,7 +12,8 @@ import "github.com/daemonplan/daemonplan/placement"
 // Copy them to keep them longer. Every other field of a plan is the
 // caller's.
 //
-// A Planner is not safe for concurrent use; use one per goroutine.
+// A Planner is not safe for concurrent use; use one per goroutine. Make
+// one with NewPlanner: a nil *Planner is not usable, and its methods panic.
 type Planner struct {
 	opts Options
 	cl   placement.Cluster

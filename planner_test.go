@@ -1,8 +1,8 @@
 package daemonplan_test
 
 import (
-	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,9 +10,8 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/plantest"
 )
 
 // errorText compares errors by their text: plans hold errors built anew
@@ -24,43 +23,12 @@ var errorText = cmp.Comparer(func(a, b error) bool {
 	return a.Error() == b.Error()
 })
 
-// revisionsFor draws ControllerRevisions for ds: none, old ones with
-// various numbers and owners, and sometimes one or two holding the current
-// template (a duplicate makes Construct relabel pods).
-func revisionsFor(t *rapid.T, ds *api.DaemonSet) []revision.Revision {
-	owner := &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
-	var out []revision.Revision
-	for i := range rapid.IntRange(0, 4).Draw(t, "oldRevisions") {
-		r := revision.Revision{
-			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-old%d", ds.Name, i),
-			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: rapid.SampledFrom([]string{"old", fmt.Sprintf("old%d", i)}).Draw(t, "oldHash")},
-			Controller: owner, Revision: int64(rapid.IntRange(0, 5).Draw(t, "number")),
-			Data: []byte(fmt.Sprintf(`{"old":%d}`, i)),
-		}
-		if rapid.IntRange(0, 5).Draw(t, "orphanRevision") == 0 {
-			r.Controller = nil
-		}
-		out = append(out, r)
-	}
-	for i := range rapid.IntRange(0, 2).Draw(t, "currentRevisions") {
-		out = append(out, revision.Revision{
-			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-cur%d", ds.Name, i),
-			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: fmt.Sprintf("cur%d", i)},
-			Controller: owner, Revision: int64(rapid.IntRange(1, 6).Draw(t, "curNumber")),
-			Data: revision.TemplateData(ds),
-		})
-	}
-	limit := rapid.SampledFrom([]int32{0, 1, 10}).Draw(t, "historyLimit")
-	ds.RevisionHistoryLimit = &limit
-	return out
-}
-
-// syncInput draws a whole sync input: a reference snapshot with revisions,
-// pending expectations now and then.
+// syncInput draws a whole sync input from the kit: any cluster, with
+// orphans, failed and terminating pods, revisions of a rollout, backoff
+// windows, and pending expectations now and then.
 func syncInput(t *rapid.T) daemonplan.Input {
-	s := reference.Snapshots().Draw(t, "snapshot")
-	in := daemonplan.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods, Now: s.Now, Backoff: s.Backoff}
-	in.Revisions = revisionsFor(t, in.DaemonSet)
+	c := plantest.Clusters(plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}).Draw(t, "cluster")
+	in := c.Input
 	in.ExpectationsPending = rapid.IntRange(0, 9).Draw(t, "pending") == 0
 	return in
 }
@@ -69,14 +37,14 @@ func syncInput(t *rapid.T) daemonplan.Input {
 // returns, every time, exactly the plan Sync returns for that input: the
 // memory it keeps from earlier syncs never leaks into a later plan. The
 // inputs follow one another as a controller's do: a new snapshot, the same
-// one again, the same nodes shuffled or one node fewer.
+// one again, the same nodes shuffled, one node fewer, or one node another.
 func TestPlannerMatchesSync(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := daemonplan.Options{Placement: placement.Options{BurstReplicas: rapid.SampledFrom([]int{0, 1, 2}).Draw(t, "burst")}}
 		pl := daemonplan.NewPlanner(opts)
 		in := syncInput(t)
 		for step := range rapid.IntRange(1, 6).Draw(t, "syncs") {
-			switch rapid.IntRange(0, 3).Draw(t, "next") {
+			switch rapid.IntRange(0, 4).Draw(t, "next") {
 			case 0:
 				in = syncInput(t)
 			case 1:
@@ -86,6 +54,12 @@ func TestPlannerMatchesSync(t *testing.T) {
 			case 3:
 				if len(in.Nodes) > 0 {
 					in.Nodes = in.Nodes[1:]
+				}
+			case 4:
+				// as many nodes, one of them another
+				if len(in.Nodes) > 0 {
+					in.Nodes = slices.Clone(in.Nodes)
+					in.Nodes[0].Name = "node-renamed"
 				}
 			}
 			want, werr := daemonplan.Sync(in, opts)

@@ -46,6 +46,7 @@ type Compiled struct {
 	gen      *int64
 	genLabel string // *gen in decimal, the pod-template-generation label value
 	surge    bool   // AllowsSurge(ds)
+	warmKey  string // a label the selector looks up, "" if none: see warmPods
 }
 
 // Compile checks and compiles ds. It fails only when the DaemonSet's
@@ -67,6 +68,13 @@ func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	c := &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: api.TemplateGeneration(ds), surge: AllowsSurge(ds)}
 	if c.gen != nil {
 		c.genLabel = strconv.FormatInt(*c.gen, 10)
+	}
+	if ds.Selector != nil {
+		for k := range ds.Selector.MatchLabels {
+			if c.warmKey == "" || k < c.warmKey {
+				c.warmKey = k
+			}
+		}
 	}
 	return c, nil
 }
@@ -219,6 +227,33 @@ type Cluster struct {
 	sorted   int8       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
 	index    nameIndex  // node name → position in nodes
 	keep     arena      // backing store of Keep's results
+	warmed   int        // what warm-up lookups returned, kept so they are not dropped
+}
+
+// warmBatch is how many nodes or pods an index pass looks ahead: enough for
+// their cache misses to overlap.
+const warmBatch = 16
+
+// pending is a bucketed pod whose node is still to be found.
+type pending struct {
+	pod    *api.Pod
+	target string
+	h      uint64 // slot of target in the name table
+}
+
+// warmPods looks up, for a few pods, a label the selector reads and their
+// owner's UID, as Eligibility.warm does for nodes.
+func (c *Compiled) warmPods(pods []api.Pod) int {
+	n := 0
+	for i := range pods {
+		if c.warmKey != "" {
+			n += len(pods[i].Labels[c.warmKey])
+		}
+		if o := pods[i].Controller; o != nil {
+			n += len(o.UID)
+		}
+	}
+	return n
 }
 
 // placed is a bucketed pod and the index of its node, -1 for a vanished
@@ -283,8 +318,12 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		return errs
 	}
 	cl.decisions = resize(cl.decisions, len(cl.nodes))
-	for i, n := range cl.nodes {
-		cl.decisions[i] = NodeDecision{Node: n.Name, Decision: c.elig.Decide(n)}
+	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
+		hi := min(lo+warmBatch, len(cl.nodes))
+		cl.warmed += c.elig.warm(cl.nodes[lo:hi])
+		for i, n := range cl.nodes[lo:hi] {
+			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: c.elig.Decide(n)}
+		}
 	}
 	cl.index.build(cl.nodes)
 
@@ -309,37 +348,56 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		cl.bucketed = make([]placed, 0, len(pods))
 	}
 	var vanished map[string][]*api.Pod
-	for i := range pods {
-		p := &pods[i]
-		switch c.Claim(p) {
-		case Owned:
-		case Adopted:
-			cl.adopt = append(cl.adopt, p.Name)
-		case Released:
-			cl.release = append(cl.release, p.Name)
-			continue
-		default:
-			continue
-		}
-		cl.claimed = append(cl.claimed, p)
-		target, err := api.TargetNodeName(p)
-		if err != nil {
-			continue
-		}
-		cl.targeted = append(cl.targeted, p)
-		if api.IsTerminal(p) && p.Deleting {
-			continue
-		}
-		ni := cl.index.find(cl.nodes, target)
-		cl.bucketed = append(cl.bucketed, placed{pod: p, node: ni})
-		if ni < 0 {
-			if vanished == nil {
-				vanished = map[string][]*api.Pod{}
+	// Pods are resolved to their node a batch at a time, once their slots
+	// in the name table have been read: the cache misses of a batch
+	// overlap.
+	var batch [warmBatch]pending
+	nb := 0
+	resolve := func() {
+		for _, q := range batch[:nb] {
+			ni := cl.index.lookup(cl.nodes, q.target, q.h)
+			cl.bucketed = append(cl.bucketed, placed{pod: q.pod, node: ni})
+			if ni < 0 {
+				if vanished == nil {
+					vanished = map[string][]*api.Pod{}
+				}
+				vanished[q.target] = append(vanished[q.target], q.pod)
+				continue
 			}
-			vanished[target] = append(vanished[target], p)
-			continue
+			counts[ni+1]++
 		}
-		counts[ni+1]++
+		nb = 0
+	}
+	for lo := 0; lo < len(pods); lo += warmBatch {
+		hi := min(lo+warmBatch, len(pods))
+		cl.warmed += c.warmPods(pods[lo:hi])
+		for i := lo; i < hi; i++ {
+			p := &pods[i]
+			switch c.Claim(p) {
+			case Owned:
+			case Adopted:
+				cl.adopt = append(cl.adopt, p.Name)
+			case Released:
+				cl.release = append(cl.release, p.Name)
+				continue
+			default:
+				continue
+			}
+			cl.claimed = append(cl.claimed, p)
+			target, err := api.TargetNodeName(p)
+			if err != nil {
+				continue
+			}
+			cl.targeted = append(cl.targeted, p)
+			if api.IsTerminal(p) && p.Deleting {
+				continue
+			}
+			h := cl.index.hash(target)
+			cl.warmed += int(cl.index.slots[h])
+			batch[nb] = pending{pod: p, target: target, h: h}
+			nb++
+		}
+		resolve()
 	}
 
 	// Second pass: a counting sort into one flat slice, then order each

@@ -90,6 +90,8 @@ type Eligibility struct {
 	nodeName string
 	nodes    selector.NodeMatcher
 	tols     taints.Set
+	// warmKey is a node label Decide looks up first, "" if none: see warm.
+	warmKey string
 }
 
 // NewEligibility compiles the node predicate of ds. ds must not be nil:
@@ -99,11 +101,39 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 		panic("placement.NewEligibility: nil DaemonSet")
 	}
 	t := &ds.Template
-	return &Eligibility{
+	e := &Eligibility{
 		nodeName: t.NodeName,
 		nodes:    selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity),
 		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
 	}
+	// The nodeSelector is matched first, key by key in sorted order.
+	for k := range t.NodeSelector {
+		if e.warmKey == "" || k < e.warmKey {
+			e.warmKey = k
+		}
+	}
+	if e.warmKey == "" && t.RequiredNodeAffinity != nil {
+		if terms := t.RequiredNodeAffinity.Terms; len(terms) > 0 && len(terms[0].MatchExpressions) > 0 {
+			e.warmKey = terms[0].MatchExpressions[0].Key
+		}
+	}
+	return e
+}
+
+// warm looks up, for a few nodes, the label Decide reads first, and returns
+// something of the result so that the lookups are not dropped. In a large
+// cluster each node's labels are a cache miss away; a loop that only looks
+// up lets the processor wait for several nodes at once, and Decide then
+// finds the labels in the cache.
+func (e *Eligibility) warm(nodes []*api.Node) int {
+	if e.warmKey == "" {
+		return 0
+	}
+	n := 0
+	for _, node := range nodes {
+		n += len(node.Labels[e.warmKey])
+	}
+	return n
 }
 
 // Decide evaluates one node (upstream: NodeShouldRunDaemonPod;

@@ -48,9 +48,12 @@ func (x *nameIndex) build(nodes []*api.Node) {
 	}
 	x.mask = uint64(size - 1)
 	x.names = x.names[:0]
+	if !x.once {
+		x.names = resize(x.names, len(nodes))
+	}
 	for i, n := range nodes {
 		if !x.once {
-			x.names = append(x.names, n.Name)
+			x.names[i] = n.Name
 		}
 		h := maphash.String(x.seed, n.Name) & x.mask
 		for x.slots[h] != 0 {
@@ -60,9 +63,12 @@ func (x *nameIndex) build(nodes []*api.Node) {
 	}
 }
 
-// find returns the position of the node called name, or -1.
-func (x *nameIndex) find(nodes []*api.Node, name string) int32 {
-	h := maphash.String(x.seed, name) & x.mask
+// hash returns the slot where the search for name starts.
+func (x *nameIndex) hash(name string) uint64 { return maphash.String(x.seed, name) & x.mask }
+
+// lookup returns the position of the node called name, whose hash is h, or
+// -1.
+func (x *nameIndex) lookup(nodes []*api.Node, name string, h uint64) int32 {
 	for {
 		s := x.slots[h]
 		if s == 0 {
