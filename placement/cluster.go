@@ -227,6 +227,7 @@ type Cluster struct {
 	sorted   int8       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
 	index    nameIndex  // node name → position in nodes
 	keep     arena      // backing store of Keep's results
+	check    podCheck   // the pod list's check
 	warmed   int        // what warm-up lookups returned, kept so they are not dropped
 }
 
@@ -314,7 +315,10 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	if suspect {
 		errs = api.ValidateNodes(nodes)
 	}
-	if errs = append(errs, api.ValidatePods(pods)...); len(errs) > 0 {
+	if !cl.check.valid(pods) {
+		errs = append(errs, api.ValidatePods(pods)...)
+	}
+	if len(errs) > 0 {
 		return errs
 	}
 	cl.decisions = resize(cl.decisions, len(cl.nodes))

@@ -3,6 +3,7 @@ package placement
 import (
 	"hash/maphash"
 	"math/bits"
+	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 )
@@ -108,4 +109,74 @@ func (a *arena) reset() {
 		a.buf = make([]string, 0, a.used)
 	}
 	a.buf, a.used = a.buf[:0], 0
+}
+
+// podCheck tells, without allocating once warm, whether api.ValidatePods
+// finds nothing in a pod list: every pod named, every namespace, name, UID
+// and node name valid UTF-8, no (namespace, name) and no non-empty UID
+// twice. Only when it does not is api.ValidatePods called, for the
+// findings. A Cluster keeps its table across Reset.
+type podCheck struct {
+	seed  maphash.Seed
+	slots []int32 // pod position+1; 0 is empty
+	mask  uint64
+}
+
+// valid reports whether pods are valid as api.ValidatePods judges them.
+func (x *podCheck) valid(pods []api.Pod) bool {
+	sorted := true
+	for i := range pods {
+		p := &pods[i]
+		if p.Name == "" || !utf8.ValidString(p.Namespace) || !utf8.ValidString(p.Name) ||
+			!utf8.ValidString(p.UID) || !utf8.ValidString(p.NodeName) {
+			return false
+		}
+		// Listers return pods in (namespace, name) order: then no name
+		// repeats, and only the UIDs need a table.
+		if i > 0 && sorted {
+			q := &pods[i-1]
+			sorted = q.Namespace < p.Namespace || (q.Namespace == p.Namespace && q.Name < p.Name)
+		}
+	}
+	if !x.distinct(pods, func(p *api.Pod) (string, string, bool) { return p.UID, "", p.UID != "" }) {
+		return false
+	}
+	return sorted || x.distinct(pods, func(p *api.Pod) (string, string, bool) { return p.Namespace, p.Name, true })
+}
+
+// distinct reports whether no two pods share a key (a pair of strings;
+// pods without a key are skipped).
+func (x *podCheck) distinct(pods []api.Pod, key func(*api.Pod) (string, string, bool)) bool {
+	if x.slots == nil {
+		x.seed = maphash.MakeSeed()
+	}
+	size := 1 << bits.Len(uint(2*len(pods)))
+	if cap(x.slots) >= size {
+		x.slots = x.slots[:size]
+		clear(x.slots)
+	} else {
+		x.slots = make([]int32, size)
+	}
+	x.mask = uint64(size - 1)
+	var h maphash.Hash
+	h.SetSeed(x.seed)
+	for i := range pods {
+		a, b, ok := key(&pods[i])
+		if !ok {
+			continue
+		}
+		h.Reset()
+		h.WriteString(a)
+		h.WriteByte(0)
+		h.WriteString(b)
+		s := h.Sum64() & x.mask
+		for x.slots[s] != 0 {
+			if c, d, _ := key(&pods[x.slots[s]-1]); c == a && d == b {
+				return false
+			}
+			s = (s + 1) & x.mask
+		}
+		x.slots[s] = int32(i + 1)
+	}
+	return true
 }
