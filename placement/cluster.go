@@ -25,6 +25,13 @@ type Options struct {
 	BurstReplicas int
 	// Taints configures toleration matching (Lt/Gt operators).
 	Taints taints.Options
+	// IgnoredDuringExecution keeps the pods of a node whose labels no
+	// longer match the template's nodeSelector or required node affinity,
+	// as the affinity's API name (requiredDuringSchedulingIgnoredDuring-
+	// Execution) promises: see Eligibility.Decide. Off, the default, is
+	// upstream's behaviour, which deletes them (kubernetes/kubernetes
+	// issues 104984 and 129196).
+	IgnoredDuringExecution bool
 }
 
 // Burst is the cap on creates, and separately on deletes, of one plan.

@@ -19,9 +19,11 @@ const (
 	// NodeNameMismatch: the template's spec.nodeName names another node.
 	NodeNameMismatch
 	// NodeSelectorMismatch: a spec.nodeSelector key is missing or differs
-	// (Decision.Key names it).
+	// (Decision.Key names it). Existing pods may stay only with
+	// Options.IgnoredDuringExecution.
 	NodeSelectorMismatch
 	// NodeAffinityMismatch: no required node affinity term matches.
+	// Existing pods may stay only with Options.IgnoredDuringExecution.
 	NodeAffinityMismatch
 	// UntoleratedNoExecute: a NoExecute taint is not tolerated
 	// (Decision.Taint); existing pods are evicted.
@@ -70,8 +72,14 @@ func (d Decision) Message() string {
 	case NodeNameMismatch:
 		return "template spec.nodeName names another node"
 	case NodeSelectorMismatch:
+		if d.ShouldContinueRunning {
+			return "node does not match nodeSelector key " + d.Key + ": no new pod, existing pods stay (ignored during execution)"
+		}
 		return "node does not match nodeSelector key " + d.Key
 	case NodeAffinityMismatch:
+		if d.ShouldContinueRunning {
+			return "node matches no required node affinity term: no new pod, existing pods stay (ignored during execution)"
+		}
 		return "node matches no required node affinity term"
 	case UntoleratedNoExecute:
 		return "untolerated taint " + d.Taint.String() + ": pods are evicted"
@@ -92,6 +100,8 @@ type Eligibility struct {
 	tols     taints.Set
 	// warmKey is a node label Decide looks up first, "" if none: see warm.
 	warmKey string
+	// ignored is Options.IgnoredDuringExecution.
+	ignored bool
 }
 
 // NewEligibility compiles the node predicate of ds. ds must not be nil:
@@ -105,6 +115,7 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 		nodeName: t.NodeName,
 		nodes:    selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity),
 		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
+		ignored:  opts.IgnoredDuringExecution,
 	}
 	// The nodeSelector is matched first, key by key in sorted order.
 	for k := range t.NodeSelector {
@@ -140,10 +151,20 @@ func (e *Eligibility) warm(nodes []*api.Node) int {
 // docs/eligibility.md, E1) in O(labels + taints) without allocating:
 //
 //  1. a template nodeName naming another node → neither run nor continue;
-//  2. nodeSelector or required node affinity mismatch → neither;
+//  2. nodeSelector or required node affinity mismatch → neither; with
+//     Options.IgnoredDuringExecution, no new pod but existing pods
+//     continue, unless an untolerated NoExecute taint evicts them (the
+//     reason is then UntoleratedNoExecute);
 //  3. an untolerated NoExecute taint → neither;
 //  4. an untolerated NoSchedule taint → no new pod, existing pods continue;
 //  5. otherwise → run. PreferNoSchedule taints never matter.
+//
+// With IgnoredDuringExecution a node that stops matching keeps its pod,
+// and a node that never matched still gets none: the decision depends only
+// on the node, not on its history. A rolling update still replaces an
+// outdated pod on such a node as it does on a node with an untolerated
+// NoSchedule taint: the old pod goes and, since the node should not run
+// the pod, no new one comes.
 //
 // n must not be nil.
 func (e *Eligibility) Decide(n *api.Node) Decision {
@@ -154,10 +175,15 @@ func (e *Eligibility) Decide(n *api.Node) Decision {
 		return Decision{Reason: NodeNameMismatch}
 	}
 	if ok, why := e.nodes.Match(n.Name, n.Labels); !ok {
-		if why.Kind == selector.NodeSelectorMismatch {
-			return Decision{Reason: NodeSelectorMismatch, Key: why.Key}
+		if e.ignored {
+			if t, evict := e.tols.FirstUntolerated(n.Taints, taints.ExecuteBlocking); evict {
+				return Decision{Reason: UntoleratedNoExecute, Taint: t}
+			}
 		}
-		return Decision{Reason: NodeAffinityMismatch}
+		if why.Kind == selector.NodeSelectorMismatch {
+			return Decision{ShouldContinueRunning: e.ignored, Reason: NodeSelectorMismatch, Key: why.Key}
+		}
+		return Decision{ShouldContinueRunning: e.ignored, Reason: NodeAffinityMismatch}
 	}
 	if t, found := e.tols.FirstUntolerated(n.Taints, taints.ScheduleBlocking); found {
 		if t.Effect == taints.NoExecute {
