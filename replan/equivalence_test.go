@@ -1,0 +1,381 @@
+package replan_test
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/replan"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// errorText compares errors by their text: plans build their errors anew.
+var errorText = cmp.Comparer(func(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Error() == b.Error()
+})
+
+// model is the state kept beside the Planner: a plain Sync input that every
+// change is applied to as well.
+type model struct {
+	in   daemonplan.Input
+	opts daemonplan.Options
+	p    *replan.Planner
+	last daemonplan.Plan // Sync's plan of the state before the last change
+}
+
+// oldRevisions draws old ControllerRevisions of ds, sometimes one holding
+// the current template under another name (a duplicate).
+func oldRevisions(t *rapid.T, ds *api.DaemonSet) []revision.Revision {
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
+	var out []revision.Revision
+	for i := range rapid.IntRange(0, 3).Draw(t, "oldRevisions") {
+		out = append(out, revision.Revision{
+			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-old%d", ds.Name, i),
+			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: rapid.SampledFrom([]string{"old", fmt.Sprintf("old%d", i)}).Draw(t, "oldHash")},
+			Controller: owner, Revision: int64(rapid.IntRange(0, 5).Draw(t, "number")),
+			Data: []byte(fmt.Sprintf(`{"old":%d}`, i)),
+		})
+	}
+	// Two revisions holding the current template are duplicates: the sync
+	// keeps one and relabels the pods of the other.
+	for i := range rapid.SampledFrom([]int{0, 0, 0, 1, 2}).Draw(t, "current") {
+		out = append(out, revision.Revision{
+			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-cur%d", ds.Name, i),
+			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: fmt.Sprintf("cur%d", i)},
+			Controller: owner, Revision: int64(rapid.IntRange(1, 6).Draw(t, "curNumber")),
+			Data: revision.TemplateData(ds),
+		})
+	}
+	return out
+}
+
+// rollingOut draws a cluster in the middle of a rolling update: up to
+// eight nodes, most of which the DaemonSet should run on, each with a pod
+// of the old or the new revision or both, most of them available, and a
+// budget with or without surge. Random clusters rarely get that far: manage has work to do in
+// most of them, and the rolling update runs only when it has none.
+func rollingOut(t *rapid.T) daemonplan.Input {
+	now := reference.Epoch
+	ds := &api.DaemonSet{
+		Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: 2,
+		Annotations:     map[string]string{api.AnnotationTemplateGeneration: "2"},
+		Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+		Template:        api.PodTemplate{Labels: map[string]string{"app": "ds", "tier": "web"}},
+		MinReadySeconds: rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady"),
+		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
+			MaxUnavailable: rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(1), api.Int(2)}).Draw(t, "maxUnavailable"),
+			MaxSurge:       rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(1), api.Int(2), api.Percent("50%")}).Draw(t, "maxSurge"),
+		}},
+	}
+	in := daemonplan.Input{DaemonSet: ds, Now: now}
+	newHash := revision.DefaultHash(ds, nil)
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "ds", UID: "ds-uid"}
+	for i := range rapid.IntRange(1, 8).Draw(t, "nodes") {
+		name := reference.NodeName(i)
+		node := api.Node{Name: name}
+		if rapid.IntRange(0, 3).Draw(t, "cordoned") == 0 {
+			// should not run the pod, may keep it
+			node.Taints = []taints.Taint{{Key: "dedicated", Value: "other", Effect: taints.NoSchedule}}
+		}
+		in.Nodes = append(in.Nodes, node)
+		// old only, new only, or both (a surge in progress)
+		kinds := rapid.SampledFrom([][]bool{{false}, {false}, {true}, {false, true}}).Draw(t, "pods")
+		for j, isNew := range kinds {
+			hash, gen := "old", "1"
+			if isNew {
+				hash, gen = newHash, "2"
+			}
+			pod := api.Pod{
+				Namespace: "ns", Name: fmt.Sprintf("pod-%02d-%d", i, j), Controller: owner, NodeName: name,
+				Labels: map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: hash, api.LabelTemplateGeneration: gen},
+				Phase:  api.PodRunning, Created: now.Add(-time.Hour + time.Duration(j)*time.Minute),
+			}
+			if rapid.IntRange(0, 3).Draw(t, "notReady") > 0 {
+				pod.Ready, pod.ReadySince = true, now.Add(-time.Duration(rapid.SampledFrom([]int{5, 30}).Draw(t, "readyFor"))*time.Second)
+			}
+			in.Pods = append(in.Pods, pod)
+		}
+	}
+	return in
+}
+
+func newModel(t *rapid.T) *model {
+	var in daemonplan.Input
+	if rapid.Bool().Draw(t, "rollingOut") {
+		in = rollingOut(t)
+	} else {
+		s := reference.Snapshots().Draw(t, "snapshot")
+		in = daemonplan.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods, Now: s.Now, Backoff: s.Backoff}
+	}
+	m := &model{
+		in: in,
+		opts: daemonplan.Options{Placement: placement.Options{
+			BurstReplicas:          rapid.SampledFrom([]int{0, 1, 2}).Draw(t, "burst"),
+			IgnoredDuringExecution: rapid.IntRange(0, 3).Draw(t, "ignored") == 0,
+		}},
+	}
+	limit := rapid.SampledFrom([]int32{0, 1, 10}).Draw(t, "historyLimit")
+	m.in.DaemonSet.RevisionHistoryLimit = &limit
+	m.in.Revisions = oldRevisions(t, m.in.DaemonSet)
+	// Pods of the snapshot may share a name: a Planner keys them by name.
+	m.in.Pods = slices.CompactFunc(m.in.Pods, func(a, b api.Pod) bool { return a.Namespace == b.Namespace && a.Name == b.Name })
+	p, err := replan.New(m.in, m.opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	m.p = p
+	return m
+}
+
+// nodeNames are the names of the model's nodes.
+func (m *model) nodeNames() []string {
+	var out []string
+	for _, n := range m.in.Nodes {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func (m *model) hash() string {
+	if m.last.Hash != "" {
+		return m.last.Hash
+	}
+	return "h1"
+}
+
+func (m *model) setNode(n api.Node) {
+	i := slices.IndexFunc(m.in.Nodes, func(x api.Node) bool { return x.Name == n.Name })
+	m.in.Nodes = slices.Clone(m.in.Nodes)
+	if i < 0 {
+		m.in.Nodes = append(m.in.Nodes, n)
+	} else {
+		m.in.Nodes[i] = n
+	}
+	m.p.SetNode(n)
+}
+
+func (m *model) setPod(pod api.Pod) {
+	i := slices.IndexFunc(m.in.Pods, func(x api.Pod) bool { return x.Namespace == pod.Namespace && x.Name == pod.Name })
+	m.in.Pods = slices.Clone(m.in.Pods)
+	if i < 0 {
+		m.in.Pods = append(m.in.Pods, pod)
+	} else {
+		m.in.Pods[i] = pod
+	}
+	m.p.SetPod(pod)
+}
+
+// actions are the changes a controller sees, each applied to the model and
+// to the Planner.
+func (m *model) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		"SetNode": func(t *rapid.T) {
+			i := rapid.IntRange(0, 9).Draw(t, "node")
+			m.setNode(reference.Node(i).Draw(t, "newNode"))
+		},
+		"DeleteNode": func(t *rapid.T) {
+			names := append(m.nodeNames(), "node-9")
+			name := rapid.SampledFrom(names).Draw(t, "deleteNode")
+			m.in.Nodes = slices.DeleteFunc(slices.Clone(m.in.Nodes), func(n api.Node) bool { return n.Name == name })
+			m.p.DeleteNode(name)
+		},
+		"SetPod": func(t *rapid.T) {
+			i := rapid.IntRange(0, 19).Draw(t, "pod")
+			m.setPod(reference.Pod(i, m.hash(), m.nodeNames()).Draw(t, "newPod"))
+		},
+		"ChangePod": func(t *rapid.T) {
+			if len(m.in.Pods) == 0 {
+				t.Skip("no pod")
+			}
+			pod := rapid.SampledFrom(m.in.Pods).Draw(t, "changed").DeepCopy()
+			switch rapid.IntRange(0, 4).Draw(t, "change") {
+			case 0:
+				pod.Ready = !pod.Ready
+				pod.ReadySince = m.in.Now.Add(-time.Duration(rapid.IntRange(0, 20).Draw(t, "readyFor")) * time.Second)
+			case 1:
+				pod.Phase = rapid.SampledFrom([]api.PodPhase{api.PodRunning, api.PodFailed, api.PodSucceeded, api.PodPending}).Draw(t, "phase")
+			case 2:
+				pod.Deleting = !pod.Deleting
+			case 3:
+				pod.Labels[api.LabelRevisionHash] = rapid.SampledFrom([]string{m.hash(), "old"}).Draw(t, "hashLabel")
+			case 4:
+				pod.NodeName = rapid.SampledFrom(append(m.nodeNames(), "node-9", "")).Draw(t, "nodeName")
+			}
+			m.setPod(pod)
+		},
+		"DeletePod": func(t *rapid.T) {
+			if len(m.in.Pods) == 0 {
+				t.Skip("no pod")
+			}
+			pod := rapid.SampledFrom(m.in.Pods).Draw(t, "deleted")
+			m.in.Pods = slices.DeleteFunc(slices.Clone(m.in.Pods), func(x api.Pod) bool { return x.Namespace == pod.Namespace && x.Name == pod.Name })
+			m.p.DeletePod(pod.Namespace, pod.Name)
+		},
+		"ApplyCreates": func(t *rapid.T) {
+			// The controller's creates land, bound to their nodes.
+			for j, c := range m.last.Create {
+				pod := api.Pod{
+					Namespace: m.in.DaemonSet.Namespace, Name: fmt.Sprintf("new-%d-%d", len(m.in.Pods), j),
+					Labels: c.Labels, Controller: &api.OwnerRef{Kind: "DaemonSet", Name: m.in.DaemonSet.Name, UID: m.in.DaemonSet.UID},
+					NodeName: c.Node, Phase: api.PodRunning, Created: m.in.Now,
+				}
+				if rapid.Bool().Draw(t, "readyAtOnce") {
+					pod.Ready, pod.ReadySince = true, m.in.Now
+				}
+				m.setPod(pod)
+			}
+		},
+		"SetDaemonSet": func(t *rapid.T) {
+			ds := m.in.DaemonSet.DeepCopy()
+			switch rapid.IntRange(0, 3).Draw(t, "dsChange") {
+			case 0:
+				ds = reference.DaemonSet().Draw(t, "newDS")
+			case 1:
+				ds.Generation++
+				ds.Template.Labels = map[string]string{"app": "ds", "tier": "web", "rev": strconv.FormatInt(ds.Generation, 10)}
+				ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: strconv.FormatInt(ds.Generation, 10)}
+			case 2:
+				ds.Status = m.last.Status
+			case 3:
+				ds.MinReadySeconds = rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady")
+			}
+			m.in.DaemonSet = ds
+			m.p.SetDaemonSet(ds)
+		},
+		"SetRevisions": func(t *rapid.T) {
+			// The last plan's revision writes land.
+			revs := slices.Clone(m.in.Revisions)
+			for _, r := range m.last.Revisions.Update {
+				if i := slices.IndexFunc(revs, func(x revision.Revision) bool { return x.Name == r.Name }); i >= 0 {
+					revs[i] = r
+				}
+			}
+			revs = append(revs, m.last.Revisions.Create...)
+			revs = slices.DeleteFunc(revs, func(r revision.Revision) bool { return slices.Contains(m.last.Revisions.Delete, r.Name) })
+			if rapid.IntRange(0, 4).Draw(t, "freshRevisions") == 0 {
+				revs = oldRevisions(t, m.in.DaemonSet)
+			}
+			m.in.Revisions = revs
+			m.p.SetRevisions(revs)
+		},
+		"SetNow": func(t *rapid.T) {
+			d := rapid.SampledFrom([]time.Duration{0, time.Second, 5 * time.Second, 10 * time.Second, 31 * time.Minute, -5 * time.Second}).Draw(t, "advance")
+			m.in.Now = m.in.Now.Add(d)
+			m.p.SetNow(m.in.Now)
+		},
+		"SetBackoff": func(t *rapid.T) {
+			m.in.Backoff = m.last.Backoff
+			m.p.SetBackoff(m.last.Backoff)
+		},
+		"SetExpectationsPending": func(t *rapid.T) {
+			m.in.ExpectationsPending = rapid.IntRange(0, 3).Draw(t, "pending") == 0
+			m.p.SetExpectationsPending(m.in.ExpectationsPending)
+		},
+		"": m.check,
+	}
+}
+
+// check compares the Planner's plans with Sync's on the model. cmp.Diff
+// runs only to explain a difference: it is slow.
+func (m *model) check(t *rapid.T) {
+	want, werr := daemonplan.Sync(m.in, m.opts)
+	got, gerr := m.p.FullPlan()
+	same := func(a, b any) bool { return reflect.DeepEqual(a, b) || cmp.Diff(a, b, errorText) == "" }
+	if !same(werr, gerr) {
+		t.Fatalf("FullPlan() error mismatch (-Sync +Planner):\n%s", cmp.Diff(werr, gerr, errorText))
+	}
+	if !same(want, got) {
+		t.Fatalf("FullPlan() mismatch (-Sync +Planner):\n%s", cmp.Diff(want, got, errorText))
+	}
+	m.last = want
+	short, serr := m.p.Plan()
+	want.Nodes, want.Keep = nil, nil
+	if !same(werr, serr) {
+		t.Fatalf("Plan() error mismatch (-Sync +Planner):\n%s", cmp.Diff(werr, serr, errorText))
+	}
+	if !same(want, short) {
+		t.Fatalf("Plan() mismatch (-Sync without Nodes and Keep +Planner):\n%s", cmp.Diff(want, short, errorText))
+	}
+}
+
+// rounds is how many times TestPlannerMatchesSync runs rapid's checks
+// (-rapid.checks, 100 by default, each a sequence of about -rapid.steps
+// changes): DAEMONPLAN_REPLAN_ROUNDS raises it for a longer search.
+func rounds() int {
+	if n, err := strconv.Atoi(os.Getenv("DAEMONPLAN_REPLAN_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	if testing.Short() {
+		return 1
+	}
+	return 10
+}
+
+// TestPlannerMatchesSync: after every change of a random sequence (nodes
+// and pods added, changed and removed, the DaemonSet changed, revisions
+// written, the clock moved, the backoff and expectations set), the
+// Planner's FullPlan equals daemonplan.Sync on the same state, field for
+// field, and Plan equals it but for Nodes and Keep. By default 10 rounds
+// of rapid's checks: a thousand sequences of about 30 changes.
+func TestPlannerMatchesSync(t *testing.T) {
+	for r := range rounds() {
+		t.Run(fmt.Sprintf("round-%d", r), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				m := newModel(t)
+				t.Repeat(m.actions())
+			})
+		})
+	}
+}
+
+// TestInputIsTheState: the state a Planner holds is the model's, nodes by
+// name and pods by namespace and name.
+func TestInputIsTheState(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := newModel(t)
+		actions := m.actions()
+		actions[""] = func(t *rapid.T) {
+			want := m.in
+			want.Nodes = slices.Clone(want.Nodes)
+			slices.SortFunc(want.Nodes, func(a, b api.Node) int { return strings.Compare(a.Name, b.Name) })
+			want.Pods = slices.Clone(want.Pods)
+			slices.SortFunc(want.Pods, func(a, b api.Pod) int {
+				return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+			})
+			got := m.p.Input()
+			for _, in := range []*daemonplan.Input{&want, &got} {
+				if len(in.Nodes) == 0 {
+					in.Nodes = nil
+				}
+				if len(in.Pods) == 0 {
+					in.Pods = nil
+				}
+				if len(in.Revisions) == 0 {
+					in.Revisions = nil
+				}
+			}
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("Input() mismatch (-model +Planner):\n%s", cmp.Diff(want, got))
+			}
+			m.last, _ = daemonplan.Sync(m.in, m.opts)
+		}
+		t.Repeat(actions)
+	})
+}

@@ -1,0 +1,308 @@
+package replan
+
+import (
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+)
+
+// nodeState is one node name the plan can mention: a node of the list, or
+// a vanished node that pods still target.
+type nodeState struct {
+	name     string
+	node     api.Node // when real
+	real     bool
+	decision placement.Decision // when real
+	// pods is the bucket: the claimed pods targeting the node, except those
+	// terminal and being deleted, oldest first (placement.OlderPod).
+	pods  []*api.Pod
+	sum   summary
+	flags uint32
+	chunk *chunk
+	// seen is the refresh round that last refreshed the node, so that a
+	// round refreshes each node once.
+	seen uint64
+}
+
+// summary is what one node contributes to a plan: its part of manage, of
+// the status counters and of both paths of the rolling update. Manage and
+// the rolling update decide each node alone; only the budgets and the
+// burst limit, applied when the plan is assembled, look at all of them.
+type summary struct {
+	// manage (placement.Compiled.ManageNode), before the burst limit
+	create     bool
+	deletes    []placement.Delete
+	backoffSet bool
+	backoff    placement.BackoffEntry
+	requeue    time.Duration
+
+	// status (placement.Cluster.Status), 0 or 1 each
+	desired, current, ready, available, updated, misscheduled int
+
+	// The rolling update without surge: whether the node counts as
+	// unavailable; class fForced (its old pod is deleted regardless of the
+	// budget) or fCand (its old pod is a candidate for the budget), or 0.
+	unavailable int
+	class       uint32
+	// The rolling update with surge: whether the node counts against
+	// maxSurge and as available; class fSDelete (its old pod is deleted at
+	// once, for sReason), fSAllowed (it gets a new pod at once), fSUnsched
+	// (its old pod may go once enough pods are available), fSCand (it may
+	// get a new pod within maxSurge), fSErr (an old pod on a vanished
+	// node), or 0.
+	surging, availableSurge int
+	sClass                  uint32
+	sReason                 placement.DeleteReason
+	// oldPod is the old pod both paths speak of.
+	oldPod *api.Pod
+
+	// clock says that the node's manage depends on the clock and the
+	// backoff state: it holds a failed pod.
+	clock bool
+}
+
+// refresh recomputes the summary and flags of ns.
+func (p *Planner) refresh(ns *nodeState) {
+	p.account(ns, -1)
+	ns.sum = p.summarize(ns)
+	p.account(ns, 1)
+	if ns.sum.clock {
+		p.clocked[ns] = struct{}{}
+	} else {
+		delete(p.clocked, ns)
+	}
+	for _, pod := range ns.pods {
+		if at, ok := p.becomesAvailable(pod); ok {
+			p.timers.push(at, ns)
+		}
+	}
+}
+
+// becomesAvailable returns when a Ready pod that is not yet available
+// becomes so, if it will.
+func (p *Planner) becomesAvailable(pod *api.Pod) (time.Time, bool) {
+	minReady := p.dds.MinReadySeconds
+	if !pod.Ready || minReady == 0 || pod.ReadySince.IsZero() {
+		return time.Time{}, false
+	}
+	at := pod.ReadySince.Add(time.Duration(minReady) * time.Second)
+	return at, at.After(p.now)
+}
+
+// summarize computes what ns contributes, by the rules of
+// placement.Compiled.ManageNode, placement.Cluster.Status and
+// rollout.RollingUpdate (docs/manage.md, docs/status.md,
+// docs/rolling-update.md).
+func (p *Planner) summarize(ns *nodeState) summary {
+	var s summary
+	c, hash, now := p.c, p.hash, p.now
+	pods := ns.pods
+	available := func(pod *api.Pod) bool { return api.IsAvailable(pod, p.dds.MinReadySeconds, now) }
+	for _, pod := range pods {
+		if pod.Phase == api.PodFailed && !pod.Deleting {
+			s.clock = true
+		}
+	}
+
+	if ns.real {
+		d := ns.decision
+		m := c.ManageNode(nil, ns.name, d, pods, now, hash, p.backoff)
+		s.create, s.deletes = m.Create, m.Delete
+		s.backoffSet, s.backoff, s.requeue = m.BackoffSet, m.Backoff, m.RequeueAfter
+
+		switch {
+		case !d.ShouldRun:
+			if len(pods) > 0 {
+				s.misscheduled = 1
+			}
+		default:
+			s.desired = 1
+			if len(pods) > 0 {
+				s.current = 1
+				oldest := pods[0]
+				if oldest.Ready {
+					s.ready = 1
+					if available(oldest) {
+						s.available = 1
+					}
+				}
+				if c.IsUpdated(oldest, hash) {
+					s.updated = 1
+				}
+			}
+		}
+	} else {
+		for _, pod := range pods {
+			if pod.NodeName == "" {
+				s.deletes = append(s.deletes, placement.Delete{Pod: pod.Name, Node: ns.name, Reason: placement.NodeGone})
+			}
+		}
+	}
+
+	// The rolling update visits the nodes that should run the pod or hold
+	// one. Both of its paths are summarized: which one runs depends on
+	// maxSurge scaled against the desired count of all nodes.
+	if !inRollingUpdate(ns) {
+		return s
+	}
+	newPod, oldPod, ok := p.split(pods)
+	s.oldPod = oldPod
+	switch {
+	case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
+		s.unavailable = 1
+	case newPod != nil:
+		if !available(newPod) {
+			s.unavailable = 1
+		}
+	case !available(oldPod):
+		s.unavailable, s.class = 1, fForced
+	default:
+		s.class = fCand
+	}
+
+	if !ok {
+		s.surging = 1
+		return s
+	}
+	switch {
+	case oldPod != nil:
+		if available(oldPod) {
+			s.availableSurge = 1
+		}
+	case newPod != nil:
+		if available(newPod) {
+			s.availableSurge = 1
+		}
+	}
+	switch {
+	case oldPod == nil:
+	case newPod == nil:
+		shouldRun := ns.real && ns.decision.ShouldRun
+		switch {
+		case !ns.real:
+			s.sClass = fSErr
+		case !available(oldPod) && !shouldRun:
+			s.sClass, s.sReason = fSDelete, placement.Outdated
+		case !available(oldPod):
+			s.sClass = fSAllowed
+		case !shouldRun:
+			s.sClass, s.sReason = fSUnsched, placement.Unschedulable
+		default:
+			s.sClass = fSCand
+		}
+	case !available(newPod):
+		s.surging = 1
+	default:
+		s.sClass, s.sReason = fSDelete, placement.SurgeReplaced
+	}
+	return s
+}
+
+// inRollingUpdate reports whether the rolling update visits ns: a node that
+// should run the pod, or any node (vanished ones included) that holds one.
+func inRollingUpdate(ns *nodeState) bool {
+	return (ns.real && ns.decision.ShouldRun) || len(ns.pods) > 0
+}
+
+// split finds the one new and the one old pod on a node, ignoring pods
+// being deleted; ok is false when the node has two of either (as the
+// rolling update does, docs/rolling-update.md, R6).
+func (p *Planner) split(pods []*api.Pod) (newPod, oldPod *api.Pod, ok bool) {
+	for _, pod := range pods {
+		if pod.Deleting {
+			continue
+		}
+		if p.c.IsUpdated(pod, p.hash) {
+			if newPod != nil {
+				return nil, nil, false
+			}
+			newPod = pod
+		} else {
+			if oldPod != nil {
+				return nil, nil, false
+			}
+			oldPod = pod
+		}
+	}
+	return newPod, oldPod, true
+}
+
+// flagsOf derives the flags of a node from its summary.
+func flagsOf(ns *nodeState) uint32 {
+	s := &ns.sum
+	f := s.class | s.sClass
+	if ns.real {
+		f |= fReal
+		if s.create {
+			f |= fCreate
+		}
+		if len(s.deletes) > 0 {
+			f |= fDelete
+		}
+	} else if len(s.deletes) > 0 {
+		f |= fGone
+	}
+	if s.backoffSet {
+		f |= fBackoff
+	}
+	if s.requeue > 0 {
+		f |= fRequeue
+	}
+	return f
+}
+
+// totals are the sums of every node's summary.
+type totals struct {
+	creates, deletes                                          int
+	desired, current, ready, available, updated, misscheduled int
+	unavailable, surging, availableSurge                      int
+	// per flag: how many nodes carry it
+	flagged [numFlags]int
+}
+
+// account adds (sign 1) or removes (sign -1) the contributions of ns; when
+// adding it also sets the node's flags from its summary.
+func (p *Planner) account(ns *nodeState, sign int) {
+	s := &ns.sum
+	t := &p.tot
+	if sign > 0 {
+		f := flagsOf(ns)
+		if ns.chunk != nil {
+			p.nodes.setFlags(ns, f)
+		} else {
+			ns.flags = f
+		}
+	}
+	if ns.flags&fCreate != 0 {
+		t.creates += sign
+	}
+	t.deletes += sign * len(s.deletes)
+	t.desired += sign * s.desired
+	t.current += sign * s.current
+	t.ready += sign * s.ready
+	t.available += sign * s.available
+	t.updated += sign * s.updated
+	t.misscheduled += sign * s.misscheduled
+	t.unavailable += sign * s.unavailable
+	t.surging += sign * s.surging
+	t.availableSurge += sign * s.availableSurge
+	for f := ns.flags; f != 0; f &= f - 1 {
+		t.flagged[bits.TrailingZeros32(f)] += sign
+	}
+}
+
+// insertPod puts pod into the bucket of ns, keeping OlderPod order.
+func (ns *nodeState) insertPod(pod *api.Pod) {
+	i, _ := slices.BinarySearchFunc(ns.pods, pod, placement.OlderPod)
+	ns.pods = slices.Insert(ns.pods, i, pod)
+}
+
+// removePod takes pod out of the bucket of ns.
+func (ns *nodeState) removePod(pod *api.Pod) {
+	if i := slices.Index(ns.pods, pod); i >= 0 {
+		ns.pods = slices.Delete(ns.pods, i, i+1)
+	}
+}

@@ -1,0 +1,477 @@
+package replan
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// Planner holds one DaemonSet's cluster, compiled and summarized node by
+// node, and plans its next sync after each change. See the package
+// documentation.
+//
+// A Planner keeps the values it is given: the labels, taints and other
+// maps and slices of nodes, pods, revisions and the DaemonSet must not be
+// changed afterwards; pass a new value instead. It is not safe for
+// concurrent use.
+type Planner struct {
+	opts daemonplan.Options
+
+	ds       *api.DaemonSet // as given (a deep copy)
+	dds      api.DaemonSet  // defaulted
+	warnings field.ErrorList
+	// c is the compiled DaemonSet; nil when a sync would not index the
+	// cluster (an exactly empty selector, a DaemonSet being deleted, a
+	// selector that does not compile): every plan is then a whole Sync.
+	c *placement.Compiled
+
+	byName    map[string]*nodeState
+	nodes     ordered
+	pods      map[podKey]*podState
+	revisions []revision.Revision
+	now       time.Time
+	backoff   placement.Backoff
+	pending   bool
+
+	adopt, release sortedSet
+	// hashes counts the claimed pods with a target node by their revision
+	// hash label: the revisions cleanup must keep (revision.Cleanup).
+	hashes map[string]int
+	hist   revision.History
+	// histErr is the error of revision.Construct; histPods reports that
+	// the history depends on the claimed pods (duplicate current
+	// revisions, whose pods are relabelled).
+	histErr  error
+	histPods bool
+	hash     string
+
+	tot     totals
+	clocked map[*nodeState]struct{} // nodes whose manage reads the clock
+	timers  timers
+	round   uint64
+	// building is set while rebuild fills the node states: the ordered
+	// list is built once they are all there.
+	building bool
+}
+
+type podKey struct{ namespace, name string }
+
+// podState is one pod and what the DaemonSet makes of it.
+type podState struct {
+	pod api.Pod
+	own placement.Ownership
+	// targeted: claimed, with a target node; bucket is the node whose
+	// bucket holds the pod, nil when none does.
+	targeted bool
+	target   string
+	bucket   *nodeState
+}
+
+func (ps *podState) claimed() bool {
+	return ps.own == placement.Owned || ps.own == placement.Adopted
+}
+
+// ErrDuplicate is returned by New for an input that names a node, or a pod
+// of a namespace, twice: a Planner keys them by name.
+var ErrDuplicate = errors.New("replan.New: a node or a pod appears twice")
+
+// New returns a Planner holding in, planning with opts. in.DaemonSet must
+// not be nil, and names of nodes (and of pods within a namespace) must be
+// unique.
+func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
+	if in.DaemonSet == nil {
+		return nil, daemonplan.ErrNilDaemonSet
+	}
+	p := &Planner{
+		opts:      opts,
+		ds:        in.DaemonSet.DeepCopy(),
+		byName:    make(map[string]*nodeState, len(in.Nodes)),
+		pods:      make(map[podKey]*podState, len(in.Pods)),
+		revisions: slices.Clone(in.Revisions),
+		now:       in.Now,
+		backoff:   in.Backoff,
+		pending:   in.ExpectationsPending,
+	}
+	for _, n := range in.Nodes {
+		if p.byName[n.Name] != nil {
+			return nil, ErrDuplicate
+		}
+		p.byName[n.Name] = &nodeState{name: n.Name, node: n, real: true}
+	}
+	for _, pod := range in.Pods {
+		k := podKey{pod.Namespace, pod.Name}
+		if p.pods[k] != nil {
+			return nil, ErrDuplicate
+		}
+		p.pods[k] = &podState{pod: pod}
+	}
+	p.rebuild()
+	return p, nil
+}
+
+// rebuild derives everything from the stored DaemonSet, nodes and pods.
+func (p *Planner) rebuild() {
+	p.dds = api.Default(p.ds)
+	p.warnings = api.Validate(&p.dds)
+	p.c = nil
+	p.adopt, p.release = sortedSet{}, sortedSet{}
+	p.hashes = map[string]int{}
+	p.tot = totals{}
+	p.clocked = map[*nodeState]struct{}{}
+	p.timers = nil
+	p.hist, p.histErr, p.histPods, p.hash = revision.History{}, nil, false, ""
+	p.nodes, p.building = ordered{}, true
+	defer func() { p.building = false }()
+	for name, ns := range p.byName {
+		if !ns.real {
+			delete(p.byName, name)
+			continue
+		}
+		ns.pods, ns.sum, ns.flags, ns.chunk = nil, summary{}, 0, nil
+	}
+	for _, ps := range p.pods {
+		ps.own, ps.targeted, ps.target, ps.bucket = 0, false, "", nil
+	}
+	if !isExactlyEmpty(p.dds.Selector) && !p.dds.Deleting {
+		if c, err := placement.Compile(&p.dds, p.opts.Placement); err == nil {
+			p.c = c
+		}
+	}
+	if p.c != nil {
+		for _, ns := range p.byName {
+			ns.decision = p.c.Decide(&ns.node)
+		}
+		for _, ps := range p.pods {
+			p.attach(ps)
+		}
+		p.constructHistory()
+		for _, ns := range p.byName {
+			p.refresh(ns)
+		}
+	}
+	sorted := make([]*nodeState, 0, len(p.byName))
+	for _, ns := range p.byName {
+		sorted = append(sorted, ns)
+	}
+	slices.SortFunc(sorted, func(a, b *nodeState) int { return strings.Compare(a.name, b.name) })
+	p.nodes.build(sorted)
+}
+
+// isExactlyEmpty reports a selector deep-equal to an empty LabelSelector:
+// a sync then writes nothing (docs/manage.md, M2).
+func isExactlyEmpty(s *selector.LabelSelector) bool {
+	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
+}
+
+// refreshAll refreshes every node: after a change of the hash or the
+// clock going back.
+func (p *Planner) refreshAll() {
+	if p.c == nil || p.building {
+		return
+	}
+	p.timers = nil
+	p.nodes.all(p.refresh)
+}
+
+// attach claims ps and puts it into its node's bucket, and returns that
+// node (nil when none). p.c must not be nil.
+func (p *Planner) attach(ps *podState) *nodeState {
+	pod := &ps.pod
+	ps.own = p.c.Claim(pod)
+	switch ps.own {
+	case placement.Adopted:
+		p.adopt.add(pod.Name)
+	case placement.Released:
+		p.release.add(pod.Name)
+	}
+	if !ps.claimed() {
+		return nil
+	}
+	target, err := api.TargetNodeName(pod)
+	if err != nil {
+		return nil
+	}
+	ps.targeted, ps.target = true, target
+	if h := pod.Labels[api.LabelRevisionHash]; h != "" {
+		p.hashes[h]++
+	}
+	if api.IsTerminal(pod) && pod.Deleting {
+		return nil
+	}
+	ns := p.byName[target]
+	if ns == nil {
+		ns = &nodeState{name: target}
+		p.byName[target] = ns
+		if !p.building {
+			p.nodes.insert(ns)
+		}
+	}
+	ns.insertPod(pod)
+	ps.bucket = ns
+	return ns
+}
+
+// detach undoes attach and returns the node whose bucket held the pod.
+func (p *Planner) detach(ps *podState) *nodeState {
+	pod := &ps.pod
+	switch ps.own {
+	case placement.Adopted:
+		p.adopt.remove(pod.Name)
+	case placement.Released:
+		p.release.remove(pod.Name)
+	}
+	if ps.targeted {
+		if h := pod.Labels[api.LabelRevisionHash]; h != "" {
+			if p.hashes[h]--; p.hashes[h] == 0 {
+				delete(p.hashes, h)
+			}
+		}
+	}
+	ns := ps.bucket
+	if ns != nil {
+		ns.removePod(pod)
+	}
+	ps.own, ps.targeted, ps.target, ps.bucket = 0, false, "", nil
+	return ns
+}
+
+// settle refreshes ns after a change, and forgets it when it is neither a
+// node of the list nor holds pods any more.
+func (p *Planner) settle(ns *nodeState) {
+	if ns == nil || ns.seen == p.round {
+		return
+	}
+	ns.seen = p.round
+	if !ns.real && len(ns.pods) == 0 {
+		p.account(ns, -1)
+		p.nodes.remove(ns)
+		delete(p.byName, ns.name)
+		delete(p.clocked, ns)
+		ns.seen = ^uint64(0) // gone: stale timers skip it
+		return
+	}
+	p.refresh(ns)
+}
+
+// constructHistory plans the revision history as Sync does, and refreshes
+// every node when the current hash changes.
+func (p *Planner) constructHistory() {
+	ropts := revision.Options{Hash: p.opts.Hash}
+	h, err := revision.Construct(&p.dds, p.revisions, nil, ropts)
+	p.histPods = err == nil && len(h.Delete) > 0
+	if p.histPods {
+		// Duplicate current revisions: the pods to relabel are read too.
+		h, err = revision.Construct(&p.dds, p.revisions, p.claimedPods(), ropts)
+	}
+	p.hist, p.histErr = h, err
+	if h.Hash != p.hash {
+		p.hash = h.Hash
+		p.refreshAll()
+	}
+}
+
+func (p *Planner) claimedPods() []*api.Pod {
+	var out []*api.Pod
+	for _, ps := range p.pods {
+		if ps.claimed() {
+			out = append(out, &ps.pod)
+		}
+	}
+	return out
+}
+
+// SetDaemonSet replaces the DaemonSet (a spec or status change). Every node
+// and pod is decided again: this costs as much as a whole Sync.
+func (p *Planner) SetDaemonSet(ds *api.DaemonSet) {
+	if ds == nil {
+		panic("replan.Planner.SetDaemonSet: nil DaemonSet")
+	}
+	p.ds = ds.DeepCopy()
+	p.rebuild()
+}
+
+// SetNode adds a node, or replaces the node of the same name.
+func (p *Planner) SetNode(n api.Node) {
+	p.round++
+	ns := p.byName[n.Name]
+	if ns == nil {
+		ns = &nodeState{name: n.Name}
+		p.byName[n.Name] = ns
+		p.nodes.insert(ns)
+	}
+	ns.node, ns.real = n, true
+	if p.c == nil {
+		return
+	}
+	ns.decision = p.c.Decide(&ns.node)
+	p.settle(ns)
+}
+
+// DeleteNode removes the node called name, if there is one. Its pods stay
+// (pod garbage collection removes them) and count as on a vanished node.
+func (p *Planner) DeleteNode(name string) {
+	p.round++
+	ns := p.byName[name]
+	if ns == nil || !ns.real {
+		return
+	}
+	ns.node, ns.real, ns.decision = api.Node{}, false, placement.Decision{}
+	if p.c == nil {
+		p.account(ns, -1)
+		p.nodes.remove(ns)
+		delete(p.byName, name)
+		return
+	}
+	p.settle(ns)
+}
+
+// SetPod adds a pod, or replaces the pod of the same namespace and name.
+func (p *Planner) SetPod(pod api.Pod) {
+	p.round++
+	k := podKey{pod.Namespace, pod.Name}
+	ps := p.pods[k]
+	if ps == nil {
+		ps = &podState{}
+		p.pods[k] = ps
+	}
+	if p.c == nil {
+		ps.pod = pod
+		return
+	}
+	wasClaimed := ps.claimed()
+	before := p.detach(ps)
+	ps.pod = pod
+	after := p.attach(ps)
+	p.settle(before)
+	p.settle(after)
+	if p.histPods && (wasClaimed || ps.claimed()) {
+		p.constructHistory()
+	}
+}
+
+// DeletePod removes the pod namespace/name, if there is one.
+func (p *Planner) DeletePod(namespace, name string) {
+	p.round++
+	k := podKey{namespace, name}
+	ps := p.pods[k]
+	if ps == nil {
+		return
+	}
+	delete(p.pods, k)
+	if p.c == nil {
+		return
+	}
+	wasClaimed := ps.claimed()
+	p.settle(p.detach(ps))
+	if p.histPods && wasClaimed {
+		p.constructHistory()
+	}
+}
+
+// SetRevisions replaces the ControllerRevisions of the namespace.
+func (p *Planner) SetRevisions(revisions []revision.Revision) {
+	p.revisions = slices.Clone(revisions)
+	if p.c != nil {
+		p.constructHistory()
+	}
+}
+
+// SetNow moves the clock. Forward, only the nodes whose pods become
+// available by then and the nodes holding failed pods are decided again;
+// backward, every node is.
+func (p *Planner) SetNow(now time.Time) {
+	back := now.Before(p.now)
+	p.now = now
+	if p.c == nil {
+		return
+	}
+	if back {
+		p.refreshAll()
+		return
+	}
+	p.round++
+	p.timers.due(now, func(ns *nodeState) {
+		if ns.seen != ^uint64(0) {
+			p.settle(ns)
+		}
+	})
+	p.refreshClocked()
+}
+
+// SetBackoff replaces the failed-pod backoff state: pass the Backoff of
+// the last plan once it is applied.
+func (p *Planner) SetBackoff(b placement.Backoff) {
+	p.backoff = b
+	if p.c != nil {
+		p.round++
+		p.refreshClocked()
+	}
+}
+
+func (p *Planner) refreshClocked() {
+	for ns := range p.clocked {
+		p.settle(ns)
+	}
+}
+
+// SetExpectationsPending records whether writes of an earlier plan are not
+// yet visible (daemonplan.Input.ExpectationsPending).
+func (p *Planner) SetExpectationsPending(pending bool) { p.pending = pending }
+
+// Input returns the state the Planner holds, as the input of a Sync:
+// nodes sorted by name, pods by namespace and name. It costs O(n log n).
+func (p *Planner) Input() daemonplan.Input {
+	in := daemonplan.Input{
+		DaemonSet:           p.ds.DeepCopy(),
+		Revisions:           slices.Clone(p.revisions),
+		Now:                 p.now,
+		Backoff:             p.backoff,
+		ExpectationsPending: p.pending,
+	}
+	p.nodes.all(func(ns *nodeState) {
+		if ns.real {
+			in.Nodes = append(in.Nodes, ns.node)
+		}
+	})
+	for _, ps := range p.pods {
+		in.Pods = append(in.Pods, ps.pod)
+	}
+	slices.SortFunc(in.Pods, func(a, b api.Pod) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return in
+}
+
+// sortedSet is a sorted list of names, for adoptions and releases.
+type sortedSet struct{ names []string }
+
+func (s *sortedSet) add(name string) {
+	i, _ := slices.BinarySearch(s.names, name)
+	s.names = slices.Insert(s.names, i, name)
+}
+
+func (s *sortedSet) remove(name string) {
+	if i, ok := slices.BinarySearch(s.names, name); ok {
+		s.names = slices.Delete(s.names, i, i+1)
+	}
+}
+
+// list returns a copy, nil when empty.
+func (s *sortedSet) list() []string {
+	if len(s.names) == 0 {
+		return nil
+	}
+	return slices.Clone(s.names)
+}
