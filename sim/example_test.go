@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
@@ -64,4 +65,40 @@ func Example() {
 	// -node-c                 | Waiting for daemon set "agent" rollout to finish: 2 out of 3 new pods have been updated...
 	// +node-c                 | Waiting for daemon set "agent" rollout to finish: 2 out of 3 new pods have been updated...
 	// nothing                 | daemon set "agent" successfully rolled out
+}
+
+// Load starts from a cluster as found: here one node with a pod that is
+// still Pending and carries no revision hash. Pods become Ready ReadyAfter
+// after their creation; the new node gets a pod, then the rolling update
+// replaces the pod of unknown revision.
+func ExampleLoad() {
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	ds := &api.DaemonSet{Namespace: "default", Name: "agent", UID: "uid-agent",
+		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
+	c := sim.Load(daemonplan.Input{
+		DaemonSet: ds,
+		Nodes:     []api.Node{{Name: "node-a"}, {Name: "node-b"}},
+		Pods: []api.Pod{{Namespace: "default", Name: "agent-x1", Labels: map[string]string{"app": "agent"},
+			Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-agent"},
+			NodeName:   "node-a", Phase: api.PodPending, Created: now}},
+		Now: now,
+	})
+	for range 3 {
+		p, err := c.Sync()
+		if err != nil {
+			panic(err)
+		}
+		for _, cr := range p.Create {
+			fmt.Println("create on", cr.Node)
+		}
+		for _, d := range p.Delete {
+			fmt.Println("delete", d.Pod, d.Reason)
+		}
+		c.Advance(c.ReadyAfter)
+	}
+	// Output:
+	// create on node-b
+	// delete agent-x1 Outdated
+	// create on node-a
 }

@@ -60,6 +60,7 @@ type Cluster struct {
 	fates     map[string]Fate
 	templates map[string]Template
 	seq       int
+	loaded    map[string]bool // names of the pods Load found: never generated again
 }
 
 // New returns a cluster running ds (whose Template and image are given by
@@ -152,14 +153,7 @@ var errUnknownTemplate = errors.New("sim: revision holds a template this cluster
 
 // Sync plans one sync at the current time and applies the plan.
 func (c *Cluster) Sync() (daemonplan.Plan, error) {
-	plan, err := daemonplan.Sync(daemonplan.Input{
-		DaemonSet: &c.DaemonSet,
-		Nodes:     c.Nodes,
-		Pods:      c.Pods,
-		Revisions: c.Revisions,
-		Now:       c.Now,
-		Backoff:   c.Backoff,
-	}, c.Options)
+	plan, err := daemonplan.Sync(c.Input(), c.Options)
 	if err != nil {
 		return plan, err
 	}
@@ -232,10 +226,18 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 		return pod.Namespace == c.DaemonSet.Namespace && gone[pod.Name]
 	})
 	for _, cr := range p.Create {
-		c.seq++
+		// A loaded cluster may already hold a pod of the generated name.
+		var name string
+		for {
+			c.seq++
+			name = c.DaemonSet.Name + "-" + suffix(c.seq)
+			if _, taken := podIndex[name]; !taken && !c.loaded[name] {
+				break
+			}
+		}
 		pod := api.Pod{
 			Namespace:            c.DaemonSet.Namespace,
-			Name:                 c.DaemonSet.Name + "-" + suffix(c.seq),
+			Name:                 name,
 			UID:                  c.DaemonSet.Name + "-pod-" + strconv.Itoa(c.seq),
 			Labels:               maps.Clone(cr.Labels),
 			Controller:           owner,
@@ -247,6 +249,9 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 		fate := BecomeReady
 		if c.FateOf != nil {
 			fate = c.FateOf(cr.Node, &pod)
+		}
+		if c.fates == nil {
+			c.fates = map[string]Fate{}
 		}
 		c.fates[pod.Name] = fate
 		c.Pods = append(c.Pods, pod)

@@ -1,0 +1,400 @@
+package whatif
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/sim"
+)
+
+// Change is what an edit does to one node.
+type Change uint8
+
+// The changes.
+const (
+	// Unchanged: the node keeps the pod it has, or keeps having none.
+	Unchanged Change = iota + 1
+	// Gains: the node has no pod and gets one.
+	Gains
+	// Loses: the node's pod goes and none replaces it (NodeChange.Why).
+	Loses
+	// Replaced: the node's pod is replaced by one of the new template.
+	Replaced
+	// Outdated: the node keeps a pod of the old template that the OnDelete
+	// strategy replaces only once someone deletes it.
+	Outdated
+)
+
+var changeNames = [...]string{
+	Unchanged: "Unchanged",
+	Gains:     "Gains",
+	Loses:     "Loses",
+	Replaced:  "Replaced",
+	Outdated:  "Outdated",
+}
+
+// String returns the change's stable name.
+func (c Change) String() string {
+	if int(c) < len(changeNames) && changeNames[c] != "" {
+		return changeNames[c]
+	}
+	return "Change(" + strconv.Itoa(int(c)) + ")"
+}
+
+// NodeChange is what the edit does to one node.
+type NodeChange struct {
+	Node   string
+	Change Change
+	// Added and Removed report a node only in the edited input, or only in
+	// the original.
+	Added, Removed bool
+	// Before and After are the node's decisions for the original and the
+	// edited DaemonSet (zero when the node is not there).
+	Before, After placement.Decision
+	// Pod is the pod the node runs now ("" if none); Replacement the one
+	// it runs once the rollout settles, when that is another.
+	Pod, Replacement string
+	// Why says, for Loses, why the pod goes: the reason of the sync that
+	// deletes it. A removed node's pod is not deleted by the DaemonSet
+	// (pod garbage collection removes it); Why is then zero.
+	Why placement.DeleteReason
+}
+
+// Counts are the nodes per change.
+type Counts struct {
+	Unchanged, Gains, Loses, Replaced, Outdated int
+}
+
+func (c *Counts) add(ch Change) {
+	switch ch {
+	case Unchanged:
+		c.Unchanged++
+	case Gains:
+		c.Gains++
+	case Loses:
+		c.Loses++
+	case Replaced:
+		c.Replaced++
+	case Outdated:
+		c.Outdated++
+	}
+}
+
+// Report is what an edit does.
+type Report struct {
+	// Nodes holds every node of the original and the edited input, sorted
+	// by name.
+	Nodes  []NodeChange
+	Counts Counts
+	// Budgets are the rolling update's budgets right after the edit.
+	Budgets rollout.Budgets
+	// Steps counts the syncs that create or delete pods until the rollout
+	// settles, Syncs all the syncs simulated, and Duration the simulated
+	// time they take, pods becoming Ready Options.ReadyAfter after they
+	// are created.
+	Steps, Syncs int
+	Duration     time.Duration
+	// Settled reports that the simulation reached a sync with nothing to
+	// do and nothing to wait for, within Options.MaxSyncs; Done that
+	// `kubectl rollout status` would then say the rollout is done (always
+	// true for OnDelete, whose rollout status does not apply).
+	Settled, Done bool
+}
+
+// Options are the switches of Diff.
+type Options struct {
+	// Sync are the options every simulated sync runs with.
+	Sync daemonplan.Options
+	// ReadyAfter is how long a new pod takes to become Ready; 0 means
+	// 10 s. Pods never fail in the simulation.
+	ReadyAfter time.Duration
+	// MaxSyncs bounds the simulation; 0 means 10,000.
+	MaxSyncs int
+}
+
+// ErrNoDaemonSet is returned when before has no DaemonSet.
+var ErrNoDaemonSet = errors.New("whatif.Diff: before.DaemonSet is nil")
+
+// Diff reports what editing before into after does, node by node, and how
+// many rolling-update steps it takes under the edited budgets.
+//
+// before is the cluster as it is. after is the same cluster edited: Diff
+// reads only its DaemonSet (nil keeps before's) and its Nodes (nil keeps
+// before's; a node may be added, removed, or have other labels or
+// taints). The pods, revisions, clock and backoff are before's: editing a
+// spec does not change the pods.
+//
+// The edited DaemonSet gets what the API server gives an update: its
+// status is the original's, and when its template differs from the
+// original's while its generation, or its template-generation annotation,
+// is the original's, that number goes up by one, so that the pods of the
+// old template count as outdated (as they would in a real cluster).
+//
+// Diff then drives package sim from the edited state: each sync is applied
+// at once, new pods become Ready after Options.ReadyAfter, the clock jumps
+// to the next pod becoming Ready or the next requeue, until a sync has
+// nothing to do and nothing is to be waited for. A node's change compares
+// the pod it runs now with the pod it runs then.
+func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
+	if before.DaemonSet == nil {
+		return Report{}, ErrNoDaemonSet
+	}
+	if opts.ReadyAfter <= 0 {
+		opts.ReadyAfter = 10 * time.Second
+	}
+	if opts.MaxSyncs <= 0 {
+		opts.MaxSyncs = 10000
+	}
+	edited := edit(before, after)
+
+	c := sim.Load(edited)
+	c.ReadyAfter = opts.ReadyAfter
+	c.Options = opts.Sync
+	c.Advance(0) // pending pods due by now are Ready
+	var rep Report
+	first := true
+	why := map[string]placement.DeleteReason{}
+	var last daemonplan.Plan
+	for rep.Syncs < opts.MaxSyncs {
+		plan, err := c.Sync()
+		if err != nil {
+			return Report{}, err
+		}
+		rep.Syncs++
+		last = plan
+		if first {
+			rep.Budgets = budgetsOf(edited.DaemonSet, plan)
+			first = false
+		}
+		for _, d := range plan.Delete {
+			if _, seen := why[d.Pod]; !seen {
+				why[d.Pod] = d.Reason
+			}
+		}
+		wrote := len(plan.Create)+len(plan.Delete) > 0
+		if wrote {
+			rep.Steps++
+		}
+		wait := nextEvent(c, plan)
+		if !wrote && wait == 0 {
+			rep.Settled = true
+			break
+		}
+		c.Advance(wait)
+	}
+	rep.Duration = c.Now.Sub(edited.Now)
+	st := c.DaemonSet.Status
+	rep.Done = rep.Settled && (c.DaemonSet.UpdateStrategy.Type == api.OnDelete ||
+		(st.UpdatedNumberScheduled == st.DesiredNumberScheduled && st.NumberAvailable == st.DesiredNumberScheduled))
+
+	rep.Nodes = compare(before, edited, c, last.Hash, why, opts.Sync.Placement)
+	for _, n := range rep.Nodes {
+		rep.Counts.add(n.Change)
+	}
+	return rep, nil
+}
+
+// edit builds the edited input: after's DaemonSet and nodes on before's
+// pods, revisions, clock and backoff, with the API server's generation
+// bumps.
+func edit(before, after daemonplan.Input) daemonplan.Input {
+	out := before
+	out.ExpectationsPending = false
+	if after.Nodes != nil {
+		out.Nodes = after.Nodes
+	}
+	if after.DaemonSet == nil {
+		out.DaemonSet = before.DaemonSet.DeepCopy()
+		return out
+	}
+	old, ds := before.DaemonSet, after.DaemonSet.DeepCopy()
+	ds.Status = old.Status.DeepCopy()
+	oldDef, newDef := api.Default(old), api.Default(ds)
+	templateChanged := !slices.Equal(revision.TemplateData(&oldDef), revision.TemplateData(&newDef))
+	specChanged := templateChanged || !reflect.DeepEqual(oldDef.UpdateStrategy, newDef.UpdateStrategy) ||
+		oldDef.MinReadySeconds != newDef.MinReadySeconds || !reflect.DeepEqual(oldDef.Selector, newDef.Selector) ||
+		!reflect.DeepEqual(oldDef.RevisionHistoryLimit, newDef.RevisionHistoryLimit)
+	if specChanged && ds.Generation == old.Generation {
+		ds.Generation++
+	}
+	if templateChanged {
+		g, og := api.TemplateGeneration(ds), api.TemplateGeneration(old)
+		if og != nil && (g == nil || *g == *og) {
+			ds.Annotations = maps.Clone(ds.Annotations)
+			if ds.Annotations == nil {
+				ds.Annotations = map[string]string{}
+			}
+			ds.Annotations[api.AnnotationTemplateGeneration] = strconv.FormatInt(*og+1, 10)
+		}
+	}
+	out.DaemonSet = ds
+	return out
+}
+
+// budgetsOf resolves the rolling update's budgets of ds against the
+// desired count of the first simulated sync.
+func budgetsOf(ds *api.DaemonSet, first daemonplan.Plan) rollout.Budgets {
+	d := api.Default(ds)
+	desired := 0
+	for _, n := range first.Nodes {
+		if n.ShouldRun {
+			desired++
+		}
+	}
+	b, _ := rollout.ResolveBudgets(&d, desired)
+	return b
+}
+
+// nextEvent is how long until something can change without a write: the
+// next pod becoming Ready, or the plan's requeue. Zero means nothing will.
+func nextEvent(c *sim.Cluster, plan daemonplan.Plan) time.Duration {
+	next := plan.RequeueAfter
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.Phase != api.PodPending || p.Namespace != c.DaemonSet.Namespace {
+			continue
+		}
+		if d := p.Created.Add(c.ReadyAfter).Sub(c.Now); d > 0 && (next <= 0 || d < next) {
+			next = d
+		}
+	}
+	return max(next, 0)
+}
+
+// running returns, per node, the oldest pod of the DaemonSet there that is
+// neither terminal nor being deleted.
+func running(in daemonplan.Input, opts placement.Options) (map[string]*api.Pod, *placement.Cluster, error) {
+	ds := api.Default(in.DaemonSet)
+	c, err := placement.Compile(&ds, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := c.Index(in.Nodes, in.Pods)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]*api.Pod{}
+	add := func(node string, pods []*api.Pod) {
+		for _, p := range pods {
+			if !p.Deleting && !api.IsTerminal(p) {
+				out[node] = p
+				return
+			}
+		}
+	}
+	for i := range cl.NumNodes() {
+		add(cl.Node(i).Name, cl.PodsOn(i))
+	}
+	return out, cl, nil
+}
+
+// compare classifies every node of before and edited.
+func compare(before, edited daemonplan.Input, c *sim.Cluster, hash string, why map[string]placement.DeleteReason, opts placement.Options) []NodeChange {
+	nowPods, clBefore, err := running(before, opts)
+	if err != nil {
+		nowPods = map[string]*api.Pod{}
+	}
+	thenPods, _, err := running(c.Input(), opts)
+	if err != nil {
+		thenPods = map[string]*api.Pod{}
+	}
+	beforeDecisions := map[string]placement.Decision{}
+	if clBefore != nil {
+		for _, d := range clBefore.NodeDecisions() {
+			beforeDecisions[d.Node] = d.Decision
+		}
+	}
+	afterDS := api.Default(edited.DaemonSet)
+	afterElig := placement.NewEligibility(&afterDS, opts)
+	gen := api.TemplateGeneration(&afterDS)
+
+	inBefore, inAfter := map[string]bool{}, map[string]*api.Node{}
+	names := []string{}
+	for i := range before.Nodes {
+		inBefore[before.Nodes[i].Name] = true
+		names = append(names, before.Nodes[i].Name)
+	}
+	for i := range edited.Nodes {
+		inAfter[edited.Nodes[i].Name] = &edited.Nodes[i]
+		names = append(names, edited.Nodes[i].Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+
+	out := make([]NodeChange, 0, len(names))
+	for _, name := range names {
+		nc := NodeChange{Node: name, Added: !inBefore[name], Removed: inAfter[name] == nil, Before: beforeDecisions[name]}
+		if n := inAfter[name]; n != nil {
+			nc.After = afterElig.Decide(n)
+		}
+		was, is := nowPods[name], thenPods[name]
+		if was != nil {
+			nc.Pod = was.Name
+		}
+		switch {
+		case nc.Removed:
+			nc.Change = Unchanged
+			if was != nil {
+				nc.Change, nc.Why = Loses, why[was.Name]
+			}
+		case was == nil && is == nil:
+			nc.Change = Unchanged
+		case was == nil:
+			nc.Change, nc.Replacement = Gains, is.Name
+		case is == nil:
+			nc.Change, nc.Why = Loses, why[was.Name]
+		case is.Name != was.Name:
+			nc.Change, nc.Replacement = Replaced, is.Name
+		case afterDS.UpdateStrategy.Type == api.OnDelete && !api.IsUpdated(is, hash, gen):
+			nc.Change = Outdated
+		default:
+			nc.Change = Unchanged
+		}
+		out = append(out, nc)
+	}
+	return out
+}
+
+// Table renders a report for people: one line per node that changes, then
+// the counts and the steps.
+func (r Report) Table() string {
+	var b strings.Builder
+	for _, n := range r.Nodes {
+		if n.Change == Unchanged {
+			continue
+		}
+		line := fmt.Sprintf("%-10s %s", n.Change, n.Node)
+		switch {
+		case n.Removed:
+			line += " (node removed)"
+		case n.Change == Loses:
+			line += fmt.Sprintf(" (%v: %s)", n.Why, n.After.Message())
+		case n.Added:
+			line += " (node added)"
+		}
+		b.WriteString(line + "\n")
+	}
+	fmt.Fprintf(&b, "unchanged %d, gains %d, loses %d, replaced %d, outdated %d\n",
+		r.Counts.Unchanged, r.Counts.Gains, r.Counts.Loses, r.Counts.Replaced, r.Counts.Outdated)
+	state := "settles"
+	switch {
+	case !r.Settled:
+		state = "does not settle"
+	case !r.Done:
+		state = "settles, not done"
+	}
+	fmt.Fprintf(&b, "%d steps (%d syncs, %v), maxUnavailable %d, maxSurge %d: %s\n",
+		r.Steps, r.Syncs, r.Duration, r.Budgets.MaxUnavailable, r.Budgets.MaxSurge, state)
+	return b.String()
+}
