@@ -25,12 +25,15 @@ func (p *Planner) Plan() (daemonplan.Plan, error) { return p.plan(false) }
 func (p *Planner) FullPlan() (daemonplan.Plan, error) { return p.plan(true) }
 
 func (p *Planner) plan(full bool) (daemonplan.Plan, error) {
-	if p.opts.Strict && len(p.warnings) > 0 {
+	progressive := !p.opts.Progressive.IsZero()
+	if !progressive && p.opts.Strict && len(p.warnings) > 0 {
 		return daemonplan.Plan{}, slices.Clone(p.warnings)
 	}
-	if p.c == nil || (p.tot.creates > 0 && len(p.dds.Template.Labels) == 0) {
-		// Cases a sync handles in full and rarely meets: no index at all,
-		// or manage failing to create pods from a template without labels.
+	if progressive || p.c == nil || (p.tot.creates > 0 && len(p.dds.Template.Labels) == 0) {
+		// Cases planned by a whole sync: the progressive extensions of the
+		// rolling update (whose budgets span update groups), and cases a
+		// sync rarely meets: no index at all, or manage failing to create
+		// pods from a template without labels.
 		plan, err := daemonplan.Sync(p.Input(), p.opts)
 		if !full {
 			plan.Nodes, plan.Keep = nil, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -130,6 +131,10 @@ func newModel(t *rapid.T) *model {
 			BurstReplicas:          rapid.SampledFrom([]int{0, 1, 2}).Draw(t, "burst"),
 			IgnoredDuringExecution: rapid.IntRange(0, 3).Draw(t, "ignored") == 0,
 		}},
+	}
+	if rapid.IntRange(0, 9).Draw(t, "progressive") == 0 {
+		// planned by a whole sync of the state held
+		m.opts.Progressive = rollout.Progressive{Pause: true}
 	}
 	limit := rapid.SampledFrom([]int32{0, 1, 10}).Draw(t, "historyLimit")
 	m.in.DaemonSet.RevisionHistoryLimit = &limit

@@ -121,7 +121,7 @@ func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 // rebuild derives everything from the stored DaemonSet, nodes and pods.
 func (p *Planner) rebuild() {
 	p.dds = api.Default(p.ds)
-	p.warnings = api.Validate(&p.dds)
+	p.warnings = api.ValidateWith(&p.dds, api.ValidateOptions{AllowSurgeWithUnavailable: p.opts.Progressive.SurgeWithUnavailable})
 	p.c = nil
 	p.adopt, p.release = sortedSet{}, sortedSet{}
 	p.hashes = map[string]int{}
