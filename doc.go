@@ -58,7 +58,9 @@
 //   - sim: an in-memory cluster that applies plans, for demos and tests;
 //   - plantest: generators, invariant checkers and a checked rollout
 //     driver for property tests of plans, yours included (the only
-//     package that imports a module outside the standard library, rapid).
+//     package that imports a module outside the standard library, rapid);
+//   - replan: incremental re-planning, change by change;
+//   - whatif: what an edit to a cluster would do, node by node.
 //
 // The kube module (github.com/daemonplan/daemonplan/kube) converts
 // Kubernetes API objects in and out, computes upstream's exact revision
