@@ -19,6 +19,7 @@ type nodeState struct {
 	// pods is the bucket: the claimed pods targeting the node, except those
 	// terminal and being deleted, oldest first (placement.OlderPod).
 	pods  []*api.Pod
+	one   [1]*api.Pod // the bucket's array while it holds one pod
 	sum   summary
 	flags uint32
 	chunk *chunk
@@ -296,6 +297,9 @@ func (p *Planner) account(ns *nodeState, sign int) {
 
 // insertPod puts pod into the bucket of ns, keeping OlderPod order.
 func (ns *nodeState) insertPod(pod *api.Pod) {
+	if ns.pods == nil {
+		ns.pods = ns.one[:0]
+	}
 	i, _ := slices.BinarySearchFunc(ns.pods, pod, placement.OlderPod)
 	ns.pods = slices.Insert(ns.pods, i, pod)
 }

@@ -101,25 +101,38 @@ func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 		backoff:   in.Backoff,
 		pending:   in.ExpectationsPending,
 	}
-	for _, n := range in.Nodes {
+	// Node and pod states come in two slabs: two allocations, not 2n.
+	states := make([]nodeState, len(in.Nodes))
+	real := make([]*nodeState, len(in.Nodes))
+	for i, n := range in.Nodes {
 		if p.byName[n.Name] != nil {
 			return nil, ErrDuplicate
 		}
-		p.byName[n.Name] = &nodeState{name: n.Name, node: n, real: true}
+		states[i] = nodeState{name: n.Name, node: n, real: true}
+		real[i] = &states[i]
+		p.byName[n.Name] = real[i]
 	}
-	for _, pod := range in.Pods {
+	pstates := make([]podState, len(in.Pods))
+	for i, pod := range in.Pods {
 		k := podKey{pod.Namespace, pod.Name}
 		if p.pods[k] != nil {
 			return nil, ErrDuplicate
 		}
-		p.pods[k] = &podState{pod: pod}
+		pstates[i] = podState{pod: pod}
+		p.pods[k] = &pstates[i]
 	}
-	p.rebuild()
+	if !slices.IsSortedFunc(real, byNameOrder) {
+		slices.SortFunc(real, byNameOrder)
+	}
+	p.rebuild(real)
 	return p, nil
 }
 
+func byNameOrder(a, b *nodeState) int { return strings.Compare(a.name, b.name) }
+
 // rebuild derives everything from the stored DaemonSet, nodes and pods.
-func (p *Planner) rebuild() {
+// real are the states of the nodes of the list, in name order.
+func (p *Planner) rebuild(real []*nodeState) {
 	p.dds = api.Default(p.ds)
 	p.warnings = api.ValidateWith(&p.dds, api.ValidateOptions{AllowSurgeWithUnavailable: p.opts.Progressive.SurgeWithUnavailable})
 	p.c = nil
@@ -134,8 +147,9 @@ func (p *Planner) rebuild() {
 	for name, ns := range p.byName {
 		if !ns.real {
 			delete(p.byName, name)
-			continue
 		}
+	}
+	for _, ns := range real {
 		ns.pods, ns.sum, ns.flags, ns.chunk = nil, summary{}, 0, nil
 	}
 	for _, ps := range p.pods {
@@ -146,24 +160,38 @@ func (p *Planner) rebuild() {
 			p.c = c
 		}
 	}
-	if p.c != nil {
-		for _, ns := range p.byName {
-			ns.decision = p.c.Decide(&ns.node)
-		}
-		for _, ps := range p.pods {
-			p.attach(ps)
-		}
-		p.constructHistory()
-		for _, ns := range p.byName {
-			p.refresh(ns)
+	if p.c == nil {
+		p.nodes.build(real)
+		return
+	}
+	// Decide every node as an index does, which reads the nodes' labels
+	// a batch at a time.
+	nodes := make([]api.Node, len(real))
+	for i, ns := range real {
+		nodes[i] = ns.node
+	}
+	if cl, err := p.c.Index(nodes, nil); err == nil {
+		for i, d := range cl.NodeDecisions() {
+			real[i].decision = d.Decision
 		}
 	}
-	sorted := make([]*nodeState, 0, len(p.byName))
-	for _, ns := range p.byName {
-		sorted = append(sorted, ns)
+	for _, ps := range p.pods {
+		p.attach(ps)
 	}
-	slices.SortFunc(sorted, func(a, b *nodeState) int { return strings.Compare(a.name, b.name) })
-	p.nodes.build(sorted)
+	p.constructHistory()
+	all := real
+	if len(p.byName) > len(real) {
+		// vanished nodes, targeted by pods
+		all = make([]*nodeState, 0, len(p.byName))
+		for _, ns := range p.byName {
+			all = append(all, ns)
+		}
+		slices.SortFunc(all, byNameOrder)
+	}
+	for _, ns := range all {
+		p.refresh(ns)
+	}
+	p.nodes.build(all)
 }
 
 // isExactlyEmpty reports a selector deep-equal to an empty LabelSelector:
@@ -296,7 +324,13 @@ func (p *Planner) SetDaemonSet(ds *api.DaemonSet) {
 		panic("replan.Planner.SetDaemonSet: nil DaemonSet")
 	}
 	p.ds = ds.DeepCopy()
-	p.rebuild()
+	var real []*nodeState
+	p.nodes.all(func(ns *nodeState) {
+		if ns.real {
+			real = append(real, ns)
+		}
+	})
+	p.rebuild(real)
 }
 
 // SetNode adds a node, or replaces the node of the same name.
