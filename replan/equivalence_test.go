@@ -15,8 +15,8 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -41,31 +41,8 @@ type model struct {
 	last daemonplan.Plan // Sync's plan of the state before the last change
 }
 
-// oldRevisions draws old ControllerRevisions of ds, sometimes one holding
-// the current template under another name (a duplicate).
-func oldRevisions(t *rapid.T, ds *api.DaemonSet) []revision.Revision {
-	owner := &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
-	var out []revision.Revision
-	for i := range rapid.IntRange(0, 3).Draw(t, "oldRevisions") {
-		out = append(out, revision.Revision{
-			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-old%d", ds.Name, i),
-			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: rapid.SampledFrom([]string{"old", fmt.Sprintf("old%d", i)}).Draw(t, "oldHash")},
-			Controller: owner, Revision: int64(rapid.IntRange(0, 5).Draw(t, "number")),
-			Data: []byte(fmt.Sprintf(`{"old":%d}`, i)),
-		})
-	}
-	// Two revisions holding the current template are duplicates: the sync
-	// keeps one and relabels the pods of the other.
-	for i := range rapid.SampledFrom([]int{0, 0, 0, 1, 2}).Draw(t, "current") {
-		out = append(out, revision.Revision{
-			Namespace: ds.Namespace, Name: fmt.Sprintf("%s-cur%d", ds.Name, i),
-			Labels:     map[string]string{"app": "ds", "tier": "web", api.LabelRevisionHash: fmt.Sprintf("cur%d", i)},
-			Controller: owner, Revision: int64(rapid.IntRange(1, 6).Draw(t, "curNumber")),
-			Data: revision.TemplateData(ds),
-		})
-	}
-	return out
-}
+// kit is what the kit's generators draw: every knob on.
+var kit = plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}
 
 // rollingOut draws a cluster in the middle of a rolling update: up to
 // eight nodes, most of which the DaemonSet should run on, each with a pod
@@ -73,7 +50,7 @@ func oldRevisions(t *rapid.T, ds *api.DaemonSet) []revision.Revision {
 // budget with or without surge. Random clusters rarely get that far: manage has work to do in
 // most of them, and the rolling update runs only when it has none.
 func rollingOut(t *rapid.T) daemonplan.Input {
-	now := reference.Epoch
+	now := plantest.Epoch
 	ds := &api.DaemonSet{
 		Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: 2,
 		Annotations:     map[string]string{api.AnnotationTemplateGeneration: "2"},
@@ -89,7 +66,7 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 	newHash := revision.DefaultHash(ds, nil)
 	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "ds", UID: "ds-uid"}
 	for i := range rapid.IntRange(1, 8).Draw(t, "nodes") {
-		name := reference.NodeName(i)
+		name := plantest.NodeName(i)
 		node := api.Node{Name: name}
 		if rapid.IntRange(0, 3).Draw(t, "cordoned") == 0 {
 			// should not run the pod, may keep it
@@ -122,8 +99,7 @@ func newModel(t *rapid.T) *model {
 	if rapid.Bool().Draw(t, "rollingOut") {
 		in = rollingOut(t)
 	} else {
-		s := reference.Snapshots().Draw(t, "snapshot")
-		in = daemonplan.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods, Now: s.Now, Backoff: s.Backoff}
+		in = plantest.Clusters(kit).Draw(t, "cluster").Input
 	}
 	m := &model{
 		in: in,
@@ -136,10 +112,7 @@ func newModel(t *rapid.T) *model {
 		// planned by a whole sync of the state held
 		m.opts.Progressive = rollout.Progressive{Pause: true}
 	}
-	limit := rapid.SampledFrom([]int32{0, 1, 10}).Draw(t, "historyLimit")
-	m.in.DaemonSet.RevisionHistoryLimit = &limit
-	m.in.Revisions = oldRevisions(t, m.in.DaemonSet)
-	// Pods of the snapshot may share a name: a Planner keys them by name.
+	// Pods of the kit may share a name: a Planner keys them by name.
 	m.in.Pods = slices.CompactFunc(m.in.Pods, func(a, b api.Pod) bool { return a.Namespace == b.Namespace && a.Name == b.Name })
 	p, err := replan.New(m.in, m.opts)
 	if err != nil {
@@ -193,7 +166,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"SetNode": func(t *rapid.T) {
 			i := rapid.IntRange(0, 9).Draw(t, "node")
-			m.setNode(reference.Node(i).Draw(t, "newNode"))
+			m.setNode(plantest.Node(kit, i).Draw(t, "newNode"))
 		},
 		"DeleteNode": func(t *rapid.T) {
 			names := append(m.nodeNames(), "node-9")
@@ -203,7 +176,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 		},
 		"SetPod": func(t *rapid.T) {
 			i := rapid.IntRange(0, 19).Draw(t, "pod")
-			m.setPod(reference.Pod(i, m.hash(), m.nodeNames()).Draw(t, "newPod"))
+			m.setPod(plantest.Pod(kit, m.in.DaemonSet, i, m.nodeNames(), []string{m.hash(), "old"}).Draw(t, "newPod"))
 		},
 		"ChangePod": func(t *rapid.T) {
 			if len(m.in.Pods) == 0 {
@@ -251,7 +224,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 			ds := m.in.DaemonSet.DeepCopy()
 			switch rapid.IntRange(0, 3).Draw(t, "dsChange") {
 			case 0:
-				ds = reference.DaemonSet().Draw(t, "newDS")
+				ds = plantest.DaemonSet(kit).Draw(t, "newDS")
 			case 1:
 				ds.Generation++
 				ds.Template.Labels = map[string]string{"app": "ds", "tier": "web", "rev": strconv.FormatInt(ds.Generation, 10)}
@@ -275,7 +248,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 			revs = append(revs, m.last.Revisions.Create...)
 			revs = slices.DeleteFunc(revs, func(r revision.Revision) bool { return slices.Contains(m.last.Revisions.Delete, r.Name) })
 			if rapid.IntRange(0, 4).Draw(t, "freshRevisions") == 0 {
-				revs = oldRevisions(t, m.in.DaemonSet)
+				revs = plantest.Revisions(kit, m.in.DaemonSet).Draw(t, "revisions")
 			}
 			m.in.Revisions = revs
 			m.p.SetRevisions(revs)
