@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -362,27 +363,44 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 // leaves alone. The slice is the Cluster's, valid until its next Reset.
 func (cl *Cluster) Keep(deletes []Delete) []string {
 	dst := cl.keep.alloc(len(cl.bucketed))
-	gone := deletes
-	if !slices.IsSortedFunc(gone, byPod) {
-		gone = slices.Clone(gone)
-		slices.SortFunc(gone, byPod)
-	}
-	// A merge of two sorted lists. Pods that share a name (which an API
-	// server does not allow) are kept or dropped together.
-	j := 0
-	keep := func(p *api.Pod) {
-		for j < len(gone) && gone[j].Pod < p.Name {
-			j++
+	pods := cl.bucketedByName()
+	n := len(cl.bucketed)
+	name := func(i int) string { return pods(i).Name }
+	// Each delete names a run of pods, found by binary search: only those
+	// names are compared, the others are copied. Pods that share a name
+	// (which an API server does not allow) are kept or dropped together.
+	type run struct{ lo, hi int }
+	var gone []run
+	for _, d := range deletes {
+		lo := sort.Search(n, func(i int) bool { return name(i) >= d.Pod })
+		hi := lo
+		for hi < n && name(hi) == d.Pod {
+			hi++
 		}
-		if j == len(gone) || gone[j].Pod != p.Name {
-			dst = append(dst, p.Name)
+		if hi > lo {
+			gone = append(gone, run{lo, hi})
 		}
 	}
+	slices.SortFunc(gone, func(a, b run) int { return a.lo - b.lo })
+	i := 0
+	for _, g := range gone {
+		for ; i < g.lo; i++ {
+			dst = append(dst, name(i))
+		}
+		i = max(i, g.hi)
+	}
+	for ; i < n; i++ {
+		dst = append(dst, name(i))
+	}
+	return dst
+}
+
+// bucketedByName returns the bucketed pods in name order, by position: the
+// input order when the input is sorted, as listers return it, else a
+// sorted copy made once.
+func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 	if cl.bucketedSorted() {
-		for _, pl := range cl.bucketed {
-			keep(pl.pod)
-		}
-		return dst
+		return func(i int) *api.Pod { return cl.bucketed[i].pod }
 	}
 	if len(cl.byName) != len(cl.bucketed) {
 		cl.byName = cl.byName[:0]
@@ -391,10 +409,7 @@ func (cl *Cluster) Keep(deletes []Delete) []string {
 		}
 		slices.SortFunc(cl.byName, func(a, b *api.Pod) int { return strings.Compare(a.Name, b.Name) })
 	}
-	for _, p := range cl.byName {
-		keep(p)
-	}
-	return dst
+	return func(i int) *api.Pod { return cl.byName[i] }
 }
 
 func byPod(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) }
