@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
@@ -22,7 +23,8 @@ import (
 // A Planner keeps the values it is given: the labels, taints and other
 // maps and slices of nodes, pods, revisions and the DaemonSet must not be
 // changed afterwards; pass a new value instead. It is not safe for
-// concurrent use.
+// concurrent use. Make one with New: a nil *Planner is not usable, and its
+// methods panic.
 type Planner struct {
 	opts daemonplan.Options
 
@@ -61,6 +63,14 @@ type Planner struct {
 	// building is set while rebuild fills the node states: the ordered
 	// list is built once they are all there.
 	building bool
+
+	// What daemonplan.CheckInput would refuse, counted as objects come and
+	// go: nodes and pods without a name or with a string that is not UTF-8,
+	// UIDs held by more than one pod, and whether the revisions are valid.
+	// Names cannot repeat: nodes and pods are keyed by them.
+	bad, dupUIDs int
+	uids         map[string]int
+	badRevisions bool
 }
 
 type podKey struct{ namespace, name string }
@@ -97,6 +107,7 @@ func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 		byName:    make(map[string]*nodeState, len(in.Nodes)),
 		pods:      make(map[podKey]*podState, len(in.Pods)),
 		revisions: slices.Clone(in.Revisions),
+		uids:      map[string]int{},
 		now:       in.Now,
 		backoff:   in.Backoff,
 		pending:   in.ExpectationsPending,
@@ -109,6 +120,7 @@ func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 			return nil, ErrDuplicate
 		}
 		states[i] = nodeState{name: n.Name, node: n, real: true}
+		p.countNode(&n, 1)
 		real[i] = &states[i]
 		p.byName[n.Name] = real[i]
 	}
@@ -119,13 +131,52 @@ func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 			return nil, ErrDuplicate
 		}
 		pstates[i] = podState{pod: pod}
+		p.countPod(&pod, 1)
 		p.pods[k] = &pstates[i]
 	}
 	if !slices.IsSortedFunc(real, byNameOrder) {
 		slices.SortFunc(real, byNameOrder)
 	}
+	p.badRevisions = len(revision.ValidateRevisions(p.revisions)) > 0
 	p.rebuild(real)
 	return p, nil
+}
+
+// countNode adds (sign 1) or removes (sign -1) n from the counts of what
+// CheckInput refuses.
+func (p *Planner) countNode(n *api.Node, sign int) {
+	if n.Name == "" || !utf8.ValidString(n.Name) {
+		p.bad += sign
+	}
+}
+
+// countPod is countNode for a pod, its UID included.
+func (p *Planner) countPod(pod *api.Pod, sign int) {
+	if pod.Name == "" || !utf8.ValidString(pod.Namespace) || !utf8.ValidString(pod.Name) ||
+		!utf8.ValidString(pod.UID) || !utf8.ValidString(pod.NodeName) {
+		p.bad += sign
+	}
+	if pod.UID == "" {
+		return
+	}
+	before := p.uids[pod.UID]
+	p.uids[pod.UID] = before + sign
+	switch {
+	case sign > 0 && before == 1:
+		p.dupUIDs++
+	case sign < 0 && before == 2:
+		p.dupUIDs--
+	}
+	if before+sign == 0 {
+		delete(p.uids, pod.UID)
+	}
+}
+
+// invalid reports an input Sync refuses (daemonplan.CheckInput), or a
+// DaemonSet without a UID (a finding of Sync's own): such states are
+// planned by a whole Sync.
+func (p *Planner) invalid() bool {
+	return p.bad > 0 || p.dupUIDs > 0 || p.badRevisions || p.ds.UID == ""
 }
 
 func byNameOrder(a, b *nodeState) int { return strings.Compare(a.name, b.name) }
@@ -318,7 +369,8 @@ func (p *Planner) claimedPods() []*api.Pod {
 }
 
 // SetDaemonSet replaces the DaemonSet (a spec or status change). Every node
-// and pod is decided again: this costs as much as a whole Sync.
+// and pod is decided again: this costs a few whole Syncs. ds must not be
+// nil.
 func (p *Planner) SetDaemonSet(ds *api.DaemonSet) {
 	if ds == nil {
 		panic("replan.Planner.SetDaemonSet: nil DaemonSet")
@@ -342,6 +394,10 @@ func (p *Planner) SetNode(n api.Node) {
 		p.byName[n.Name] = ns
 		p.nodes.insert(ns)
 	}
+	if ns.real {
+		p.countNode(&ns.node, -1)
+	}
+	p.countNode(&n, 1)
 	ns.node, ns.real = n, true
 	if p.c == nil {
 		return
@@ -358,6 +414,7 @@ func (p *Planner) DeleteNode(name string) {
 	if ns == nil || !ns.real {
 		return
 	}
+	p.countNode(&ns.node, -1)
 	ns.node, ns.real, ns.decision = api.Node{}, false, placement.Decision{}
 	if p.c == nil {
 		p.account(ns, -1)
@@ -376,7 +433,10 @@ func (p *Planner) SetPod(pod api.Pod) {
 	if ps == nil {
 		ps = &podState{}
 		p.pods[k] = ps
+	} else {
+		p.countPod(&ps.pod, -1)
 	}
+	p.countPod(&pod, 1)
 	if p.c == nil {
 		ps.pod = pod
 		return
@@ -401,6 +461,7 @@ func (p *Planner) DeletePod(namespace, name string) {
 		return
 	}
 	delete(p.pods, k)
+	p.countPod(&ps.pod, -1)
 	if p.c == nil {
 		return
 	}
@@ -414,6 +475,7 @@ func (p *Planner) DeletePod(namespace, name string) {
 // SetRevisions replaces the ControllerRevisions of the namespace.
 func (p *Planner) SetRevisions(revisions []revision.Revision) {
 	p.revisions = slices.Clone(revisions)
+	p.badRevisions = len(revision.ValidateRevisions(p.revisions)) > 0
 	if p.c != nil {
 		p.constructHistory()
 	}
