@@ -9,6 +9,7 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/nilcheck"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -98,6 +99,19 @@ var nilCalls = map[string]func(){
 	"placement.SurgeCount":                  func() { placement.SurgeCount(nil, 1) },
 	"placement.UnavailableCount":            func() { placement.UnavailableCount(nil, 1) },
 
+	"replan.Planner.SetNode":                func() { (*replan.Planner)(nil).SetNode(api.Node{}) },
+	"replan.Planner.DeleteNode":             func() { (*replan.Planner)(nil).DeleteNode("") },
+	"replan.Planner.SetPod":                 func() { (*replan.Planner)(nil).SetPod(api.Pod{}) },
+	"replan.Planner.DeletePod":              func() { (*replan.Planner)(nil).DeletePod("", "") },
+	"replan.Planner.SetDaemonSet":           func() { newReplan().SetDaemonSet(nil) },
+	"replan.Planner.SetRevisions":           func() { newReplan().SetRevisions(nil) },
+	"replan.Planner.SetNow":                 func() { (*replan.Planner)(nil).SetNow(time.Time{}) },
+	"replan.Planner.SetBackoff":             func() { newReplan().SetBackoff(nil) },
+	"replan.Planner.SetExpectationsPending": func() { (*replan.Planner)(nil).SetExpectationsPending(true) },
+	"replan.Planner.Plan":                   func() { (*replan.Planner)(nil).Plan() },
+	"replan.Planner.FullPlan":               func() { (*replan.Planner)(nil).FullPlan() },
+	"replan.Planner.Input":                  func() { (*replan.Planner)(nil).Input() },
+
 	"revision.AlreadyExistsError.Error": func() { _ = (*revision.AlreadyExistsError)(nil).Error() },
 	"revision.Cleanup":                  func() { revision.Cleanup(nil, nil, nil) },
 	"revision.Construct":                func() { revision.Construct(nil, nil, nil, revision.Options{}) },
@@ -131,6 +145,7 @@ var nilCalls = map[string]func(){
 	"selector.ValidateNodeSelector":    func() { selector.ValidateNodeSelector(nil) },
 	"selector.ValidateNodeSelectorMap": func() { selector.ValidateNodeSelectorMap(nil) },
 	"sim.Cluster.Advance":              func() { (*sim.Cluster)(nil).Advance(0) },
+	"sim.Cluster.Input":                func() { (*sim.Cluster)(nil).Input() },
 	"sim.Cluster.Apply":                func() { (*sim.Cluster)(nil).Apply(daemonplan.Plan{}) },
 	"sim.Cluster.Rollback":             func() { (*sim.Cluster)(nil).Rollback(0) },
 	"sim.Cluster.SetStrategy":          func() { (*sim.Cluster)(nil).SetStrategy(api.UpdateStrategy{}) },
@@ -150,10 +165,19 @@ var nilCalls = map[string]func(){
 	"placement.Backoff.InBackoff":      func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
 }
 
+// newReplan is a Planner of an empty cluster.
+func newReplan() *replan.Planner {
+	p, err := replan.New(daemonplan.Input{DaemonSet: &api.DaemonSet{Name: "ds", UID: "u"}}, daemonplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
 // TestNilInputs: no exported function of the public packages panics on a
 // nil argument its documentation does not forbid (issue 15, item 6); see
 // nilcheck.Run. The table must cover every exported function that takes a
 // nilable argument: the list is read from the source.
 func TestNilInputs(t *testing.T) {
-	nilcheck.Run(t, []string{".", "api", "field", "placement", "revision", "rollout", "selector", "sim", "taints"}, nilCalls)
+	nilcheck.Run(t, []string{".", "api", "field", "placement", "replan", "revision", "rollout", "selector", "sim", "taints", "whatif"}, nilCalls)
 }

@@ -41,8 +41,8 @@ type Template struct {
 	Image string
 }
 
-// Cluster is the simulated cluster. Make one with New: a nil *Cluster is
-// not a cluster, and its methods panic.
+// Cluster is the simulated cluster. Make one with New or Load: a nil
+// *Cluster is not a cluster, and its methods panic.
 type Cluster struct {
 	DaemonSet api.DaemonSet
 	Nodes     []api.Node
