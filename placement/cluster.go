@@ -235,6 +235,7 @@ type Cluster struct {
 	index    nameIndex  // node name → position in nodes
 	keep     arena      // backing store of Keep's results
 	check    podCheck   // the pod list's check
+	hints    []int32    // per pod position, its node in the last snapshot, +1; 0 when none
 	warmed   int        // what warm-up lookups returned, kept so they are not dropped
 }
 
@@ -246,7 +247,8 @@ const warmBatch = 16
 type pending struct {
 	pod    *api.Pod
 	target string
-	h      uint64 // slot of target in the name table
+	pos    int   // the pod's position in the input
+	node   int32 // its node, as the last snapshot's hint or the name table finds it
 }
 
 // warmPods looks up, for a few pods, a label the selector reads and their
@@ -364,9 +366,54 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// overlap.
 	var batch [warmBatch]pending
 	nb := 0
+	// A pod at the same position as in the last snapshot, targeting the
+	// same node, is usually the same pod: a Cluster that is Reset keeps
+	// each position's node as a hint, and checks it before the name table.
+	useHints := !cl.index.once && len(cl.hints) == len(pods)
+	if !useHints && !cl.index.once {
+		cl.hints = resize(cl.hints, len(pods))
+		clear(cl.hints)
+	}
 	resolve := func() {
-		for _, q := range batch[:nb] {
-			ni := cl.index.lookup(cl.nodes, q.target, q.h)
+		// Read ahead in tight loops, so that the misses of the batch
+		// overlap: the hinted node or each pod's slot, then the node it
+		// names, then that node's name.
+		var h [warmBatch]uint64
+		for j := range batch[:nb] {
+			q := &batch[j]
+			q.node = -1
+			if useHints {
+				if hint := cl.hints[q.pos] - 1; hint >= 0 && int(hint) < len(cl.nodes) {
+					q.node = hint
+					continue
+				}
+			}
+			h[j] = cl.index.hash(q.target)
+			if s := cl.index.slots[h[j]]; s > 0 {
+				q.node = s - 1
+			}
+		}
+		for j := range batch[:nb] {
+			if n := batch[j].node; n >= 0 {
+				cl.warmed += len(cl.nodes[n].Name)
+			}
+		}
+		for j := range batch[:nb] {
+			if n := batch[j].node; n >= 0 && len(cl.nodes[n].Name) > 0 {
+				cl.warmed += int(cl.nodes[n].Name[0])
+			}
+		}
+		for j, q := range batch[:nb] {
+			ni := q.node
+			if ni < 0 || cl.nodes[ni].Name != q.target {
+				if useHints && h[j] == 0 {
+					h[j] = cl.index.hash(q.target)
+				}
+				ni = cl.index.lookup(cl.nodes, q.target, h[j])
+			}
+			if !cl.index.once {
+				cl.hints[q.pos] = ni + 1
+			}
 			cl.bucketed = append(cl.bucketed, placed{pod: q.pod, node: ni})
 			if ni < 0 {
 				if vanished == nil {
@@ -403,9 +450,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			if api.IsTerminal(p) && p.Deleting {
 				continue
 			}
-			h := cl.index.hash(target)
-			cl.warmed += int(cl.index.slots[h])
-			batch[nb] = pending{pod: p, target: target, h: h}
+			batch[nb] = pending{pod: p, target: target, pos: i}
 			nb++
 		}
 		resolve()
