@@ -39,7 +39,8 @@
 //     UID holds U+FFFD (what an invalid escape decodes to), is an error
 //     (ErrInvalidUTF8); so is a YAML document that is not valid UTF-8, or
 //     that repeats a key in one mapping (two Lists concatenated without
-//     "---" would otherwise lose the first one's items).
+//     "---" would otherwise lose the first one's items), or a JSON object
+//     that gives a field twice (decoding would keep the last silently).
 //
 // Every error is an *Error naming the source, the YAML document or JSON
 // value (counted from 1) and the List items that lead to the object

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -336,6 +337,22 @@ func (m *merger) decodeYAMLStream(src string, data []byte) error {
 	}
 }
 
+// unmarshal decodes JSON into a typed v as the API server does (field
+// names case-sensitive, integers kept), and refuses a field given twice,
+// as the API server's strict field validation does: plain decoding would
+// keep the last value silently (YAML input is refused for it already, by
+// its strict conversion).
+func unmarshal(data []byte, v any) error {
+	strict, err := sigsjson.UnmarshalStrict(data, v, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return err
+	}
+	if len(strict) > 0 {
+		return strict[0]
+	}
+	return nil
+}
+
 // invalidUTF8 returns the offset of the first byte of b that is not valid
 // UTF-8, or -1.
 func invalidUTF8(b []byte) int {
@@ -389,7 +406,7 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 		return &Error{At: at, Err: errors.New("not an object")}
 	}
 	var h header
-	if err := utiljson.Unmarshal(t, &h); err != nil {
+	if err := unmarshal(t, &h); err != nil {
 		return &Error{At: at, Err: err}
 	}
 	if h.APIVersion == "" {
@@ -464,7 +481,7 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 	default:
 		obj = &corev1.Pod{}
 	}
-	if err := utiljson.Unmarshal(t, obj); err != nil {
+	if err := unmarshal(t, obj); err != nil {
 		return fail(err)
 	}
 	key, uid := identity(obj)

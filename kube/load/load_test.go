@@ -162,6 +162,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"old DaemonSet version", "apps/v1beta2 is not served by v1.34", `{"apiVersion":"apps/v1beta2","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion, want apps/v1"},
 		{"extensions DaemonSet", "extensions/v1beta1 is not served by v1.34", `{"apiVersion":"extensions/v1beta1","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion"},
 		{"wrong field type", "a typed field of the wrong JSON type", `{"apiVersion":"v1","kind":"List","items":[` + node + `,{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"x"},"spec":{"minReadySeconds":"5"}}]}`, `JSON value 1, items[1] (apps/v1 DaemonSet x)`},
+		{"JSON field twice", "a repeated key keeps only its last value silently; YAML input already refuses it, and the API server's strict field validation does", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":"a","nodeName":"b"}}`, `JSON value 1 (v1 Pod ns/p): duplicate field "spec.nodeName"`},
+		{"JSON items twice", "a List with two items keys would drop the first list's objects", `{"apiVersion":"v1","kind":"List","items":[` + node + `],"items":[]}`, `JSON value 1: duplicate field "items"`},
 		{"deep nesting", "lists nested without end are refused", strings.Repeat("[", 20) + strings.Repeat("]", 20), "nested too deeply"},
 	}
 	for _, tt := range tests {
