@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/sim"
 )
 
@@ -94,8 +95,9 @@ func (o RolloutOptions) maxSyncs(c *sim.Cluster) int {
 // syncs (as Sync, with every per-plan invariant), then advances the clock
 // by c.ReadyAfter or the plan's RequeueAfter, whichever is longer, until a
 // sync plans no create and no delete, counts every desired node available
-// and, for RollingUpdate, reports the rollout done; that last snapshot must
-// pass CheckConverged. It fails t on the first broken
+// and, for RollingUpdate, reports the rollout done, on a snapshot whose
+// claimed pods are all available or going; that last snapshot must pass
+// CheckConverged. It fails t on the first broken
 // invariant, or when the rollout is not done within opts.MaxSyncs syncs,
 // and returns the steps.
 //
@@ -126,7 +128,7 @@ func rollout(c *sim.Cluster, opts RolloutOptions) ([]Step, error) {
 		if opts.AfterSync != nil {
 			opts.AfterSync(s)
 		}
-		if p := s.Plan; done(p) {
+		if p := s.Plan; done(p) && settled(s.Input) {
 			if err := CheckConverged(s.Input, p); err != nil {
 				return steps, fmt.Errorf("sync %d (+%s): rollout done but not converged:\n%v", i, s.Input.Now.Sub(start), err)
 			}
@@ -144,6 +146,24 @@ func done(p daemonplan.Plan) bool {
 	st := p.Status
 	return len(p.Create)+len(p.Delete) == 0 && st.NumberAvailable == st.DesiredNumberScheduled &&
 		(p.Rollout.Unsupported || p.Rollout.Done)
+}
+
+// settled reports that every pod the DaemonSet claims, not being deleted
+// and not terminal, is available: no pod is still to become Ready. A sync
+// can plan nothing and report the rollout done while a node that no longer
+// should run the pod (a NoSchedule taint) still holds an old pod and the
+// new pod surged next to it: the rolling update deletes the old one only
+// once the new one is available (upstream: rollingUpdate), so such a
+// snapshot is not converged yet, though nothing is to be written now.
+func settled(in daemonplan.Input) bool {
+	v := newView("Rollout", in)
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		if claimed, _, _ := v.claims(p); claimed && !p.Deleting && !api.IsTerminal(p) && !v.available(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // Describe renders a plan's pod writes on one line for failure messages:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/taints"
@@ -201,4 +202,30 @@ func hashes(c *sim.Cluster) map[string]string {
 		out[p.Name] = p.Labels[api.LabelRevisionHash]
 	}
 	return out
+}
+
+// TestRolloutWaitsForASurgedPodOnATaintedNode: a node tainted NoSchedule
+// right after a new pod surged onto it no longer counts as desired, so the
+// status reports the rollout done while the node still holds its old pod
+// and the new one; the sync after the new pod becomes available deletes
+// the old one (upstream: rollingUpdate visits every node holding pods).
+// plantest.Rollout took the first quiet sync for convergence and failed;
+// found by TestRolloutStateMachine.
+func TestRolloutWaitsForASurgedPodOnATaintedNode(t *testing.T) {
+	c := running(t, surgeStrategy(1), plainNodes(2))
+	c.Update(template("v2"), "")
+	for range 10 {
+		p := syncOnce(t, c)
+		if len(p.Create) == 1 && p.Create[0].Node == "node-1" {
+			break
+		}
+		c.Advance(c.ReadyAfter)
+	}
+	c.Nodes[1].Taints = []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}
+	quiet := syncOnce(t, c)
+	require.Equal(t, "nothing", syncCount(quiet), "the new pod on node-1 is not available yet")
+	require.True(t, quiet.Rollout.Done, "node-1 is no longer desired, node-0 is updated")
+
+	plantest.Rollout(t, c, plantest.RolloutOptions{})
+	require.Equal(t, map[string]int{"v2": 2}, images(c), "node-1 keeps only its new pod")
 }
