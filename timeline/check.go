@@ -14,7 +14,7 @@ import (
 //     desired, unavailable what the others leave (desired - available,
 //     never below 0), budgets not negative;
 //  3. each node's intervals start at 0, end at Duration, each begins
-//     where the previous ended, none runs backwards, and no two
+//     where the previous ended, none but the last is empty, and no two
 //     neighbours hold the same pods in the same states;
 //  4. nodes are sorted by name, without duplicates;
 //  5. the outcome is Converged without a Stall, or Stalled with one.
@@ -49,8 +49,8 @@ func (t *Timeline) Check() error {
 			bad("node %q: ends at %v, want %v", n.Name, end, t.Duration)
 		}
 		for j, v := range iv {
-			if v.To < v.From {
-				bad("node %q interval %d: %v to %v runs backwards", n.Name, j, v.From, v.To)
+			if v.To < v.From || v.To == v.From && j+1 < len(iv) {
+				bad("node %q interval %d: %v to %v is empty or runs backwards", n.Name, j, v.From, v.To)
 			}
 			if j > 0 && v.From != iv[j-1].To {
 				bad("node %q interval %d: starts at %v, the previous ended at %v", n.Name, j, v.From, iv[j-1].To)

@@ -55,8 +55,9 @@ type Pod struct {
 
 // Interval is a stretch of time during which a node's pods and their
 // states do not change. From and To are offsets from Timeline.Start; the
-// last interval of every node ends at Timeline.Duration (when that is
-// zero, the one interval is empty). Pods is empty while the node has no
+// last interval of every node ends at Timeline.Duration, and is the only
+// one that may be empty: it holds the final state, which may begin at the
+// last sync. Pods is empty while the node has no
 // pod of the DaemonSet, sorted by creation (then name) otherwise: two pods
 // while a surge replaces one.
 type Interval struct {
@@ -331,10 +332,6 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	var kind StallKind
 	done := false
 	for {
-		if len(r.tl.Syncs) >= opts.MaxSyncs {
-			kind = SyncLimit
-			break
-		}
 		plan, err := c.Sync()
 		if err != nil {
 			return nil, err
@@ -351,6 +348,10 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			if !done {
 				kind = Stuck
 			}
+			break
+		}
+		if len(r.tl.Syncs) >= opts.MaxSyncs {
+			kind = SyncLimit
 			break
 		}
 		if r.at()+wait > opts.MaxDuration {
