@@ -11,5 +11,7 @@
 // to do. It does no I/O and reads no clock; the simulated clock starts at
 // the input's Now.
 //
-// Entry points: Diff, and Report.Table to render a report for people.
+// Entry points: Diff, Report.Table to render a report for people, and Edit,
+// the edited input Diff starts from (what the API server stores), for
+// callers that simulate it themselves (package timeline).
 package whatif

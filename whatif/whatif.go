@@ -124,7 +124,7 @@ type Options struct {
 }
 
 // ErrNoDaemonSet is returned when before has no DaemonSet.
-var ErrNoDaemonSet = errors.New("whatif.Diff: before.DaemonSet is nil")
+var ErrNoDaemonSet = errors.New("whatif: before.DaemonSet is nil")
 
 // Diff reports what editing before into after does, node by node, and how
 // many rolling-update steps it takes under the edited budgets.
@@ -156,7 +156,7 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	if opts.MaxSyncs <= 0 {
 		opts.MaxSyncs = 10000
 	}
-	edited := edit(before, after)
+	edited, _ := Edit(before, after)
 
 	c := sim.Load(edited)
 	c.ReadyAfter = opts.ReadyAfter
@@ -205,10 +205,15 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// edit builds the edited input: after's DaemonSet and nodes on before's
-// pods, revisions, clock and backoff, with the API server's generation
-// bumps.
-func edit(before, after daemonplan.Input) daemonplan.Input {
+// Edit returns the edited input Diff simulates: after's DaemonSet and
+// nodes (each nil keeps before's) on before's pods, revisions, clock and
+// backoff, with the API server's generation bumps (see Diff), and
+// ExpectationsPending false. Neither input is changed; the DaemonSet
+// returned is a copy. The error is ErrNoDaemonSet.
+func Edit(before, after daemonplan.Input) (daemonplan.Input, error) {
+	if before.DaemonSet == nil {
+		return daemonplan.Input{}, ErrNoDaemonSet
+	}
 	out := before
 	out.ExpectationsPending = false
 	if after.Nodes != nil {
@@ -216,7 +221,7 @@ func edit(before, after daemonplan.Input) daemonplan.Input {
 	}
 	if after.DaemonSet == nil {
 		out.DaemonSet = before.DaemonSet.DeepCopy()
-		return out
+		return out, nil
 	}
 	old, ds := before.DaemonSet, after.DaemonSet.DeepCopy()
 	ds.Status = old.Status.DeepCopy()
@@ -239,7 +244,7 @@ func edit(before, after daemonplan.Input) daemonplan.Input {
 		}
 	}
 	out.DaemonSet = ds
-	return out
+	return out, nil
 }
 
 // budgetsOf resolves the rolling update's budgets of ds against the

@@ -9,5 +9,8 @@
 // (statusChanged, hash, keep, skippedCreates, skippedDeletes, requeueAfter,
 // backoff, and revisions.release) carry the rest of the plan.
 //
+// Simulation is the document `daemonplan simulate -o json` prints: a
+// rollout simulated to convergence or to a stall (package timeline).
+//
 // It owns no logic: planner.JSON fills a Plan.
 package schema

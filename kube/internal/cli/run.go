@@ -44,6 +44,7 @@ cluster.
   %[1]s plan -f cluster.yaml
   %[1]s explain -f cluster.yaml node-017
   %[1]s overhead -f all.yaml --node-file new-node.yaml
+  %[1]s simulate -f cluster.yaml --ds-file node-agent-v2.yaml --html rollout.html
   kubectl get ds,nodes,pods,controllerrevisions -o yaml | %[1]s plan -f - --ds node-agent
 
 Exit status:
@@ -116,7 +117,7 @@ func (c *cli) root() *cobra.Command {
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("a command is required: plan, explain or overhead")
+			return usagef("a command is required: plan, explain, overhead or simulate")
 		},
 	}
 	root.SetVersionTemplate(c.name + " version {{.Version}}\n")
@@ -125,7 +126,7 @@ func (c *cli) root() *cobra.Command {
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd())
+	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd())
 	return root
 }
 

@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/schema"
+	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/timeline"
+	"github.com/daemonplan/daemonplan/whatif"
+)
+
+var simulateOutputs = []string{"table", "json"}
+
+// simulateOptions are the parsed flags of "simulate".
+type simulateOptions struct {
+	common
+	dsFile      string
+	readyAfter  time.Duration
+	failRate    float64
+	seed        uint64
+	html        string
+	output      string
+	maxSyncs    int
+	maxDuration time.Duration
+	terminating time.Duration
+}
+
+func (c *cli) simulateCmd() *cobra.Command {
+	o := simulateOptions{output: "table", readyAfter: 30 * time.Second, seed: 1, maxSyncs: 1000, maxDuration: 24 * time.Hour, terminating: 30 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
+		Short: "Simulate a rollout sync by sync to convergence or to a stall, and draw its timeline",
+		Long: `Drive the DaemonSet's rollout through an in-memory cluster, sync by sync, as
+the controller would: each sync's creates and deletes are applied at once, new
+pods become Ready --ready-after after they are created (or fail, at
+--fail-rate), and the clock jumps to the next pod becoming Ready or the next
+requeue. It stops when a sync writes nothing, nothing is left to wait for and
+the rollout is done (converged), or when it cannot go on (stalled: the nodes
+that hold the rollout and why are named), or at --max-syncs or
+--max-duration. Nothing is written to any cluster.
+
+With --ds-file the cluster's DaemonSet is replaced by the one in that file,
+as the API server would store the update (the generation and the template
+generation go up when the spec and template change; the status is kept), and
+that rollout is simulated. Without it the cluster as found is driven on.
+
+Pods already in the cluster that are Pending become Ready --ready-after after
+their creation; pods Running but not Ready stay so; pods terminating go
+--terminating after the start. Failures are decided per
+pod by --seed and the pod's name, so a run is reproducible. docs/timeline.md
+states the rules.
+
+  %[1]s simulate -f cluster.yaml --ds-file agent-v2.yaml --ready-after 45s --html rollout.html
+  %[1]s simulate -f cluster.yaml --fail-rate 0.05 --seed 7 -o json
+
+Output formats (-o):
+  table  one row per sync (time offset, creates, deletes, updated, available,
+         desired, unavailable), then the outcome (default)
+  json   the simulation document (package kube/schema, type Simulation):
+         {"daemonSet", "outcome", "summary", "stall", "duration", "steps",
+         "syncs":[...], "revisions":[...], "nodes":[{"name", "intervals":
+         [{"from", "to", "pods":[{"name", "hash", "state"}]}], "failures"}]}
+
+Exit status is 0 when the simulation ran, whether it converged or stalled
+(the outcome is printed); 1 for bad input, 2 for a usage error.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("simulate: unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.simulate(&o)
+		},
+	}
+	cmd.Long = fmt.Sprintf(cmd.Long, c.name)
+	addCommon(cmd, &o.common)
+	f := cmd.Flags()
+	f.StringVar(&o.dsFile, "ds-file", "", "a file holding one DaemonSet, the new spec of the input's DaemonSet\n(same namespace and name): simulate its rollout")
+	f.DurationVar(&o.readyAfter, "ready-after", o.readyAfter, "how long a new pod takes to become Ready (or to fail)")
+	f.Float64Var(&o.failRate, "fail-rate", 0, "the share of new pods that fail instead of becoming Ready, 0 to 1")
+	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail (with --fail-rate)")
+	f.StringVar(&o.html, "html", "", "also write the timeline to this file: one self-contained HTML page")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(simulateOutputs, "|"))
+	f.IntVar(&o.maxSyncs, "max-syncs", o.maxSyncs, "stop after this many syncs")
+	f.DurationVar(&o.terminating, "terminating", o.terminating, "how long the pods found terminating (deletionTimestamp set) take to go;\n0 keeps them forever")
+	f.DurationVar(&o.maxDuration, "max-duration", o.maxDuration, "stop when the simulated clock would pass this")
+	return cmd
+}
+
+// simulate runs "simulate" with parsed options.
+func (c *cli) simulate(o *simulateOptions) error {
+	switch {
+	case !slices.Contains(simulateOutputs, o.output):
+		return usagef("simulate: -o %q: want one of %s", o.output, strings.Join(simulateOutputs, ", "))
+	case o.readyAfter <= 0:
+		return usagef("simulate: --ready-after %v: want a positive duration", o.readyAfter)
+	case !(o.failRate >= 0 && o.failRate <= 1):
+		return usagef("simulate: --fail-rate %v: want a number from 0 to 1", o.failRate)
+	case o.maxSyncs <= 0:
+		return usagef("simulate: --max-syncs %d: want a positive number", o.maxSyncs)
+	case o.terminating < 0:
+		return usagef("simulate: --terminating %v: want a duration of 0 or more", o.terminating)
+	case o.maxDuration <= 0:
+		return usagef("simulate: --max-duration %v: want a positive duration", o.maxDuration)
+	}
+	in, err := c.load("simulate", &o.common)
+	if err != nil {
+		return err
+	}
+	old := in.cluster.DaemonSet
+	if o.dsFile != "" {
+		nds, err := c.simulateDaemonSet(old, o.dsFile)
+		if err != nil {
+			return err
+		}
+		edited := *in.cluster
+		edited.DaemonSet = nds
+		in.cluster = &edited
+	}
+	// One plan of the (edited) cluster: --strict refuses it here, and its
+	// warnings are printed once.
+	if _, err := c.sync("simulate", in, o.strict); err != nil {
+		return err
+	}
+	cl, err := simulateCluster(in, old, o)
+	if err != nil {
+		return c.fail("simulate: %v", err)
+	}
+	tl, err := timeline.Run(cl, timeline.Options{MaxSyncs: o.maxSyncs, MaxDuration: o.maxDuration, Terminating: o.terminating})
+	if err != nil {
+		return c.fail("simulate: %v", err)
+	}
+	if o.html != "" {
+		if err := writeHTMLFile(o.html, tl); err != nil {
+			return c.fail("simulate: --html: %v", err)
+		}
+	}
+	if o.output == "json" {
+		b, err := json.MarshalIndent(simulationJSON(tl, in, o), "", "  ")
+		if err != nil {
+			return c.fail("simulate: %v", err)
+		}
+		_, err = c.stdout.Write(append(b, '\n'))
+		return err
+	}
+	return writeSimulationTable(c.stdout, tl)
+}
+
+// simulateDaemonSet reads the one DaemonSet of file as the new spec of
+// old: its namespace defaults to old's and its name must be old's; it
+// keeps old's UID, creation time and generation, as an update does.
+func (c *cli) simulateDaemonSet(old *appsv1.DaemonSet, file string) (*appsv1.DaemonSet, error) {
+	objs, _, _, err := c.read("simulate", []string{file})
+	if err != nil {
+		return nil, err
+	}
+	if len(objs.DaemonSets) != 1 {
+		return nil, c.fail("simulate: --ds-file %s: want exactly one DaemonSet, found %d", file, len(objs.DaemonSets))
+	}
+	nds := objs.DaemonSets[0].DeepCopy()
+	if nds.Namespace == "" {
+		nds.Namespace = old.Namespace
+	}
+	if nds.Namespace != old.Namespace || nds.Name != old.Name {
+		return nil, c.fail("simulate: --ds-file %s: DaemonSet %s/%s is not the input's %s/%s", file, nds.Namespace, nds.Name, old.Namespace, old.Name)
+	}
+	nds.UID, nds.CreationTimestamp, nds.Generation = old.UID, old.CreationTimestamp, old.Generation
+	return nds, nil
+}
+
+// simulateCluster converts the input into a sim.Cluster: the DaemonSet
+// edited as the API server stores an update when it is not old, and the
+// options of the plan command.
+func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim.Cluster, error) {
+	cur, err := convert.DaemonSet(in.cluster.DaemonSet)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := convert.HashFunc(in.cluster.DaemonSet, in.version)
+	if err != nil {
+		return nil, err
+	}
+	before := daemonplan.Input{DaemonSet: cur, Nodes: convert.Nodes(in.cluster.Nodes), Pods: convert.Pods(in.cluster.Pods),
+		Revisions: convert.Revisions(in.cluster.Revisions), Now: in.now}
+	start := before
+	if in.cluster.DaemonSet != old {
+		if before.DaemonSet, err = convert.DaemonSet(old); err != nil {
+			return nil, err
+		}
+		if start, err = whatif.Edit(before, daemonplan.Input{DaemonSet: cur}); err != nil {
+			return nil, err
+		}
+	}
+	cl := sim.Load(start)
+	cl.ReadyAfter = o.readyAfter
+	opts := daemonplan.Options{Hash: hash}
+	opts.Placement.Taints.ComparisonOperators = in.comparison
+	if k := in.kruise; k != nil {
+		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
+	}
+	cl.Options = opts
+	if o.failRate > 0 {
+		cl.FateOf = timeline.Failures(o.failRate, o.seed)
+	}
+	return cl, nil
+}
+
+// writeHTMLFile writes the timeline page to path.
+func writeHTMLFile(path string, tl *timeline.Timeline) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := timeline.WriteHTML(f, tl, timeline.HTMLOptions{}); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeSimulationTable prints one row per sync, then the outcome.
+func writeSimulationTable(w io.Writer, tl *timeline.Timeline) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(tw, "SYNC\tTIME\tCREATES\tDELETES\tUPDATED\tAVAILABLE\tDESIRED\tUNAVAILABLE")
+	for i, s := range tl.Syncs {
+		fmt.Fprintf(tw, "%d\t+%v\t%d\t%d\t%d\t%d\t%d\t%d\n", i+1, s.At, s.Creates, s.Deletes, s.Updated, s.Available, s.Desired, s.Unavailable)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	budget := ""
+	if n := len(tl.Syncs); n > 0 && tl.Strategy == "RollingUpdate" {
+		budget = fmt.Sprintf(", maxUnavailable %d, maxSurge %d", tl.Syncs[n-1].MaxUnavailable, tl.Syncs[n-1].MaxSurge)
+	}
+	_, err := fmt.Fprintf(w, "\npredicted duration %v (%s%s)\n%s\n", tl.Duration, tl.Strategy, budget, tl.Summary())
+	return err
+}
+
+// simulationJSON renders a timeline as the document of -o json.
+func simulationJSON(tl *timeline.Timeline, in *input, o *simulateOptions) schema.Simulation {
+	doc := schema.Simulation{
+		DaemonSet:         schema.Ref{Namespace: tl.Namespace, Name: tl.Name},
+		KubernetesVersion: in.version.String(),
+		Strategy:          string(tl.Strategy),
+		Start:             tl.Start.UTC().Format(time.RFC3339),
+		ReadyAfter:        o.readyAfter.String(),
+		FailRate:          o.failRate,
+		Seed:              o.seed,
+		Outcome:           tl.Outcome.String(),
+		Summary:           tl.Summary(),
+		Duration:          tl.Duration.String(),
+		Steps:             tl.Steps,
+		Outdated:          tl.Outdated,
+		Syncs:             []schema.SimulationSync{},
+		Revisions:         []schema.SimulationRevision{},
+		Nodes:             []schema.SimulationNode{},
+	}
+	if s := tl.Stall; s != nil {
+		st := &schema.Stall{Kind: s.Kind.String(), Message: s.String(), Budget: s.Budget, Held: s.Held.String(), Holders: []schema.StallHolder{}}
+		for _, h := range s.Holders {
+			st.Holders = append(st.Holders, schema.StallHolder{Node: h.Node, Pod: h.Pod, Why: h.Why})
+		}
+		doc.Stall = st
+	}
+	for _, s := range tl.Syncs {
+		doc.Syncs = append(doc.Syncs, schema.SimulationSync{At: s.At.String(), Creates: s.Creates, Deletes: s.Deletes,
+			Desired: s.Desired, Updated: s.Updated, Available: s.Available, Unavailable: s.Unavailable,
+			MaxUnavailable: s.MaxUnavailable, MaxSurge: s.MaxSurge})
+	}
+	for _, r := range tl.Revisions {
+		doc.Revisions = append(doc.Revisions, schema.SimulationRevision{Hash: r.Hash, Revision: r.Number, Current: r.Current})
+	}
+	for _, n := range tl.Nodes {
+		sn := schema.SimulationNode{Name: n.Name, Intervals: []schema.SimulationSpan{}, Failures: []schema.SimulationFailure{}}
+		for _, iv := range n.Intervals {
+			sp := schema.SimulationSpan{From: iv.From.String(), To: iv.To.String(), Pods: []schema.SimulationPod{}}
+			for _, p := range iv.Pods {
+				sp.Pods = append(sp.Pods, schema.SimulationPod{Name: p.Name, Hash: p.Hash, State: p.State.String()})
+			}
+			sn.Intervals = append(sn.Intervals, sp)
+		}
+		for _, f := range n.Failures {
+			sn.Failures = append(sn.Failures, schema.SimulationFailure{At: f.At.String(), Pod: f.Pod})
+		}
+		doc.Nodes = append(doc.Nodes, sn)
+	}
+	return doc
+}

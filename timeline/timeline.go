@@ -1,0 +1,691 @@
+package timeline
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/sim"
+)
+
+// State is the state of one pod on a node.
+type State uint8
+
+// The states of a pod.
+const (
+	// NotReady: Pending, or Running without the Ready condition.
+	NotReady State = iota + 1
+	// Ready: Running and Ready.
+	Ready
+	// Failed: terminal (Failed or Succeeded). The controller deletes such
+	// a pod at once; the node's interval stays Failed, naming that pod,
+	// until the replacement is created after the failed-pod backoff.
+	Failed
+	// Deleting: the pod has a deletion timestamp (only pods found so by
+	// sim.Load: sim deletes at once).
+	Deleting
+)
+
+var stateNames = [...]string{NotReady: "NotReady", Ready: "Ready", Failed: "Failed", Deleting: "Deleting"}
+
+// String returns the state's stable name.
+func (s State) String() string {
+	if int(s) < len(stateNames) && stateNames[s] != "" {
+		return stateNames[s]
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Pod is one pod of a node during an interval.
+type Pod struct {
+	Name string
+	// Hash is the pod's controller-revision-hash label.
+	Hash  string
+	State State
+}
+
+// Interval is a stretch of time during which a node's pods and their
+// states do not change. From and To are offsets from Timeline.Start; the
+// last interval of every node ends at Timeline.Duration, and is the only
+// one that may be empty: it holds the final state, which may begin at the
+// last sync. Pods is empty while the node has no
+// pod of the DaemonSet, sorted by creation (then name) otherwise: two pods
+// while a surge replaces one.
+type Interval struct {
+	From, To time.Duration
+	Pods     []Pod
+}
+
+// Node is one node's history.
+type Node struct {
+	Name string
+	// Intervals are contiguous, in time order, from 0 to Timeline.Duration;
+	// two neighbours never hold the same pods in the same states.
+	Intervals []Interval
+	// Failures are the pods that failed on the node, in time order. A
+	// failed pod the controller replaces in the same sync (outside the
+	// backoff) leaves no Failed interval: only this record.
+	Failures []Failure
+}
+
+// Failure is a pod seen failed.
+type Failure struct {
+	// At is when the pod was seen failed, an offset from Timeline.Start.
+	At  time.Duration
+	Pod string
+}
+
+// Sync is one simulated sync.
+type Sync struct {
+	// At is the sync's time, an offset from Timeline.Start.
+	At time.Duration
+	// Creates and Deletes count the pods the sync wrote.
+	Creates, Deletes int
+	// Desired, Updated, Available and Unavailable are the status after
+	// the sync (desiredNumberScheduled, updatedNumberScheduled,
+	// numberAvailable, numberUnavailable).
+	Desired, Updated, Available, Unavailable int
+	// MaxUnavailable and MaxSurge are the rolling update's budgets scaled
+	// against Desired; zero for OnDelete.
+	MaxUnavailable, MaxSurge int
+}
+
+// Revision is a revision whose pods appear in the timeline.
+type Revision struct {
+	Hash string
+	// Number is the ControllerRevision's revision; 0 when the cluster
+	// holds no revision of that hash.
+	Number int64
+	// Current is the revision the DaemonSet rolls out (the last plan's
+	// hash).
+	Current bool
+}
+
+// Outcome is how the simulation ended.
+type Outcome uint8
+
+// The outcomes.
+const (
+	// Converged: a sync wrote nothing, nothing is left to wait for and
+	// the rollout is done.
+	Converged Outcome = iota + 1
+	// Stalled: the simulation stopped without converging (Timeline.Stall
+	// says why).
+	Stalled
+)
+
+var outcomeNames = [...]string{Converged: "Converged", Stalled: "Stalled"}
+
+// String returns the outcome's stable name.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// StallKind is why a simulation stalled.
+type StallKind uint8
+
+// The kinds of stall.
+const (
+	// Stuck: a sync wrote nothing, nothing is left to wait for, and the
+	// rollout is not done.
+	Stuck StallKind = iota + 1
+	// SyncLimit: Options.MaxSyncs syncs ran.
+	SyncLimit
+	// TimeLimit: the simulated clock reached Options.MaxDuration.
+	TimeLimit
+)
+
+var stallNames = [...]string{Stuck: "Stuck", SyncLimit: "SyncLimit", TimeLimit: "TimeLimit"}
+
+// String returns the kind's stable name.
+func (k StallKind) String() string {
+	if int(k) < len(stallNames) && stallNames[k] != "" {
+		return stallNames[k]
+	}
+	return "StallKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Holder is a node that holds a stalled rollout back.
+type Holder struct {
+	Node string
+	// Pod is the pod the node holds ("" for none).
+	Pod string
+	// Why says it in a few words: "pod never became Ready", "pod failed 3
+	// times", "no pod".
+	Why string
+}
+
+// Stall names why the rollout did not converge.
+type Stall struct {
+	Kind StallKind
+	// Holders are the nodes that hold the rollout back, sorted by name:
+	// each runs a pod that is not available (and none of the current
+	// revision that is), or should run a pod and has none.
+	Holders []Holder
+	// Budget says which budget the holders use up, e.g. "maxUnavailable 1
+	// used up", or "" when none is.
+	Budget string
+	// Held is what held the rolling update back (rollout.Progress.Held),
+	// NotHeld for none.
+	Held rollout.Hold
+}
+
+// String renders the stall in one line, e.g. "stalled: node-3 pod
+// agent-bbbbc never became Ready; maxUnavailable 1 used up".
+func (s *Stall) String() string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	switch s.Kind {
+	case SyncLimit:
+		b.WriteString("stopped at the sync limit")
+	case TimeLimit:
+		b.WriteString("stopped at the time limit")
+	default:
+		b.WriteString("stalled")
+	}
+	var parts []string
+	const shown = 3
+	for i, h := range s.Holders {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("and %d more nodes", len(s.Holders)-shown))
+			break
+		}
+		if h.Pod != "" {
+			parts = append(parts, h.Node+" pod "+h.Pod+" "+h.Why)
+		} else {
+			parts = append(parts, h.Node+" "+h.Why)
+		}
+	}
+	if len(parts) > 0 {
+		b.WriteString(": " + strings.Join(parts, ", "))
+	}
+	if s.Budget != "" {
+		b.WriteString("; " + s.Budget)
+	}
+	if s.Held != rollout.NotHeld {
+		b.WriteString("; held: " + s.Held.String())
+	}
+	if len(s.Holders) == 0 && s.Budget == "" && s.Held == rollout.NotHeld {
+		b.WriteString(": the rollout is not done and nothing is left to wait for")
+	}
+	return b.String()
+}
+
+// Timeline is a recorded simulation.
+type Timeline struct {
+	// Namespace and Name name the DaemonSet.
+	Namespace, Name string
+	// Strategy is the DaemonSet's update strategy.
+	Strategy api.StrategyType
+	// Start is the simulated clock when Run began; Duration how long the
+	// simulation ran in simulated time (up to the last sync).
+	Start    time.Time
+	Duration time.Duration
+	// Syncs are the syncs in order; Steps counts those that created or
+	// deleted pods.
+	Syncs []Sync
+	Steps int
+	// Nodes are the cluster's nodes, sorted by name.
+	Nodes []Node
+	// Revisions are the revisions whose pods appear, by number then hash.
+	Revisions []Revision
+	Outcome   Outcome
+	// Stall is set when Outcome is Stalled.
+	Stall *Stall
+	// Outdated counts, at the end, the nodes that run a pod of another
+	// revision than the current one: pods an OnDelete strategy replaces
+	// only once they are deleted.
+	Outdated int
+}
+
+// Summary renders the outcome in one line: "converged in 1m30s: 6 steps,
+// 8 syncs" or "stalled after 40s (5 syncs): node-3 pod ... never became
+// Ready; maxUnavailable 1 used up".
+func (t *Timeline) Summary() string {
+	if t.Outcome == Converged {
+		s := fmt.Sprintf("converged in %v: %d steps, %d syncs", t.Duration, t.Steps, len(t.Syncs))
+		if t.Outdated > 0 {
+			s += fmt.Sprintf("; %d outdated pods left (%s: replaced once deleted)", t.Outdated, t.Strategy)
+		}
+		return s
+	}
+	head, rest, _ := strings.Cut(t.Stall.String(), ":")
+	s := fmt.Sprintf("%s after %v (%d steps, %d syncs)", head, t.Duration, t.Steps, len(t.Syncs))
+	if rest != "" {
+		s += ":" + rest
+	}
+	return s
+}
+
+// Options bound Run.
+type Options struct {
+	// MaxSyncs bounds the syncs; 0 means 1,000.
+	MaxSyncs int
+	// MaxDuration bounds the simulated time; 0 means 24 hours.
+	MaxDuration time.Duration
+	// Terminating is how long the pods found being deleted at the start
+	// take to go (their grace period); 0 means they never go, and a node
+	// whose pod never goes holds the rollout. Pods the simulation deletes
+	// go at once.
+	Terminating time.Duration
+}
+
+// ErrNoCluster is returned for a nil cluster.
+var ErrNoCluster = errors.New("timeline.Run: nil cluster")
+
+// Run drives c until its rollout converges or stalls, and returns the
+// recording. c is the simulation's state: Run changes it, and on return it
+// holds the final state. Each round (docs/timeline.md):
+//
+//  1. Sync: plan at the current time and apply the plan.
+//  2. If the sync created or deleted nothing and nothing is left to wait
+//     for (no pod due to become Ready or fail, no requeue), stop:
+//     converged when the rollout is done (for OnDelete, always), stalled
+//     (Stuck) otherwise.
+//  3. Advance the clock to the next pod due to become Ready or fail, the
+//     plan's requeue, or the end of Options.Terminating, whichever comes
+//     first (not at all when the sync wrote and nothing is due: the next
+//     sync runs at once).
+//
+// Run stops as SyncLimit after Options.MaxSyncs syncs, and as TimeLimit
+// when the next event lies beyond Options.MaxDuration. The error is a sync
+// error (bad input): the timeline up to it is not returned.
+func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
+	if c == nil {
+		return nil, ErrNoCluster
+	}
+	if opts.MaxSyncs <= 0 {
+		opts.MaxSyncs = 1000
+	}
+	if opts.MaxDuration <= 0 {
+		opts.MaxDuration = 24 * time.Hour
+	}
+	r := newRecorder(c)
+	var gone time.Time // when the pods being deleted go; zero for never
+	if opts.Terminating > 0 && slices.ContainsFunc(c.Pods, func(p api.Pod) bool { return p.Deleting }) {
+		gone = c.Now.Add(opts.Terminating)
+	}
+	advance := func(d time.Duration) {
+		c.Advance(d)
+		if !gone.IsZero() && !c.Now.Before(gone) {
+			c.Pods = slices.DeleteFunc(c.Pods, func(p api.Pod) bool { return p.Deleting })
+			gone = time.Time{}
+		}
+	}
+	advance(0) // pending pods due by now are Ready
+	r.observe()
+	var last daemonplan.Plan
+	var kind StallKind
+	done := false
+	for {
+		plan, err := c.Sync()
+		if err != nil {
+			return nil, err
+		}
+		last = plan
+		r.sync(plan)
+		wrote := len(plan.Create)+len(plan.Delete) > 0
+		wait := nextEvent(c, plan)
+		if d := gone.Sub(c.Now); !gone.IsZero() && (wait == 0 || d < wait) {
+			wait = d
+		}
+		if !wrote && wait == 0 {
+			done = rolloutDone(c, plan)
+			if !done {
+				kind = Stuck
+			}
+			break
+		}
+		if len(r.tl.Syncs) >= opts.MaxSyncs {
+			kind = SyncLimit
+			break
+		}
+		if r.at()+wait > opts.MaxDuration {
+			kind = TimeLimit
+			break
+		}
+		advance(wait)
+		r.observe()
+	}
+	return r.finish(last, done, kind), nil
+}
+
+// rolloutDone reports that kubectl rollout status would stop waiting: all
+// desired pods updated and available. OnDelete has no rollout to wait for.
+func rolloutDone(c *sim.Cluster, plan daemonplan.Plan) bool {
+	if c.DaemonSet.UpdateStrategy.Type != api.RollingUpdate {
+		return true
+	}
+	st := plan.Status
+	return plan.Rollout.Done && st.UpdatedNumberScheduled == st.DesiredNumberScheduled &&
+		st.NumberAvailable == st.DesiredNumberScheduled
+}
+
+// nextEvent is how long until something can change without a write: the
+// next pending pod due to become Ready or fail, or the plan's requeue.
+// Zero means nothing will.
+func nextEvent(c *sim.Cluster, plan daemonplan.Plan) time.Duration {
+	next := max(plan.RequeueAfter, 0)
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.Phase != api.PodPending || p.Namespace != c.DaemonSet.Namespace {
+			continue
+		}
+		if d := p.Created.Add(c.ReadyAfter).Sub(c.Now); d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	return next
+}
+
+// recorder builds a Timeline while Run drives the cluster.
+type recorder struct {
+	c  *sim.Cluster
+	tl *Timeline
+	// index maps node name to its position in tl.Nodes.
+	index map[string]int
+	// failed is, per node without a pod, the failed pod it last had.
+	failed map[string]Pod
+	// last are the pods each node had at the last observation.
+	last    [][]Pod
+	numbers map[string]int64
+	hashes  map[string]bool
+}
+
+func newRecorder(c *sim.Cluster) *recorder {
+	r := &recorder{c: c, index: map[string]int{}, failed: map[string]Pod{},
+		numbers: map[string]int64{}, hashes: map[string]bool{}}
+	r.tl = &Timeline{Namespace: c.DaemonSet.Namespace, Name: c.DaemonSet.Name,
+		Strategy: c.DaemonSet.UpdateStrategy.Type, Start: c.Now}
+	names := make([]string, 0, len(c.Nodes))
+	for i := range c.Nodes {
+		names = append(names, c.Nodes[i].Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	r.tl.Nodes = make([]Node, len(names))
+	r.last = make([][]Pod, len(names))
+	for i, n := range names {
+		r.tl.Nodes[i].Name = n
+		r.index[n] = i
+	}
+	return r
+}
+
+func (r *recorder) at() time.Duration { return r.c.Now.Sub(r.tl.Start) }
+
+// owned reports whether p is a pod of the simulated DaemonSet.
+func (r *recorder) owned(p *api.Pod) bool {
+	ds := &r.c.DaemonSet
+	return p.Namespace == ds.Namespace && p.Controller != nil && p.Controller.UID == ds.UID
+}
+
+// podsByNode returns the DaemonSet's pods on each recorded node, sorted by
+// creation then name.
+func (r *recorder) podsByNode() [][]*api.Pod {
+	out := make([][]*api.Pod, len(r.tl.Nodes))
+	for i := range r.c.Pods {
+		p := &r.c.Pods[i]
+		if !r.owned(p) {
+			continue
+		}
+		node, err := api.TargetNodeName(p)
+		if err != nil {
+			continue
+		}
+		if j, ok := r.index[node]; ok {
+			out[j] = append(out[j], p)
+		}
+	}
+	for _, pods := range out {
+		slices.SortFunc(pods, func(a, b *api.Pod) int {
+			return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
+		})
+	}
+	return out
+}
+
+func stateOf(p *api.Pod) State {
+	switch {
+	case p.Deleting:
+		return Deleting
+	case api.IsTerminal(p):
+		return Failed
+	case p.Ready && p.Phase == api.PodRunning:
+		return Ready
+	}
+	return NotReady
+}
+
+// observe records every node's pods at the current time.
+func (r *recorder) observe() {
+	at := r.at()
+	for i, pods := range r.podsByNode() {
+		var cur []Pod
+		for _, p := range pods {
+			pp := Pod{Name: p.Name, Hash: p.Labels[api.LabelRevisionHash], State: stateOf(p)}
+			r.hashes[pp.Hash] = true
+			cur = append(cur, pp)
+		}
+		name := r.tl.Nodes[i].Name
+		if len(cur) > 0 {
+			delete(r.failed, name)
+		} else {
+			// A failed pod the sync deleted: the node stays Failed
+			// until its replacement is created.
+			for _, p := range r.last[i] {
+				if p.State == Failed {
+					r.failed[name] = p
+				}
+			}
+			if f, ok := r.failed[name]; ok {
+				cur = []Pod{f}
+			}
+		}
+		for _, p := range cur {
+			if p.State == Failed && !slices.ContainsFunc(r.last[i], func(q Pod) bool { return q.Name == p.Name && q.State == Failed }) {
+				r.tl.Nodes[i].Failures = append(r.tl.Nodes[i].Failures, Failure{At: at, Pod: p.Name})
+			}
+		}
+		r.last[i] = cur
+		r.add(&r.tl.Nodes[i], at, cur)
+	}
+}
+
+// add records that n holds pods from at on.
+func (r *recorder) add(n *Node, at time.Duration, pods []Pod) {
+	iv := n.Intervals
+	if k := len(iv); k > 0 {
+		if slices.Equal(iv[k-1].Pods, pods) {
+			return
+		}
+		if iv[k-1].From == at {
+			// Zero length: what held at this instant was replaced at once.
+			n.Intervals = iv[:k-1]
+			if k > 1 && slices.Equal(iv[k-2].Pods, pods) {
+				return
+			}
+		}
+	}
+	n.Intervals = append(n.Intervals, Interval{From: at, Pods: pods})
+}
+
+// sync records one sync and the state it leaves.
+func (r *recorder) sync(plan daemonplan.Plan) {
+	st := plan.Status
+	s := Sync{At: r.at(), Creates: len(plan.Create), Deletes: len(plan.Delete),
+		Desired: int(st.DesiredNumberScheduled), Updated: int(st.UpdatedNumberScheduled),
+		Available: int(st.NumberAvailable), Unavailable: int(st.NumberUnavailable)}
+	if r.c.DaemonSet.UpdateStrategy.Type == api.RollingUpdate {
+		ds := api.Default(&r.c.DaemonSet)
+		if b, err := rollout.ResolveBudgets(&ds, s.Desired); err == nil {
+			s.MaxUnavailable, s.MaxSurge = b.MaxUnavailable, b.MaxSurge
+		}
+	}
+	if s.Creates+s.Deletes > 0 {
+		r.tl.Steps++
+	}
+	r.tl.Syncs = append(r.tl.Syncs, s)
+	for _, rv := range r.c.Revisions {
+		if h := rv.Labels[api.LabelRevisionHash]; h != "" {
+			r.numbers[h] = rv.Revision
+		}
+	}
+	r.observe()
+}
+
+// finish closes the intervals, lists the revisions and names the outcome.
+func (r *recorder) finish(last daemonplan.Plan, done bool, kind StallKind) *Timeline {
+	tl := r.tl
+	tl.Duration = r.at()
+	for i := range tl.Nodes {
+		iv := tl.Nodes[i].Intervals
+		for j := range iv {
+			if j+1 < len(iv) {
+				iv[j].To = iv[j+1].From
+			} else {
+				iv[j].To = tl.Duration
+			}
+		}
+	}
+	if last.Hash != "" {
+		r.hashes[last.Hash] = true
+	}
+	for h := range r.hashes {
+		if h != "" {
+			tl.Revisions = append(tl.Revisions, Revision{Hash: h, Number: r.numbers[h], Current: h == last.Hash})
+		}
+	}
+	slices.SortFunc(tl.Revisions, func(a, b Revision) int {
+		return cmp.Or(cmp.Compare(a.Number, b.Number), cmp.Compare(a.Hash, b.Hash))
+	})
+	for i := range tl.Nodes {
+		for _, p := range r.last[i] {
+			if p.State != Failed && p.Hash != last.Hash {
+				tl.Outdated++
+				break
+			}
+		}
+	}
+	if done {
+		tl.Outcome = Converged
+		return tl
+	}
+	tl.Outcome = Stalled
+	tl.Stall = r.stall(last, kind)
+	return tl
+}
+
+// stall names the nodes that hold the rollout and the budget they use up.
+func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
+	s := &Stall{Kind: kind, Held: last.Progress.Held}
+	should := map[string]bool{}
+	for _, d := range last.Nodes {
+		if d.ShouldRun {
+			should[d.Node] = true
+		}
+	}
+	ds := &r.c.DaemonSet
+	gen := api.TemplateGeneration(ds)
+	for i, pods := range r.podsByNode() {
+		n := r.tl.Nodes[i]
+		if h, ok := r.holder(n, pods, last.Hash, gen, should[n.Name]); ok {
+			s.Holders = append(s.Holders, h)
+		}
+	}
+	if len(r.tl.Syncs) > 0 && ds.UpdateStrategy.Type == api.RollingUpdate {
+		sy := r.tl.Syncs[len(r.tl.Syncs)-1]
+		switch {
+		case len(s.Holders) == 0:
+		case sy.MaxSurge > 0 && len(s.Holders) >= sy.MaxSurge:
+			s.Budget = fmt.Sprintf("maxSurge %d used up", sy.MaxSurge)
+		case sy.MaxSurge == 0 && len(s.Holders) >= sy.MaxUnavailable:
+			s.Budget = fmt.Sprintf("maxUnavailable %d used up", sy.MaxUnavailable)
+		}
+	}
+	return s
+}
+
+// holder tells whether a node holds the rollout: it runs a live pod that
+// is not available while none of its pods is available and updated (the
+// rolling update counts it as unavailable, whether or not the node should
+// still run a pod), or it should run a pod and has no live one. A node
+// whose pods are available but outdated waits for the budget and holds
+// nothing.
+func (r *recorder) holder(n Node, pods []*api.Pod, hash string, gen *int64, should bool) (Holder, bool) {
+	ds := &r.c.DaemonSet
+	var live []*api.Pod
+	failed, deleting := "", ""
+	for _, p := range pods {
+		switch {
+		case p.Deleting:
+			deleting = p.Name
+		case api.IsTerminal(p):
+			failed = p.Name
+		default:
+			live = append(live, p)
+		}
+	}
+	for _, p := range live {
+		if api.IsAvailable(p, ds.MinReadySeconds, r.c.Now) && (hash == "" || api.IsUpdated(p, hash, gen)) {
+			return Holder{}, false
+		}
+	}
+	for j := len(live) - 1; j >= 0; j-- {
+		p := live[j]
+		if api.IsAvailable(p, ds.MinReadySeconds, r.c.Now) {
+			continue
+		}
+		h := Holder{Node: n.Name, Pod: p.Name, Why: "not Ready yet"}
+		switch {
+		case p.Ready:
+			h.Why = "Ready, not yet available (minReadySeconds)"
+		case p.Phase == api.PodRunning || !p.Created.Add(r.c.ReadyAfter).After(r.c.Now):
+			h.Why = "never became Ready"
+		}
+		return h, true
+	}
+	if len(live) > 0 || !should {
+		return Holder{}, false
+	}
+	if f, ok := r.failed[n.Name]; ok && failed == "" {
+		failed = f.Name
+	}
+	if failed == "" && deleting != "" {
+		return Holder{Node: n.Name, Pod: deleting, Why: "is being deleted"}, true
+	}
+	if failed == "" {
+		return Holder{Node: n.Name, Why: "has no pod"}, true
+	}
+	return Holder{Node: n.Name, Pod: failed, Why: fmt.Sprintf("failed (%d failures on the node)", len(n.Failures))}, true
+}
+
+// Failures returns a sim.Cluster.FateOf that fails each new pod with
+// probability rate and lets the others become Ready. A pod's fate depends
+// only on seed and its name (math/rand/v2's PCG seeded with seed and the
+// name's FNV-1a hash): the same seed fails the same pods, in any order of
+// creation. A rate of 0 or less fails none, 1 or more every pod.
+func Failures(rate float64, seed uint64) func(node string, pod *api.Pod) sim.Fate {
+	return func(_ string, pod *api.Pod) sim.Fate {
+		h := fnv.New64a()
+		h.Write([]byte(pod.Name))
+		if rand.New(rand.NewPCG(seed, h.Sum64())).Float64() < rate {
+			return sim.Fail
+		}
+		return sim.BecomeReady
+	}
+}

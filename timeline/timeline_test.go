@@ -1,0 +1,203 @@
+package timeline_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/timeline"
+)
+
+// TestRun: each way a rollout ends, the steps it takes, each node's
+// history and the summary.
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		nodes        int
+		strategy     api.UpdateStrategy
+		fate         func(string, *api.Pod) sim.Fate
+		opts         timeline.Options
+		steps        string
+		rows         map[string]string // only the nodes named
+		summary      string
+	}{{
+		name:     "converges, maxUnavailable 1",
+		reason:   "each node in turn loses its old pod and gets a new one that is Ready 30s later; the last sync writes nothing",
+		nodes:    3,
+		strategy: maxUnavailable(1),
+		steps:    "0s:+0-1 u0 0s:+1-0 u0 30s:+0-1 u1 30s:+1-0 u1 1m0s:+0-1 u2 1m0s:+1-0 u2 1m30s:+0-0 u3",
+		rows: map[string]string{
+			"node-0": "NotReady/r2@0s Ready/r2@30s",
+			"node-2": "Ready/r1@0s NotReady/r2@1m0s Ready/r2@1m30s",
+		},
+		summary: "converged in 1m30s: 6 steps, 7 syncs",
+	}, {
+		name:     "converges, maxSurge 1",
+		reason:   "a surge runs the new pod beside the old one until it is Ready; intervals then hold two pods",
+		nodes:    2,
+		strategy: maxSurge(1),
+		steps:    "0s:+1-0 u0 30s:+0-1 u0 30s:+1-0 u1 1m0s:+0-1 u1 1m0s:+0-0 u2",
+		rows: map[string]string{
+			"node-0": "Ready/r1+NotReady/r2@0s Ready/r2@30s",
+			"node-1": "Ready/r1@0s Ready/r1+NotReady/r2@30s Ready/r2@1m0s",
+		},
+		summary: "converged in 1m0s: 4 steps, 5 syncs",
+	}, {
+		name:     "stalls on a hanging pod and names it",
+		reason:   "node-1's new pod never becomes Ready and holds the whole maxUnavailable of 1: nothing is left to wait for",
+		nodes:    3,
+		strategy: maxUnavailable(1),
+		fate:     hangOn("node-1"),
+		steps:    "0s:+0-1 u0 0s:+1-0 u0 30s:+0-1 u1 30s:+1-0 u1 1m0s:+0-0 u2",
+		rows: map[string]string{
+			"node-1": "Ready/r1@0s NotReady/r2@30s",
+			"node-2": "Ready/r1@0s",
+		},
+		summary: "stalled after 1m0s (4 steps, 5 syncs): node-1 pod agent-bbbbh never became Ready; maxUnavailable 1 used up",
+	}, {
+		name:     "surge stalls on a hanging pod",
+		reason:   "the hanging new pod holds the surge budget; the old pod stays Ready beside it",
+		nodes:    2,
+		strategy: maxSurge(1),
+		fate:     hangOn("node-0"),
+		steps:    "0s:+1-0 u0 30s:+0-0 u0",
+		rows: map[string]string{
+			"node-0": "Ready/r1+NotReady/r2@0s",
+		},
+		summary: "stalled after 30s (1 steps, 2 syncs): node-0 pod agent-bbbbf never became Ready; maxSurge 1 used up",
+	}, {
+		name:     "every pod fails: the time limit names the node",
+		reason:   "a pod that always fails is replaced after the growing backoff until the bound; the node keeps its failures",
+		nodes:    1,
+		strategy: maxUnavailable(1),
+		fate:     timeline.Failures(1, 1),
+		opts:     timeline.Options{MaxDuration: 10 * time.Minute},
+		summary:  "stopped at the time limit after 7m14s (20 steps, 24 syncs): node-0 pod agent-bbbbp failed (10 failures on the node); maxUnavailable 1 used up",
+	}, {
+		name:     "sync limit",
+		reason:   "the bound on syncs stops a rollout that would converge, and says so",
+		nodes:    3,
+		strategy: maxUnavailable(1),
+		opts:     timeline.Options{MaxSyncs: 2},
+		steps:    "0s:+0-1 u0 0s:+1-0 u0",
+		summary:  "stopped at the sync limit after 0s (2 steps, 2 syncs): node-0 pod agent-bbbbg not Ready yet; maxUnavailable 1 used up",
+	}, {
+		name:     "OnDelete converges with outdated pods",
+		reason:   "OnDelete replaces nothing by itself: one sync writes nothing and the old pods stay, counted as outdated",
+		nodes:    2,
+		strategy: onDelete,
+		steps:    "0s:+0-0 u0",
+		rows:     map[string]string{"node-0": "Ready/r1@0s"},
+		summary:  "converged in 0s: 0 steps, 1 syncs; 2 outdated pods left (OnDelete: replaced once deleted)",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := settled(t, tt.nodes, tt.strategy, 30*time.Second)
+			c.FateOf = tt.fate
+			c.Update(template("agent:v2"), "")
+			tl := mustRun(t, c, tt.opts)
+			if tt.steps != "" {
+				if diff := cmp.Diff(tt.steps, steps(tl)); diff != "" {
+					t.Errorf("steps mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+				}
+			}
+			got := rows(tl)
+			for node, want := range tt.rows {
+				if diff := cmp.Diff(want, got[node]); diff != "" {
+					t.Errorf("%s mismatch (-want +got) (%s):\n%s", node, tt.reason, diff)
+				}
+			}
+			if diff := cmp.Diff(tt.summary, tl.Summary()); diff != "" {
+				t.Errorf("Summary() mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+// TestFailuresSeeded: the same seed fails the same pods, another seed
+// other pods, and the rate is about right.
+func TestFailuresSeeded(t *testing.T) {
+	run := func(seed uint64) *timeline.Timeline {
+		c := settled(t, 40, maxUnavailable(4), 30*time.Second)
+		c.FateOf = timeline.Failures(0.2, seed)
+		c.Update(template("agent:v2"), "")
+		return mustRun(t, c, timeline.Options{})
+	}
+	failed := func(tl *timeline.Timeline) []string {
+		var out []string
+		for _, n := range tl.Nodes {
+			for _, f := range n.Failures {
+				out = append(out, f.At.String()+" "+n.Name+" "+f.Pod)
+			}
+		}
+		return out
+	}
+	a, b, other := run(7), run(7), run(8)
+	require.Equal(t, timeline.Converged, a.Outcome, "a 20%% failure rate slows the rollout, it does not stop it: %s", a.Summary())
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("same seed, different timelines (-first +second):\n%s", diff)
+	}
+	if cmp.Equal(failed(a), failed(other)) {
+		t.Errorf("seeds 7 and 8 failed the same pods: %v", failed(a))
+	}
+	if n := len(failed(a)); n < 3 || n > 25 {
+		t.Errorf("seed 7 failed %d pods of about 50 created, want about 20%%: %v", n, failed(a))
+	}
+	// The fate depends on the name only: the same name fails whatever
+	// the node or the order of the calls.
+	f := timeline.Failures(0.5, 3)
+	pods := []string{"agent-a", "agent-b", "agent-c", "agent-d", "agent-e", "agent-f"}
+	var first, again []sim.Fate
+	for _, p := range pods {
+		first = append(first, f("node-x", &api.Pod{Name: p}))
+	}
+	for i := len(pods) - 1; i >= 0; i-- {
+		again = append([]sim.Fate{f("node-y", &api.Pod{Name: pods[i]})}, again...)
+	}
+	require.Equal(t, first, again, "fates must not depend on the node or call order")
+	require.Equal(t, sim.BecomeReady, timeline.Failures(0, 3)(" ", &api.Pod{Name: "x"}), "rate 0 fails nothing")
+	require.Equal(t, sim.Fail, timeline.Failures(1, 3)(" ", &api.Pod{Name: "x"}), "rate 1 fails everything")
+}
+
+// TestRunNil: a nil cluster is an error, not a panic.
+func TestRunNil(t *testing.T) {
+	_, err := timeline.Run(nil, timeline.Options{})
+	require.ErrorIs(t, err, timeline.ErrNoCluster)
+}
+
+// TestTerminating: an old pod found being deleted holds its node until
+// its grace period ends; without one it never goes and the stall names it.
+func TestTerminating(t *testing.T) {
+	for _, tt := range []struct {
+		name, reason string
+		grace        time.Duration
+		summary      string
+	}{{
+		name:    "goes after the grace period",
+		reason:  "the controller creates the replacement once the terminating pod is gone",
+		grace:   45 * time.Second,
+		summary: "converged in 1m45s: 3 steps, 5 syncs",
+	}, {
+		name:    "never goes",
+		reason:  "with no grace period the pod stays terminating and the node never gets a pod",
+		summary: "stalled after 0s (0 steps, 1 syncs): node-1 pod agent-bbbbd is being deleted; maxUnavailable 1 used up",
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := settled(t, 2, maxUnavailable(1), 30*time.Second)
+			c.Update(template("agent:v2"), "")
+			for i := range c.Pods {
+				if c.Pods[i].NodeName == "node-1" {
+					c.Pods[i].Deleting = true
+				}
+			}
+			tl := mustRun(t, c, timeline.Options{Terminating: tt.grace})
+			if diff := cmp.Diff(tt.summary, tl.Summary()); diff != "" {
+				t.Errorf("Summary() mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
