@@ -117,7 +117,7 @@ func (c *cli) root() *cobra.Command {
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("a command is required: plan, explain, overhead or simulate")
+			return usagef("a command is required: plan, explain, overhead, simulate or diff")
 		},
 	}
 	root.SetVersionTemplate(c.name + " version {{.Version}}\n")
@@ -126,7 +126,7 @@ func (c *cli) root() *cobra.Command {
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd())
+	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd())
 	return root
 }
 
