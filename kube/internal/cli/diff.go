@@ -44,7 +44,7 @@ func (c *cli) diffCmd() *cobra.Command {
 	o := diffOptions{output: "table", readyAfter: 10 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
-		Short: "Tell what an edit would do: which nodes gain, lose or replace their pod, and how many rollout steps it takes",
+		Short: "Tell what an edit would do: which nodes gain, lose or replace their pod, and how long the rollout takes",
 		Long: `Tell what an edit to the cluster would do before it is made: a new DaemonSet
 spec, nodes relabelled or tainted, nodes added or removed. For each node: does
 it gain a pod, lose its pod (and why), get it replaced by one of the new
@@ -508,7 +508,8 @@ func diffReason(n schema.DiffNode) string {
 	case n.Change == "Gains":
 		return n.After.Message
 	case n.Change == "Loses" && n.Why == "Outdated":
-		return "Outdated: the rolling update deletes " + n.Pod + " and creates no pod: " + n.After.Message
+		why, _, _ := strings.Cut(n.After.Message, ": no new pod")
+		return "Outdated: the rolling update deletes " + n.Pod + " and the node takes no new pod (" + why + ")"
 	case n.Change == "Loses" && n.Why != "":
 		return n.Why + ": " + n.After.Message
 	case n.Change == "Loses":

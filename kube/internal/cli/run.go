@@ -45,15 +45,17 @@ cluster.
   %[1]s explain -f cluster.yaml node-017
   %[1]s overhead -f all.yaml --node-file new-node.yaml
   %[1]s simulate -f cluster.yaml --ds-file node-agent-v2.yaml --html rollout.html
+  %[1]s diff -f cluster.yaml --ds-file node-agent.yaml --label 'node-017:pool-'
   kubectl get ds,nodes,pods,controllerrevisions -o yaml | %[1]s plan -f - --ds node-agent
 
 Exit status:
-  0  the plan or explanation was printed. A plan whose sync would fail upstream
-     (non-empty "errors", shown under ERRORS in the table) still exits 0: that
+  0  the plan, explanation, diff or simulation was printed. A plan whose sync
+     would fail upstream (non-empty "errors", shown under ERRORS in the table)
+     still exits 0: that
      failure is the controller's result, which the plan reports, not a failure
      to compute it.
   1  unreadable or malformed input, no DaemonSet or several, a spec refused by
-     --strict, or a node that explain cannot find.
+     --strict, or a node that explain or a diff edit cannot find.
   2  usage error: unknown command or flag, bad flag value, missing argument.
 `
 

@@ -1,0 +1,580 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/daemonplan/daemonplan/kube/schema"
+)
+
+// diffArgs are the arguments of a diff of seed-01 with edits.
+func diffArgs(t *testing.T, edits ...string) []string {
+	t.Helper()
+	c := readCase(t, "seed-01")
+	return append([]string{"diff", "-f", clusterFile(c), "--now", nowFlag(c)}, edits...)
+}
+
+// runDiffJSON runs diff -o json and decodes the document strictly: a key
+// the schema does not know fails.
+func runDiffJSON(t *testing.T, args ...string) schema.Diff {
+	t.Helper()
+	r := runCLI(t, "", append(args, "-o", "json")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	return decodeDiff(t, r.stdout)
+}
+
+func decodeDiff(t *testing.T, out string) schema.Diff {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	var doc schema.Diff
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("diff -o json is not the schema.Diff document: %v\n%s", err, out)
+	}
+	return doc
+}
+
+func nodeOf(t *testing.T, doc schema.Diff, name string) schema.DiffNode {
+	t.Helper()
+	for _, n := range doc.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	t.Fatalf("node %s not in the diff", name)
+	return schema.DiffNode{}
+}
+
+// TestDiffGolden pins the table and the JSON document of a diff of seed-01:
+// a new image (a manifest for kubectl apply) and node-004 moved to the gpu
+// pool, which the required node affinity excludes. Regenerate with
+// go test ./kube/internal/cli -run TestDiffGolden -update, and read the
+// diff before committing it.
+func TestDiffGolden(t *testing.T) {
+	args := diffArgs(t, "--ds-file", "testdata/diff-node-agent.yaml", "--label", "node-004:pool=gpu")
+	for _, tt := range []struct{ output, golden string }{
+		{"table", "diff.table.golden"},
+		{"json", "diff.json.golden"},
+	} {
+		t.Run(tt.output, func(t *testing.T) {
+			r := runCLI(t, "", append(slices.Clone(args), "-o", tt.output)...)
+			if r.code != exitOK || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+			}
+			golden := filepath.Join("testdata", tt.golden)
+			if *update {
+				if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), r.stdout); diff != "" {
+				t.Errorf("diff -o %s mismatch (-want +got):\n%s", tt.output, diff)
+			}
+			again := runCLI(t, "", append(slices.Clone(args), "-o", tt.output)...)
+			if again.stdout != r.stdout {
+				t.Errorf("diff -o %s differs between two runs", tt.output)
+			}
+		})
+	}
+}
+
+// TestDiffJSONIsValid checks the document as kubectl's -o json is checked
+// by its consumers: valid JSON, decodable into the schema without unknown
+// keys, rendering back to the same bytes, every list present.
+func TestDiffJSONIsValid(t *testing.T) {
+	r := runCLI(t, "", append(diffArgs(t, "--remove-node", "node-016", "--node-file", "testdata/node-hypothetical.yaml"), "-o", "json")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !json.Valid([]byte(r.stdout)) {
+		t.Fatalf("not JSON:\n%s", r.stdout)
+	}
+	doc := decodeDiff(t, r.stdout)
+	back, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r.stdout, string(back)+"\n"); diff != "" {
+		t.Errorf("the document does not round-trip through schema.Diff (-printed +schema):\n%s", diff)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"edits", "nodes"} {
+		if _, ok := raw[key].([]any); !ok {
+			t.Errorf("%q is not a list: %v", key, raw[key])
+		}
+	}
+	if !slices.IsSortedFunc(doc.Nodes, func(a, b schema.DiffNode) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Error("nodes are not sorted by name")
+	}
+	ct := doc.Counts
+	if sum := ct.Unchanged + ct.Gains + ct.Loses + ct.Replaced + ct.Outdated; sum != len(doc.Nodes) {
+		t.Errorf("counts add up to %d, want %d nodes", sum, len(doc.Nodes))
+	}
+	want := []string{"--node-file testdata/node-hypothetical.yaml", "--remove-node node-016"}
+	if diff := cmp.Diff(want, doc.Edits); diff != "" {
+		t.Errorf("edits mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiffEdits checks each kind of edit on seed-01: the node it is about,
+// its change and why.
+func TestDiffEdits(t *testing.T) {
+	onDelete := writeTemp(t, "ondelete.yaml", strings.Replace(readFile(t, "testdata/diff-node-agent.yaml"),
+		"spec:\n  selector:", "spec:\n  updateStrategy: {type: OnDelete}\n  selector:", 1))
+	tests := []struct {
+		name, reason string
+		edits        []string
+		node         string
+		want         schema.DiffNode // Name, Change, Added, Removed and Why are compared, and After.Reason when set
+		steps        int             // -1: not checked
+		counts       *schema.DiffCounts
+	}{{
+		name:   "image",
+		reason: "a new image replaces every pod that may stay, maxUnavailable 2 at a time",
+		edits:  []string{"--ds-file", "testdata/diff-node-agent.yaml"},
+		node:   "node-001",
+		want:   schema.DiffNode{Change: "Replaced", After: &schema.Decision{Reason: "Eligible"}},
+		steps:  12,
+		counts: &schema.DiffCounts{Unchanged: 4, Gains: 2, Loses: 3, Replaced: 8},
+	}, {
+		name:   "OnDelete image",
+		reason: "with OnDelete a new image replaces nothing: the pods are outdated",
+		edits:  []string{"--ds-file", onDelete},
+		node:   "node-001",
+		want:   schema.DiffNode{Change: "Outdated"},
+		steps:  -1,
+	}, {
+		name:   "nodeSelector label removed",
+		reason: "node-004 loses kubernetes.io/os, which the nodeSelector needs: its pod is deleted",
+		edits:  []string{"--label", "node-004:kubernetes.io/os-"},
+		node:   "node-004",
+		want:   schema.DiffNode{Change: "Loses", Why: "NotEligible", After: &schema.Decision{Reason: "NodeSelectorMismatch"}},
+		steps:  -1,
+	}, {
+		name:   "nodeSelector label changed",
+		reason: "node-003 becomes a windows node",
+		edits:  []string{"--label", "node-003,node-004:kubernetes.io/os=windows"},
+		node:   "node-003",
+		want:   schema.DiffNode{Change: "Loses", Why: "NotEligible", After: &schema.Decision{Reason: "NodeSelectorMismatch"}},
+		steps:  -1,
+	}, {
+		name:   "NoExecute taint",
+		reason: "an untolerated NoExecute taint evicts the pod",
+		edits:  []string{"--taint", "node-003:maintenance=now:NoExecute"},
+		node:   "node-003",
+		want:   schema.DiffNode{Change: "Loses", Why: "UntoleratedTaint", After: &schema.Decision{Reason: "UntoleratedNoExecute"}},
+		steps:  -1,
+	}, {
+		name:   "NoSchedule taint",
+		reason: "an untolerated NoSchedule taint lets the pod stay",
+		edits:  []string{"--taint", "node-003:maintenance=now:NoSchedule"},
+		node:   "node-003",
+		want:   schema.DiffNode{Change: "Unchanged", After: &schema.Decision{Reason: "UntoleratedNoSchedule"}},
+		steps:  -1,
+	}, {
+		name:   "taint removed",
+		reason: "node-009 without its dedicated=batch taint should run the pod; it keeps the one it has",
+		edits:  []string{"--taint", "node-009:dedicated-"},
+		node:   "node-009",
+		want:   schema.DiffNode{Change: "Unchanged", After: &schema.Decision{Reason: "Eligible"}},
+		steps:  -1,
+	}, {
+		name:   "node added",
+		reason: "a linux node of the general pool with the tolerated infra taint gains a pod",
+		edits:  []string{"--node-file", "testdata/node-hypothetical.yaml"},
+		node:   "new-general-1",
+		want:   schema.DiffNode{Change: "Gains", Added: true, After: &schema.Decision{Reason: "Eligible"}},
+		steps:  -1,
+	}, {
+		name:   "node replaced by --node-file",
+		reason: "a node file node with an existing name replaces it: node-003 becomes a gpu node and loses its pod",
+		edits:  []string{"--node-file", writeTemp(t, "node-003.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: node-003, labels: {kubernetes.io/os: linux, pool: gpu}}\n")},
+		node:   "node-003",
+		want:   schema.DiffNode{Change: "Loses", Why: "NotEligible", After: &schema.Decision{Reason: "NodeAffinityMismatch"}},
+		steps:  -1,
+	}, {
+		name:   "node removed",
+		reason: "a removed node loses its pod, which the DaemonSet does not delete",
+		edits:  []string{"--remove-node", "node-016"},
+		node:   "node-016",
+		want:   schema.DiffNode{Change: "Loses", Removed: true},
+		steps:  -1,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := runDiffJSON(t, diffArgs(t, tt.edits...)...)
+			got := nodeOf(t, doc, tt.node)
+			want := tt.want
+			want.Name = tt.node
+			cmpd := schema.DiffNode{Name: got.Name, Change: got.Change, Added: got.Added, Removed: got.Removed, Why: got.Why}
+			if want.After != nil {
+				if got.After == nil {
+					t.Fatalf("%s has no decision after the edit (%s)", tt.node, tt.reason)
+				}
+				cmpd.After = &schema.Decision{Reason: got.After.Reason}
+			}
+			if diff := cmp.Diff(want, cmpd); diff != "" {
+				t.Errorf("%s mismatch (-want +got) (%s):\n%s", tt.node, tt.reason, diff)
+			}
+			if tt.steps >= 0 && doc.Steps != tt.steps {
+				t.Errorf("steps = %d, want %d (%s)", doc.Steps, tt.steps, tt.reason)
+			}
+			if tt.counts != nil {
+				if diff := cmp.Diff(*tt.counts, doc.Counts); diff != "" {
+					t.Errorf("counts mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+				}
+			}
+			if !doc.Settled {
+				t.Errorf("the rollout does not settle (%s)", tt.reason)
+			}
+		})
+	}
+}
+
+// TestDiffDaemonSetForms: the same new image given as 'kubectl get ds -o
+// yaml' prints it (the cluster's DaemonSet, edited) and as a manifest for
+// kubectl apply gives the same diff; a manifest that restates the live
+// spec changes nothing, since the fields it leaves out keep their
+// (defaulted) live values.
+func TestDiffDaemonSetForms(t *testing.T) {
+	c := readCase(t, "seed-01")
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal(c.Cluster, &list); err != nil {
+		t.Fatal(err)
+	}
+	var live []byte
+	for _, it := range list.Items {
+		if it["kind"] == "DaemonSet" {
+			b, err := yaml.Marshal(it)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live = b
+		}
+	}
+	if !bytes.Contains(live, []byte("agent:v1.1")) {
+		t.Fatalf("seed-01's DaemonSet has no agent:v1.1 image:\n%s", live)
+	}
+	got := writeTemp(t, "get.yaml", strings.Replace(string(live), "agent:v1.1", "agent:v1.2", 1))
+	fromGet := runDiffJSON(t, diffArgs(t, "--ds-file", got)...)
+	fromManifest := runDiffJSON(t, diffArgs(t, "--ds-file", "testdata/diff-node-agent.yaml")...)
+	fromGet.Edits, fromManifest.Edits = nil, nil
+	if diff := cmp.Diff(fromManifest, fromGet); diff != "" {
+		t.Errorf("kubectl get form and manifest disagree (-manifest +get):\n%s", diff)
+	}
+
+	same := writeTemp(t, "same.yaml", strings.Replace(readFile(t, "testdata/diff-node-agent.yaml"), "agent:v1.2", "agent:v1.1", 1))
+	restated := runDiffJSON(t, diffArgs(t, "--ds-file", same)...)
+	unchanged := runDiffJSON(t, diffArgs(t, "--ds-file", writeTemp(t, "live.yaml", string(live)))...)
+	for _, doc := range []schema.Diff{restated, unchanged} {
+		if doc.Counts.Replaced != 0 {
+			t.Errorf("an unchanged spec replaces %d pods", doc.Counts.Replaced)
+		}
+	}
+	restated.Edits, unchanged.Edits = nil, nil
+	if diff := cmp.Diff(unchanged, restated); diff != "" {
+		t.Errorf("a restated manifest is not the live spec (-live +manifest):\n%s", diff)
+	}
+}
+
+// TestDiffApplyRemovesLastApplied: with the last-applied-configuration
+// annotation, a field the previous manifest stated and the new one leaves
+// out is removed, as kubectl apply removes it: here the nodeSelector, so
+// that windows nodes gain a pod.
+func TestDiffApplyRemovesLastApplied(t *testing.T) {
+	prev := `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds-x","namespace":"default"},` +
+		`"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},` +
+		`"spec":{"nodeSelector":{"kubernetes.io/os":"linux"},"containers":[{"name":"c","image":"i"}]}}}}`
+	live := strings.Replace(ds("ds-x"), "generation: 1}", "generation: 1, annotations: {kubectl.kubernetes.io/last-applied-configuration: '"+prev+"'}}", 1)
+	live = strings.Replace(live, "spec: {containers:", "spec: {nodeSelector: {kubernetes.io/os: linux}, containers:", 1)
+	in := live + "---\napiVersion: v1\nkind: Node\nmetadata: {name: win, labels: {kubernetes.io/os: windows}}\n"
+	cluster := writeTemp(t, "cluster.yaml", in)
+	manifest := writeTemp(t, "ds.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds-x}\nspec:\n"+
+		"  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec: {containers: [{name: c, image: i}]}\n")
+	doc := runDiffJSON(t, "diff", "-f", cluster, "--now", "2025-06-01T12:00:00Z", "--ds-file", manifest)
+	if n := nodeOf(t, doc, "win"); n.Change != "Gains" {
+		t.Errorf("win: %s, want Gains: the nodeSelector the last manifest stated is removed", n.Change)
+	}
+	// Without the annotation the live nodeSelector stays.
+	noLast := writeTemp(t, "cluster2.yaml", strings.Replace(in, "kubectl.kubernetes.io/last-applied-configuration", "other", 1))
+	doc = runDiffJSON(t, "diff", "-f", noLast, "--now", "2025-06-01T12:00:00Z", "--ds-file", manifest)
+	if n := nodeOf(t, doc, "win"); n.Change != "Unchanged" {
+		t.Errorf("win: %s, want Unchanged: without last-applied the nodeSelector stays", n.Change)
+	}
+}
+
+func TestDiffErrors(t *testing.T) {
+	c := readCase(t, "seed-01")
+	f01 := clusterFile(c)
+	base := []string{"diff", "-f", f01, "--now", nowFlag(c)}
+	other := writeTemp(t, "other.yaml", strings.Replace(readFile(t, "testdata/diff-node-agent.yaml"), "name: node-agent", "name: other-agent", 1))
+	otherNS := writeTemp(t, "other-ns.yaml", strings.Replace(readFile(t, "testdata/diff-node-agent.yaml"), "name: node-agent", "name: node-agent\n  namespace: kube-system", 1))
+	two := writeTemp(t, "two.yaml", ds("ds-x")+"---\n"+ds("ds-y"))
+	tests := []struct {
+		name, reason string
+		args         []string
+		code         int
+		stderr       string
+	}{
+		{"nothing to compare", "a diff needs an edit", nil, exitUsage, "nothing to compare"},
+		{"no -f", "-f is required", []string{"diff", "--label", "n:a=b"}, exitUsage, "-f FILE is required"},
+		{"bad -o", "table or json", []string{"-o", "yaml", "--remove-node", "node-001"}, exitUsage, `-o "yaml": want one of table, json`},
+		{"argument", "diff takes no argument", []string{"node-001", "--remove-node", "node-001"}, exitUsage, `unexpected argument "node-001"`},
+		{"ready-after zero", "pods must take some time", []string{"--ready-after", "0s", "--remove-node", "node-001"}, exitUsage, "--ready-after 0s"},
+		{"ready-after unparsable", "a Go duration", []string{"--ready-after", "soon"}, exitUsage, `invalid argument "soon"`},
+		{"label without node", "NODE: comes first", []string{"--label", "zone=b"}, exitUsage, `"zone=b": want NODE[,NODE...]:EDIT`},
+		{"label empty node", "a comma list without holes", []string{"--label", "node-1,,node-2:zone=b"}, exitUsage, "empty node name"},
+		{"label without =", "KEY=VALUE or KEY-", []string{"--label", "node-001:zone"}, exitUsage, "want NODE:KEY=VALUE or NODE:KEY-"},
+		{"label bad key", "a qualified name", []string{"--label", "node-001:-zone=b"}, exitUsage, `label key "-zone"`},
+		{"label bad value", "a label value", []string{"--label", "node-001:zone=b c"}, exitUsage, `label value "b c"`},
+		{"taint without effect", "kubectl taint needs an effect to add", []string{"--taint", "node-001:dedicated=gpu"}, exitUsage, "want NODE:KEY[=VALUE]:EFFECT"},
+		{"taint bad effect", "three effects", []string{"--taint", "node-001:dedicated=gpu:NoWay"}, exitUsage, `taint effect "NoWay"`},
+		{"taint remove by value", "KEY=VALUE- is not kubectl's", []string{"--taint", "node-001:dedicated=gpu-"}, exitUsage, "needs an effect"},
+		{"taint bad key", "a qualified name", []string{"--taint", "node-001:a/b/c:NoSchedule"}, exitUsage, `taint key "a/b/c"`},
+		{"remove-node empty", "a comma list without holes", []string{"--remove-node", "node-001,"}, exitUsage, "empty node name"},
+		{"stdin twice", "standard input can be read once", []string{"--ds-file", "-", "-f", "-"}, exitUsage, "given twice"},
+		{"unknown label node", "an edit names a node of the input", []string{"--label", "node-404:zone=b"}, exitError, `--label "node-404:zone=b": node "node-404" is not in the input (17 nodes)`},
+		{"unknown taint node", "", []string{"--taint", "node-001,nope:a:NoSchedule"}, exitError, `node "nope" is not in the input`},
+		{"unknown removed node", "", []string{"--remove-node", "node-404"}, exitError, `--remove-node "node-404": node "node-404" is not in the input`},
+		{"edit of a removed node", "removal comes before labels", []string{"--remove-node", "node-001", "--label", "node-001:a=b"}, exitError, `node "node-001" is removed by --remove-node`},
+		{"missing taint", "kubectl taint refuses to remove what is not there", []string{"--taint", "node-001:nope-"}, exitError, `node "node-001" has no taint nope`},
+		{"other DaemonSet", "names both", []string{"--ds-file", other}, exitError, "holds DaemonSet default/other-agent, the cluster's is default/node-agent"},
+		{"other namespace", "names both", []string{"--ds-file", otherNS}, exitError, "holds DaemonSet kube-system/node-agent, the cluster's is default/node-agent"},
+		{"two DaemonSets", "one new spec", []string{"--ds-file", two}, exitError, "want exactly one DaemonSet, found 2"},
+		{"no node in node file", "", []string{"--node-file", "testdata/diff-node-agent.yaml"}, exitError, "--node-file testdata/diff-node-agent.yaml: no Node in it"},
+		{"missing ds file", "", []string{"--ds-file", "testdata/nope.yaml"}, exitError, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(slices.Clone(base), tt.args...)
+			if len(tt.args) > 0 && tt.args[0] == "diff" {
+				args = tt.args
+			}
+			r := runCLI(t, "", args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q (%s)", r.code, r.stderr, tt.code, tt.stderr, tt.reason)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want nothing on failure", r.stdout)
+			}
+			if strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", r.stderr)
+			}
+		})
+	}
+}
+
+// TestDiffStrict: a new spec that changes the immutable selector is a
+// warning, and refused with --strict.
+func TestDiffStrict(t *testing.T) {
+	sel := writeTemp(t, "sel.yaml", strings.ReplaceAll(readFile(t, "testdata/diff-node-agent.yaml"), "{app: node-agent", "{app: node-agent2"))
+	args := diffArgs(t, "--ds-file", sel)
+	r := runCLI(t, "", args...)
+	if r.code != exitOK || !strings.Contains(r.stderr, "warning: spec.selector: Invalid") {
+		t.Errorf("without --strict: exit %d, stderr %q; want 0 and a spec.selector warning", r.code, r.stderr)
+	}
+	r = runCLI(t, "", append(args, "--strict")...)
+	if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, "(--strict)") || !strings.Contains(r.stderr, "error: spec.selector: Invalid") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q; want 1 and the selector error", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestDiffHelp(t *testing.T) {
+	r := runCLI(t, "", "diff", "--help")
+	for _, w := range []string{"daemonplan diff -f cluster.yaml --ds-file node-agent.yaml", "--label NODE[,NODE...]:KEY=VALUE|KEY-",
+		"--taint 'node-1:dedicated:NoSchedule-'", "--ready-after duration", "--kubernetes-version", "--strict"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("diff --help lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if r := runCLI(t, "", "--help"); !strings.Contains(r.stdout, "diff ") || !strings.Contains(r.stdout, "daemonplan diff -f cluster.yaml") {
+		t.Errorf("the root's help lacks diff:\n%s", r.stdout)
+	}
+}
+
+// TestParseEdits: what each edit flag accepts, and that String gives back
+// the flag value.
+func TestParseEdits(t *testing.T) {
+	labels := []struct {
+		name, in string
+		want     labelEdit
+	}{
+		{"set", "node-1:zone=b", labelEdit{Nodes: []string{"node-1"}, Key: "zone", Value: "b"}},
+		{"set empty value", "node-1:role=", labelEdit{Nodes: []string{"node-1"}, Key: "role"}},
+		{"prefixed key", "n1,n2:node-role.kubernetes.io/worker=", labelEdit{Nodes: []string{"n1", "n2"}, Key: "node-role.kubernetes.io/worker"}},
+		{"remove", "node-1:zone-", labelEdit{Nodes: []string{"node-1"}, Key: "zone", Remove: true}},
+		{"value ending in -", "node-1:zone=a-", labelEdit{}}, // an invalid label value
+	}
+	for _, tt := range labels {
+		t.Run("label "+tt.name, func(t *testing.T) {
+			got, err := parseLabelEdit(tt.in)
+			if tt.want.Nodes == nil {
+				if err == nil {
+					t.Fatalf("parseLabelEdit(%q) = %+v, want an error", tt.in, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parseLabelEdit(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			if got.String() != tt.in {
+				t.Errorf("String() = %q, want %q", got.String(), tt.in)
+			}
+		})
+	}
+	taints := []struct {
+		name, in string
+		want     taintEdit
+	}{
+		{"add", "node-1:dedicated=gpu:NoSchedule", taintEdit{Nodes: []string{"node-1"}, Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}},
+		{"add without value", "node-1:maintenance:NoExecute", taintEdit{Nodes: []string{"node-1"}, Key: "maintenance", Effect: corev1.TaintEffectNoExecute}},
+		{"remove by effect", "node-1:dedicated:NoSchedule-", taintEdit{Nodes: []string{"node-1"}, Key: "dedicated", Effect: corev1.TaintEffectNoSchedule, Remove: true}},
+		{"remove with value", "node-1:dedicated=gpu:PreferNoSchedule-", taintEdit{Nodes: []string{"node-1"}, Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectPreferNoSchedule, Remove: true}},
+		{"remove every effect", "a,b:dedicated-", taintEdit{Nodes: []string{"a", "b"}, Key: "dedicated", Remove: true}},
+	}
+	for _, tt := range taints {
+		t.Run("taint "+tt.name, func(t *testing.T) {
+			got, err := parseTaintEdit(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parseTaintEdit(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			if got.String() != tt.in {
+				t.Errorf("String() = %q, want %q", got.String(), tt.in)
+			}
+		})
+	}
+}
+
+// TestApplyEditsDoNotMutate: edits change copies, never the loaded nodes.
+func TestApplyEditsDoNotMutate(t *testing.T) {
+	n := &corev1.Node{}
+	n.Name, n.Labels = "n", map[string]string{"zone": "a"}
+	n.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+	orig := n.DeepCopy()
+	cp := n.DeepCopy()
+	applyLabel(cp, labelEdit{Key: "zone", Remove: true})
+	if err := applyTaint(cp, taintEdit{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule}); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyTaint(cp, taintEdit{Key: "k", Remove: true}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(orig, n); diff != "" {
+		t.Errorf("the original node changed (-before +after):\n%s", diff)
+	}
+	if len(cp.Labels) != 0 || len(cp.Spec.Taints) != 0 {
+		t.Errorf("the copy: labels %v taints %v, want none", cp.Labels, cp.Spec.Taints)
+	}
+}
+
+// FuzzDiffEdits feeds a string to the --label, --taint and --remove-node
+// parsers, checking: never a panic; an error is one line naming the
+// value; an accepted edit renders (String) to a value that parses to the
+// same edit and renders the same, names no empty node, and applying it to
+// a node changes a copy only.
+func FuzzDiffEdits(f *testing.F) {
+	for _, s := range []string{"node-1:zone=b", "node-1:zone-", "a,b:x/y=z", "node-1:dedicated=gpu:NoSchedule",
+		"node-1:dedicated:NoSchedule-", "n:k-", "n:k=v-", "n:k=v:NoExecute-", ":", "n:", "n::", "n:=", "a,,b:k=v", "n:k:NoSchedule:x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if l, err := parseLabelEdit(s); err == nil {
+			again, err := parseLabelEdit(l.String())
+			if err != nil || !cmp.Equal(l, again) || again.String() != l.String() {
+				t.Fatalf("label %q -> %+v -> %q -> %+v, %v", s, l, l.String(), again, err)
+			}
+			checkNodes(t, l.Nodes)
+			n := &corev1.Node{}
+			n.Labels = map[string]string{"zone": "a"}
+			cp := n.DeepCopy()
+			applyLabel(cp, l)
+			if n.Labels["zone"] != "a" || len(n.Labels) != 1 {
+				t.Fatal("applyLabel changed the original")
+			}
+			if v, ok := cp.Labels[l.Key]; ok == l.Remove || (!l.Remove && v != l.Value) {
+				t.Fatalf("applyLabel %+v: labels %v", l, cp.Labels)
+			}
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+		if e, err := parseTaintEdit(s); err == nil {
+			again, err := parseTaintEdit(e.String())
+			if err != nil || !cmp.Equal(e, again) || again.String() != e.String() {
+				t.Fatalf("taint %q -> %+v -> %q -> %+v, %v", s, e, e.String(), again, err)
+			}
+			checkNodes(t, e.Nodes)
+			n := &corev1.Node{}
+			n.Spec.Taints = []corev1.Taint{{Key: e.Key, Value: "old", Effect: corev1.TaintEffectNoSchedule}}
+			cp := n.DeepCopy()
+			if err := applyTaint(cp, e); err != nil && !e.Remove {
+				t.Fatalf("adding %+v: %v", e, err)
+			}
+			if n.Spec.Taints[0].Value != "old" || len(n.Spec.Taints) != 1 {
+				t.Fatal("applyTaint changed the original")
+			}
+		}
+		if names, err := parseNodeNames(s); err == nil {
+			checkNodes(t, names)
+			again, err := parseNodeNames(names.String())
+			if err != nil || !slices.Equal(names, again) {
+				t.Fatalf("remove-node %q -> %v -> %v, %v", s, names, again, err)
+			}
+		}
+	})
+}
+
+func checkNodes(t *testing.T, nodes []string) {
+	t.Helper()
+	if len(nodes) == 0 {
+		t.Fatal("an accepted edit names no node")
+	}
+	for i, n := range nodes {
+		if n == "" || slices.Contains(nodes[:i], n) {
+			t.Fatalf("nodes %q: empty or repeated", nodes)
+		}
+	}
+}
+
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
