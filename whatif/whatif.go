@@ -66,8 +66,9 @@ type NodeChange struct {
 	// it runs once the rollout settles, when that is another.
 	Pod, Replacement string
 	// Why says, for Loses, why the pod goes: the reason of the sync that
-	// deletes it. A removed node's pod is not deleted by the DaemonSet
-	// (pod garbage collection removes it); Why is then zero.
+	// deletes it. A removed node's pod is usually left to pod garbage
+	// collection, Why then zero; the rolling update still deletes it when
+	// it is outdated (docs/rolling-update.md, R16), Why then Outdated.
 	Why placement.DeleteReason
 }
 

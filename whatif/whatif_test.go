@@ -163,6 +163,17 @@ func TestDiff(t *testing.T) {
 			want:  map[string]string{"node-0": "Loses", "node-1": "Unchanged", "node-2": "Unchanged", "node-9": "Gains"},
 			steps: 1, done: true,
 		},
+		{
+			name:     "node removed, new template",
+			reason:   "the rolling update also sees the pod bound to a removed node and deletes it as outdated (docs/rolling-update.md, R16): Why names it",
+			strategy: maxUnavailable(3),
+			edit: func(ds *api.DaemonSet, nodes []api.Node) []api.Node {
+				ds.TemplateData = []byte(`{"image":"agent:v2"}`)
+				return nodes[1:]
+			},
+			want:  map[string]string{"node-0": "Loses/Outdated", "node-1": "Replaced", "node-2": "Replaced"},
+			steps: 2, done: true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

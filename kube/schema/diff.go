@@ -46,8 +46,9 @@ type DiffNode struct {
 	Pod         string `json:"pod"`
 	Replacement string `json:"replacement"`
 	// Why is, for Loses, the reason of the delete ("Outdated",
-	// "NodeIneligible", ...); "" otherwise and for a removed node, whose
-	// pod the pod garbage collector removes.
+	// "NotEligible", "UntoleratedTaint", ...); "" otherwise, and for a
+	// removed node whose pod no sync deletes (pod garbage collection
+	// removes it).
 	Why string `json:"why"`
 	// Before and After are the node's decisions for the DaemonSet as it is
 	// and as edited; null where the node is not.

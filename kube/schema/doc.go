@@ -10,7 +10,10 @@
 // backoff, and revisions.release) carry the rest of the plan.
 //
 // Simulation is the document `daemonplan simulate -o json` prints: a
-// rollout simulated to convergence or to a stall (package timeline).
+// rollout simulated to convergence or to a stall (package timeline). Diff
+// is the document `daemonplan diff -o json` prints: what an edit to the
+// cluster would do, node by node (package whatif, docs/whatif.md).
 //
-// It owns no logic: planner.JSON fills a Plan.
+// It owns no logic: planner.JSON fills a Plan, the CLI a Simulation and a
+// Diff.
 package schema

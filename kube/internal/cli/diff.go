@@ -247,8 +247,8 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // newDaemonSet reads --ds-file: one DaemonSet with the cluster's namespace
 // (or none) and name. One with a UID (as kubectl get prints it) replaces
 // the cluster's; a manifest is merged into it as kubectl apply merges. The
-// generation and template-generation annotation are the cluster's, for
-// whatif to raise as the API server would.
+// status, generation and template-generation annotation are the
+// cluster's, for whatif to raise as the API server would.
 func (c *cli) newDaemonSet(cl *load.Cluster, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
 	objs, kruise, src, err := c.read("diff", []string{file})
 	if err != nil {
@@ -279,7 +279,9 @@ func (c *cli) newDaemonSet(cl *load.Cluster, file string) (*appsv1.DaemonSet, lo
 			return nil, load.Position{}, nil, c.fail("diff: --ds-file %s: %v", src, err)
 		}
 	}
+	// The API server keeps these: an update cannot set them.
 	out.UID, out.Generation, out.CreationTimestamp = live.UID, live.Generation, live.CreationTimestamp
+	out.Status = *live.Status.DeepCopy()
 	out.Annotations = maps.Clone(out.Annotations)
 	if g, ok := live.Annotations[api.AnnotationTemplateGeneration]; ok {
 		if out.Annotations == nil {
@@ -499,6 +501,8 @@ func decision(d placement.Decision) *schema.Decision {
 // diffReason is the REASON column of a node that changes.
 func diffReason(n schema.DiffNode) string {
 	switch {
+	case n.Removed && n.Why != "":
+		return "node removed; " + n.Why + ": the rolling update deletes " + n.Pod
 	case n.Removed && n.Pod != "":
 		return "node removed: pod garbage collection deletes " + n.Pod
 	case n.Removed:

@@ -211,6 +211,13 @@ func TestDiffEdits(t *testing.T) {
 		want:   schema.DiffNode{Change: "Loses", Why: "NotEligible", After: &schema.Decision{Reason: "NodeAffinityMismatch"}},
 		steps:  -1,
 	}, {
+		name:   "node removed, new image",
+		reason: "the rolling update deletes the outdated pod bound to a removed node",
+		edits:  []string{"--remove-node", "node-016", "--ds-file", "testdata/diff-node-agent.yaml"},
+		node:   "node-016",
+		want:   schema.DiffNode{Change: "Loses", Removed: true, Why: "Outdated"},
+		steps:  -1,
+	}, {
 		name:   "node removed",
 		reason: "a removed node loses its pod, which the DaemonSet does not delete",
 		edits:  []string{"--remove-node", "node-016"},
@@ -396,6 +403,23 @@ func TestDiffStrict(t *testing.T) {
 	r = runCLI(t, "", append(args, "--strict")...)
 	if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, "(--strict)") || !strings.Contains(r.stderr, "error: spec.selector: Invalid") {
 		t.Errorf("--strict: exit %d, stdout %q, stderr %q; want 1 and the selector error", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDiffKeepsStatus: the new spec's status is the cluster's, as the API
+// server keeps it on an update: a DaemonSet file with an older status, or
+// a manifest without one, does not "decrement" status.collisionCount,
+// which --strict would refuse.
+func TestDiffKeepsStatus(t *testing.T) {
+	cluster := writeTemp(t, "cluster.yaml", ds("ds-x")+"status: {collisionCount: 1}\n---\n"+node1)
+	for name, file := range map[string]string{
+		"get":      strings.Replace(ds("ds-x"), "image: i", "image: j", 1),
+		"manifest": strings.Replace(strings.Replace(ds("ds-x"), "uid: u-ds-x, ", "", 1), "image: i", "image: j", 1),
+	} {
+		r := runCLI(t, "", "diff", "-f", cluster, "--now", "2025-06-01T12:00:00Z", "--ds-file", writeTemp(t, "ds.yaml", file), "--strict")
+		if r.code != exitOK || r.stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q; want 0 and nothing", name, r.code, r.stderr)
+		}
 	}
 }
 
