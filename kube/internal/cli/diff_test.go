@@ -602,3 +602,24 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// checkDiff is FuzzCLI's oracle for diff: in, which plan accepts, with a
+// label set on node (one of n nodes).
+func checkDiff(t *testing.T, in string, args []string, node string, n int) {
+	t.Helper()
+	r := runCLI(t, in, append([]string{"diff", "-o", "json", "--label", node + ":fuzz.example/x=y"}, args...)...)
+	if r.code != exitOK {
+		t.Fatalf("diff exits %d where plan succeeds: %s", r.code, r.stderr)
+	}
+	doc := decodeDiff(t, r.stdout)
+	if len(doc.Nodes) != n {
+		t.Fatalf("diff has %d nodes, plan %d", len(doc.Nodes), n)
+	}
+	ct := doc.Counts
+	if ct.Unchanged+ct.Gains+ct.Loses+ct.Replaced+ct.Outdated != n {
+		t.Fatalf("counts %+v do not add up to %d nodes", ct, n)
+	}
+	if !slices.IsSortedFunc(doc.Nodes, func(a, b schema.DiffNode) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Fatal("nodes are not sorted")
+	}
+}

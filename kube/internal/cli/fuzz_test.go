@@ -18,7 +18,9 @@ import (
 //     present, and the table starts with the DaemonSet line and ends with
 //     the rollout message;
 //  3. explain prints every node the plan decided, and refuses a node that
-//     is not in the input.
+//     is not in the input;
+//  4. diff, with a label added to the first node, succeeds where plan
+//     does, and prints a schema.Diff whose counts add up, nodes sorted.
 func FuzzCLI(f *testing.F) {
 	cases, err := conformance.SmallestCases(2)
 	if err != nil {
@@ -80,6 +82,9 @@ func FuzzCLI(f *testing.F) {
 		}
 		if r := runCLI(t, string(in), append([]string{"explain", "no such node\x00"}, args...)...); r.code != exitError {
 			t.Fatalf("explain of an unknown node: exit %d", r.code)
+		}
+		if len(p.Nodes) > 0 && !strings.ContainsAny(p.Nodes[0].Name, ":,") && p.Nodes[0].Name != "" {
+			checkDiff(t, string(in), args, p.Nodes[0].Name, len(p.Nodes))
 		}
 	})
 }
