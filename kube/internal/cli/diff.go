@@ -541,8 +541,8 @@ func writeDiffTable(w io.Writer, doc schema.Diff) error {
 	fmt.Fprintf(tw, "\n%d nodes: %d unchanged, %d gain a pod, %d lose theirs, %d replaced, %d outdated\n",
 		len(doc.Nodes), ct.Unchanged, ct.Gains, ct.Loses, ct.Replaced, ct.Outdated)
 	b := doc.Budgets
-	fmt.Fprintf(tw, "rollout: %d steps in %d syncs, %s simulated (new pods Ready after %s); %d desired, maxUnavailable %d, maxSurge %d\n",
-		doc.Steps, doc.Syncs, doc.Duration, doc.ReadyAfter, b.Desired, b.MaxUnavailable, b.MaxSurge)
+	fmt.Fprintf(tw, "rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, maxUnavailable %d, maxSurge %d\n",
+		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, b.MaxUnavailable, b.MaxSurge)
 	switch {
 	case !doc.Settled:
 		fmt.Fprintf(tw, "does not settle within %d syncs\n", doc.Syncs)
@@ -780,4 +780,12 @@ func applyTaint(n *corev1.Node, e taintEdit) error {
 	}
 	n.Spec.Taints = append(slices.Clone(ts), corev1.Taint{Key: e.Key, Value: e.Value, Effect: e.Effect})
 	return nil
+}
+
+// plural renders "1 step", "2 steps".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

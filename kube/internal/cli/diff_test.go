@@ -423,6 +423,25 @@ func TestDiffKeepsStatus(t *testing.T) {
 	}
 }
 
+// TestDiffCommonFlags: --kubernetes-version is the one the document names
+// (the revision hash differs between minors, the diff does not), and --ds
+// picks the DaemonSet as for plan.
+func TestDiffCommonFlags(t *testing.T) {
+	edit := []string{"--ds-file", "testdata/diff-node-agent.yaml"}
+	latest := runDiffJSON(t, diffArgs(t, edit...)...)
+	v134 := runDiffJSON(t, diffArgs(t, append(edit, "--kubernetes-version", "1.34", "--ds", "default/node-agent")...)...)
+	if v134.KubernetesVersion != "1.34" || latest.KubernetesVersion != "1.37" {
+		t.Errorf("kubernetesVersion %q and %q, want 1.34 and 1.37", v134.KubernetesVersion, latest.KubernetesVersion)
+	}
+	if diff := cmp.Diff(latest.Counts, v134.Counts); diff != "" {
+		t.Errorf("counts differ between minors (-1.37 +1.34):\n%s", diff)
+	}
+	r := runCLI(t, "", diffArgs(t, append(edit, "--ds", "default/other")...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "no DaemonSet in input: default/other") {
+		t.Errorf("--ds default/other: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 func TestDiffHelp(t *testing.T) {
 	r := runCLI(t, "", "diff", "--help")
 	for _, w := range []string{"daemonplan diff -f cluster.yaml --ds-file node-agent.yaml", "--label NODE[,NODE...]:KEY=VALUE|KEY-",
