@@ -51,9 +51,8 @@ cluster.
 Exit status:
   0  the plan, explanation, diff or simulation was printed. A plan whose sync
      would fail upstream (non-empty "errors", shown under ERRORS in the table)
-     still exits 0: that
-     failure is the controller's result, which the plan reports, not a failure
-     to compute it.
+     still exits 0: that failure is the controller's result, which the plan
+     reports, not a failure to compute it.
   1  unreadable or malformed input, no DaemonSet or several, a spec refused by
      --strict, or a node that explain or a diff edit cannot find.
   2  usage error: unknown command or flag, bad flag value, missing argument.
