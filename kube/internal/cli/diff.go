@@ -142,7 +142,7 @@ func (c *cli) diff(o *diffOptions) error {
 	edited.cluster = &cl
 	var edits []string
 	if o.dsFile != "" {
-		ds, at, k, err := c.newDaemonSet(in.cluster, o.dsFile)
+		ds, at, k, err := c.newDaemonSet("diff", in.cluster, o.dsFile)
 		if err != nil {
 			return err
 		}
@@ -244,18 +244,18 @@ func syncInput(in *input) (daemonplan.Input, daemonplan.Options, error) {
 // lastApplied is the annotation kubectl apply records its manifest in.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// newDaemonSet reads --ds-file: one DaemonSet with the cluster's namespace
-// (or none) and name. One with a UID (as kubectl get prints it) replaces
+// newDaemonSet reads --ds-file for command cmd (diff, simulate): one
+// DaemonSet with the cluster's namespace (or none) and name. One with a UID (as kubectl get prints it) replaces
 // the cluster's; a manifest is merged into it as kubectl apply merges. The
 // status, generation and template-generation annotation are the
 // cluster's, for whatif to raise as the API server would.
-func (c *cli) newDaemonSet(cl *load.Cluster, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
-	objs, kruise, src, err := c.read("diff", []string{file})
+func (c *cli) newDaemonSet(cmd string, cl *load.Cluster, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
+	objs, kruise, src, err := c.read(cmd, []string{file})
 	if err != nil {
 		return nil, load.Position{}, nil, err
 	}
 	if len(objs.DaemonSets) != 1 {
-		return nil, load.Position{}, nil, c.fail("diff: --ds-file %s: want exactly one DaemonSet, found %d", src, len(objs.DaemonSets))
+		return nil, load.Position{}, nil, c.fail("%s: --ds-file %s: want exactly one DaemonSet, found %d", cmd, src, len(objs.DaemonSets))
 	}
 	live, ds := cl.DaemonSet, objs.DaemonSets[0]
 	if ds.Namespace == "" {
@@ -263,12 +263,12 @@ func (c *cli) newDaemonSet(cl *load.Cluster, file string) (*appsv1.DaemonSet, lo
 		ds.Namespace = live.Namespace
 	}
 	if ds.Namespace != live.Namespace || ds.Name != live.Name {
-		return nil, load.Position{}, nil, c.fail("diff: --ds-file %s holds DaemonSet %s/%s, the cluster's is %s/%s",
-			src, ds.Namespace, ds.Name, live.Namespace, live.Name)
+		return nil, load.Position{}, nil, c.fail("%s: --ds-file %s holds DaemonSet %s/%s, the cluster's is %s/%s",
+			cmd, src, ds.Namespace, ds.Name, live.Namespace, live.Name)
 	}
 	if ds.UID != "" && ds.UID != live.UID {
-		return nil, load.Position{}, nil, c.fail("diff: --ds-file %s: DaemonSet %s/%s has uid %s, the cluster's has uid %s",
-			src, ds.Namespace, ds.Name, ds.UID, live.UID)
+		return nil, load.Position{}, nil, c.fail("%s: --ds-file %s: DaemonSet %s/%s has uid %s, the cluster's has uid %s",
+			cmd, src, ds.Namespace, ds.Name, ds.UID, live.UID)
 	}
 	var out *appsv1.DaemonSet
 	if ds.UID != "" {
@@ -276,7 +276,7 @@ func (c *cli) newDaemonSet(cl *load.Cluster, file string) (*appsv1.DaemonSet, lo
 	} else {
 		out, err = apply(live, ds)
 		if err != nil {
-			return nil, load.Position{}, nil, c.fail("diff: --ds-file %s: %v", src, err)
+			return nil, load.Position{}, nil, c.fail("%s: --ds-file %s: %v", cmd, src, err)
 		}
 	}
 	// The API server keeps these: an update cannot set them.

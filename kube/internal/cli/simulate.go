@@ -122,13 +122,19 @@ func (c *cli) simulate(o *simulateOptions) error {
 	}
 	old := in.cluster.DaemonSet
 	if o.dsFile != "" {
-		nds, err := c.simulateDaemonSet(old, o.dsFile)
+		// Read as diff reads it: a manifest is merged into the live
+		// DaemonSet as kubectl apply merges, so that restating the live
+		// spec changes nothing.
+		nds, at, k, err := c.newDaemonSet("simulate", in.cluster, o.dsFile)
 		if err != nil {
 			return err
 		}
 		edited := *in.cluster
-		edited.DaemonSet = nds
+		edited.DaemonSet, edited.At.DaemonSet = nds, at
 		in.cluster = &edited
+		if k != nil {
+			in.kruise = k
+		}
 	}
 	// One plan of the (edited) cluster: --strict refuses it here, and its
 	// warnings are printed once.
@@ -157,28 +163,6 @@ func (c *cli) simulate(o *simulateOptions) error {
 		return err
 	}
 	return writeSimulationTable(c.stdout, tl)
-}
-
-// simulateDaemonSet reads the one DaemonSet of file as the new spec of
-// old: its namespace defaults to old's and its name must be old's; it
-// keeps old's UID, creation time and generation, as an update does.
-func (c *cli) simulateDaemonSet(old *appsv1.DaemonSet, file string) (*appsv1.DaemonSet, error) {
-	objs, _, _, err := c.read("simulate", []string{file})
-	if err != nil {
-		return nil, err
-	}
-	if len(objs.DaemonSets) != 1 {
-		return nil, c.fail("simulate: --ds-file %s: want exactly one DaemonSet, found %d", file, len(objs.DaemonSets))
-	}
-	nds := objs.DaemonSets[0].DeepCopy()
-	if nds.Namespace == "" {
-		nds.Namespace = old.Namespace
-	}
-	if nds.Namespace != old.Namespace || nds.Name != old.Name {
-		return nil, c.fail("simulate: --ds-file %s: DaemonSet %s/%s is not the input's %s/%s", file, nds.Namespace, nds.Name, old.Namespace, old.Name)
-	}
-	nds.UID, nds.CreationTimestamp, nds.Generation = old.UID, old.CreationTimestamp, old.Generation
-	return nds, nil
 }
 
 // simulateCluster converts the input into a sim.Cluster: the DaemonSet

@@ -66,6 +66,21 @@ func TestSimulate(t *testing.T) {
 		args:   append(append([]string{}, v2...), "--fail-rate", "1", "--max-duration", "5m"),
 		stdout: []string{"stopped at the time limit", "maxUnavailable 2 used up"},
 	}, {
+		name:   "restated manifest: nothing to roll",
+		reason: "a manifest is merged into the live DaemonSet as kubectl apply merges it (the same reading as diff), so one that leaves the defaulted fields out but restates the live image rolls nothing",
+		args: append(append([]string{}, base...), "--ds-file", writeTemp(t, "restated.yaml", `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  template:
+    spec:
+      containers:
+      - name: agent
+        image: registry.example.com/agent:v1.1
+`)),
+		stdout: []string{"predicted duration 0s (RollingUpdate, maxUnavailable 2, maxSurge 0)", "converged in 0s: 0 steps, 1 syncs"},
+	}, {
 		name:   "usage: fail rate",
 		reason: "a rate outside 0..1 is a usage error",
 		args:   append(append([]string{}, base...), "--fail-rate", "2"),
