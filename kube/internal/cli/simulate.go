@@ -51,10 +51,12 @@ the rollout is done (converged), or when it cannot go on (stalled: the nodes
 that hold the rollout and why are named), or at --max-syncs or
 --max-duration. Nothing is written to any cluster.
 
-With --ds-file the cluster's DaemonSet is replaced by the one in that file,
-as the API server would store the update (the generation and the template
-generation go up when the spec and template change; the status is kept), and
-that rollout is simulated. Without it the cluster as found is driven on.
+With --ds-file the cluster's DaemonSet is updated to the one in that file, read
+as diff reads it (one printed by kubectl get, with its uid, replaces the spec;
+a manifest is merged in as kubectl apply merges it), and stored as the API
+server would store the update (the generation and the template generation go
+up when the spec and template change; the status is kept); that rollout is
+simulated. Without it the cluster as found is driven on.
 
 Pods already in the cluster that are Pending become Ready --ready-after after
 their creation; pods Running but not Ready stay so; pods terminating go
