@@ -88,12 +88,7 @@ Output formats (-o):
   json   the diff document (package kube/schema, type Diff): every node with
          its change, pods and decisions before and after, the counts, budgets,
          steps, syncs, duration, settled and done`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("diff: unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs("diff"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.diff(&o)
 		},

@@ -50,12 +50,7 @@ Output formats (-o):
   json   {"nodes":[{"name", "daemonSets":[{"namespace", "name", "lands",
          "reason", "requests", "fits", "insufficient", "portConflicts"}],
          "requests"}]}, quantities as Kubernetes prints them`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("overhead: unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs("overhead"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.overhead(o)
 		},

@@ -43,12 +43,7 @@ Output formats (-o):
   yaml   the same document as YAML
   name   the objects the plan writes, as resource/name (kubectl's -o name);
          created pods, which the API server names, as pod/<generateName>`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("plan: unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs("plan"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(outputs, output) {
 				return usagef("plan: -o %q: want one of %s", output, strings.Join(outputs, ", "))

@@ -151,6 +151,17 @@ func (c *cli) run(args []string) int {
 	}
 }
 
+// noArgs refuses positional arguments of a command that takes none, as a
+// usage error.
+func noArgs(cmd string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("%s: unexpected argument %q", cmd, args[0])
+		}
+		return nil
+	}
+}
+
 // addCommon registers the flags every command has.
 func addCommon(cmd *cobra.Command, o *common) {
 	f := cmd.Flags()

@@ -77,12 +77,7 @@ Output formats (-o):
 
 Exit status is 0 when the simulation ran, whether it converged or stalled
 (the outcome is printed); 1 for bad input, 2 for a usage error.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("simulate: unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs("simulate"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.simulate(&o)
 		},
@@ -90,7 +85,7 @@ Exit status is 0 when the simulation ran, whether it converged or stalled
 	cmd.Long = fmt.Sprintf(cmd.Long, c.name)
 	addCommon(cmd, &o.common)
 	f := cmd.Flags()
-	f.StringVar(&o.dsFile, "ds-file", "", "a file holding one DaemonSet, the new spec of the input's DaemonSet\n(same namespace and name): simulate its rollout")
+	f.StringVar(&o.dsFile, "ds-file", "", "the new DaemonSet, whose rollout to simulate: 'kubectl get ds -o yaml' output,\nor a manifest for 'kubectl apply'; '-' reads standard input")
 	f.DurationVar(&o.readyAfter, "ready-after", o.readyAfter, "how long a new pod takes to become Ready (or to fail)")
 	f.Float64Var(&o.failRate, "fail-rate", 0, "the share of new pods that fail instead of becoming Ready, 0 to 1")
 	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail (with --fail-rate)")
