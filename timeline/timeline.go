@@ -282,6 +282,10 @@ type Options struct {
 	// whose pod never goes holds the rollout. Pods the simulation deletes
 	// go at once.
 	Terminating time.Duration
+	// AfterSync, when set, is called with the plan of every sync once it
+	// is applied: for callers that want more of each plan than the
+	// recording keeps (package whatif keeps each deleted pod's reason).
+	AfterSync func(daemonplan.Plan)
 }
 
 // ErrNoCluster is returned for a nil cluster.
@@ -338,6 +342,9 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		}
 		last = plan
 		r.sync(plan)
+		if opts.AfterSync != nil {
+			opts.AfterSync(plan)
+		}
 		wrote := len(plan.Create)+len(plan.Delete) > 0
 		wait := nextEvent(c, plan)
 		if d := gone.Sub(c.Now); !gone.IsZero() && (wait == 0 || d < wait) {
@@ -354,7 +361,7 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			kind = SyncLimit
 			break
 		}
-		if r.at()+wait > opts.MaxDuration {
+		if wait > opts.MaxDuration-r.at() { // r.at() <= MaxDuration: no overflow
 			kind = TimeLimit
 			break
 		}

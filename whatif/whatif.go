@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/timeline"
 )
 
 // Change is what an edit does to one node.
@@ -162,43 +164,40 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	c := sim.Load(edited)
 	c.ReadyAfter = opts.ReadyAfter
 	c.Options = opts.Sync
-	c.Advance(0) // pending pods due by now are Ready
-	var rep Report
-	first := true
+	// The simulation is package timeline's, the one `daemonplan simulate`
+	// draws: the same syncs, the same waits, the same steps.
 	why := map[string]placement.DeleteReason{}
-	var last daemonplan.Plan
-	for rep.Syncs < opts.MaxSyncs {
-		plan, err := c.Sync()
-		if err != nil {
-			return Report{}, err
-		}
-		rep.Syncs++
-		last = plan
-		if first {
-			rep.Budgets = budgetsOf(edited.DaemonSet, plan)
-			first = false
-		}
-		for _, d := range plan.Delete {
-			if _, seen := why[d.Pod]; !seen {
-				why[d.Pod] = d.Reason
+	var first, last daemonplan.Plan
+	syncs := 0
+	tl, err := timeline.Run(c, timeline.Options{
+		MaxSyncs:    opts.MaxSyncs,
+		MaxDuration: math.MaxInt64, // bounded by MaxSyncs alone
+		AfterSync: func(plan daemonplan.Plan) {
+			if syncs == 0 {
+				first = plan
 			}
-		}
-		wrote := len(plan.Create)+len(plan.Delete) > 0
-		if wrote {
-			rep.Steps++
-		}
-		wait := nextEvent(c, plan)
-		if !wrote && wait == 0 {
-			rep.Settled = true
-			break
-		}
-		c.Advance(wait)
+			syncs++
+			last = plan
+			for _, d := range plan.Delete {
+				if _, seen := why[d.Pod]; !seen {
+					why[d.Pod] = d.Reason
+				}
+			}
+		},
+	})
+	if err != nil {
+		return Report{}, err
 	}
-	rep.Duration = c.Now.Sub(edited.Now)
-	st := c.DaemonSet.Status
-	rep.Done = rep.Settled && (c.DaemonSet.UpdateStrategy.Type == api.OnDelete ||
-		(st.UpdatedNumberScheduled == st.DesiredNumberScheduled && st.NumberAvailable == st.DesiredNumberScheduled))
-
+	rep := Report{
+		Budgets:  budgetsOf(edited.DaemonSet, first),
+		Steps:    tl.Steps,
+		Syncs:    len(tl.Syncs),
+		Duration: tl.Duration,
+		// A stall that is not a limit is a sync with nothing to do and
+		// nothing to wait for: settled, but not done.
+		Settled: tl.Outcome == timeline.Converged || tl.Stall.Kind == timeline.Stuck,
+		Done:    tl.Outcome == timeline.Converged,
+	}
 	rep.Nodes = compare(before, edited, c, last.Hash, why, opts.Sync.Placement)
 	for _, n := range rep.Nodes {
 		rep.Counts.add(n.Change)
@@ -260,22 +259,6 @@ func budgetsOf(ds *api.DaemonSet, first daemonplan.Plan) rollout.Budgets {
 	}
 	b, _ := rollout.ResolveBudgets(&d, desired)
 	return b
-}
-
-// nextEvent is how long until something can change without a write: the
-// next pod becoming Ready, or the plan's requeue. Zero means nothing will.
-func nextEvent(c *sim.Cluster, plan daemonplan.Plan) time.Duration {
-	next := plan.RequeueAfter
-	for i := range c.Pods {
-		p := &c.Pods[i]
-		if p.Phase != api.PodPending || p.Namespace != c.DaemonSet.Namespace {
-			continue
-		}
-		if d := p.Created.Add(c.ReadyAfter).Sub(c.Now); d > 0 && (next <= 0 || d < next) {
-			next = d
-		}
-	}
-	return max(next, 0)
 }
 
 // running returns, per node, the oldest pod of the DaemonSet there that is
