@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/timeline"
@@ -200,4 +201,22 @@ func TestTerminating(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAfterSync: AfterSync sees every sync's plan once, in order, and the
+// plans' writes are the ones the recording counts.
+func TestAfterSync(t *testing.T) {
+	c := settled(t, 4, maxUnavailable(1), 10*time.Second)
+	c.Update(template("agent:v2"), "")
+	var creates, deletes []int
+	tl, err := timeline.Run(c, timeline.Options{AfterSync: func(p daemonplan.Plan) {
+		creates, deletes = append(creates, len(p.Create)), append(deletes, len(p.Delete))
+	}})
+	require.NoError(t, err)
+	require.Len(t, creates, len(tl.Syncs))
+	for i, s := range tl.Syncs {
+		require.Equal(t, s.Creates, creates[i], "sync %d", i)
+		require.Equal(t, s.Deletes, deletes[i], "sync %d", i)
+	}
+	require.Equal(t, timeline.Converged, tl.Outcome)
 }
