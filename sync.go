@@ -370,8 +370,10 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	}
 	plan.Keep = mp.Keep
 	if len(plan.Delete) > len(mp.Delete) {
-		// The rolling update deleted pods; manage deleted none.
-		plan.Keep = cl.Keep(plan.Delete)
+		// The rolling update deleted pods; manage deleted none, so its Keep
+		// lists every bucketed pod: dropping the deleted ones from it gives
+		// cl.Keep(plan.Delete) without a second pass over the pods.
+		plan.Keep = dropDeleted(mp.Keep, plan.Delete)
 	}
 	plan.setStatus(cl.Status(in.Now, hash), in.DaemonSet)
 	return plan
@@ -434,6 +436,40 @@ func equalInt32Ptr(a, b *int32) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// dropDeleted removes from keep, a list of pod names in name order, every
+// name that deletes names, in place, and returns the shortened list. Each
+// delete's run of names is found by binary search: the other names are
+// moved, not compared.
+func dropDeleted(keep []string, deletes []placement.Delete) []string {
+	type run struct{ lo, hi int }
+	gone := make([]run, 0, len(deletes))
+	for _, d := range deletes {
+		lo, found := slices.BinarySearch(keep, d.Pod)
+		if !found {
+			continue
+		}
+		hi := lo + 1
+		for hi < len(keep) && keep[hi] == d.Pod {
+			hi++
+		}
+		gone = append(gone, run{lo, hi})
+	}
+	if len(gone) == 0 {
+		return keep
+	}
+	slices.SortFunc(gone, func(a, b run) int { return a.lo - b.lo })
+	n, from := 0, 0
+	for _, g := range gone {
+		if g.lo > from {
+			n += copy(keep[n:], keep[from:g.lo])
+		}
+		from = max(from, g.hi)
+	}
+	n += copy(keep[n:], keep[from:])
+	clear(keep[n:])
+	return keep[:n]
 }
 
 func mergeSorted(a, b []string) []string {
