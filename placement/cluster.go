@@ -224,12 +224,13 @@ type Cluster struct {
 	start     []int32        // pods of node i are pods[start[i]:start[i+1]]
 	vanished  []Bucket       // buckets of nodes not in the node list, by node name
 	claimed   []*api.Pod     // every claimed pod, including terminal-and-deleting ones
-	targeted  []*api.Pod     // claimed pods with a target node, terminal-and-deleting included
+	targeted  []*api.Pod     // claimed pods with a target node, terminal-and-deleting included: claimed itself when every claimed pod has one
 	adopt     []string
 	release   []string
 
 	// Scratch memory kept across Reset.
 	bucketed []placed   // the pods in buckets (vanished ones included), in input order
+	untarget []*api.Pod // targeted's own array, when some claimed pod has no target
 	byName   []*api.Pod // the bucketed pods sorted by name, built by Keep when input order is not
 	sorted   int8       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
 	index    nameIndex  // node name → position in nodes
@@ -248,6 +249,7 @@ type pending struct {
 	pod    *api.Pod
 	target string
 	pos    int   // the pod's position in the input
+	claim  int32 // its position in claimed
 	node   int32 // its node, as the last snapshot's hint or the name table finds it
 }
 
@@ -266,12 +268,16 @@ func (c *Compiled) warmPods(pods []api.Pod) int {
 	return n
 }
 
-// placed is a bucketed pod and the index of its node, -1 for a vanished
-// node.
+// placed is a bucketed pod, by its position in claimed, and the index of
+// its node, -1 for a vanished node. It holds no pointer: the collector
+// does not scan the list.
 type placed struct {
-	pod  *api.Pod
-	node int32
+	claim int32
+	node  int32
 }
+
+// bucketedPod returns the i-th bucketed pod.
+func (cl *Cluster) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].claim] }
 
 // Index builds the Cluster for nodes and pods (upstream: getNodesToDaemonPods,
 // ClaimObject; docs/manage.md, M3 and M5):
@@ -342,7 +348,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 
 	// First pass: claim, and find each bucketed pod's node index (or -1 for
 	// a vanished node).
-	cl.bucketed, cl.claimed, cl.targeted = cl.bucketed[:0], cl.claimed[:0], cl.targeted[:0]
+	cl.bucketed, cl.claimed = cl.bucketed[:0], cl.claimed[:0]
 	cl.adopt, cl.release = nil, nil
 	cl.vanished = nil
 	cl.byName, cl.sorted = cl.byName[:0], 0
@@ -353,9 +359,6 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// lists once.
 	if cap(cl.claimed) < len(pods) {
 		cl.claimed = make([]*api.Pod, 0, len(pods))
-	}
-	if cap(cl.targeted) < len(pods) {
-		cl.targeted = make([]*api.Pod, 0, len(pods))
 	}
 	if cap(cl.bucketed) < len(pods) {
 		cl.bucketed = make([]placed, 0, len(pods))
@@ -414,7 +417,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			if !cl.index.once {
 				cl.hints[q.pos] = ni + 1
 			}
-			cl.bucketed = append(cl.bucketed, placed{pod: q.pod, node: ni})
+			cl.bucketed = append(cl.bucketed, placed{claim: q.claim, node: ni})
 			if ni < 0 {
 				if vanished == nil {
 					vanished = map[string][]*api.Pod{}
@@ -426,6 +429,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 		nb = 0
 	}
+	untargeted := false
 	for lo := 0; lo < len(pods); lo += warmBatch {
 		hi := min(lo+warmBatch, len(pods))
 		cl.warmed += c.warmPods(pods[lo:hi])
@@ -444,16 +448,28 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			cl.claimed = append(cl.claimed, p)
 			target, err := api.TargetNodeName(p)
 			if err != nil {
+				untargeted = true
 				continue
 			}
-			cl.targeted = append(cl.targeted, p)
 			if api.IsTerminal(p) && p.Deleting {
 				continue
 			}
-			batch[nb] = pending{pod: p, target: target, pos: i}
+			batch[nb] = pending{pod: p, target: target, pos: i, claim: int32(len(cl.claimed) - 1)}
 			nb++
 		}
 		resolve()
+	}
+	// Claimed pods nearly always have a target node: targeted is then
+	// claimed itself.
+	cl.targeted = cl.claimed
+	if untargeted {
+		cl.untarget = cl.untarget[:0]
+		for _, p := range cl.claimed {
+			if _, err := api.TargetNodeName(p); err == nil {
+				cl.untarget = append(cl.untarget, p)
+			}
+		}
+		cl.targeted = cl.untarget
 	}
 
 	// Second pass: a counting sort into one flat slice, then order each
@@ -473,7 +489,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	}
 	for _, pl := range cl.bucketed {
 		if pl.node >= 0 {
-			cl.pods[cl.start[pl.node+1]] = pl.pod
+			cl.pods[cl.start[pl.node+1]] = cl.claimed[pl.claim]
 			cl.start[pl.node+1]++
 		}
 	}

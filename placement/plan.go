@@ -400,12 +400,12 @@ func (cl *Cluster) Keep(deletes []Delete) []string {
 // sorted copy made once.
 func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 	if cl.bucketedSorted() {
-		return func(i int) *api.Pod { return cl.bucketed[i].pod }
+		return cl.bucketedPod
 	}
 	if len(cl.byName) != len(cl.bucketed) {
 		cl.byName = cl.byName[:0]
-		for _, pl := range cl.bucketed {
-			cl.byName = append(cl.byName, pl.pod)
+		for i := range cl.bucketed {
+			cl.byName = append(cl.byName, cl.bucketedPod(i))
 		}
 		slices.SortFunc(cl.byName, func(a, b *api.Pod) int { return strings.Compare(a.Name, b.Name) })
 	}
@@ -420,7 +420,7 @@ func (cl *Cluster) bucketedSorted() bool {
 	if cl.sorted == 0 {
 		cl.sorted = 1
 		for i := 1; i < len(cl.bucketed); i++ {
-			if cl.bucketed[i-1].pod.Name > cl.bucketed[i].pod.Name {
+			if cl.bucketedPod(i-1).Name > cl.bucketedPod(i).Name {
 				cl.sorted = -1
 				break
 			}
