@@ -352,6 +352,11 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	cl.adopt, cl.release = nil, nil
 	cl.vanished = nil
 	cl.byName, cl.sorted = cl.byName[:0], 0
+	if cl.check.sorted {
+		// Claimed pods share the DaemonSet's namespace: in a pod list
+		// sorted by namespace and name, they come in name order.
+		cl.sorted = 1
+	}
 	cl.keep.reset()
 	counts := resize(cl.start, len(cl.nodes)+1)
 	clear(counts)

@@ -384,13 +384,25 @@ func (cl *Cluster) Keep(deletes []Delete) []string {
 	slices.SortFunc(gone, func(a, b run) int { return a.lo - b.lo })
 	i := 0
 	for _, g := range gone {
-		for ; i < g.lo; i++ {
-			dst = append(dst, name(i))
+		if g.lo > i {
+			dst = cl.appendNames(dst, i, g.lo)
 		}
 		i = max(i, g.hi)
 	}
-	for ; i < n; i++ {
-		dst = append(dst, name(i))
+	return cl.appendNames(dst, i, n)
+}
+
+// appendNames appends the names of the bucketed pods lo to hi, in name
+// order, to dst.
+func (cl *Cluster) appendNames(dst []string, lo, hi int) []string {
+	if cl.bucketedSorted() {
+		for _, pl := range cl.bucketed[lo:hi] {
+			dst = append(dst, cl.claimed[pl.claim].Name)
+		}
+		return dst
+	}
+	for _, p := range cl.byName[lo:hi] {
+		dst = append(dst, p.Name)
 	}
 	return dst
 }

@@ -120,6 +120,9 @@ type podCheck struct {
 	seed  maphash.Seed
 	slots []int32 // pod position+1; 0 is empty
 	mask  uint64
+	// sorted reports, after valid returned true, that the pods came in
+	// (namespace, name) order, as listers return them.
+	sorted bool
 }
 
 // valid reports whether pods are valid as api.ValidatePods judges them.
@@ -127,30 +130,51 @@ func (x *podCheck) valid(pods []api.Pod) bool {
 	sorted := true
 	for i := range pods {
 		p := &pods[i]
-		if p.Name == "" || !utf8.ValidString(p.Namespace) || !utf8.ValidString(p.Name) ||
+		// Pods mostly share a namespace: it is checked when it changes.
+		sameNS := i > 0 && pods[i-1].Namespace == p.Namespace
+		if p.Name == "" || !sameNS && !utf8.ValidString(p.Namespace) || !utf8.ValidString(p.Name) ||
 			!utf8.ValidString(p.UID) || !utf8.ValidString(p.NodeName) {
 			return false
 		}
 		// Listers return pods in (namespace, name) order: then no name
 		// repeats, and only the UIDs need a table.
 		if i > 0 && sorted {
-			q := &pods[i-1]
-			sorted = q.Namespace < p.Namespace || (q.Namespace == p.Namespace && q.Name < p.Name)
+			sorted = sameNS && pods[i-1].Name < p.Name || !sameNS && pods[i-1].Namespace < p.Namespace
 		}
 	}
-	if !x.distinct(pods, func(p *api.Pod) (string, string, bool) { return p.UID, "", p.UID != "" }) {
+	x.sorted = sorted
+	if !x.distinctUIDs(pods) {
 		return false
 	}
 	return sorted || x.distinct(pods, func(p *api.Pod) (string, string, bool) { return p.Namespace, p.Name, true })
 }
 
-// distinct reports whether no two pods share a key (a pair of strings;
-// pods without a key are skipped).
-func (x *podCheck) distinct(pods []api.Pod, key func(*api.Pod) (string, string, bool)) bool {
+// distinctUIDs reports whether no two pods share a non-empty UID.
+func (x *podCheck) distinctUIDs(pods []api.Pod) bool {
+	x.table(len(pods))
+	for i := range pods {
+		uid := pods[i].UID
+		if uid == "" {
+			continue
+		}
+		s := maphash.String(x.seed, uid) & x.mask
+		for x.slots[s] != 0 {
+			if pods[x.slots[s]-1].UID == uid {
+				return false
+			}
+			s = (s + 1) & x.mask
+		}
+		x.slots[s] = int32(i + 1)
+	}
+	return true
+}
+
+// table empties the slots, sized for n keys.
+func (x *podCheck) table(n int) {
 	if x.slots == nil {
 		x.seed = maphash.MakeSeed()
 	}
-	size := 1 << bits.Len(uint(2*len(pods)))
+	size := 1 << bits.Len(uint(2*n))
 	if cap(x.slots) >= size {
 		x.slots = x.slots[:size]
 		clear(x.slots)
@@ -158,6 +182,12 @@ func (x *podCheck) distinct(pods []api.Pod, key func(*api.Pod) (string, string, 
 		x.slots = make([]int32, size)
 	}
 	x.mask = uint64(size - 1)
+}
+
+// distinct reports whether no two pods share a key (a pair of strings;
+// pods without a key are skipped).
+func (x *podCheck) distinct(pods []api.Pod, key func(*api.Pod) (string, string, bool)) bool {
+	x.table(len(pods))
 	var h maphash.Hash
 	h.SetSeed(x.seed)
 	for i := range pods {
