@@ -397,9 +397,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 				}
 			}
 			h[j] = cl.index.hash(q.target)
-			if s := cl.index.slots[h[j]]; s > 0 {
-				q.node = s - 1
-			}
+			q.node = cl.index.first(h[j])
 		}
 		for j := range batch[:nb] {
 			if n := batch[j].node; n >= 0 {

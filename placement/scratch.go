@@ -2,6 +2,7 @@ package placement
 
 import (
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"unicode/utf8"
 
@@ -13,13 +14,23 @@ import (
 // quicker to build than a map[string]int32 of the same nodes, and a
 // Cluster keeps it across Reset: when the nodes are the same as last time
 // (the usual case for a controller that plans again), it is not rebuilt.
+//
+// Each slot holds, besides the position, the top bits of the name's hash
+// (its tag) when positions leave room for them: a probe then passes over
+// other nodes' slots without reading their names, and the table can be
+// fuller, and so smaller, for as few reads.
 type nameIndex struct {
-	seed  maphash.Seed
-	slots []int32 // position+1; 0 is empty
-	mask  uint64
-	names []string // the names indexed, in order, unless once
-	once  bool     // the index is built once: keep no names
+	seed    maphash.Seed
+	slots   []uint32 // tag<<tagShift | position+1; 0 is empty
+	mask    uint64
+	posMask uint32   // the position bits of a slot
+	names   []string // the names indexed, in order, unless once
+	once    bool     // the index is built once: keep no names
 }
+
+// tagShift is where a slot's tag starts: tags are used while positions fit
+// below it, up to 16,777,214 nodes.
+const tagShift = 24
 
 // build indexes nodes (sorted by name, unique), unless they carry the
 // names indexed last time.
@@ -36,16 +47,30 @@ func (x *nameIndex) build(nodes []*api.Node) {
 			return
 		}
 	}
+	x.index(nodes, len(nodes) < 1<<tagShift-1)
+}
+
+// index builds the table for nodes, with tags or without.
+func (x *nameIndex) index(nodes []*api.Node, tagged bool) {
 	if x.slots == nil {
 		x.seed = maphash.MakeSeed()
 	}
-	// A load factor of at most one half keeps probe sequences short.
-	size := 1 << bits.Len(uint(2*len(nodes)))
+	// A load factor below four fifths keeps probe sequences within a
+	// cache line or two; the tags make passing a slot cheap.
+	size := 1 << bits.Len(uint(len(nodes)+len(nodes)/4))
+	x.posMask = math.MaxUint32
+	if tagged {
+		x.posMask = 1<<tagShift - 1
+	} else {
+		// Without tags every probe reads a name: keep the table at most
+		// half full.
+		size = 1 << bits.Len(uint(2*len(nodes)))
+	}
 	if cap(x.slots) >= size {
 		x.slots = x.slots[:size]
 		clear(x.slots)
 	} else {
-		x.slots = make([]int32, size)
+		x.slots = make([]uint32, size)
 	}
 	x.mask = uint64(size - 1)
 	x.names = x.names[:0]
@@ -56,29 +81,45 @@ func (x *nameIndex) build(nodes []*api.Node) {
 		if !x.once {
 			x.names[i] = n.Name
 		}
-		h := maphash.String(x.seed, n.Name) & x.mask
-		for x.slots[h] != 0 {
-			h = (h + 1) & x.mask
+		h := maphash.String(x.seed, n.Name)
+		s := h & x.mask
+		for x.slots[s] != 0 {
+			s = (s + 1) & x.mask
 		}
-		x.slots[h] = int32(i + 1)
+		x.slots[s] = x.tag(h) | uint32(i+1)
 	}
 }
 
-// hash returns the slot where the search for name starts.
-func (x *nameIndex) hash(name string) uint64 { return maphash.String(x.seed, name) & x.mask }
+// hash returns the hash of name, which places and tags it.
+func (x *nameIndex) hash(name string) uint64 { return maphash.String(x.seed, name) }
+
+// tag returns the tag bits of hash h, zero without tags.
+func (x *nameIndex) tag(h uint64) uint32 { return uint32(h>>32) &^ x.posMask }
+
+// first returns the position in the first slot of hash h's probe if its tag
+// is h's, or -1: the likely position of the name, which lookup confirms.
+func (x *nameIndex) first(h uint64) int32 {
+	s := x.slots[h&x.mask]
+	if s == 0 || s&^x.posMask != x.tag(h) {
+		return -1
+	}
+	return int32(s&x.posMask) - 1
+}
 
 // lookup returns the position of the node called name, whose hash is h, or
 // -1.
 func (x *nameIndex) lookup(nodes []*api.Node, name string, h uint64) int32 {
-	for {
-		s := x.slots[h]
+	tag := x.tag(h)
+	for i := h & x.mask; ; i = (i + 1) & x.mask {
+		s := x.slots[i]
 		if s == 0 {
 			return -1
 		}
-		if nodes[s-1].Name == name {
-			return s - 1
+		if s&^x.posMask == tag {
+			if p := int32(s&x.posMask) - 1; nodes[p].Name == name {
+				return p
+			}
 		}
-		h = (h + 1) & x.mask
 	}
 }
 
