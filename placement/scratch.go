@@ -9,28 +9,74 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// nameIndex finds a node's position by name: an open-addressing table of
-// positions in a name-sorted node list, probed linearly. It is smaller and
-// quicker to build than a map[string]int32 of the same nodes, and a
-// Cluster keeps it across Reset: when the nodes are the same as last time
-// (the usual case for a controller that plans again), it is not rebuilt.
-//
-// Each slot holds, besides the position, the top bits of the name's hash
-// (its tag) when positions leave room for them: a probe then passes over
-// other nodes' slots without reading their names, and the table can be
-// fuller, and so smaller, for as few reads.
-type nameIndex struct {
+// slotTable is an open-addressing table of positions in a list, probed
+// linearly from a key's hash; the caller compares the keys. Each slot
+// holds, besides the position, the top bits of the key's hash (its tag)
+// while positions leave room for them: a probe then passes over the slots
+// of other keys without reading them, and the table can be fuller, and so
+// smaller, for as few reads.
+type slotTable struct {
 	seed    maphash.Seed
-	slots   []uint32 // tag<<tagShift | position+1; 0 is empty
+	slots   []uint32 // tag | position+1; 0 is empty
 	mask    uint64
-	posMask uint32   // the position bits of a slot
-	names   []string // the names indexed, in order, unless once
-	once    bool     // the index is built once: keep no names
+	posMask uint32 // the position bits of a slot
 }
 
 // tagShift is where a slot's tag starts: tags are used while positions fit
-// below it, up to 16,777,214 nodes.
+// below it, up to 16,777,214 keys.
 const tagShift = 24
+
+// reset empties the table and sizes it for n keys, with tags when they
+// fit.
+func (t *slotTable) reset(n int) { t.resetTagged(n, n < 1<<tagShift-1) }
+
+func (t *slotTable) resetTagged(n int, tagged bool) {
+	if t.slots == nil {
+		t.seed = maphash.MakeSeed()
+	}
+	// A load factor below four fifths keeps probe sequences within a
+	// cache line or two; the tags make passing a slot cheap. Without tags
+	// every probe reads a key: the table stays at most half full.
+	size := 1 << bits.Len(uint(n+n/4))
+	t.posMask = 1<<tagShift - 1
+	if !tagged {
+		t.posMask = math.MaxUint32
+		size = 1 << bits.Len(uint(2*n))
+	}
+	if cap(t.slots) >= size {
+		t.slots = t.slots[:size]
+		clear(t.slots)
+	} else {
+		t.slots = make([]uint32, size)
+	}
+	t.mask = uint64(size - 1)
+}
+
+// tag returns the tag bits of hash h, zero without tags.
+func (t *slotTable) tag(h uint64) uint32 { return uint32(h>>32) &^ t.posMask }
+
+// pos returns the position a full slot holds.
+func (t *slotTable) pos(slot uint32) int32 { return int32(slot&t.posMask) - 1 }
+
+// put stores position i under hash h in the first empty slot of its probe.
+func (t *slotTable) put(h uint64, i int) {
+	s := h & t.mask
+	for t.slots[s] != 0 {
+		s = (s + 1) & t.mask
+	}
+	t.slots[s] = t.tag(h) | uint32(i+1)
+}
+
+// nameIndex finds a node's position by name in a name-sorted node list. It
+// is smaller and quicker to build than a map[string]int32 of the same
+// nodes, and a Cluster keeps it across Reset: when the nodes are the same
+// as last time (the usual case for a controller that plans again), it is
+// not rebuilt.
+type nameIndex struct {
+	slotTable
+	names []string // the names indexed, in order, unless once
+	once  bool     // the index is built once: keep no names
+}
 
 // build indexes nodes (sorted by name, unique), unless they carry the
 // names indexed last time.
@@ -52,27 +98,7 @@ func (x *nameIndex) build(nodes []*api.Node) {
 
 // index builds the table for nodes, with tags or without.
 func (x *nameIndex) index(nodes []*api.Node, tagged bool) {
-	if x.slots == nil {
-		x.seed = maphash.MakeSeed()
-	}
-	// A load factor below four fifths keeps probe sequences within a
-	// cache line or two; the tags make passing a slot cheap.
-	size := 1 << bits.Len(uint(len(nodes)+len(nodes)/4))
-	x.posMask = math.MaxUint32
-	if tagged {
-		x.posMask = 1<<tagShift - 1
-	} else {
-		// Without tags every probe reads a name: keep the table at most
-		// half full.
-		size = 1 << bits.Len(uint(2*len(nodes)))
-	}
-	if cap(x.slots) >= size {
-		x.slots = x.slots[:size]
-		clear(x.slots)
-	} else {
-		x.slots = make([]uint32, size)
-	}
-	x.mask = uint64(size - 1)
+	x.resetTagged(len(nodes), tagged)
 	x.names = x.names[:0]
 	if !x.once {
 		x.names = resize(x.names, len(nodes))
@@ -81,20 +107,12 @@ func (x *nameIndex) index(nodes []*api.Node, tagged bool) {
 		if !x.once {
 			x.names[i] = n.Name
 		}
-		h := maphash.String(x.seed, n.Name)
-		s := h & x.mask
-		for x.slots[s] != 0 {
-			s = (s + 1) & x.mask
-		}
-		x.slots[s] = x.tag(h) | uint32(i+1)
+		x.put(maphash.String(x.seed, n.Name), i)
 	}
 }
 
 // hash returns the hash of name, which places and tags it.
 func (x *nameIndex) hash(name string) uint64 { return maphash.String(x.seed, name) }
-
-// tag returns the tag bits of hash h, zero without tags.
-func (x *nameIndex) tag(h uint64) uint32 { return uint32(h>>32) &^ x.posMask }
 
 // first returns the position in the first slot of hash h's probe if its tag
 // is h's, or -1: the likely position of the name, which lookup confirms.
@@ -103,7 +121,7 @@ func (x *nameIndex) first(h uint64) int32 {
 	if s == 0 || s&^x.posMask != x.tag(h) {
 		return -1
 	}
-	return int32(s&x.posMask) - 1
+	return x.pos(s)
 }
 
 // lookup returns the position of the node called name, whose hash is h, or
@@ -116,7 +134,7 @@ func (x *nameIndex) lookup(nodes []*api.Node, name string, h uint64) int32 {
 			return -1
 		}
 		if s&^x.posMask == tag {
-			if p := int32(s&x.posMask) - 1; nodes[p].Name == name {
+			if p := x.pos(s); nodes[p].Name == name {
 				return p
 			}
 		}
@@ -158,9 +176,7 @@ func (a *arena) reset() {
 // twice. Only when it does not is api.ValidatePods called, for the
 // findings. A Cluster keeps its table across Reset.
 type podCheck struct {
-	seed  maphash.Seed
-	slots []int32 // pod position+1; 0 is empty
-	mask  uint64
+	slotTable
 	// sorted reports, after valid returned true, that the pods came in
 	// (namespace, name) order, as listers return them.
 	sorted bool
@@ -184,70 +200,50 @@ func (x *podCheck) valid(pods []api.Pod) bool {
 		}
 	}
 	x.sorted = sorted
-	if !x.distinctUIDs(pods) {
-		return false
-	}
-	return sorted || x.distinct(pods, func(p *api.Pod) (string, string, bool) { return p.Namespace, p.Name, true })
+	return x.distinctUIDs(pods) && (sorted || x.distinctNames(pods))
 }
 
 // distinctUIDs reports whether no two pods share a non-empty UID.
 func (x *podCheck) distinctUIDs(pods []api.Pod) bool {
-	x.table(len(pods))
+	x.reset(len(pods))
 	for i := range pods {
 		uid := pods[i].UID
 		if uid == "" {
 			continue
 		}
-		s := maphash.String(x.seed, uid) & x.mask
-		for x.slots[s] != 0 {
-			if pods[x.slots[s]-1].UID == uid {
+		h := maphash.String(x.seed, uid)
+		tag := x.tag(h)
+		for s := h & x.mask; x.slots[s] != 0; s = (s + 1) & x.mask {
+			if v := x.slots[s]; v&^x.posMask == tag && pods[x.pos(v)].UID == uid {
 				return false
 			}
-			s = (s + 1) & x.mask
 		}
-		x.slots[s] = int32(i + 1)
+		x.put(h, i)
 	}
 	return true
 }
 
-// table empties the slots, sized for n keys.
-func (x *podCheck) table(n int) {
-	if x.slots == nil {
-		x.seed = maphash.MakeSeed()
-	}
-	size := 1 << bits.Len(uint(2*n))
-	if cap(x.slots) >= size {
-		x.slots = x.slots[:size]
-		clear(x.slots)
-	} else {
-		x.slots = make([]int32, size)
-	}
-	x.mask = uint64(size - 1)
-}
-
-// distinct reports whether no two pods share a key (a pair of strings;
-// pods without a key are skipped).
-func (x *podCheck) distinct(pods []api.Pod, key func(*api.Pod) (string, string, bool)) bool {
-	x.table(len(pods))
-	var h maphash.Hash
-	h.SetSeed(x.seed)
+// distinctNames reports whether no two pods share a namespace and name.
+func (x *podCheck) distinctNames(pods []api.Pod) bool {
+	x.reset(len(pods))
+	var hh maphash.Hash
+	hh.SetSeed(x.seed)
 	for i := range pods {
-		a, b, ok := key(&pods[i])
-		if !ok {
-			continue
-		}
-		h.Reset()
-		h.WriteString(a)
-		h.WriteByte(0)
-		h.WriteString(b)
-		s := h.Sum64() & x.mask
-		for x.slots[s] != 0 {
-			if c, d, _ := key(&pods[x.slots[s]-1]); c == a && d == b {
-				return false
+		p := &pods[i]
+		hh.Reset()
+		hh.WriteString(p.Namespace)
+		hh.WriteByte(0)
+		hh.WriteString(p.Name)
+		h := hh.Sum64()
+		tag := x.tag(h)
+		for s := h & x.mask; x.slots[s] != 0; s = (s + 1) & x.mask {
+			if v := x.slots[s]; v&^x.posMask == tag {
+				if q := &pods[x.pos(v)]; q.Namespace == p.Namespace && q.Name == p.Name {
+					return false
+				}
 			}
-			s = (s + 1) & x.mask
 		}
-		x.slots[s] = int32(i + 1)
+		x.put(h, i)
 	}
 	return true
 }
