@@ -326,15 +326,13 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			suspect = cl.nodes[i].Name == cl.nodes[i-1].Name
 		}
 	}
-	var errs field.ErrorList
 	if suspect {
-		errs = api.ValidateNodes(nodes)
-	}
-	if !cl.check.valid(pods) {
-		errs = append(errs, api.ValidatePods(pods)...)
-	}
-	if len(errs) > 0 {
-		return errs
+		if errs := api.ValidateNodes(nodes); len(errs) > 0 {
+			if !cl.check.valid(pods) {
+				errs = append(errs, api.ValidatePods(pods)...)
+			}
+			return errs
+		}
 	}
 	cl.decisions = resize(cl.decisions, len(cl.nodes))
 	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
@@ -352,11 +350,6 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	cl.adopt, cl.release = nil, nil
 	cl.vanished = nil
 	cl.byName, cl.sorted = cl.byName[:0], 0
-	if cl.check.sorted {
-		// Claimed pods share the DaemonSet's namespace: in a pod list
-		// sorted by namespace and name, they come in name order.
-		cl.sorted = 1
-	}
 	cl.keep.reset()
 	counts := resize(cl.start, len(cl.nodes)+1)
 	clear(counts)
@@ -432,11 +425,15 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 		nb = 0
 	}
+	// The pod list is checked in the same pass (the check is the one
+	// api.ValidatePods would make): the pods are read once.
 	untargeted := false
+	cl.check.start(len(pods))
 	for lo := 0; lo < len(pods); lo += warmBatch {
 		hi := min(lo+warmBatch, len(pods))
 		cl.warmed += c.warmPods(pods[lo:hi])
 		for i := lo; i < hi; i++ {
+			cl.check.add(pods, i)
 			p := &pods[i]
 			switch c.Claim(p) {
 			case Owned:
@@ -461,6 +458,16 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			nb++
 		}
 		resolve()
+	}
+	if !cl.check.done(pods) {
+		if errs := api.ValidatePods(pods); len(errs) > 0 {
+			return errs
+		}
+	}
+	if cl.check.sorted {
+		// Claimed pods share the DaemonSet's namespace: in a pod list
+		// sorted by namespace and name, they come in name order.
+		cl.sorted = 1
 	}
 	// Claimed pods nearly always have a target node: targeted is then
 	// claimed itself.

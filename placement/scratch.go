@@ -177,50 +177,69 @@ func (a *arena) reset() {
 // findings. A Cluster keeps its table across Reset.
 type podCheck struct {
 	slotTable
-	// sorted reports, after valid returned true, that the pods came in
+	// sorted reports, after done returned true, that the pods came in
 	// (namespace, name) order, as listers return them.
 	sorted bool
+	bad    bool // a pod added so far fails the check
 }
 
 // valid reports whether pods are valid as api.ValidatePods judges them.
 func (x *podCheck) valid(pods []api.Pod) bool {
-	sorted := true
+	x.start(len(pods))
 	for i := range pods {
-		p := &pods[i]
-		// Pods mostly share a namespace: it is checked when it changes.
-		sameNS := i > 0 && pods[i-1].Namespace == p.Namespace
-		if p.Name == "" || !sameNS && !utf8.ValidString(p.Namespace) || !utf8.ValidString(p.Name) ||
-			!utf8.ValidString(p.UID) || !utf8.ValidString(p.NodeName) {
-			return false
-		}
-		// Listers return pods in (namespace, name) order: then no name
-		// repeats, and only the UIDs need a table.
-		if i > 0 && sorted {
-			sorted = sameNS && pods[i-1].Name < p.Name || !sameNS && pods[i-1].Namespace < p.Namespace
-		}
+		x.add(pods, i)
 	}
-	x.sorted = sorted
-	return x.distinctUIDs(pods) && (sorted || x.distinctNames(pods))
+	return x.done(pods)
 }
 
-// distinctUIDs reports whether no two pods share a non-empty UID.
-func (x *podCheck) distinctUIDs(pods []api.Pod) bool {
-	x.reset(len(pods))
-	for i := range pods {
-		uid := pods[i].UID
-		if uid == "" {
-			continue
-		}
-		h := maphash.String(x.seed, uid)
-		tag := x.tag(h)
-		for s := h & x.mask; x.slots[s] != 0; s = (s + 1) & x.mask {
-			if v := x.slots[s]; v&^x.posMask == tag && pods[x.pos(v)].UID == uid {
-				return false
-			}
-		}
-		x.put(h, i)
+// start begins the check of a list of n pods, which add then checks one
+// by one, in order, so that a pass over the pods that does other work
+// checks them too.
+func (x *podCheck) start(n int) {
+	x.reset(n)
+	x.sorted, x.bad = true, false
+}
+
+// add checks pods[i]; pods[:i] were added before.
+func (x *podCheck) add(pods []api.Pod, i int) {
+	if x.bad {
+		return
 	}
-	return true
+	p := &pods[i]
+	// Pods mostly share a namespace: it is checked when it changes.
+	sameNS := i > 0 && pods[i-1].Namespace == p.Namespace
+	if p.Name == "" || !sameNS && !utf8.ValidString(p.Namespace) || !utf8.ValidString(p.Name) ||
+		!utf8.ValidString(p.UID) || !utf8.ValidString(p.NodeName) {
+		x.bad = true
+		return
+	}
+	// Listers return pods in (namespace, name) order: then no name
+	// repeats, and only the UIDs need a table.
+	if i > 0 && x.sorted {
+		x.sorted = sameNS && pods[i-1].Name < p.Name || !sameNS && pods[i-1].Namespace < p.Namespace
+	}
+	if p.UID == "" {
+		return
+	}
+	h := maphash.String(x.seed, p.UID)
+	tag := x.tag(h)
+	for s := h & x.mask; x.slots[s] != 0; s = (s + 1) & x.mask {
+		if v := x.slots[s]; v&^x.posMask == tag && pods[x.pos(v)].UID == p.UID {
+			x.bad = true
+			return
+		}
+	}
+	x.put(h, i)
+}
+
+// done reports whether the pods added are valid as api.ValidatePods judges
+// them.
+func (x *podCheck) done(pods []api.Pod) bool {
+	if x.bad {
+		x.sorted = false
+		return false
+	}
+	return x.sorted || x.distinctNames(pods)
 }
 
 // distinctNames reports whether no two pods share a namespace and name.
