@@ -315,10 +315,20 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// Listers return nodes in name order: check before sorting. A name
 	// that is empty, not UTF-8 or repeated sends the list to the full
 	// check.
+	//
+	// An index built once takes each name as it is checked, while the
+	// names are in order: the names are read once.
 	suspect, sorted := false, true
+	early := cl.index.once
+	if early {
+		cl.index.start(len(nodes))
+	}
 	for i, n := range cl.nodes {
 		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
 		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
+		if early && sorted {
+			cl.index.put(cl.index.hash(n.Name), i)
+		}
 	}
 	if !sorted {
 		slices.SortFunc(cl.nodes, byNodeName)
@@ -342,7 +352,9 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: c.elig.Decide(n)}
 		}
 	}
-	cl.index.build(cl.nodes)
+	if !early || !sorted {
+		cl.index.build(cl.nodes)
+	}
 
 	// First pass: claim, and find each bucketed pod's node index (or -1 for
 	// a vanished node).

@@ -96,6 +96,10 @@ func (x *nameIndex) build(nodes []*api.Node) {
 	x.index(nodes, len(nodes) < 1<<tagShift-1)
 }
 
+// start empties the index and sizes it for n nodes, for a caller that puts
+// them in itself.
+func (x *nameIndex) start(n int) { x.reset(n) }
+
 // index builds the table for nodes, with tags or without.
 func (x *nameIndex) index(nodes []*api.Node, tagged bool) {
 	x.resetTagged(len(nodes), tagged)
