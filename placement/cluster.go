@@ -345,11 +345,12 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 	}
 	cl.decisions = resize(cl.decisions, len(cl.nodes))
+	var failed [warmBatch]int
 	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
 		hi := min(lo+warmBatch, len(cl.nodes))
-		cl.warmed += c.elig.warm(cl.nodes[lo:hi])
+		cl.warmed += c.elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
 		for i, n := range cl.nodes[lo:hi] {
-			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: c.elig.Decide(n)}
+			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: c.elig.decideSelected(n, failed[i])}
 		}
 	}
 	if !early || !sorted {

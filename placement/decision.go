@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -98,6 +100,12 @@ type Eligibility struct {
 	nodeName string
 	nodes    selector.NodeMatcher
 	tols     taints.Set
+	// keys and values are the nodeSelector's pairs in key order, and
+	// affinity the required node affinity alone: an index pass matches the
+	// pairs while it reads the labels ahead (see selectBatch), and then
+	// only the affinity.
+	keys, values []string
+	affinity     selector.NodeMatcher
 	// warmKey is a node label Decide looks up first, "" if none: see warm.
 	warmKey string
 	// ignored is Options.IgnoredDuringExecution.
@@ -116,6 +124,11 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 		nodes:    selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity),
 		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
 		ignored:  opts.IgnoredDuringExecution,
+		keys:     slices.Sorted(maps.Keys(t.NodeSelector)),
+		affinity: selector.CompileNode(nil, t.RequiredNodeAffinity),
+	}
+	for _, k := range e.keys {
+		e.values = append(e.values, t.NodeSelector[k])
 	}
 	// The nodeSelector is matched first, key by key in sorted order.
 	for k := range t.NodeSelector {
@@ -147,6 +160,44 @@ func (e *Eligibility) warm(nodes []*api.Node) int {
 	return n
 }
 
+// selectBatch matches the nodeSelector of a few nodes, in a loop that only
+// looks up labels, so that their cache misses overlap (as warm does when
+// there is no nodeSelector): failed[i] is the index of the first pair, in
+// key order, that nodes[i] does not match, -1 when it matches them all.
+// decideSelected then decides each node without looking the pairs up
+// again. It returns what warm returns.
+func (e *Eligibility) selectBatch(nodes []*api.Node, failed []int) int {
+	if len(e.keys) == 0 {
+		for i := range nodes {
+			failed[i] = -1
+		}
+		return e.warm(nodes)
+	}
+	for i, node := range nodes {
+		failed[i] = -1
+		for j, k := range e.keys {
+			if v, ok := node.Labels[k]; !ok || v != e.values[j] {
+				failed[i] = j
+				break
+			}
+		}
+	}
+	return 0
+}
+
+// decideSelected is Decide for a node whose nodeSelector selectBatch
+// matched: failed is its result for n.
+func (e *Eligibility) decideSelected(n *api.Node, failed int) Decision {
+	if e.nodeName != "" && e.nodeName != n.Name {
+		return Decision{Reason: NodeNameMismatch}
+	}
+	if failed >= 0 {
+		return e.decide(n, false, selector.Mismatch{Kind: selector.NodeSelectorMismatch, Key: e.keys[failed]})
+	}
+	ok, why := e.affinity.Match(n.Name, n.Labels)
+	return e.decide(n, ok, why)
+}
+
 // Decide evaluates one node (upstream: NodeShouldRunDaemonPod;
 // docs/eligibility.md, E1) in O(labels + taints) without allocating:
 //
@@ -174,7 +225,14 @@ func (e *Eligibility) Decide(n *api.Node) Decision {
 	if e.nodeName != "" && e.nodeName != n.Name {
 		return Decision{Reason: NodeNameMismatch}
 	}
-	if ok, why := e.nodes.Match(n.Name, n.Labels); !ok {
+	ok, why := e.nodes.Match(n.Name, n.Labels)
+	return e.decide(n, ok, why)
+}
+
+// decide is Decide past the nodeName check, given the result of matching
+// the nodeSelector and the required node affinity.
+func (e *Eligibility) decide(n *api.Node, ok bool, why selector.Mismatch) Decision {
+	if !ok {
 		if e.ignored {
 			if t, evict := e.tols.FirstUntolerated(n.Taints, taints.ExecuteBlocking); evict {
 				return Decision{Reason: UntoleratedNoExecute, Taint: t}

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -234,4 +235,37 @@ func TestPropertyTolerationNeverShrinks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPropertyIndexDecidesAsDecide: the decisions Index makes for the whole
+// node list, which match the nodeSelector a batch of nodes at a time, are
+// exactly Compiled.Decide's, node by node, the failing nodeSelector key
+// included. The count of nodes refused on their second nodeSelector key
+// keeps the property from passing on one-key selectors alone.
+func TestPropertyIndexDecidesAsDecide(t *testing.T) {
+	secondKey := 0
+	rapid.Check(t, func(t *rapid.T) {
+		in := plantest.Clusters(plantest.Options{}).Draw(t, "cluster").Input
+		ds := api.Default(in.DaemonSet)
+		c, err := placement.Compile(&ds, placement.Options{})
+		if err != nil {
+			t.Skip("selector does not compile")
+		}
+		cl, err := c.Index(in.Nodes, in.Pods)
+		if err != nil {
+			t.Skip("input refused")
+		}
+		keys := slices.Sorted(maps.Keys(ds.Template.NodeSelector))
+		for i, d := range cl.NodeDecisions() {
+			if want := c.Decide(cl.Node(i)); d.Decision != want {
+				t.Fatalf("node %s: Index decided %+v, Decide %+v", d.Node, d.Decision, want)
+			}
+			if d.Reason == placement.NodeSelectorMismatch && len(keys) > 1 && d.Key == keys[1] {
+				secondKey++
+			}
+		}
+	})
+	if secondKey == 0 {
+		t.Fatal("no node failed a nodeSelector's second key: the property checked one-key selectors alone")
+	}
 }
