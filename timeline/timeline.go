@@ -383,17 +383,36 @@ func rolloutDone(c *sim.Cluster, plan daemonplan.Plan) bool {
 }
 
 // nextEvent is how long until something can change without a write: the
-// next pending pod due to become Ready or fail, or the plan's requeue.
-// Zero means nothing will.
+// next pending pod due to become Ready or fail, the next Ready pod due to
+// become available, or the plan's requeue. Zero means nothing will.
+//
+// A pod becoming available is an event because the controller makes it
+// one: when a pod turns Ready and the DaemonSet has minReadySeconds, its
+// pod event handler queues the DaemonSet again minReadySeconds and one
+// second later (upstream: updatePod), since no status change marks the
+// moment the pod becomes available. Without it a surged pod that turns
+// Ready after the old one is available would be waited for forever.
 func nextEvent(c *sim.Cluster, plan daemonplan.Plan) time.Duration {
 	next := max(plan.RequeueAfter, 0)
+	earliest := func(d time.Duration) {
+		if d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	minReady := time.Duration(c.DaemonSet.MinReadySeconds) * time.Second
 	for i := range c.Pods {
 		p := &c.Pods[i]
-		if p.Phase != api.PodPending || p.Namespace != c.DaemonSet.Namespace {
+		if p.Namespace != c.DaemonSet.Namespace {
 			continue
 		}
-		if d := p.Created.Add(c.ReadyAfter).Sub(c.Now); d > 0 && (next == 0 || d < next) {
-			next = d
+		switch {
+		case p.Phase == api.PodPending:
+			earliest(p.Created.Add(c.ReadyAfter).Sub(c.Now))
+		case minReady > 0 && p.Ready && !p.Deleting && !api.IsTerminal(p) && p.ReadySince.Add(minReady).After(c.Now):
+			// Only while the pod is not available yet: once it is, the
+			// requeue finds nothing new, and the sync after a write
+			// follows at once as before.
+			earliest(p.ReadySince.Add(minReady + time.Second).Sub(c.Now))
 		}
 	}
 	return next

@@ -220,3 +220,19 @@ func TestAfterSync(t *testing.T) {
 	}
 	require.Equal(t, timeline.Converged, tl.Outcome)
 }
+
+// TestSurgedPodBecomesAvailable: with minReadySeconds, a surged pod that
+// turns Ready after the old pod is available is waited for until it is
+// available, as the controller's requeue on a pod turning Ready makes the
+// next sync happen then (upstream: updatePod); the old pod then goes.
+// Found by FuzzTimeline: the run stalled on the Ready, not yet available
+// pod, since no plan asked for a requeue.
+func TestSurgedPodBecomesAvailable(t *testing.T) {
+	c := settled(t, 1, maxSurge(1), 49*time.Second)
+	c.DaemonSet.MinReadySeconds = 5
+	c.Update(template("agent:v2"), "")
+	tl := mustRun(t, c, timeline.Options{})
+	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
+	// Ready at 49s, available at 54s, the requeue one second later.
+	require.Equal(t, "0s:+1-0 u0 5s:+0-0 u0 49s:+0-0 u0 55s:+0-1 u0 55s:+0-0 u1", steps(tl))
+}
