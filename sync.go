@@ -295,7 +295,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	plan := Plan{
 		Namespace: ds.Namespace,
 		Name:      ds.Name,
-		Status:    copyStatus(in.DaemonSet.Status),
+		Status:    in.DaemonSet.Status.DeepCopy(),
 		Backoff:   maps.Clone(in.Backoff),
 	}
 
@@ -382,7 +382,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 // setStatus records the status to write, keeping the input's collision
 // count, and whether upstream would write it at all (docs/status.md, S9).
 func (p *Plan) setStatus(st api.Status, ds *api.DaemonSet) {
-	st.CollisionCount = copyStatus(ds.Status).CollisionCount
+	st.CollisionCount = ds.Status.DeepCopy().CollisionCount
 	old := ds.Status
 	p.StatusChanged = old.ObservedGeneration < ds.Generation ||
 		st.CurrentNumberScheduled != old.CurrentNumberScheduled || st.NumberMisscheduled != old.NumberMisscheduled ||
@@ -421,14 +421,6 @@ func decideAll(ds *api.DaemonSet, nodes []api.Node, opts placement.Options) []pl
 // (nil maps and slices): upstream refuses to act on it (docs/manage.md, M1).
 func isExactlyEmpty(s *selector.LabelSelector) bool {
 	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
-}
-
-func copyStatus(s api.Status) api.Status {
-	if s.CollisionCount != nil {
-		cc := *s.CollisionCount
-		s.CollisionCount = &cc
-	}
-	return s
 }
 
 func equalInt32Ptr(a, b *int32) bool {

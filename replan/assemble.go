@@ -53,7 +53,7 @@ func (p *Planner) assemble(full bool) daemonplan.Plan {
 	plan := daemonplan.Plan{
 		Namespace: p.dds.Namespace,
 		Name:      p.dds.Name,
-		Status:    copyStatus(in.Status),
+		Status:    in.Status.DeepCopy(),
 		Backoff:   maps.Clone(p.backoff),
 		Warnings:  slices.Clone(p.warnings),
 	}
@@ -326,11 +326,6 @@ func deepCopies(rs []revision.Revision) []revision.Revision {
 		out[i] = rs[i].DeepCopy()
 	}
 	return out
-}
-
-func copyStatus(s api.Status) api.Status {
-	s.CollisionCount = copyCount(s.CollisionCount)
-	return s
 }
 
 func copyCount(c *int32) *int32 {
