@@ -223,10 +223,7 @@ func syncInput(in *input) (daemonplan.Input, daemonplan.Options, error) {
 		return daemonplan.Input{}, daemonplan.Options{}, err
 	}
 	opts := daemonplan.Options{Hash: hash}
-	opts.Placement.Taints.ComparisonOperators = in.comparison
-	if k := in.kruise; k != nil {
-		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
-	}
+	opts.Placement, opts.Progressive = in.options()
 	return daemonplan.Input{
 		DaemonSet: ds,
 		Nodes:     convert.Nodes(cl.Nodes),

@@ -642,3 +642,35 @@ func checkDiff(t *testing.T, in string, args []string, node string, n int) {
 		t.Fatal("nodes are not sorted")
 	}
 }
+
+// TestIgnoredDuringExecution: a node that loses the nodeSelector's label
+// loses its pod, as upstream deletes it; with --ignored-during-execution
+// (daemonplan's opt-in) the pod stays, and a node added without the label
+// still gets none.
+func TestIgnoredDuringExecution(t *testing.T) {
+	c := readCase137(t, "seed-124")
+	newNode := writeTemp(t, "node.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-new\n  labels:\n    topology.kubernetes.io/zone: a\n")
+	args := []string{"diff", "-f", clusterFile(c), "--now", nowFlag(c), "--label", "node-000:kubernetes.io/os-", "--node-file", newNode}
+	for _, tt := range []struct {
+		name, reason string
+		flags        []string
+		want         []string
+	}{
+		{"upstream", "upstream deletes the pod of a node that stops matching", nil,
+			[]string{"Loses    node-000   NotEligible: node does not match nodeSelector key kubernetes.io/os", "1 lose theirs"}},
+		{"opt-in", "the option keeps it; the new node without the label still gets no pod", []string{"--ignored-during-execution"},
+			[]string{"10 nodes: 10 unchanged, 0 gain a pod, 0 lose theirs"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", append(slices.Clone(args), tt.flags...)...)
+			if got.code != exitOK {
+				t.Fatalf("exit %d; stderr %q", got.code, got.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got.stdout, w) {
+					t.Errorf("stdout lacks %q (%s):\n%s", w, tt.reason, got.stdout)
+				}
+			}
+		})
+	}
+}

@@ -27,6 +27,8 @@ import (
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // Exit codes.
@@ -97,6 +99,8 @@ type common struct {
 	// version is --kubernetes-version; gates is --feature-gates.
 	version string
 	gates   map[string]bool
+	// ignored is --ignored-during-execution.
+	ignored bool
 }
 
 // Version is the module version the binary was built from ("(devel)" in
@@ -174,6 +178,10 @@ func addCommon(cmd *cobra.Command, o *common) {
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
 	f.StringVar(&o.version, "kubernetes-version", upstream.Latest.String(),
 		"the Kubernetes minor whose controller to reproduce, one of "+versionList()+";\nit decides the revision hash")
+	f.BoolVar(&o.ignored, "ignored-during-execution", false,
+		"daemonplan's opt-in, not upstream's behaviour: keep the pods of a node whose labels\n"+
+			"stop matching the nodeSelector or required node affinity, as \"IgnoredDuringExecution\"\n"+
+			"says (upstream deletes them); new nodes still follow the selector")
 	f.Var(gateFlag{&o.gates}, "feature-gates",
 		"KEY=true|false pairs, as for kube-controller-manager; known: "+gateTaintComparison+"\n(alpha from 1.35, off by default: honour the Lt and Gt toleration operators)")
 }
@@ -249,6 +257,21 @@ type input struct {
 	// Lt and Gt toleration operators.
 	version    upstream.Version
 	comparison bool
+	// ignored keeps pods on nodes that stop matching (--ignored-during-execution).
+	ignored bool
+}
+
+// options are the planner's options for in: the feature gate, the
+// IgnoredDuringExecution opt-in, and an Advanced DaemonSet's extensions.
+func (in *input) options() (placement.Options, rollout.Progressive) {
+	var p placement.Options
+	p.Taints.ComparisonOperators = in.comparison
+	p.IgnoredDuringExecution = in.ignored
+	var prog rollout.Progressive
+	if k := in.kruise; k != nil {
+		prog, p.BurstReplicas = k.Progressive, k.BurstReplicas
+	}
+	return p, prog
 }
 
 // load checks the common flags and reads the snapshot.
@@ -298,7 +321,7 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
-	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison}, nil
+	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison, ignored: o.ignored}, nil
 }
 
 // read reads and merges every input file (- is standard input, read once)
@@ -363,9 +386,8 @@ func daemonSetNames(objs *load.Objects) string {
 // warnings, or with strict as the reason for refusing.
 func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) {
 	opts := planner.Options{Strict: strict, KubernetesVersion: in.version}
-	opts.Placement.Taints.ComparisonOperators = in.comparison
+	opts.Placement, opts.Progressive = in.options()
 	if k := in.kruise; k != nil {
-		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
 		for _, w := range k.Warnings {
 			fmt.Fprintln(c.stderr, finding("warning", w))
 		}

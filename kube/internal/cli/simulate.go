@@ -188,10 +188,7 @@ func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim
 	cl := sim.Load(start)
 	cl.ReadyAfter = o.readyAfter
 	opts := daemonplan.Options{Hash: hash}
-	opts.Placement.Taints.ComparisonOperators = in.comparison
-	if k := in.kruise; k != nil {
-		opts.Progressive, opts.Placement.BurstReplicas = k.Progressive, k.BurstReplicas
-	}
+	opts.Placement, opts.Progressive = in.options()
 	cl.Options = opts
 	if o.failRate > 0 {
 		cl.FateOf = timeline.Failures(o.failRate, o.seed)
