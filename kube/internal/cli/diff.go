@@ -287,7 +287,63 @@ func (c *cli) newDaemonSet(cmd string, cl *load.Cluster, file string) (*appsv1.D
 	if len(objs.At.DaemonSets) > 0 {
 		at = objs.At.DaemonSets[0]
 	}
+	// Only a live template the API server stored (all its defaults set)
+	// makes the missing fields of the new one a difference from the
+	// cluster's.
+	if missing := undefaulted(&out.Spec.Template.Spec); len(missing) > 0 && len(undefaulted(&live.Spec.Template.Spec)) == 0 {
+		more := ""
+		if len(missing) > 3 {
+			more = fmt.Sprintf(" and %d more", len(missing)-3)
+			missing = missing[:3]
+		}
+		fmt.Fprintf(c.stderr, "%s: %s: note: --ds-file %s: the template lacks fields the API server fills in (%s%s): "+
+			"the new revision's hash, and so its name and the new pods' hash label, will not be the real controller's; "+
+			"which nodes change and the steps are not affected\n", c.name, cmd, src, strings.Join(missing, ", "), more)
+	}
 	return out, at, kruise[objs.DaemonSets[0]], nil
+}
+
+// undefaulted lists the fields of a pod template's spec that the API
+// server's defaulting always sets and spec leaves empty: a template that
+// no API server stored (a new container in a manifest) hashes otherwise
+// than the one the API server stores. The list is of the fields defaulted
+// unconditionally; daemonplan does not apply the defaulting itself
+// (docs/kubernetes-versions.md).
+func undefaulted(spec *corev1.PodSpec) []string {
+	var out []string
+	base := "spec.template.spec."
+	if spec.RestartPolicy == "" {
+		out = append(out, base+"restartPolicy")
+	}
+	if spec.DNSPolicy == "" {
+		out = append(out, base+"dnsPolicy")
+	}
+	if spec.SchedulerName == "" {
+		out = append(out, base+"schedulerName")
+	}
+	if spec.TerminationGracePeriodSeconds == nil {
+		out = append(out, base+"terminationGracePeriodSeconds")
+	}
+	if spec.SecurityContext == nil {
+		out = append(out, base+"securityContext")
+	}
+	check := func(list string, cs []corev1.Container) {
+		for i := range cs {
+			at := fmt.Sprintf("%s%s[%d].", base, list, i)
+			if cs[i].TerminationMessagePath == "" {
+				out = append(out, at+"terminationMessagePath")
+			}
+			if cs[i].TerminationMessagePolicy == "" {
+				out = append(out, at+"terminationMessagePolicy")
+			}
+			if cs[i].ImagePullPolicy == "" {
+				out = append(out, at+"imagePullPolicy")
+			}
+		}
+	}
+	check("initContainers", spec.InitContainers)
+	check("containers", spec.Containers)
+	return out
 }
 
 // apply merges manifest into live as kubectl apply (client side) does: a

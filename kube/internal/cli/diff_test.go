@@ -674,3 +674,44 @@ func TestIgnoredDuringExecution(t *testing.T) {
 		})
 	}
 }
+
+// TestUndefaultedTemplateNote: a manifest that adds a container without
+// the fields the API server fills in gets a note that the new revision's
+// hash will not be the cluster's; one merged into the stored template, or
+// stating those fields, gets none.
+func TestUndefaultedTemplateNote(t *testing.T) {
+	c := readCase137(t, "seed-124")
+	manifest := func(containers string) string {
+		return writeTemp(t, "ds.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: node-agent\nspec:\n  template:\n    spec:\n      containers:\n"+containers)
+	}
+	for _, tt := range []struct {
+		name, reason, file string
+		note               bool // the note on stderr, else nothing there
+	}{
+		{"new container", "the sidecar lacks terminationMessagePath and its kin",
+			manifest("      - name: agent\n        image: registry.example.com/agent:v1.2\n      - name: sidecar\n        image: busybox:1.37\n"),
+			true},
+		{"image only", "the merge keeps the stored container's defaults",
+			manifest("      - name: agent\n        image: registry.example.com/agent:v1.2\n"), false},
+		{"full manifest", "a manifest that states every defaulted field", "testdata/seed-124-ds-v1.2.yaml", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", "diff", "-f", clusterFile(c), "--now", nowFlag(c), "--ds-file", tt.file)
+			if got.code != exitOK {
+				t.Fatalf("exit %d; stderr %q", got.code, got.stderr)
+			}
+			if !tt.note {
+				if got.stderr != "" {
+					t.Errorf("stderr %q, want none (%s)", got.stderr, tt.reason)
+				}
+				return
+			}
+			for _, w := range []string{"the template lacks fields the API server fills in",
+				"spec.template.spec.containers[1].terminationMessagePath", "will not be the real controller's"} {
+				if !strings.Contains(got.stderr, w) {
+					t.Errorf("stderr %q lacks %q (%s)", got.stderr, w, tt.reason)
+				}
+			}
+		})
+	}
+}
