@@ -72,7 +72,7 @@ p.more{font-size:13px;color:#495057}`
 // legend, and the step table. The only error is w's.
 func WriteHTML(w io.Writer, tl *Timeline, opts HTMLOptions) error {
 	if tl == nil {
-		return ErrNoCluster
+		return ErrNoTimeline
 	}
 	if opts.MaxRows <= 0 {
 		opts.MaxRows = 60

@@ -288,8 +288,13 @@ type Options struct {
 	AfterSync func(daemonplan.Plan)
 }
 
-// ErrNoCluster is returned for a nil cluster.
-var ErrNoCluster = errors.New("timeline.Run: nil cluster")
+// Errors for nil arguments.
+var (
+	// ErrNoCluster is returned by Run for a nil cluster.
+	ErrNoCluster = errors.New("timeline.Run: nil cluster")
+	// ErrNoTimeline is returned by WriteHTML for a nil timeline.
+	ErrNoTimeline = errors.New("timeline.WriteHTML: nil timeline")
+)
 
 // Run drives c until its rollout converges or stalls, and returns the
 // recording. c is the simulation's state: Run changes it, and on return it

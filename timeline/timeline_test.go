@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"io"
 	"testing"
 	"time"
 
@@ -168,6 +169,7 @@ func TestFailuresSeeded(t *testing.T) {
 func TestRunNil(t *testing.T) {
 	_, err := timeline.Run(nil, timeline.Options{})
 	require.ErrorIs(t, err, timeline.ErrNoCluster)
+	require.ErrorIs(t, timeline.WriteHTML(io.Discard, nil, timeline.HTMLOptions{}), timeline.ErrNoTimeline)
 }
 
 // TestTerminating: an old pod found being deleted holds its node until
