@@ -1,5 +1,5 @@
-// Command controller is a DaemonSet controller for one DaemonSet in about a
-// hundred lines: informers feed daemonplan, package apply writes the plan,
+// Command controller is a DaemonSet controller for one DaemonSet in about 150
+// lines of code: informers feed daemonplan, package apply writes the plan,
 // and the loop syncs again on any change or after RequeueAfter. It shows
 // what a caller owns: the clock, the failed-pod backoff and the
 // expectations (writes not yet seen by the informers).
