@@ -309,7 +309,7 @@ func writeLegend(w *bufio.Writer, tl *Timeline, colours map[string]string) {
 		item("background:"+colours[r.Hash], label+": Ready")
 	}
 	item("background:"+currentColour+";opacity:0.35;border:1px dashed "+currentColour, "not Ready yet (pale, dashed)")
-	item("background:"+failedColour, "failed (until replaced); a red mark: a pod failed")
+	item("background:"+failedColour, "failed (until replaced, or deleted where no pod should run); a red mark: a pod failed")
 	item("background:"+deletingColour+";opacity:0.5", "being deleted")
 	item("background:#f8f9fa", "no pod")
 	item("background:"+unavailColour, "unavailable pods")

@@ -27,8 +27,9 @@ const (
 	// Ready: Running and Ready.
 	Ready
 	// Failed: terminal (Failed or Succeeded). The controller deletes such
-	// a pod at once; the node's interval stays Failed, naming that pod,
-	// until the replacement is created after the failed-pod backoff.
+	// a pod at once; on a node that should run the pod the interval stays
+	// Failed, naming that pod, until the replacement is created after the
+	// failed-pod backoff; on another node it ends with the deletion.
 	Failed
 	// Deleting: the pod has a deletion timestamp (only pods found so by
 	// sim.Load: sim deletes at once).
@@ -431,6 +432,9 @@ type recorder struct {
 	index map[string]int
 	// failed is, per node without a pod, the failed pod it last had.
 	failed map[string]Pod
+	// shouldRun holds the nodes the last sync found should run the pod:
+	// only there is a failed pod replaced (nil before the first sync).
+	shouldRun map[string]bool
 	// last are the pods each node had at the last observation.
 	last    [][]Pod
 	numbers map[string]int64
@@ -513,7 +517,9 @@ func (r *recorder) observe() {
 			cur = append(cur, pp)
 		}
 		name := r.tl.Nodes[i].Name
-		if len(cur) > 0 {
+		if len(cur) > 0 || (r.shouldRun != nil && !r.shouldRun[name]) {
+			// A node that should not run the pod gets no replacement:
+			// its failed pod is gone once deleted.
 			delete(r.failed, name)
 		} else {
 			// A failed pod the sync deleted: the node stays Failed
@@ -571,6 +577,12 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 		r.tl.Steps++
 	}
 	r.tl.Syncs = append(r.tl.Syncs, s)
+	r.shouldRun = make(map[string]bool, len(plan.Nodes))
+	for _, n := range plan.Nodes {
+		if n.ShouldRun {
+			r.shouldRun[n.Node] = true
+		}
+	}
 	for _, rv := range r.c.Revisions {
 		if h := rv.Labels[api.LabelRevisionHash]; h != "" {
 			r.numbers[h] = rv.Revision

@@ -11,6 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/sim"
+	"github.com/daemonplan/daemonplan/taints"
 	"github.com/daemonplan/daemonplan/timeline"
 )
 
@@ -237,4 +238,25 @@ func TestSurgedPodBecomesAvailable(t *testing.T) {
 	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
 	// Ready at 49s, available at 54s, the requeue one second later.
 	require.Equal(t, "0s:+1-0 u0 5s:+0-0 u0 49s:+0-0 u0 55s:+0-1 u0 55s:+0-0 u1", steps(tl))
+}
+
+// TestFailedPodOnAnIneligibleNode: a failed pod on a node that should not
+// run the pod is deleted and nothing replaces it: the node's Failed
+// interval ends with the deletion instead of lasting to the end, as on a
+// node whose replacement is coming.
+func TestFailedPodOnAnIneligibleNode(t *testing.T) {
+	c := settled(t, 2, maxUnavailable(1), 10*time.Second)
+	for i := range c.Pods {
+		if c.Pods[i].NodeName == "node-1" {
+			c.Pods[i].Phase, c.Pods[i].Ready = api.PodFailed, false
+		}
+	}
+	c.Nodes[1].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoExecute}}
+	tl := mustRun(t, c, timeline.Options{})
+	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
+	n := tl.Nodes[1]
+	require.Equal(t, "node-1", n.Name)
+	require.Len(t, n.Failures, 1)
+	last := n.Intervals[len(n.Intervals)-1]
+	require.Empty(t, last.Pods, "no pod once the failed one is deleted: %+v", n.Intervals)
 }
