@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
@@ -79,32 +78,9 @@ func simTemplate(image string) sim.Template {
 }
 
 // trace syncs c, advancing ReadyAfter after each sync, until a sync does
-// nothing, writing one line per sync when print is set.
+// nothing, writing one line per sync when print is set: traceProgressive
+// with nothing to react to (a plain RollingUpdate has no progress to note).
 func trace(t *testing.T, b *strings.Builder, c *sim.Cluster, print bool) {
 	t.Helper()
-	for i := 1; i <= 30; i++ {
-		p, err := c.Sync()
-		require.NoError(t, err)
-		require.Empty(t, p.Errors)
-		var w []string
-		for _, cr := range p.Create {
-			w = append(w, "+"+cr.Node)
-		}
-		for _, d := range p.Delete {
-			w = append(w, fmt.Sprintf("-%s(%s)", d.Node, d.Reason))
-		}
-		if len(w) == 0 {
-			w = []string{"nothing"}
-		}
-		if print {
-			s := p.Status
-			fmt.Fprintf(b, "sync %d t=%s: %s  [updated %d available %d of %d]\n", i, c.Now.Sub(t0).Truncate(time.Second),
-				strings.Join(w, " "), s.UpdatedNumberScheduled, s.NumberAvailable, s.DesiredNumberScheduled)
-		}
-		if w[0] == "nothing" {
-			return
-		}
-		c.Advance(c.ReadyAfter)
-	}
-	t.Fatal("no quiet sync within 30 syncs")
+	traceProgressive(t, b, c, nil, print)
 }
