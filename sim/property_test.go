@@ -198,12 +198,14 @@ func TestRolloutStateMachine(t *testing.T) {
 		stats.maxRounds = max(stats.maxRounds, m.settle(rt))
 	})
 	t.Logf("%+v", stats)
-	// A run of the default 100 checks sees 80 to 170 of each (measured
-	// over 9 runs); -short runs a fifth of the checks and saw 3 to 39, so
-	// it only requires some.
-	want := 20
+	// A run of the default 100 checks saw 56 to 187 of each over 200 runs
+	// (go test -run 'TestRolloutStateMachine$' -count 200 -v). -short runs
+	// a fifth of the checks and saw 0 to 51, a tight maxUnavailable none in
+	// one run of 200: it checks every invariant but requires nothing of
+	// the counts.
+	const want = 20
 	if testing.Short() {
-		want = 1
+		return
 	}
 	if stats.tightUnavailable < want || stats.tightSurge < want {
 		t.Errorf("budgets barely exercised: %d syncs used the whole maxUnavailable budget and %d the whole maxSurge budget, want at least %d each",
