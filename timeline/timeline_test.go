@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -259,4 +260,40 @@ func TestFailedPodOnAnIneligibleNode(t *testing.T) {
 	require.Len(t, n.Failures, 1)
 	last := n.Intervals[len(n.Intervals)-1]
 	require.Empty(t, last.Pods, "no pod once the failed one is deleted: %+v", n.Intervals)
+}
+
+// TestFailedPodStaysUntilReplaced: on a node that should run the pod, the
+// sync that deletes a failed pod creates no replacement (the node still
+// had a pod); when the next sync waits for something else (here another
+// node's pod becoming available after minReadySeconds), the node stays
+// Failed, naming that pod, until the replacement is created.
+func TestFailedPodStaysUntilReplaced(t *testing.T) {
+	c := settled(t, 3, maxUnavailable(2), 10*time.Second)
+	c.DaemonSet.MinReadySeconds = 5
+	failedOnce := false
+	c.FateOf = func(node string, _ *api.Pod) sim.Fate {
+		if node == "node-1" && !failedOnce {
+			failedOnce = true
+			return sim.Fail
+		}
+		return sim.BecomeReady
+	}
+	c.Update(template("agent:v2"), "")
+	tl := mustRun(t, c, timeline.Options{})
+	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
+	n := tl.Nodes[1]
+	require.Equal(t, "node-1", n.Name)
+	require.Len(t, n.Failures, 1)
+	f := n.Failures[0]
+	i := slices.IndexFunc(n.Intervals, func(iv timeline.Interval) bool { return iv.From == f.At })
+	require.GreaterOrEqual(t, i, 0, "no interval from the failure at %v: %+v", f.At, n.Intervals)
+	failed := n.Intervals[i]
+	require.Len(t, failed.Pods, 1, "%+v", n.Intervals)
+	require.Equal(t, timeline.Pod{Name: f.Pod, Hash: failed.Pods[0].Hash, State: timeline.Failed}, failed.Pods[0],
+		"the node holds the failed pod alone: %+v", n.Intervals)
+	require.Greater(t, failed.To, failed.From, "the node stays Failed until the replacement: %+v", n.Intervals)
+	require.Less(t, i+1, len(n.Intervals))
+	next := n.Intervals[i+1].Pods
+	require.Len(t, next, 1)
+	require.NotEqual(t, f.Pod, next[0].Name, "the next interval holds the replacement: %+v", n.Intervals)
 }
