@@ -430,20 +430,15 @@ type recorder struct {
 	tl *Timeline
 	// index maps node name to its position in tl.Nodes.
 	index map[string]int
-	// failed is, per node without a pod, the failed pod it last had.
-	failed map[string]Pod
 	// shouldRun holds the nodes the last sync found should run the pod:
 	// only there is a failed pod replaced (nil before the first sync).
 	shouldRun map[string]bool
-	// last are the pods each node had at the last observation.
-	last    [][]Pod
-	numbers map[string]int64
-	hashes  map[string]bool
+	numbers   map[string]int64
+	hashes    map[string]bool
 }
 
 func newRecorder(c *sim.Cluster) *recorder {
-	r := &recorder{c: c, index: map[string]int{}, failed: map[string]Pod{},
-		numbers: map[string]int64{}, hashes: map[string]bool{}}
+	r := &recorder{c: c, index: map[string]int{}, numbers: map[string]int64{}, hashes: map[string]bool{}}
 	r.tl = &Timeline{Namespace: c.DaemonSet.Namespace, Name: c.DaemonSet.Name,
 		Strategy: c.DaemonSet.UpdateStrategy.Type, Start: c.Now}
 	names := make([]string, 0, len(c.Nodes))
@@ -453,7 +448,6 @@ func newRecorder(c *sim.Cluster) *recorder {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	r.tl.Nodes = make([]Node, len(names))
-	r.last = make([][]Pod, len(names))
 	for i, n := range names {
 		r.tl.Nodes[i].Name = n
 		r.index[n] = i
@@ -462,6 +456,25 @@ func newRecorder(c *sim.Cluster) *recorder {
 }
 
 func (r *recorder) at() time.Duration { return r.c.Now.Sub(r.tl.Start) }
+
+// current returns the pods n held at the last observation (nil before the
+// first): those of its last interval.
+func (n *Node) current() []Pod {
+	if k := len(n.Intervals); k > 0 {
+		return n.Intervals[k-1].Pods
+	}
+	return nil
+}
+
+// lastFailed returns the last failed pod of pods.
+func lastFailed(pods []Pod) (Pod, bool) {
+	for j := len(pods) - 1; j >= 0; j-- {
+		if pods[j].State == Failed {
+			return pods[j], true
+		}
+	}
+	return Pod{}, false
+}
 
 // owned reports whether p is a pod of the simulated DaemonSet.
 func (r *recorder) owned(p *api.Pod) bool {
@@ -510,36 +523,28 @@ func stateOf(p *api.Pod) State {
 func (r *recorder) observe() {
 	at := r.at()
 	for i, pods := range r.podsByNode() {
+		n := &r.tl.Nodes[i]
+		last := n.current()
 		var cur []Pod
 		for _, p := range pods {
 			pp := Pod{Name: p.Name, Hash: p.Labels[api.LabelRevisionHash], State: stateOf(p)}
 			r.hashes[pp.Hash] = true
 			cur = append(cur, pp)
 		}
-		name := r.tl.Nodes[i].Name
-		if len(cur) > 0 || (r.shouldRun != nil && !r.shouldRun[name]) {
-			// A node that should not run the pod gets no replacement:
-			// its failed pod is gone once deleted.
-			delete(r.failed, name)
-		} else {
-			// A failed pod the sync deleted: the node stays Failed
-			// until its replacement is created.
-			for _, p := range r.last[i] {
-				if p.State == Failed {
-					r.failed[name] = p
-				}
-			}
-			if f, ok := r.failed[name]; ok {
+		// A failed pod the sync deleted: the node stays Failed until its
+		// replacement is created. A node that should not run the pod gets
+		// no replacement: its failed pod is gone once deleted.
+		if len(cur) == 0 && (r.shouldRun == nil || r.shouldRun[n.Name]) {
+			if f, ok := lastFailed(last); ok {
 				cur = []Pod{f}
 			}
 		}
 		for _, p := range cur {
-			if p.State == Failed && !slices.ContainsFunc(r.last[i], func(q Pod) bool { return q.Name == p.Name && q.State == Failed }) {
-				r.tl.Nodes[i].Failures = append(r.tl.Nodes[i].Failures, Failure{At: at, Pod: p.Name})
+			if p.State == Failed && !slices.ContainsFunc(last, func(q Pod) bool { return q.Name == p.Name && q.State == Failed }) {
+				n.Failures = append(n.Failures, Failure{At: at, Pod: p.Name})
 			}
 		}
-		r.last[i] = cur
-		r.add(&r.tl.Nodes[i], at, cur)
+		r.add(n, at, cur)
 	}
 }
 
@@ -577,7 +582,10 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 		r.tl.Steps++
 	}
 	r.tl.Syncs = append(r.tl.Syncs, s)
-	r.shouldRun = make(map[string]bool, len(plan.Nodes))
+	if r.shouldRun == nil {
+		r.shouldRun = make(map[string]bool, len(plan.Nodes))
+	}
+	clear(r.shouldRun)
 	for _, n := range plan.Nodes {
 		if n.ShouldRun {
 			r.shouldRun[n.Node] = true
@@ -617,7 +625,7 @@ func (r *recorder) finish(last daemonplan.Plan, done bool, kind StallKind) *Time
 		return cmp.Or(cmp.Compare(a.Number, b.Number), cmp.Compare(a.Hash, b.Hash))
 	})
 	for i := range tl.Nodes {
-		for _, p := range r.last[i] {
+		for _, p := range tl.Nodes[i].current() {
 			if p.State != Failed && p.Hash != last.Hash {
 				tl.Outdated++
 				break
@@ -636,17 +644,11 @@ func (r *recorder) finish(last daemonplan.Plan, done bool, kind StallKind) *Time
 // stall names the nodes that hold the rollout and the budget they use up.
 func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
 	s := &Stall{Kind: kind, Held: last.Progress.Held}
-	should := map[string]bool{}
-	for _, d := range last.Nodes {
-		if d.ShouldRun {
-			should[d.Node] = true
-		}
-	}
 	ds := &r.c.DaemonSet
 	gen := api.TemplateGeneration(ds)
 	for i, pods := range r.podsByNode() {
 		n := r.tl.Nodes[i]
-		if h, ok := r.holder(n, pods, last.Hash, gen, should[n.Name]); ok {
+		if h, ok := r.holder(n, pods, last.Hash, gen, r.shouldRun[n.Name]); ok {
 			s.Holders = append(s.Holders, h)
 		}
 	}
@@ -705,7 +707,9 @@ func (r *recorder) holder(n Node, pods []*api.Pod, hash string, gen *int64, shou
 	if len(live) > 0 || !should {
 		return Holder{}, false
 	}
-	if f, ok := r.failed[n.Name]; ok && failed == "" {
+	if f, ok := lastFailed(n.current()); ok && failed == "" {
+		// The failed pod the sync deleted, which the node is still
+		// recorded with (observe).
 		failed = f.Name
 	}
 	if failed == "" && deleting != "" {
