@@ -167,16 +167,11 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	// The simulation is package timeline's, the one `daemonplan simulate`
 	// draws: the same syncs, the same waits, the same steps.
 	why := map[string]placement.DeleteReason{}
-	var first, last daemonplan.Plan
-	syncs := 0
+	var last daemonplan.Plan
 	tl, err := timeline.Run(c, timeline.Options{
 		MaxSyncs:    opts.MaxSyncs,
 		MaxDuration: math.MaxInt64, // bounded by MaxSyncs alone
 		AfterSync: func(plan daemonplan.Plan) {
-			if syncs == 0 {
-				first = plan
-			}
-			syncs++
 			last = plan
 			for _, d := range plan.Delete {
 				if _, seen := why[d.Pod]; !seen {
@@ -189,7 +184,7 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 		return Report{}, err
 	}
 	rep := Report{
-		Budgets:  budgetsOf(edited.DaemonSet, first),
+		Budgets:  budgetsOf(edited.DaemonSet, tl.Syncs[0].Desired),
 		Steps:    tl.Steps,
 		Syncs:    len(tl.Syncs),
 		Duration: tl.Duration,
@@ -247,16 +242,12 @@ func Edit(before, after daemonplan.Input) (daemonplan.Input, error) {
 	return out, nil
 }
 
-// budgetsOf resolves the rolling update's budgets of ds against the
-// desired count of the first simulated sync.
-func budgetsOf(ds *api.DaemonSet, first daemonplan.Plan) rollout.Budgets {
+// budgetsOf resolves the rolling update's budgets of ds against desired,
+// the desired count of the first simulated sync. The timeline records
+// them too, but only for RollingUpdate: the report scales them for
+// OnDelete as well.
+func budgetsOf(ds *api.DaemonSet, desired int) rollout.Budgets {
 	d := api.Default(ds)
-	desired := 0
-	for _, n := range first.Nodes {
-		if n.ShouldRun {
-			desired++
-		}
-	}
 	b, _ := rollout.ResolveBudgets(&d, desired)
 	return b
 }
