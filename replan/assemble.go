@@ -197,8 +197,8 @@ func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
 	outdated := func(*nodeState) placement.DeleteReason { return placement.Outdated }
 	var wantCreates, wantDeletes int
 	if !b.Surge() {
-		forced := t.flagged[flagIndex(fForced)]
-		remaining := min(max(b.MaxUnavailable-t.unavailable, 0), t.flagged[flagIndex(fCand)])
+		forced := t.count(fForced)
+		remaining := min(max(b.MaxUnavailable-t.unavailable, 0), t.count(fCand))
 		if n := min(forced+remaining, burst); n > 0 {
 			deletes = make([]placement.Delete, 0, n)
 		}
@@ -206,21 +206,21 @@ func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
 		takeDeletes(fCand, remaining, outdated)
 		wantDeletes = forced + remaining
 	} else {
-		if t.flagged[flagIndex(fSErr)] > 0 {
+		if t.count(fSErr) > 0 {
 			var name string
 			p.nodes.each(fSErr, func(ns *nodeState) bool { name = ns.name; return false })
 			return fmt.Errorf("couldn't get node for nodeName %q: node %q not found", name, name)
 		}
-		now := t.flagged[flagIndex(fSDelete)]
+		now := t.count(fSDelete)
 		takeDeletes(fSDelete, now, func(ns *nodeState) placement.DeleteReason { return ns.sum.sReason })
 		unsched := 0
 		if deletable := t.availableSurge - b.Desired; deletable > 0 {
-			unsched = min(deletable, t.flagged[flagIndex(fSUnsched)])
+			unsched = min(deletable, t.count(fSUnsched))
 		}
 		takeDeletes(fSUnsched, unsched, func(*nodeState) placement.DeleteReason { return placement.Unschedulable })
 		wantDeletes = now + unsched
-		allowed := t.flagged[flagIndex(fSAllowed)]
-		remaining := min(max(b.MaxSurge-t.surging, 0), t.flagged[flagIndex(fSCand)])
+		allowed := t.count(fSAllowed)
+		remaining := min(max(b.MaxSurge-t.surging, 0), t.count(fSCand))
 		takeCreates(fSAllowed, allowed)
 		takeCreates(fSCand, remaining)
 		wantCreates = allowed + remaining
@@ -232,15 +232,6 @@ func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
 	plan.SkippedCreates = max(wantCreates-burst, 0)
 	plan.SkippedDeletes = max(wantDeletes-burst, 0)
 	return nil
-}
-
-func flagIndex(flag uint32) int {
-	for i := 0; i < numFlags; i++ {
-		if flag == 1<<i {
-			return i
-		}
-	}
-	panic("replan: not a flag")
 }
 
 // cleanup is revision.Cleanup over the claimed pods with a target node,

@@ -264,6 +264,9 @@ type totals struct {
 	flagged [numFlags]int
 }
 
+// count returns how many nodes carry flag, a single flag.
+func (t *totals) count(flag uint32) int { return t.flagged[bits.TrailingZeros32(flag)] }
+
 // account adds (sign 1) or removes (sign -1) the contributions of ns; when
 // adding it also sets the node's flags from its summary.
 func (p *Planner) account(ns *nodeState, sign int) {
