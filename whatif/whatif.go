@@ -100,7 +100,8 @@ type Report struct {
 	// by name.
 	Nodes  []NodeChange
 	Counts Counts
-	// Budgets are the rolling update's budgets right after the edit.
+	// Budgets are the rolling update's budgets right after the edit; for
+	// OnDelete, which has no rolling update, only Desired is set.
 	Budgets rollout.Budgets
 	// Steps counts the syncs that create or delete pods until the rollout
 	// settles, Syncs all the syncs simulated, and Duration the simulated
@@ -243,11 +244,12 @@ func Edit(before, after daemonplan.Input) (daemonplan.Input, error) {
 }
 
 // budgetsOf resolves the rolling update's budgets of ds against desired,
-// the desired count of the first simulated sync. The timeline records
-// them too, but only for RollingUpdate: the report scales them for
-// OnDelete as well.
+// the desired count of the first simulated sync; OnDelete has none.
 func budgetsOf(ds *api.DaemonSet, desired int) rollout.Budgets {
 	d := api.Default(ds)
+	if d.UpdateStrategy.Type != api.RollingUpdate {
+		return rollout.Budgets{Desired: desired}
+	}
 	b, _ := rollout.ResolveBudgets(&d, desired)
 	return b
 }
@@ -374,7 +376,10 @@ func (r Report) Table() string {
 	case !r.Done:
 		state = "settles, not done"
 	}
-	fmt.Fprintf(&b, "%d steps (%d syncs, %v), maxUnavailable %d, maxSurge %d: %s\n",
-		r.Steps, r.Syncs, r.Duration, r.Budgets.MaxUnavailable, r.Budgets.MaxSurge, state)
+	budgets := fmt.Sprintf("maxUnavailable %d, maxSurge %d", r.Budgets.MaxUnavailable, r.Budgets.MaxSurge)
+	if r.Budgets.MaxUnavailable == 0 && r.Budgets.MaxSurge == 0 {
+		budgets = "OnDelete, no budgets" // a rolling update always has one
+	}
+	fmt.Fprintf(&b, "%d steps (%d syncs, %v), %s: %s\n", r.Steps, r.Syncs, r.Duration, budgets, state)
 	return b.String()
 }

@@ -589,8 +589,12 @@ func writeDiffTable(w io.Writer, doc schema.Diff) error {
 	fmt.Fprintf(tw, "\n%d nodes: %d unchanged, %d gain a pod, %d lose theirs, %d replaced, %d outdated\n",
 		len(doc.Nodes), ct.Unchanged, ct.Gains, ct.Loses, ct.Replaced, ct.Outdated)
 	b := doc.Budgets
-	fmt.Fprintf(tw, "rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, maxUnavailable %d, maxSurge %d\n",
-		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, b.MaxUnavailable, b.MaxSurge)
+	budgets := fmt.Sprintf("maxUnavailable %d, maxSurge %d", b.MaxUnavailable, b.MaxSurge)
+	if b.MaxUnavailable == 0 && b.MaxSurge == 0 {
+		budgets = "OnDelete: no rolling-update budgets" // a rolling update always has one
+	}
+	fmt.Fprintf(tw, "rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, %s\n",
+		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, budgets)
 	switch {
 	case !doc.Settled:
 		fmt.Fprintf(tw, "does not settle within %d syncs\n", doc.Syncs)

@@ -146,6 +146,7 @@ func TestDiffEdits(t *testing.T) {
 		want         schema.DiffNode // Name, Change, Added, Removed and Why are compared, and After.Reason when set
 		steps        int             // -1: not checked
 		counts       *schema.DiffCounts
+		noBudgets    bool // OnDelete: no rolling-update budgets, in the JSON and the table
 	}{{
 		name:   "image",
 		reason: "a new image replaces every pod that may stay, maxUnavailable 2 at a time",
@@ -155,12 +156,13 @@ func TestDiffEdits(t *testing.T) {
 		steps:  12,
 		counts: &schema.DiffCounts{Unchanged: 4, Gains: 2, Loses: 3, Replaced: 8},
 	}, {
-		name:   "OnDelete image",
-		reason: "with OnDelete a new image replaces nothing: the pods are outdated",
-		edits:  []string{"--ds-file", onDelete},
-		node:   "node-001",
-		want:   schema.DiffNode{Change: "Outdated"},
-		steps:  -1,
+		name:      "OnDelete image",
+		reason:    "with OnDelete a new image replaces nothing: the pods are outdated",
+		edits:     []string{"--ds-file", onDelete},
+		node:      "node-001",
+		want:      schema.DiffNode{Change: "Outdated"},
+		steps:     -1,
+		noBudgets: true,
 	}, {
 		name:   "nodeSelector label removed",
 		reason: "node-004 loses kubernetes.io/os, which the nodeSelector needs: its pod is deleted",
@@ -251,6 +253,15 @@ func TestDiffEdits(t *testing.T) {
 			}
 			if !doc.Settled {
 				t.Errorf("the rollout does not settle (%s)", tt.reason)
+			}
+			if tt.noBudgets {
+				if b := doc.Budgets; b.MaxUnavailable != 0 || b.MaxSurge != 0 || b.Desired == 0 {
+					t.Errorf("budgets %+v, want the desired count alone (%s)", b, tt.reason)
+				}
+				table := runCLI(t, "", diffArgs(t, tt.edits...)...)
+				if !strings.Contains(table.stdout, "OnDelete: no rolling-update budgets") {
+					t.Errorf("the table does not say OnDelete has no budgets (%s):\n%s", tt.reason, table.stdout)
+				}
 			}
 		})
 	}
