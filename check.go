@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/syncrule"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
@@ -208,7 +209,7 @@ func CheckPlan(in Input, p Plan) error {
 	if len(p.Errors) > 0 && p.Hash == "" && writes > 0 {
 		fail("revision history failed (%v) but the plan still creates, deletes or relabels", errors.Join(p.Errors...))
 	}
-	if ds.Deleting || isExactlyEmpty(ds.Selector) {
+	if ds.Deleting || syncrule.IsExactlyEmpty(ds.Selector) {
 		if writes+len(p.Adopt)+len(p.Release)+len(rv.Adopt)+len(rv.Release)+len(rv.Update) > 0 {
 			fail("a DaemonSet being deleted or selecting everything gets writes")
 		}

@@ -4,17 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/internal/syncrule"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // Input is everything one sync reads. The library never changes it.
@@ -259,7 +258,7 @@ type indexed struct {
 // (a Planner's Cluster), into a new Cluster otherwise.
 func index(ds *api.DaemonSet, in Input, opts placement.Options, reuse *placement.Cluster) indexed {
 	var ix indexed
-	ix.skip = isExactlyEmpty(ds.Selector) || ds.Deleting
+	ix.skip = syncrule.IsExactlyEmpty(ds.Selector) || ds.Deleting
 	var c *placement.Compiled
 	if !ix.skip {
 		c, ix.err = placement.Compile(ds, opts)
@@ -323,7 +322,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	plan.Relabel = hist.RelabelPods
 	if err != nil {
 		plan.Status.CollisionCount = hist.CollisionCount
-		plan.StatusChanged = !equalInt32Ptr(hist.CollisionCount, in.DaemonSet.Status.CollisionCount)
+		plan.StatusChanged = !syncrule.EqualCount(hist.CollisionCount, in.DaemonSet.Status.CollisionCount)
 		plan.Errors = append(plan.Errors, fmt.Errorf("failed to construct revisions of DaemonSet: %w", err))
 		return plan
 	}
@@ -365,7 +364,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 			}
 		}
 		if len(plan.Errors) == 0 {
-			plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, cl.Targeted()))
+			plan.Revisions.Delete = syncrule.MergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, cl.Targeted()))
 		}
 	}
 	plan.Keep = mp.Keep
@@ -379,24 +378,17 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	return plan
 }
 
-// setStatus records the status to write, keeping the input's collision
-// count, and whether upstream would write it at all (docs/status.md, S9).
+// setStatus records the status to write and whether upstream would write it
+// at all, and asks for upstream's minReadySeconds resync (see
+// syncrule.StatusWrite).
 func (p *Plan) setStatus(st api.Status, ds *api.DaemonSet) {
-	st.CollisionCount = ds.Status.DeepCopy().CollisionCount
-	old := ds.Status
-	p.StatusChanged = old.ObservedGeneration < ds.Generation ||
-		st.CurrentNumberScheduled != old.CurrentNumberScheduled || st.NumberMisscheduled != old.NumberMisscheduled ||
-		st.DesiredNumberScheduled != old.DesiredNumberScheduled || st.NumberReady != old.NumberReady ||
-		st.UpdatedNumberScheduled != old.UpdatedNumberScheduled || st.NumberAvailable != old.NumberAvailable ||
-		st.NumberUnavailable != old.NumberUnavailable
-	if p.StatusChanged {
+	st, changed, requeue := syncrule.StatusWrite(st, ds)
+	p.StatusChanged = changed
+	if changed {
 		p.Status = st
 	}
-	// Upstream resyncs minReadySeconds after any status in which some Ready
-	// pods are not yet available, so that they are counted once they are
-	// (upstream: updateDaemonSetStatus).
-	if ds.MinReadySeconds > 0 && st.NumberReady != st.NumberAvailable {
-		p.requeue(time.Duration(ds.MinReadySeconds) * time.Second)
+	if requeue > 0 {
+		p.requeue(requeue)
 	}
 }
 
@@ -415,19 +407,6 @@ func decideAll(ds *api.DaemonSet, nodes []api.Node, opts placement.Options) []pl
 	}
 	slices.SortFunc(out, func(a, b placement.NodeDecision) int { return strings.Compare(a.Node, b.Node) })
 	return out
-}
-
-// isExactlyEmpty reports a selector deep-equal to an empty LabelSelector
-// (nil maps and slices): upstream refuses to act on it (docs/manage.md, M1).
-func isExactlyEmpty(s *selector.LabelSelector) bool {
-	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
-}
-
-func equalInt32Ptr(a, b *int32) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // dropDeleted removes from keep, a list of pod names in name order, every
@@ -462,13 +441,4 @@ func dropDeleted(keep []string, deletes []placement.Delete) []string {
 	n += copy(keep[n:], keep[from:])
 	clear(keep[n:])
 	return keep[:n]
-}
-
-func mergeSorted(a, b []string) []string {
-	if len(b) == 0 {
-		return a
-	}
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -5,10 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/syncrule"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -73,7 +73,7 @@ func (p *Planner) assemble(full bool) daemonplan.Plan {
 	plan.Relabel = slices.Clone(h.RelabelPods)
 	if p.histErr != nil {
 		plan.Status.CollisionCount = copyCount(h.CollisionCount)
-		plan.StatusChanged = !equalCount(h.CollisionCount, in.Status.CollisionCount)
+		plan.StatusChanged = !syncrule.EqualCount(h.CollisionCount, in.Status.CollisionCount)
 		plan.Errors = append(plan.Errors, fmt.Errorf("failed to construct revisions of DaemonSet: %w", p.histErr))
 		return plan
 	}
@@ -94,7 +94,7 @@ func (p *Planner) assemble(full bool) daemonplan.Plan {
 		}
 	}
 	if len(plan.Errors) == 0 {
-		plan.Revisions.Delete = mergeSorted(plan.Revisions.Delete, p.cleanup())
+		plan.Revisions.Delete = syncrule.MergeSorted(plan.Revisions.Delete, p.cleanup())
 	}
 	if full {
 		plan.Keep = p.keep(plan.Delete)
@@ -287,22 +287,15 @@ func (p *Planner) status() api.Status {
 
 // setStatus records the status to write and whether upstream writes it,
 // and asks for the minReadySeconds resync, as Sync does
-// (docs/status.md, S9).
+// (syncrule.StatusWrite).
 func setStatus(plan *daemonplan.Plan, st api.Status, ds *api.DaemonSet) {
-	st.CollisionCount = copyCount(ds.Status.CollisionCount)
-	old := ds.Status
-	plan.StatusChanged = old.ObservedGeneration < ds.Generation ||
-		st.CurrentNumberScheduled != old.CurrentNumberScheduled || st.NumberMisscheduled != old.NumberMisscheduled ||
-		st.DesiredNumberScheduled != old.DesiredNumberScheduled || st.NumberReady != old.NumberReady ||
-		st.UpdatedNumberScheduled != old.UpdatedNumberScheduled || st.NumberAvailable != old.NumberAvailable ||
-		st.NumberUnavailable != old.NumberUnavailable
-	if plan.StatusChanged {
+	st, changed, requeue := syncrule.StatusWrite(st, ds)
+	plan.StatusChanged = changed
+	if changed {
 		plan.Status = st
 	}
-	if ds.MinReadySeconds > 0 && st.NumberReady != st.NumberAvailable {
-		if d := time.Duration(ds.MinReadySeconds) * time.Second; plan.RequeueAfter <= 0 || d < plan.RequeueAfter {
-			plan.RequeueAfter = d
-		}
+	if requeue > 0 && (plan.RequeueAfter <= 0 || requeue < plan.RequeueAfter) {
+		plan.RequeueAfter = requeue
 	}
 }
 
@@ -325,20 +318,4 @@ func copyCount(c *int32) *int32 {
 	}
 	n := *c
 	return &n
-}
-
-func equalCount(a, b *int32) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
-
-func mergeSorted(a, b []string) []string {
-	if len(b) == 0 {
-		return a
-	}
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -2,7 +2,6 @@ package replan
 
 import (
 	"errors"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -11,9 +10,9 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/internal/syncrule"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // Planner holds one DaemonSet's cluster, compiled and summarized node by
@@ -206,7 +205,7 @@ func (p *Planner) rebuild(real []*nodeState) {
 	for _, ps := range p.pods {
 		ps.own, ps.targeted, ps.target, ps.bucket = 0, false, "", nil
 	}
-	if !isExactlyEmpty(p.dds.Selector) && !p.dds.Deleting {
+	if !syncrule.IsExactlyEmpty(p.dds.Selector) && !p.dds.Deleting {
 		if c, err := placement.Compile(&p.dds, p.opts.Placement); err == nil {
 			p.c = c
 		}
@@ -243,12 +242,6 @@ func (p *Planner) rebuild(real []*nodeState) {
 		p.refresh(ns)
 	}
 	p.nodes.build(all)
-}
-
-// isExactlyEmpty reports a selector deep-equal to an empty LabelSelector:
-// a sync then writes nothing (docs/manage.md, M2).
-func isExactlyEmpty(s *selector.LabelSelector) bool {
-	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
 }
 
 // refreshAll refreshes every node: after a change of the hash or the
