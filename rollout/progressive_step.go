@@ -74,7 +74,7 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 	}
 	c := cl.Compiled()
 	ds := c.DaemonSet()
-	bs, desired := slices.Collect(buckets(cl)), desiredNodes(cl)
+	desired := desiredNodes(cl)
 	budgets, err := ResolveBudgets(ds, desired)
 	step := Step{Budgets: budgets}
 	if err != nil {
@@ -87,11 +87,13 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 	avail := func(pod *api.Pod) bool { return api.IsAvailable(pod, ds.MinReadySeconds, now) }
 
 	var prog Progress
-	ns := make([]pnode, len(bs))
+	// Every node that holds pods or should run one is a bucket: at most
+	// the nodes and the vanished ones.
+	ns := make([]pnode, 0, cl.NumNodes()+len(cl.Vanished()))
 	presentOutdated := 0
-	for i, b := range bs {
-		n := &ns[i]
-		n.bucket = b
+	for b := range buckets(cl) {
+		ns = append(ns, pnode{bucket: b})
+		n := &ns[len(ns)-1]
 		if n.present() {
 			n.labels = cl.Node(b.index).Labels
 		} else {
