@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -192,7 +193,7 @@ func (p Progressive) Validate() field.ErrorList {
 			}
 			seen[k] = true
 		}
-		for _, h := range sortedKeys(c.Verdicts) {
+		for _, h := range slices.Sorted(maps.Keys(c.Verdicts)) {
 			if v := c.Verdicts[h]; v != Promote && v != Abort {
 				errs = append(errs, field.NotSupported(cp.Child("verdicts").Key(h), v.String(), Promote.String(), Abort.String()))
 			}
@@ -205,7 +206,7 @@ func (p Progressive) Validate() field.ErrorList {
 				errs = append(errs, field.Invalid(cp.Child("autoFail", "maxUnready"), a.MaxUnready.String(), msgNonNegative))
 			}
 		}
-		for _, pod := range sortedKeys(c.Restarts) {
+		for _, pod := range slices.Sorted(maps.Keys(c.Restarts)) {
 			if n := c.Restarts[pod]; n < 0 {
 				errs = append(errs, field.Invalid(cp.Child("restarts").Key(pod), int64(n), msgNonNegative))
 			}
@@ -284,13 +285,4 @@ func scaleCount(v *api.IntOrPercent, desired int, roundUp bool) (int, error) {
 		return (n*desired + 99) / 100, nil
 	}
 	return n * desired / 100, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
