@@ -3,7 +3,6 @@ package daemonplan
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/syncrule"
@@ -90,7 +89,7 @@ func CheckPlan(in Input, p Plan) error {
 	// 2.
 	sel, selErr := selector.Compile(ds.Selector)
 	matches := func(labels map[string]string) bool { return selErr == nil && sel.Matches(labels) }
-	pods := map[string]*api.Pod{}
+	pods := make(map[string]*api.Pod, len(in.Pods))
 	for i := range in.Pods {
 		if pod := &in.Pods[i]; pod.Namespace == ds.Namespace {
 			pods[pod.Name] = pod
@@ -129,10 +128,12 @@ func CheckPlan(in Input, p Plan) error {
 		pod := pods[name]
 		return pod != nil && (controls(pod.Controller) || adopted[name])
 	}
+	deleted := make(map[string]bool, len(deletes))
 	for _, name := range deletes {
 		if !owned(name) {
 			fail("deletes pod %s, which the DaemonSet neither controls nor adopts", name)
 		}
+		deleted[name] = true
 	}
 	for _, name := range relabels {
 		if !owned(name) {
@@ -140,17 +141,17 @@ func CheckPlan(in Input, p Plan) error {
 		}
 	}
 	for _, name := range p.Keep {
-		if slices.Contains(deletes, name) {
+		if deleted[name] {
 			fail("keeps and deletes pod %s", name)
 		}
 	}
 
 	// 4.
-	decided := map[string]placement.NodeDecision{}
+	decided := make(map[string]placement.NodeDecision, len(p.Nodes))
 	for _, d := range p.Nodes {
 		decided[d.Node] = d
 	}
-	inputNodes := map[string]bool{}
+	inputNodes := make(map[string]bool, len(in.Nodes))
 	for i := range in.Nodes {
 		inputNodes[in.Nodes[i].Name] = true
 	}
@@ -163,10 +164,10 @@ func CheckPlan(in Input, p Plan) error {
 	}
 
 	// 5.
-	revs := map[string]revisionLike{}
+	revs := map[string]*revision.Revision{}
 	for i := range in.Revisions {
 		if r := &in.Revisions[i]; r.Namespace == ds.Namespace {
-			revs[r.Name] = revisionLike{name: r.Name, controller: r.Controller, deleting: r.Deleting}
+			revs[r.Name] = r
 		}
 	}
 	revAdopted := map[string]bool{}
@@ -177,16 +178,16 @@ func CheckPlan(in Input, p Plan) error {
 			fail("adopts revision %s, which is not in the DaemonSet's namespace", name)
 		case !canAdopt:
 			fail("adopts revision %s for a DaemonSet that has no UID or is being deleted", name)
-		case r.controller != nil:
+		case r.Controller != nil:
 			fail("adopts revision %s, which has a controller", name)
-		case r.deleting:
+		case r.Deleting:
 			fail("adopts revision %s, which is being deleted", name)
 		}
 		revAdopted[name] = true
 	}
 	revOwned := func(name string) bool {
 		r, ok := revs[name]
-		return ok && (controls(r.controller) || revAdopted[name])
+		return ok && (controls(r.Controller) || revAdopted[name])
 	}
 	for _, l := range []struct {
 		what  string
@@ -215,13 +216,6 @@ func CheckPlan(in Input, p Plan) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// revisionLike is what CheckPlan reads of a revision.
-type revisionLike struct {
-	name       string
-	controller *api.OwnerRef
-	deleting   bool
 }
 
 func revisionNames(rs []revision.Revision) []string {
