@@ -170,31 +170,35 @@ type podFate struct {
 	pod, short, long string
 }
 
-// fates lists the DaemonSet's pods on node, and its creates there, with what
-// the plan does to each, sorted by pod name (creates last).
-func fates(in *input, p daemonplan.Plan, ds *api.DaemonSet, node string) []podFate {
-	deleted := map[string]placement.Delete{}
+// fates lists, for every node, the DaemonSet's pods there and its creates
+// there, with what the plan does to each, sorted by pod name (creates
+// last). It reads the plan and the pods once, for all nodes.
+func fates(in *input, p daemonplan.Plan, ds *api.DaemonSet) map[string][]podFate {
+	deleted := make(map[string]placement.Delete, len(p.Delete))
 	for _, d := range p.Delete {
 		deleted[d.Pod] = d
 	}
-	relabel := map[string]string{}
+	relabel := make(map[string]string, len(p.Relabel))
 	for _, r := range p.Relabel {
 		relabel[r.Pod] = r.Hash
 	}
-	var out []podFate
+	adopt, release := set(p.Adopt), set(p.Release)
+	gen := api.TemplateGeneration(ds)
+	out := map[string][]podFate{}
 	for _, kp := range in.cluster.Pods {
-		pod := convert.Pod(kp)
-		if pod.Namespace != p.Namespace {
+		if kp.Namespace != p.Namespace {
 			continue
 		}
-		if target, err := api.TargetNodeName(&pod); err != nil || target != node {
+		pod := convert.Pod(kp)
+		node, err := api.TargetNodeName(&pod)
+		if err != nil {
 			continue
 		}
 		owned := pod.Controller != nil && pod.Controller.UID == ds.UID
-		adopted := slices.Contains(p.Adopt, pod.Name)
+		adopted := adopt[pod.Name]
 		var f podFate
 		switch d, del := deleted[pod.Name]; {
-		case slices.Contains(p.Release, pod.Name):
+		case release[pod.Name]:
 			f = podFate{pod.Name, "release", "released: its labels no longer match the selector; the DaemonSet stops managing it"}
 		case !owned && !adopted:
 			continue // another controller's, or an orphan the DaemonSet does not claim
@@ -202,7 +206,7 @@ func fates(in *input, p daemonplan.Plan, ds *api.DaemonSet, node string) []podFa
 			f = podFate{pod.Name, "delete(" + d.Reason.String() + ")", "deleted: " + deleteWhy(d.Reason)}
 		case pod.Deleting:
 			f = podFate{pod.Name, "terminating", "terminating: already being deleted"}
-		case api.IsUpdated(&pod, p.Hash, api.TemplateGeneration(ds)):
+		case api.IsUpdated(&pod, p.Hash, gen):
 			f = podFate{pod.Name, "keep", "kept: runs the current template"}
 		case ds.UpdateStrategy.Type == api.OnDelete:
 			f = podFate{pod.Name, "keep(old)", "kept: runs an old template; with updateStrategy OnDelete it is replaced only when you delete it"}
@@ -215,16 +219,25 @@ func fates(in *input, p daemonplan.Plan, ds *api.DaemonSet, node string) []podFa
 		if h, ok := relabel[pod.Name]; ok {
 			f.long += "; its controller-revision-hash label is rewritten to " + h
 		}
-		out = append(out, f)
+		out[node] = append(out[node], f)
 	}
-	slices.SortFunc(out, func(a, b podFate) int { return strings.Compare(a.pod, b.pod) })
+	for _, fs := range out {
+		slices.SortFunc(fs, func(a, b podFate) int { return strings.Compare(a.pod, b.pod) })
+	}
 	for _, cr := range p.Create {
-		if cr.Node == node {
-			h := cr.Labels[api.LabelRevisionHash]
-			out = append(out, podFate{"(new)", "create", "a new pod is created (hash " + h + ")"})
-		}
+		h := cr.Labels[api.LabelRevisionHash]
+		out[cr.Node] = append(out[cr.Node], podFate{"(new)", "create", "a new pod is created (hash " + h + ")"})
 	}
 	return out
+}
+
+// set holds the names of a list.
+func set(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 func deleteWhy(r placement.DeleteReason) string {
@@ -293,7 +306,7 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 		}
 		field(k, fmt.Sprintf("%d. %s", i+1, pr.what))
 	}
-	fs := fates(in, p, &d, nd.Node)
+	fs := fates(in, p, &d)[nd.Node]
 	if len(fs) == 0 {
 		field("Pods", "none, and none is created")
 	}
@@ -324,9 +337,10 @@ func writeNodes(w io.Writer, in *input, p daemonplan.Plan) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
 	fmt.Fprintf(tw, "\nNODES (%d)\n", len(p.Nodes))
 	fmt.Fprintln(tw, "NODE\tSHOULD-RUN\tCONTINUE\tREASON\tPODS")
+	byNode := fates(in, p, &d)
 	for _, nd := range p.Nodes {
 		var cells []string
-		for _, f := range fates(in, p, &d, nd.Node) {
+		for _, f := range byNode[nd.Node] {
 			cells = append(cells, f.pod+"="+f.short)
 		}
 		pods := strings.Join(cells, ",")
