@@ -166,18 +166,13 @@ func (c *cli) simulate(o *simulateOptions) error {
 // edited as the API server stores an update when it is not old, and the
 // options of the plan command.
 func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim.Cluster, error) {
-	cur, err := convert.DaemonSet(in.cluster.DaemonSet)
+	before, opts, err := syncInput(in)
 	if err != nil {
 		return nil, err
 	}
-	hash, err := convert.HashFunc(in.cluster.DaemonSet, in.version)
-	if err != nil {
-		return nil, err
-	}
-	before := daemonplan.Input{DaemonSet: cur, Nodes: convert.Nodes(in.cluster.Nodes), Pods: convert.Pods(in.cluster.Pods),
-		Revisions: convert.Revisions(in.cluster.Revisions), Now: in.now}
 	start := before
 	if in.cluster.DaemonSet != old {
+		cur := before.DaemonSet
 		if before.DaemonSet, err = convert.DaemonSet(old); err != nil {
 			return nil, err
 		}
@@ -187,8 +182,6 @@ func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim
 	}
 	cl := sim.Load(start)
 	cl.ReadyAfter = o.readyAfter
-	opts := daemonplan.Options{Hash: hash}
-	opts.Placement, opts.Progressive = in.options()
 	cl.Options = opts
 	if o.failRate > 0 {
 		cl.FateOf = timeline.Failures(o.failRate, o.seed)
