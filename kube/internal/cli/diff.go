@@ -119,15 +119,6 @@ func (c *cli) diff(o *diffOptions) error {
 	if o.dsFile == "" && len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
 		return usagef("diff: nothing to compare: give --ds-file, --label, --taint, --remove-node or --node-file")
 	}
-	stdin := slices.Contains(o.files, "-")
-	for _, f := range append([]string{o.dsFile}, o.nodeFiles...) {
-		if f == "-" {
-			if stdin {
-				return usagef("diff: standard input (-) given twice: it can be read once")
-			}
-			stdin = true
-		}
-	}
 	in, err := c.load("diff", &o.common)
 	if err != nil {
 		return err

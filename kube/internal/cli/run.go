@@ -76,6 +76,9 @@ type cli struct {
 	stdout, stderr io.Writer
 	// now is the default of --now.
 	now func() time.Time
+	// stdinRead is set once a flag's "-" has read standard input, which
+	// no later "-" can read again.
+	stdinRead bool
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -324,8 +327,8 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison, ignored: o.ignored}, nil
 }
 
-// read reads and merges every input file (- is standard input, read once)
-// with load.Sources, so that an object found in several files is one object
+// read reads and merges every input file (- is standard input, read once
+// by all the flags of a command together) with load.Sources, so that an object found in several files is one object
 // and conflicting copies are refused with their positions, and adds the
 // OpenKruise Advanced DaemonSets as apps/v1 DaemonSets. It returns the
 // objects, what each Advanced DaemonSet adds to its plan, and the sources'
@@ -334,14 +337,13 @@ func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.Daemo
 	var srcs []load.Source
 	var names []string
 	var datas [][]byte
-	stdinRead := false
 	for _, file := range files {
 		r, src := c.stdin, "standard input"
 		if file == "-" {
-			if stdinRead {
-				return nil, nil, "", usagef("%s: -f - given twice: standard input can be read once", cmd)
+			if c.stdinRead {
+				return nil, nil, "", usagef("%s: standard input (-) given twice: it can be read once", cmd)
 			}
-			stdinRead = true
+			c.stdinRead = true
 		} else {
 			f, err := os.Open(file)
 			if err != nil {

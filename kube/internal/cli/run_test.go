@@ -300,7 +300,7 @@ func TestErrors(t *testing.T) {
 			"more than one DaemonSet in input: default/ds-x, default/ds-y; pick one with --ds"},
 		{"--ds names none", "the DaemonSets present are listed", ds("ds-x") + "---\n" + ds("ds-w"), []string{"plan", "-f", "-", "--ds", "default/ds-z"}, exitError,
 			"no DaemonSet in input: default/ds-z; the input holds default/ds-w, default/ds-x"},
-		{"stdin twice", "standard input can be read once", ds("ds-x"), []string{"plan", "-f", "-", "-f", "-"}, exitUsage, "-f - given twice"},
+		{"stdin twice", "standard input can be read once", ds("ds-x"), []string{"plan", "-f", "-", "-f", "-"}, exitUsage, "standard input (-) given twice"},
 		{"unknown node", "", "", []string{"explain", "-f", f01, "--now", now01, "node-999"}, exitError, `node "node-999" is not in the input (17 nodes)`},
 	}
 	for _, tt := range tests {
@@ -602,5 +602,34 @@ func TestInputProblems(t *testing.T) {
 		"error: standard input: YAML document 3: pods[0].name: Required value: every object of a snapshot needs a name\n"
 	if got.code != exitError || got.stderr != want || got.stdout != "" {
 		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
+	}
+}
+
+// TestStdinReadOnce: every flag that reads a file takes "-" for standard
+// input, which one command can read once. A second "-", on any of its
+// flags, is a usage error; simulate and overhead used to read the emptied
+// input and report it as holding no DaemonSet or no Node.
+func TestStdinReadOnce(t *testing.T) {
+	cluster, err := os.ReadFile("testdata/overhead-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"plan -f twice", []string{"plan", "-f", "-", "-f", "-"}},
+		{"diff --ds-file", []string{"diff", "-f", "-", "--ds", "kube-system/kube-proxy", "--ds-file", "-"}},
+		{"diff --node-file", []string{"diff", "-f", "-", "--ds", "kube-system/kube-proxy", "--node-file", "-"}},
+		{"simulate --ds-file", []string{"simulate", "-f", "-", "--ds", "kube-system/kube-proxy", "--ds-file", "-"}},
+		{"overhead --node-file", []string{"overhead", "-f", "-", "--node-file", "-"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, string(cluster), tt.args...)
+			if want := "standard input (-) given twice"; got.code != exitUsage || !strings.Contains(got.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", got.code, got.stderr, exitUsage, want)
+			}
+		})
 	}
 }
