@@ -104,6 +104,13 @@ func (r Result) Err() error {
 // seen, with their UID.
 var ErrNotInSnapshot = errors.New("apply: object not in the snapshot the plan was made from")
 
+// ErrNotOwned is the error of a write refused because the plan names a
+// pod or revision of the snapshot that the DaemonSet does not control
+// there and has not adopted in this Apply: a plan made from another
+// snapshot. Apply deletes, relabels and updates only the DaemonSet's own
+// objects.
+var ErrNotOwned = errors.New("apply: object not controlled by the DaemonSet")
+
 // ErrCannotAdopt is returned, as upstream does before its first adoption,
 // when a fresh read of the DaemonSet finds it gone, replaced (another UID)
 // or being deleted. Apply then stops: no other write follows.
@@ -135,7 +142,10 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //
 // Apply never issues a write p does not hold, and writes only objects of
 // c, named by the plan and matched by name in c.DaemonSet's namespace: a
-// name missing from c is reported as ErrNotInSnapshot and not written. The
+// name missing from c is reported as ErrNotInSnapshot and not written. A
+// pod or revision it would delete, relabel or update must be controlled by
+// the DaemonSet in c, or adopted by this Apply; any other is reported as
+// ErrNotOwned and not written. The
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed.
 func Apply(ctx context.Context, client kubernetes.Interface, c *load.Cluster, p daemonplan.Plan) Result {
@@ -157,6 +167,8 @@ type applier struct {
 	// returned them, so that an update of the same revision builds on
 	// them rather than on the stale snapshot.
 	patched map[string]*appsv1.ControllerRevision
+	// adopted holds the pods the adopt patches adopted.
+	adopted map[string]bool
 }
 
 func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
@@ -184,6 +196,10 @@ func (a *applier) run() {
 			a.add(Write{Action: UpdateRevision, Name: r.Name, Err: ErrNotInSnapshot})
 			continue
 		}
+		if !a.controlled(cur) {
+			a.add(Write{Action: UpdateRevision, Name: r.Name, Err: ErrNotOwned})
+			continue
+		}
 		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, convert.UpdatedControllerRevision(cur, r), metav1.UpdateOptions{})
 		a.add(Write{Action: UpdateRevision, Name: r.Name, Err: err})
 	}
@@ -194,6 +210,10 @@ func (a *applier) run() {
 		pod := a.pod(rl.Pod)
 		if pod == nil {
 			a.add(Write{Action: RelabelPod, Name: rl.Pod, Err: ErrNotInSnapshot})
+			continue
+		}
+		if !a.ownsPod(pod) {
+			a.add(Write{Action: RelabelPod, Name: rl.Pod, Node: pod.Spec.NodeName, Err: ErrNotOwned})
 			continue
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{api.LabelRevisionHash: rl.Hash}}})
@@ -307,6 +327,12 @@ func (a *applier) patchPod(action Action, name string, patch func(types.UID) []b
 		return
 	}
 	_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(pod.UID), metav1.PatchOptions{})
+	if action == AdoptPod && err == nil {
+		if a.adopted == nil {
+			a.adopted = map[string]bool{}
+		}
+		a.adopted[name] = true
+	}
 	if action == ReleasePod && (apierrors.IsNotFound(err) || apierrors.IsInvalid(err)) {
 		err = nil // upstream ignores a pod gone or not releasable
 	}
@@ -336,6 +362,13 @@ func (a *applier) deleteRevision(name string) {
 	r := a.revision(name)
 	if r == nil {
 		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotInSnapshot})
+		return
+	}
+	if cur := a.patched[name]; cur != nil {
+		r = cur // adopted or released by this Apply
+	}
+	if !a.controlled(r) {
+		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotOwned})
 		return
 	}
 	err := a.client.AppsV1().ControllerRevisions(a.ns).Delete(a.ctx, name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(r.UID))})
@@ -369,6 +402,12 @@ func (a *applier) createRevision(r *appsv1.ControllerRevision) {
 func (a *applier) controlled(obj metav1.Object) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	return ref != nil && ref.UID == a.ds.UID
+}
+
+// ownsPod reports whether the DaemonSet controls pod in the snapshot or
+// adopted it in this Apply.
+func (a *applier) ownsPod(pod *corev1.Pod) bool {
+	return a.controlled(pod) || a.adopted[pod.Name]
 }
 
 // createPods issues the creates in slow-start batches.
@@ -425,6 +464,10 @@ func (a *applier) deletePods() {
 		writes[i] = Write{Action: DeletePod, Name: d.Pod, Node: d.Node}
 		if pod == nil {
 			writes[i].Err = ErrNotInSnapshot
+			continue
+		}
+		if !a.ownsPod(pod) {
+			writes[i].Err = ErrNotOwned
 			continue
 		}
 		wg.Add(1)

@@ -28,6 +28,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
 )
 
 // TestApplyConformance applies daemonplan's plan for every conformance
@@ -447,5 +448,57 @@ func TestActionString(t *testing.T) {
 	}
 	if got := apply.Action(0).String(); got != "Action(0)" {
 		t.Errorf("Action(0).String() = %q", got)
+	}
+}
+
+// TestApplyRefusesWhatTheDaemonSetDoesNotOwn: given a plan that names pods
+// and revisions of the snapshot the DaemonSet does not control (a plan made
+// from another snapshot), Apply issues no delete, relabel or update for
+// them; a pod the same plan adopts first is the DaemonSet's to delete.
+func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
+	c := readCluster(t, 1)
+	other := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "other-uid", Controller: new(true)}}
+	c.Pods = append(c.Pods, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "default", UID: "theirs-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
+		Spec:       corev1.PodSpec{NodeName: "node-00"},
+	})
+	c.Revisions = append(c.Revisions, &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: "their-rev", Namespace: "default", UID: "rev-uid", OwnerReferences: other},
+		Revision:   1,
+	})
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = daemonplan.Plan{
+		Namespace: p.Namespace, Name: p.Name,
+		Revisions: daemonplan.RevisionWrites{Delete: []string{"their-rev"}, Update: []revision.Revision{{Name: "their-rev", Revision: 2}}},
+		Relabel:   []revision.PodRelabel{{Pod: "theirs", Hash: "h"}},
+		Delete: []placement.Delete{
+			{Pod: "theirs", Node: "node-00", Reason: placement.Duplicate},
+			{Pod: "orphan", Node: "node-00", Reason: placement.Duplicate},
+		},
+	}
+	fc := fakecluster.New(c, now)
+	fc.ClearActions()
+	res := apply.Apply(context.Background(), fc, c, p)
+	if len(res.Writes) != 5 {
+		t.Fatalf("Apply wrote %+v, want five refused writes", res.Writes)
+	}
+	for _, w := range res.Writes {
+		if !errors.Is(w.Err, apply.ErrNotOwned) {
+			t.Errorf("%s %s: err %v, want ErrNotOwned", w.Action, w.Name, w.Err)
+		}
+	}
+	if w := fc.Writes(); len(w) > 0 {
+		t.Errorf("writes issued for objects the DaemonSet does not own: %v", w)
+	}
+
+	// Adopted first, the orphan is the DaemonSet's.
+	p = daemonplan.Plan{Namespace: p.Namespace, Name: p.Name, Adopt: []string{"orphan"},
+		Delete: []placement.Delete{{Pod: "orphan", Node: "node-00", Reason: placement.Duplicate}}}
+	res = apply.Apply(context.Background(), fc, c, p)
+	if err := res.Err(); err != nil || len(res.Writes) != 2 {
+		t.Errorf("adopt then delete: writes %+v, err %v; want both done", res.Writes, err)
 	}
 }

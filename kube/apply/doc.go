@@ -7,7 +7,9 @@
 // upstream's order (revisions, adopt and release patches, creates in
 // slow-start batches, deletes with UID preconditions, the status), reports
 // every write with its error in Result, and never issues a write the plan
-// does not hold or one naming an object the snapshot lacks.
+// does not hold, one naming an object the snapshot lacks, or a delete,
+// relabel or update of a pod or revision the DaemonSet neither controls in
+// the snapshot nor adopts in the same Apply (ErrNotOwned).
 //
 // What it does not do: decide anything (package planner does), retry
 // (sync again), or track expectations. A controller keeps Result.Created and
