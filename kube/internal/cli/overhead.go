@@ -142,9 +142,16 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 	set := overhead.Compile(dss, placement.Options{})
 	sorted := slices.Clone(nodes)
 	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	// The non-terminal pods by the node they are bound to, found once.
+	bound := map[string][]*corev1.Pod{}
+	for _, p := range objs.Pods {
+		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			bound[p.Spec.NodeName] = append(bound[p.Spec.NodeName], p)
+		}
+	}
 	doc := overheadDoc{Nodes: []overheadNode{}}
 	for _, n := range sorted {
-		st, err := nodeState(n, objs.Pods)
+		st, err := nodeState(n, bound[n.Name])
 		if err != nil {
 			return overheadDoc{}, fmt.Errorf("node %s: %w", n.Name, err)
 		}
@@ -171,8 +178,8 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 }
 
 // nodeState is what the scheduler knows of n: its allocatable resources
-// and the non-terminal pods bound to it; nil when n lists no allocatable
-// resources.
+// and pods, the non-terminal pods bound to it; nil when n lists no
+// allocatable resources.
 func nodeState(n *corev1.Node, pods []*corev1.Pod) (*overhead.NodeState, error) {
 	if len(n.Status.Allocatable) == 0 {
 		return nil, nil
@@ -183,9 +190,6 @@ func nodeState(n *corev1.Node, pods []*corev1.Pod) (*overhead.NodeState, error) 
 	}
 	st := &overhead.NodeState{Allocatable: alloc}
 	for _, p := range pods {
-		if p.Spec.NodeName != n.Name || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
 		w, err := convert.Workload(&p.Spec)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
