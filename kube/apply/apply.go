@@ -398,10 +398,11 @@ func (a *applier) createRevision(r *appsv1.ControllerRevision) {
 }
 
 // controlled reports whether obj's controller reference names the
-// DaemonSet.
+// DaemonSet. An empty UID matches nothing: a DaemonSet without one owns
+// no object, and a reference without one names no DaemonSet.
 func (a *applier) controlled(obj metav1.Object) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)
-	return ref != nil && ref.UID == a.ds.UID
+	return ref != nil && a.ds.UID != "" && ref.UID == a.ds.UID
 }
 
 // ownsPod reports whether the DaemonSet controls pod in the snapshot or

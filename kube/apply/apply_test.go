@@ -494,6 +494,21 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 		t.Errorf("writes issued for objects the DaemonSet does not own: %v", w)
 	}
 
+	// Without UIDs on both sides, a controller reference names nothing.
+	noUID := *c
+	noUID.DaemonSet = c.DaemonSet.DeepCopy()
+	noUID.DaemonSet.UID = ""
+	blank := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", Controller: new(true)}}
+	noUID.Pods = append(slices.Clone(c.Pods), &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "blank", Namespace: "default", UID: "blank-uid", OwnerReferences: blank},
+		Spec:       corev1.PodSpec{NodeName: "node-00"},
+	})
+	res = apply.Apply(context.Background(), fc, &noUID, daemonplan.Plan{Namespace: p.Namespace, Name: p.Name,
+		Delete: []placement.Delete{{Pod: "blank", Node: "node-00", Reason: placement.Duplicate}}})
+	if len(res.Writes) != 1 || !errors.Is(res.Writes[0].Err, apply.ErrNotOwned) {
+		t.Errorf("empty UIDs: writes %+v, want the delete refused with ErrNotOwned", res.Writes)
+	}
+
 	// Adopted first, the orphan is the DaemonSet's.
 	p = daemonplan.Plan{Namespace: p.Namespace, Name: p.Name, Adopt: []string{"orphan"},
 		Delete: []placement.Delete{{Pod: "orphan", Node: "node-00", Reason: placement.Duplicate}}}
