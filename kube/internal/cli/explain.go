@@ -274,9 +274,10 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 	d := api.Default(ds)
 	var node *api.Node
 	for _, kn := range in.cluster.Nodes {
-		if kn.Name == nd.Node {
+		if kn.Name == nd.Node { // names are unique: load refuses a node twice
 			n := convert.Node(kn)
 			node = &n
+			break
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
