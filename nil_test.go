@@ -159,6 +159,7 @@ var nilCalls = map[string]func(){
 	"taints.MergeDaemonDefaults":       func() { taints.MergeDaemonDefaults(nil, false) },
 	"taints.NewSet":                    func() { s := taints.NewSet(nil, taints.Options{}); s.Tolerates(taints.Taint{}) },
 	"taints.Set.FirstUntolerated":      func() { (*taints.Set)(nil).FirstUntolerated(nil, taints.AllEffects) },
+	"taints.Set.IndexUntolerated":      func() { (*taints.Set)(nil).IndexUntolerated(nil, taints.AllEffects) },
 	"taints.Set.Tolerates":             func() { (*taints.Set)(nil).Tolerates(taints.Taint{}) },
 	"taints.Set.Tolerations":           func() { (*taints.Set)(nil).Tolerations() },
 	"taints.ValidateTolerations":       func() { taints.ValidateTolerations(nil) },

@@ -62,8 +62,11 @@ type Decision struct {
 	// Key is the nodeSelector key that failed, for NodeSelectorMismatch.
 	Key string
 	// Taint is the first untolerated taint in node order, for the
-	// Untolerated reasons.
-	Taint taints.Taint
+	// Untolerated reasons, nil otherwise. It points at the taint in the
+	// node's Taints, which it shares with the input: treat it as read-only.
+	// Comparing Decisions with == compares it by address; compare
+	// *Taint, or use cmp or reflect.DeepEqual, to compare the taints.
+	Taint *taints.Taint
 }
 
 // Message renders the decision for people.
@@ -84,11 +87,19 @@ func (d Decision) Message() string {
 		}
 		return "node matches no required node affinity term"
 	case UntoleratedNoExecute:
-		return "untolerated taint " + d.Taint.String() + ": pods are evicted"
+		return "untolerated taint " + d.taint() + ": pods are evicted"
 	case UntoleratedNoSchedule:
-		return "untolerated taint " + d.Taint.String() + ": no new pod, existing pods stay"
+		return "untolerated taint " + d.taint() + ": no new pod, existing pods stay"
 	}
 	return ""
+}
+
+// taint renders d.Taint, which a Decision made by hand may lack.
+func (d Decision) taint() string {
+	if d.Taint == nil {
+		return "(unknown)"
+	}
+	return d.Taint.String()
 }
 
 // Eligibility is a DaemonSet's node predicate compiled once: template
@@ -234,7 +245,7 @@ func (e *Eligibility) Decide(n *api.Node) Decision {
 func (e *Eligibility) decide(n *api.Node, ok bool, why selector.Mismatch) Decision {
 	if !ok {
 		if e.ignored {
-			if t, evict := e.tols.FirstUntolerated(n.Taints, taints.ExecuteBlocking); evict {
+			if t := e.untolerated(n, taints.ExecuteBlocking); t != nil {
 				return Decision{Reason: UntoleratedNoExecute, Taint: t}
 			}
 		}
@@ -243,15 +254,24 @@ func (e *Eligibility) decide(n *api.Node, ok bool, why selector.Mismatch) Decisi
 		}
 		return Decision{ShouldContinueRunning: e.ignored, Reason: NodeAffinityMismatch}
 	}
-	if t, found := e.tols.FirstUntolerated(n.Taints, taints.ScheduleBlocking); found {
+	if t := e.untolerated(n, taints.ScheduleBlocking); t != nil {
 		if t.Effect == taints.NoExecute {
 			return Decision{Reason: UntoleratedNoExecute, Taint: t}
 		}
 		// A NoSchedule taint was first; a later NoExecute one still evicts.
-		if nx, bad := e.tols.FirstUntolerated(n.Taints, taints.ExecuteBlocking); bad {
+		if nx := e.untolerated(n, taints.ExecuteBlocking); nx != nil {
 			return Decision{Reason: UntoleratedNoExecute, Taint: nx}
 		}
 		return Decision{ShouldContinueRunning: true, Reason: UntoleratedNoSchedule, Taint: t}
 	}
 	return Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: Eligible}
+}
+
+// untolerated returns the node's first taint with one of effects that the
+// DaemonSet does not tolerate, nil if none.
+func (e *Eligibility) untolerated(n *api.Node, effects taints.Effects) *taints.Taint {
+	if i := e.tols.IndexUntolerated(n.Taints, effects); i >= 0 {
+		return &n.Taints[i]
+	}
+	return nil
 }

@@ -169,19 +169,19 @@ func TestShouldRunSummaryTable(t *testing.T) {
 			name:   "untolerated NoExecute",
 			reason: "(false, false)",
 			node:   nodeWith(noExecuteTaint),
-			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: noExecuteTaint},
+			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: &noExecuteTaint},
 		},
 		{
 			name:   "untolerated NoSchedule only",
 			reason: "(false, true): existing pods stay",
 			node:   nodeWith(noScheduleTaint),
-			want:   placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: noScheduleTaint},
+			want:   placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: &noScheduleTaint},
 		},
 		{
 			name:   "untolerated NoSchedule before NoExecute",
 			reason: "(false, false): a later NoExecute taint still evicts and is reported",
 			node:   nodeWith(noScheduleTaint, taints.Taint{Key: "gpu", Effect: taints.NoExecute}),
-			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: taints.Taint{Key: "gpu", Effect: taints.NoExecute}},
+			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: &taints.Taint{Key: "gpu", Effect: taints.NoExecute}},
 		},
 		{
 			name:   "NoExecute tolerated, NoSchedule not",
@@ -190,7 +190,7 @@ func TestShouldRunSummaryTable(t *testing.T) {
 				ds.Template.Tolerations = []taints.Toleration{{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute}}
 			},
 			node: nodeWith(taints.Taint{Key: "gpu", Effect: taints.NoExecute}, noScheduleTaint),
-			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: noScheduleTaint},
+			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: &noScheduleTaint},
 		},
 		{
 			name:   "only PreferNoSchedule untolerated",
@@ -215,14 +215,14 @@ func TestShouldRunSummaryTable(t *testing.T) {
 			reason: "(false, true): the default not-ready toleration is NoExecute only",
 			node:   nodeWith(taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
-				Taint: taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}},
+				Taint: &taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}},
 		},
 		{
 			name:   "unreachable:NoSchedule",
 			reason: "(false, true): the default unreachable toleration is NoExecute only",
 			node:   nodeWith(taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
-				Taint: taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}},
+				Taint: &taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}},
 		},
 		{
 			name:   "Lt toleration off by default",
@@ -232,7 +232,7 @@ func TestShouldRunSummaryTable(t *testing.T) {
 			},
 			node: nodeWith(taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
-				Taint: taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}},
+				Taint: &taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}},
 		},
 	}
 	for _, tc := range cases {
@@ -299,5 +299,30 @@ func TestDecideDoesNotAllocate(t *testing.T) {
 	}
 	if !d.ShouldRun {
 		t.Errorf("Decide() = %+v, want the benchmark node eligible", d)
+	}
+}
+
+// TestDecisionTaintIsTheNodes pins what Decision.Taint documents: the
+// taint the decision names is the node's own, not a copy, and a node whose
+// taints are all tolerated gets none.
+func TestDecisionTaintIsTheNodes(t *testing.T) {
+	e := placement.NewEligibility(&api.DaemonSet{}, placement.Options{})
+	node := &api.Node{Name: "n", Taints: []taints.Taint{
+		{Key: "soft", Effect: taints.PreferNoSchedule},
+		{Key: "gpu", Effect: taints.NoSchedule},
+		{Key: "drain", Effect: taints.NoExecute},
+	}}
+	if d := e.Decide(node); d.Reason != placement.UntoleratedNoExecute || d.Taint != &node.Taints[2] {
+		t.Errorf("Decide() = %+v (taint %p), want UntoleratedNoExecute naming &node.Taints[2] (%p)", d, d.Taint, &node.Taints[2])
+	}
+	node.Taints = node.Taints[:2]
+	if d := e.Decide(node); d.Reason != placement.UntoleratedNoSchedule || d.Taint != &node.Taints[1] {
+		t.Errorf("Decide() = %+v, want UntoleratedNoSchedule naming &node.Taints[1]", d)
+	}
+	if d := e.Decide(&api.Node{Name: "clean"}); d.Taint != nil {
+		t.Errorf("Decide(untainted) names taint %v, want nil", *d.Taint)
+	}
+	if got := (placement.Decision{Reason: placement.UntoleratedNoSchedule}).Message(); got == "" {
+		t.Error("Message() of an Untolerated decision without a taint is empty")
 	}
 }

@@ -49,7 +49,7 @@ func TestIgnoredDuringExecution(t *testing.T) {
 			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
 			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel2, Taints: []taints.Taint{noSchedule, noExecute}},
 			off:    placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
-			on:     placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: noExecute},
+			on:     placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: &noExecute},
 		},
 		{
 			name:   "mismatch and an untolerated NoSchedule taint",

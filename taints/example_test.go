@@ -45,6 +45,22 @@ func ExampleSet_FirstUntolerated() {
 	// shouldContinueRunning: true ""
 }
 
+func ExampleSet_IndexUntolerated() {
+	set := taints.NewSet(taints.MergeDaemonDefaults(nil, false), taints.Options{})
+	node := []taints.Taint{
+		{Key: "dedicated", Value: "gpu", Effect: taints.PreferNoSchedule},
+		{Key: "dedicated", Value: "gpu", Effect: taints.NoSchedule},
+	}
+	// The index refers to the node's own taint: nothing is copied.
+	if i := set.IndexUntolerated(node, taints.ScheduleBlocking); i >= 0 {
+		fmt.Println(i, node[i])
+	}
+	fmt.Println(set.IndexUntolerated(node, taints.ExecuteBlocking))
+	// Output:
+	// 1 dedicated=gpu:NoSchedule
+	// -1
+}
+
 func ExampleFindUntolerated() {
 	tols := []taints.Toleration{{Key: "dedicated", Operator: taints.Exists}}
 	node := []taints.Taint{

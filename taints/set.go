@@ -221,15 +221,25 @@ func (s *Set) Tolerates(t Taint) bool {
 // FindMatchingUntoleratedTaint with an effect filter). It reports false when
 // every selected taint is tolerated. It does not allocate.
 func (s *Set) FirstUntolerated(taints []Taint, effects Effects) (Taint, bool) {
+	if i := s.IndexUntolerated(taints, effects); i >= 0 {
+		return taints[i], true
+	}
+	return Taint{}, false
+}
+
+// IndexUntolerated is FirstUntolerated returning the taint's index in
+// taints, or -1 when every selected taint is tolerated: for a caller that
+// refers to the node's own taint instead of copying it.
+func (s *Set) IndexUntolerated(taints []Taint, effects Effects) int {
 	sel := uint8(effects) & knownBits
 	for i := range taints {
 		t := &taints[i]
 		bit := effectBit(t.Effect)
 		if sel&bit != 0 && !s.tolerates(t, bit) {
-			return *t, true
+			return i
 		}
 	}
-	return Taint{}, false
+	return -1
 }
 
 // tolerates reports whether the set tolerates t, whose effect bit is bit.
