@@ -143,7 +143,14 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	var createNodes []string
 	var deletes []Delete
 	for i, n := range cl.nodes {
-		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.PodsOn(i), now, hash, backoff)
+		pods := cl.PodsOn(i)
+		if len(pods) == 1 && cl.decisions[i].ShouldContinueRunning && !pods[0].Deleting && !api.IsTerminal(pods[0]) {
+			// The usual node, one running pod it may keep: ManageNode
+			// would leave it alone, with or without surge. (A pod being
+			// deleted does not count: with surge its node gets a pod.)
+			continue
+		}
+		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, pods, now, hash, backoff)
 		deletes = m.Delete
 		if m.Create {
 			createNodes = append(createNodes, n.Name)
