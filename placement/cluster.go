@@ -350,7 +350,11 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		hi := min(lo+warmBatch, len(cl.nodes))
 		cl.warmed += c.elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
 		for i, n := range cl.nodes[lo:hi] {
-			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: c.elig.decideSelected(n, failed[i])}
+			d := eligible
+			if !c.elig.eligibleAfterSelect(n, failed[i]) {
+				d = c.elig.decideSelected(n, failed[i])
+			}
+			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: d}
 		}
 	}
 	if !early || !sorted {

@@ -119,6 +119,10 @@ type Eligibility struct {
 	affinity     selector.NodeMatcher
 	// warmKey is a node label Decide looks up first, "" if none: see warm.
 	warmKey string
+	// plain reports a template without nodeName and without required
+	// node affinity: a node that matches the nodeSelector and has no
+	// taints is then eligible (see eligibleAfterSelect).
+	plain bool
 	// ignored is Options.IgnoredDuringExecution.
 	ignored bool
 }
@@ -137,6 +141,7 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 		ignored:  opts.IgnoredDuringExecution,
 		keys:     slices.Sorted(maps.Keys(t.NodeSelector)),
 		affinity: selector.CompileNode(nil, t.RequiredNodeAffinity),
+		plain:    t.NodeName == "" && t.RequiredNodeAffinity == nil,
 	}
 	for _, k := range e.keys {
 		e.values = append(e.values, t.NodeSelector[k])
@@ -195,6 +200,17 @@ func (e *Eligibility) selectBatch(nodes []*api.Node, failed []int) int {
 	}
 	return 0
 }
+
+// eligibleAfterSelect reports that n, whose nodeSelector selectBatch
+// matched, is eligible without further checks: the template names no node
+// and has no required node affinity, and n has no taints. It is the usual
+// node, which an index pass then decides without a call.
+func (e *Eligibility) eligibleAfterSelect(n *api.Node, failed int) bool {
+	return failed < 0 && e.plain && len(n.Taints) == 0
+}
+
+// eligible is the decision for a node that should run the pod.
+var eligible = Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: Eligible}
 
 // decideSelected is Decide for a node whose nodeSelector selectBatch
 // matched: failed is its result for n.
