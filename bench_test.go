@@ -2,6 +2,7 @@ package daemonplan_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -178,6 +179,47 @@ func BenchmarkPlanner(b *testing.B) {
 				if err != nil || len(p.Delete) == 0 {
 					b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
 				}
+			})
+		})
+	}
+}
+
+// midRolloutShuffled is midRolloutSettled with nodes and pods in a random
+// (but fixed) order, as an informer's lister returns them (it lists a
+// map), where a list from the API server comes in name order.
+func midRolloutShuffled(n int) daemonplan.Input {
+	in := midRolloutSettled(n)
+	r := rand.New(rand.NewPCG(1, 2))
+	r.Shuffle(len(in.Nodes), func(i, j int) { in.Nodes[i], in.Nodes[j] = in.Nodes[j], in.Nodes[i] })
+	r.Shuffle(len(in.Pods), func(i, j int) { in.Pods[i], in.Pods[j] = in.Pods[j], in.Pods[i] })
+	return in
+}
+
+// BenchmarkSyncShuffled is BenchmarkSyncRollingUpdate and BenchmarkPlanner
+// with nodes and pods in lister order: the sync sorts the nodes by name.
+func BenchmarkSyncShuffled(b *testing.B) {
+	for _, n := range benchSizes() {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "shuffled", n, midRolloutShuffled)
+			b.Run("Sync", func(b *testing.B) {
+				reportCPU(b, func() {
+					if p, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil || len(p.Delete) == 0 {
+						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+					}
+				})
+			})
+			b.Run("Planner", func(b *testing.B) {
+				pl := daemonplan.NewPlanner(daemonplan.Options{})
+				for range 2 {
+					if _, err := pl.Sync(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, func() {
+					if p, err := pl.Sync(in); err != nil || len(p.Delete) == 0 {
+						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+					}
+				})
 			})
 		})
 	}
