@@ -229,15 +229,17 @@ type Cluster struct {
 	release   []string
 
 	// Scratch memory kept across Reset.
-	bucketed []placed   // the pods in buckets (vanished ones included), in input order
-	untarget []*api.Pod // targeted's own array, when some claimed pod has no target
-	byName   []*api.Pod // the bucketed pods sorted by name, built by Keep when input order is not
-	sorted   int8       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
-	index    nameIndex  // node name → position in nodes
-	keep     arena      // backing store of Keep's results
-	check    podCheck   // the pod list's check
-	hints    []int32    // per pod position, its node in the last snapshot, +1; 0 when none
-	warmed   int        // what warm-up lookups returned, kept so they are not dropped
+	bucketed []placed           // the pods in buckets (vanished ones included), in input order
+	untarget []*api.Pod         // targeted's own array, when some claimed pod has no target
+	byName   []*api.Pod         // the bucketed pods sorted by name, built by Keep when input order is not
+	sorted   int8               // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
+	index    nameIndex          // node name → position in nodes
+	keep     arena              // backing store of Keep's results
+	check    podCheck           // the pod list's check
+	hints    []int32            // per pod position, its node in the last snapshot, +1; 0 when none
+	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
+	podSort  []keyed[*api.Pod]  // and for byName
+	warmed   int                // what warm-up lookups returned, kept so they are not dropped
 }
 
 // warmBatch is how many nodes or pods an index pass looks ahead: enough for
@@ -331,7 +333,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 	}
 	if !sorted {
-		slices.SortFunc(cl.nodes, byNodeName)
+		cl.nodeSort = sortByName(cl.nodes, nodeName, cl.nodeSort)
 		for i := 1; i < len(cl.nodes) && !suspect; i++ {
 			suspect = cl.nodes[i].Name == cl.nodes[i-1].Name
 		}
@@ -552,7 +554,9 @@ func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
 	return ref.UID != "" && ref.UID == ds.UID
 }
 
-func byNodeName(a, b *api.Node) int { return strings.Compare(a.Name, b.Name) }
+func nodeName(n *api.Node) string { return n.Name }
+
+func podName(p *api.Pod) string { return p.Name }
 
 // Compiled returns the DaemonSet the cluster was indexed for.
 func (cl *Cluster) Compiled() *Compiled { return cl.c }

@@ -426,7 +426,7 @@ func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 		for i := range cl.bucketed {
 			cl.byName = append(cl.byName, cl.bucketedPod(i))
 		}
-		slices.SortFunc(cl.byName, func(a, b *api.Pod) int { return strings.Compare(a.Name, b.Name) })
+		cl.podSort = sortByName(cl.byName, podName, cl.podSort)
 	}
 	return func(i int) *api.Pod { return cl.byName[i] }
 }
