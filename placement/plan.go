@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -142,7 +143,11 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	}
 	var createNodes []string
 	var deletes []Delete
+	warmed := 0
 	for i, n := range cl.nodes {
+		if i%warmBatch == 0 {
+			warmed += cl.warmOldest(i, min(i+warmBatch, len(cl.nodes)))
+		}
 		pods := cl.PodsOn(i)
 		if len(pods) == 1 && cl.decisions[i].ShouldContinueRunning && !pods[0].Deleting && !api.IsTerminal(pods[0]) {
 			// The usual node, one running pod it may keep: ManageNode
@@ -162,6 +167,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 			p.RequeueAfter = m.RequeueAfter
 		}
 	}
+	runtime.KeepAlive(warmed)
 	for _, b := range cl.vanished {
 		for _, pod := range b.Pods {
 			if pod.NodeName == "" {
