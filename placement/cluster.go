@@ -54,6 +54,11 @@ type Compiled struct {
 	genLabel string // *gen in decimal, the pod-template-generation label value
 	surge    bool   // AllowsSurge(ds)
 	warmKey  string // a label the selector looks up, "" if none: see warmPods
+	// oneLabel reports a selector that is one label and value (key=value),
+	// as DaemonSet selectors nearly always are: warmPods then matches it
+	// while it reads ahead, and the claim does not look it up again.
+	oneLabel            bool
+	labelKey, labelWant string
 }
 
 // Compile checks and compiles ds. It fails only when the DaemonSet's
@@ -75,6 +80,12 @@ func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	c := &Compiled{ds: ds, opts: opts, selector: sel, elig: NewEligibility(ds, opts), gen: api.TemplateGeneration(ds), surge: AllowsSurge(ds)}
 	if c.gen != nil {
 		c.genLabel = strconv.FormatInt(*c.gen, 10)
+	}
+	if reqs := sel.Requirements(); len(reqs) == 1 && len(reqs[0].Values) == 1 {
+		switch reqs[0].Operator {
+		case selector.In, selector.Equals, selector.DoubleEquals:
+			c.oneLabel, c.labelKey, c.labelWant = true, reqs[0].Key, reqs[0].Values[0]
+		}
 	}
 	if ds.Selector != nil {
 		for k := range ds.Selector.MatchLabels {
@@ -174,12 +185,16 @@ func (o Ownership) String() string {
 //     it is Ignored.
 //
 // Owned and Adopted pods are claimed: they count for the DaemonSet.
-func (c *Compiled) Claim(p *api.Pod) Ownership {
+func (c *Compiled) Claim(p *api.Pod) Ownership { return c.claim(p, -1) }
+
+// claim is Claim given whether the selector selects p: 1 yes, 0 no, -1 not
+// known yet.
+func (c *Compiled) claim(p *api.Pod, selected int8) Ownership {
 	ds := c.ds
 	if p.Namespace != ds.Namespace {
 		return Ignored
 	}
-	matches := c.selector.Matches(p.Labels)
+	matches := selected == 1 || selected < 0 && c.selector.Matches(p.Labels)
 	switch {
 	case p.Controller != nil && !ownedBy(p.Controller, ds):
 		return Ignored
@@ -256,11 +271,20 @@ type pending struct {
 }
 
 // warmPods looks up, for a few pods, a label the selector reads and their
-// owner's UID, as Eligibility.warm does for nodes.
-func (c *Compiled) warmPods(pods []api.Pod) int {
+// owner's UID, as Eligibility.warm does for nodes. With a one-label
+// selector it matches it: selected[i] is then 1 when pods[i] carries the
+// label, 0 when not; otherwise -1, for the claim to match the selector.
+func (c *Compiled) warmPods(pods []api.Pod, selected []int8) int {
 	n := 0
 	for i := range pods {
-		if c.warmKey != "" {
+		selected[i] = -1
+		if c.oneLabel {
+			v, ok := pods[i].Labels[c.labelKey]
+			selected[i] = 0
+			if ok && v == c.labelWant {
+				selected[i] = 1
+			}
+		} else if c.warmKey != "" {
 			n += len(pods[i].Labels[c.warmKey])
 		}
 		if o := pods[i].Controller; o != nil {
@@ -447,14 +471,15 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// The pod list is checked in the same pass (the check is the one
 	// api.ValidatePods would make): the pods are read once.
 	untargeted := false
+	var selected [warmBatch]int8
 	cl.check.start(len(pods))
 	for lo := 0; lo < len(pods); lo += warmBatch {
 		hi := min(lo+warmBatch, len(pods))
-		cl.warmed += c.warmPods(pods[lo:hi])
+		cl.warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
 		for i := lo; i < hi; i++ {
 			cl.check.add(pods, i)
 			p := &pods[i]
-			switch c.Claim(p) {
+			switch c.claim(p, selected[i-lo]) {
 			case Owned:
 			case Adopted:
 				cl.adopt = append(cl.adopt, p.Name)
