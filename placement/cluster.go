@@ -495,7 +495,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 				untargeted = true
 				continue
 			}
-			if api.IsTerminal(p) && p.Deleting {
+			if p.Deleting && api.IsTerminal(p) {
 				continue
 			}
 			batch[nb] = pending{pod: p, target: target, pos: i, claim: int32(len(cl.claimed) - 1)}

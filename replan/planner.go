@@ -276,7 +276,7 @@ func (p *Planner) attach(ps *podState) *nodeState {
 	if h := pod.Labels[api.LabelRevisionHash]; h != "" {
 		p.hashes[h]++
 	}
-	if api.IsTerminal(pod) && pod.Deleting {
+	if pod.Deleting && api.IsTerminal(pod) {
 		return nil
 	}
 	ns := p.byName[target]
