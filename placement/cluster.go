@@ -253,7 +253,8 @@ type Cluster struct {
 	check    podCheck           // the pod list's check
 	hints    []int32            // per pod position, its node in the last snapshot, +1; 0 when none
 	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
-	podSort  []keyed[*api.Pod]  // and for byName
+	podsIn   []api.Pod          // the snapshot's pods, for byName
+	isBucket []uint64           // a bit per position in podsIn: the pod is bucketed
 	warmed   int                // what warm-up lookups returned, kept so they are not dropped
 }
 
@@ -357,10 +358,9 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 	}
 	if !sorted {
-		cl.nodeSort = sortByName(cl.nodes, nodeName, cl.nodeSort)
-		for i := 1; i < len(cl.nodes) && !suspect; i++ {
-			suspect = cl.nodes[i].Name == cl.nodes[i-1].Name
-		}
+		var repeats bool
+		cl.nodeSort, repeats = sortByName(cl.nodes, nodeName, cl.nodeSort)
+		suspect = suspect || repeats
 	}
 	if suspect {
 		if errs := api.ValidateNodes(nodes); len(errs) > 0 {
@@ -393,6 +393,9 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	cl.adopt, cl.release = nil, nil
 	cl.vanished = nil
 	cl.byName, cl.sorted = cl.byName[:0], 0
+	cl.podsIn = pods
+	cl.isBucket = resize(cl.isBucket, (len(pods)+63)/64)
+	clear(cl.isBucket)
 	cl.keep.reset()
 	counts := resize(cl.start, len(cl.nodes)+1)
 	clear(counts)
@@ -457,6 +460,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 				cl.hints[q.pos] = ni + 1
 			}
 			cl.bucketed = append(cl.bucketed, placed{claim: q.claim, node: ni})
+			cl.isBucket[q.pos/64] |= 1 << (q.pos % 64)
 			if ni < 0 {
 				if vanished == nil {
 					vanished = map[string][]*api.Pod{}

@@ -428,11 +428,14 @@ func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 		return cl.bucketedPod
 	}
 	if len(cl.byName) != len(cl.bucketed) {
+		// The pod check sorted every pod by name when the list was not
+		// in order: the bucketed ones, in that order.
 		cl.byName = cl.byName[:0]
-		for i := range cl.bucketed {
-			cl.byName = append(cl.byName, cl.bucketedPod(i))
+		for _, pos := range cl.check.order {
+			if cl.isBucket[pos/64]&(1<<(pos%64)) != 0 {
+				cl.byName = append(cl.byName, &cl.podsIn[pos])
+			}
 		}
-		cl.podSort = sortByName(cl.byName, podName, cl.podSort)
 	}
 	return func(i int) *api.Pod { return cl.byName[i] }
 }

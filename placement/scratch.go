@@ -182,9 +182,14 @@ func (a *arena) reset() {
 type podCheck struct {
 	slotTable
 	// sorted reports, after done returned true, that the pods came in
-	// (namespace, name) order, as listers return them.
+	// (namespace, name) order, as a list from the API server does.
 	sorted bool
 	bad    bool // a pod added so far fails the check
+	// order is, after done returned true for pods not in order, every
+	// pod's position, sorted by name (pods of one name next to each
+	// other): Keep lists the bucketed pods in this order.
+	order     []int32
+	orderSort []keyed[int32]
 }
 
 // valid reports whether pods are valid as api.ValidatePods judges them.
@@ -243,7 +248,18 @@ func (x *podCheck) done(pods []api.Pod) bool {
 		x.sorted = false
 		return false
 	}
-	return x.sorted || x.distinctNames(pods)
+	if x.sorted {
+		return true
+	}
+	// Pods in lister order: sort their positions by name. Only a name
+	// that occurs twice can be a (namespace, name) that does.
+	x.order = resize(x.order, len(pods))
+	for i := range x.order {
+		x.order[i] = int32(i)
+	}
+	var repeats bool
+	x.orderSort, repeats = sortByName(x.order, func(i int32) string { return pods[i].Name }, x.orderSort)
+	return !repeats || x.distinctNames(pods)
 }
 
 // distinctNames reports whether no two pods share a namespace and name.

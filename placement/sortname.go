@@ -14,17 +14,19 @@ type keyed[T any] struct {
 }
 
 // sortByName sorts s by name (byte order, as strings.Compare), using buf
-// as scratch, and returns buf for reuse. It gives the order
-// slices.SortFunc with strings.Compare gives, for distinct names.
+// as scratch, and returns buf for reuse and whether some name occurs
+// twice. It gives the order slices.SortFunc with strings.Compare gives, for
+// distinct names; items of the same name end up next to each other, in no
+// particular order.
 //
 // Lists from an informer's lister come in map order; sorting 100k of them
 // by comparing names reads two names at random places per comparison,
 // which costs more than all the rest of a sync. Here each name is read
 // twice, in one pass for the shared prefix and one for the keys, the keys
 // are radix-sorted, and only names whose keys tie are compared in full.
-func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) []keyed[T] {
+func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) (_ []keyed[T], repeats bool) {
 	if len(s) < 2 {
-		return buf
+		return buf, false
 	}
 	first := name(s[0])
 	shared := len(first)
@@ -39,16 +41,21 @@ func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) []keyed[T] {
 		a[i] = keyed[T]{key: nameKey(name(x)[shared:]), item: x}
 	}
 	a = radixSort(a, tmp)
-	// Names whose keys tie are ordered by the rest of the name.
+	// Names whose keys tie are ordered by the rest of the name; only they
+	// can be the same name.
 	for lo := 0; lo < len(a); {
 		hi := lo + 1
 		for hi < len(a) && a[hi].key == a[lo].key {
 			hi++
 		}
 		if hi-lo > 1 {
-			slices.SortFunc(a[lo:hi], func(x, y keyed[T]) int {
+			run := a[lo:hi]
+			slices.SortFunc(run, func(x, y keyed[T]) int {
 				return strings.Compare(name(x.item)[shared:], name(y.item)[shared:])
 			})
+			for i := 1; i < len(run) && !repeats; i++ {
+				repeats = name(run[i].item) == name(run[i-1].item)
+			}
 		}
 		lo = hi
 	}
@@ -57,7 +64,7 @@ func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) []keyed[T] {
 	}
 	// The scratch would otherwise hold the snapshot's objects alive.
 	clear(buf)
-	return buf[:0]
+	return buf[:0], repeats
 }
 
 // radixBits is the width of a digit of radixSort: 2,048 counters fit in

@@ -33,7 +33,10 @@ func TestSortByNameSortsAsCompare(t *testing.T) {
 		want := slices.Clone(names)
 		slices.SortFunc(want, func(a, b *string) int { return strings.Compare(*a, *b) })
 		got := slices.Clone(names)
-		buf := sortByName(got, func(s *string) string { return *s }, nil)
+		buf, repeats := sortByName(got, func(s *string) string { return *s }, nil)
+		if repeats {
+			t.Fatalf("distinct names reported as repeating")
+		}
 		for i := range got {
 			if *got[i] != *want[i] {
 				t.Fatalf("position %d: got %q, want %q\ngot  %q\nwant %q", i, *got[i], *want[i], deref(got), deref(want))
@@ -82,10 +85,41 @@ func TestSortByNameLarge(t *testing.T) {
 	}
 	want := slices.Clone(names)
 	slices.SortFunc(want, func(a, b *string) int { return strings.Compare(*a, *b) })
-	sortByName(names, func(s *string) string { return *s }, nil)
+	if _, repeats := sortByName(names, func(s *string) string { return *s }, nil); repeats {
+		t.Fatal("distinct names reported as repeating")
+	}
 	for i := range names {
 		if *names[i] != *want[i] {
 			t.Fatalf("position %d: got %q, want %q", i, *names[i], *want[i])
 		}
 	}
+}
+
+// TestSortByNameRepeats: with names that repeat, sortByName says so, and
+// orders the items as strings.Compare orders their names.
+func TestSortByNameRepeats(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		stem := rapid.SampledFrom([]string{"", "pod-", "a-very-long-shared-stem-"}).Draw(t, "stem")
+		raw := rapid.SliceOfN(rapid.StringMatching(`[ab]{0,10}`), 2, 300).Draw(t, "names")
+		seen, want := map[string]bool{}, false
+		names := make([]string, len(raw))
+		for i, s := range raw {
+			names[i] = stem + s
+			want = want || seen[names[i]]
+			seen[names[i]] = true
+		}
+		pos := make([]int, len(names))
+		for i := range pos {
+			pos[i] = i
+		}
+		_, repeats := sortByName(pos, func(i int) string { return names[i] }, nil)
+		if repeats != want {
+			t.Fatalf("repeats = %v, want %v", repeats, want)
+		}
+		for i := 1; i < len(pos); i++ {
+			if names[pos[i-1]] > names[pos[i]] {
+				t.Fatalf("position %d: %q after %q", i, names[pos[i]], names[pos[i-1]])
+			}
+		}
+	})
 }
