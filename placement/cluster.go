@@ -339,7 +339,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	for i := range nodes {
 		cl.nodes[i] = &nodes[i]
 	}
-	// Listers return nodes in name order: check before sorting. A name
+	// The API server lists nodes in name order: check before sorting. A name
 	// that is empty, not UTF-8 or repeated sends the list to the full
 	// check.
 	//

@@ -27,7 +27,9 @@
 // Manage and Status are single passes over nodes in name order. Indexing
 // finds a pod's node through a hash table of node names that a reused
 // Cluster keeps while the node names stay the same, and skips sorting when
-// the nodes come in name order, as listers return them.
+// the nodes come in name order, as a list from the API server (or kubectl)
+// does. Lists from an informer's lister come in map order: they are sorted
+// by a radix sort on name prefixes (see BenchmarkSyncShuffled).
 //
 // # Applying a Plan
 //

@@ -421,8 +421,8 @@ func (cl *Cluster) appendNames(dst []string, lo, hi int) []string {
 }
 
 // bucketedByName returns the bucketed pods in name order, by position: the
-// input order when the input is sorted, as listers return it, else a
-// sorted copy made once.
+// input order when the input is sorted, as a list from the API server is,
+// else the pod check's order, made once.
 func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 	if cl.bucketedSorted() {
 		return cl.bucketedPod
@@ -443,7 +443,7 @@ func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 func byPod(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) }
 
 // bucketedSorted reports whether the bucketed pods came in name order, as
-// listers return them.
+// a list from the API server does.
 func (cl *Cluster) bucketedSorted() bool {
 	if cl.sorted == 0 {
 		cl.sorted = 1

@@ -222,7 +222,7 @@ func (x *podCheck) add(pods []api.Pod, i int) {
 		x.bad = true
 		return
 	}
-	// Listers return pods in (namespace, name) order: then no name
+	// The API server lists pods in (namespace, name) order: then no name
 	// repeats, and only the UIDs need a table.
 	if i > 0 && x.sorted {
 		x.sorted = sameNS && pods[i-1].Name < p.Name || !sameNS && pods[i-1].Namespace < p.Namespace
