@@ -31,7 +31,8 @@
 //
 // A taint is tolerated when any toleration tolerates it. FirstUntolerated
 // looks at the taints in node order, skips those whose effect is not selected
-// by the Effects argument, and returns the first untolerated one.
+// by the Effects argument, and returns the first untolerated one
+// (IndexUntolerated, its position in the node's taints).
 // PreferNoSchedule taints never affect DaemonSet eligibility, and neither
 // ScheduleBlocking nor ExecuteBlocking selects them.
 //
@@ -69,10 +70,10 @@
 // # Entry points
 //
 //   - Toleration.Tolerates: one toleration against one taint.
-//   - NewSet, Set.Tolerates, Set.FirstUntolerated, Set.Tolerations: compile
-//     a pod's tolerations once, then check many nodes without allocating,
-//     in time linear in the taints whatever the keys and values (one map
-//     lookup and one binary search per taint).
+//   - NewSet, Set.Tolerates, Set.FirstUntolerated, Set.IndexUntolerated,
+//     Set.Tolerations: compile a pod's tolerations once, then check many
+//     nodes without allocating, in time linear in the taints whatever the
+//     keys and values (one map lookup and one binary search per taint).
 //   - FindUntolerated: the same search without compiling.
 //   - EffectsOf, ScheduleBlocking, ExecuteBlocking, AllEffects: which taints
 //     to check.
