@@ -585,8 +585,6 @@ func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
 
 func nodeName(n *api.Node) string { return n.Name }
 
-func podName(p *api.Pod) string { return p.Name }
-
 // Compiled returns the DaemonSet the cluster was indexed for.
 func (cl *Cluster) Compiled() *Compiled { return cl.c }
 
