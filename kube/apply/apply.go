@@ -138,7 +138,12 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //
 // Before the first adoption the DaemonSet is read from the API server; if
 // it is gone, has another UID or is being deleted, Apply stops with
-// ErrCannotAdopt, as upstream's sync fails there.
+// ErrCannotAdopt, as upstream's sync fails there. An adopt or release
+// patch that fails stops Apply after the other claim patches of its step,
+// as upstream's claim fails its sync: a revision's before any other write,
+// a pod's before the creates, deletes, history cleanup and status update
+// (upstream's status update claims again; Apply issues no write the plan
+// does not hold). An object gone since the snapshot fails no claim.
 //
 // Apply never issues a write p does not hold, and writes only objects of
 // c, named by the plan and matched by name in c.DaemonSet's namespace: a
@@ -169,6 +174,9 @@ type applier struct {
 	patched map[string]*appsv1.ControllerRevision
 	// adopted holds the pods the adopt patches adopted.
 	adopted map[string]bool
+	// claimFailed reports an adopt or release patch that failed (other
+	// than on an object gone), after which upstream's sync returns.
+	claimFailed bool
 }
 
 func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
@@ -186,6 +194,10 @@ func (a *applier) run() {
 	}
 	for _, name := range p.Revisions.Release {
 		a.patchRevision(ReleaseRevision, name, a.releasePatch)
+	}
+	if a.claimFailed {
+		// Upstream's history construction fails: nothing else is written.
+		return
 	}
 	for _, r := range p.Revisions.Update {
 		cur := a.patched[r.Name]
@@ -224,7 +236,9 @@ func (a *applier) run() {
 		a.deleteRevision(name)
 	}
 
-	// 2. Pods.
+	// 2. Pods. A failed claim ends the sync upstream (manage returns
+	// before it creates or deletes; history cleanup and the rolling
+	// update do not run): the rest of the plan is not issued.
 	for _, name := range p.Adopt {
 		if !a.canAdopt(AdoptPod) {
 			return
@@ -233,6 +247,9 @@ func (a *applier) run() {
 	}
 	for _, name := range p.Release {
 		a.patchPod(ReleasePod, name, a.releasePatch)
+	}
+	if a.claimFailed {
+		return
 	}
 	a.createPods()
 	a.deletePods()
@@ -279,6 +296,18 @@ func (a *applier) revision(name string) *appsv1.ControllerRevision {
 		}
 	}
 	return nil
+}
+
+// claimErr is the error of an adopt or release patch as upstream's claim
+// (ClaimObject) takes it: an object gone is no error (not adopted, or
+// released already), nor is a release the API server finds invalid; any
+// other error fails the claim, and ends the Apply after the claim patches.
+func (a *applier) claimErr(release bool, err error) error {
+	if err == nil || apierrors.IsNotFound(err) || release && apierrors.IsInvalid(err) {
+		return nil
+	}
+	a.claimFailed = true
+	return err
 }
 
 // canAdopt reads the DaemonSet once, before the first adoption (upstream:
@@ -333,9 +362,7 @@ func (a *applier) patchPod(action Action, name string, patch func(types.UID) []b
 		}
 		a.adopted[name] = true
 	}
-	if action == ReleasePod && (apierrors.IsNotFound(err) || apierrors.IsInvalid(err)) {
-		err = nil // upstream ignores a pod gone or not releasable
-	}
+	err = a.claimErr(action == ReleasePod, err)
 	a.add(Write{Action: action, Name: name, Node: pod.Spec.NodeName, Err: err})
 }
 
@@ -352,9 +379,7 @@ func (a *applier) patchRevision(action Action, name string, patch func(types.UID
 		}
 		a.patched[name] = out
 	}
-	if action == ReleaseRevision && (apierrors.IsNotFound(err) || apierrors.IsInvalid(err)) {
-		err = nil
-	}
+	err = a.claimErr(action == ReleaseRevision, err)
 	a.add(Write{Action: action, Name: name, Err: err})
 }
 

@@ -517,3 +517,95 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 		t.Errorf("adopt then delete: writes %+v, err %v; want both done", res.Writes, err)
 	}
 }
+
+// TestApplyStopsAfterAFailedClaim: an adopt patch that fails ends the
+// Apply after the claim patches, as upstream's sync returns before manage
+// creates or deletes (and before history cleanup and the rolling update);
+// an orphan gone since the snapshot is no failure (upstream's claim
+// ignores NotFound), and the rest of the plan is issued.
+func TestApplyStopsAfterAFailedClaim(t *testing.T) {
+	c := readCluster(t, 2)
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Adopt) != 1 || len(p.Create) != 1 || !p.StatusChanged {
+		t.Fatalf("precondition: the plan adopts the orphan, creates one pod and updates the status; got adopt %v, %d creates, status changed %v", p.Adopt, len(p.Create), p.StatusChanged)
+	}
+	pods := schema.GroupResource{Resource: "pods"}
+	tests := []struct {
+		name, reason string
+		patchErr     error
+		wantErr      bool // Result.Err is not nil
+		wantRest     bool // the create and the status update are issued
+	}{
+		{"conflict", "another controller claimed the orphan first: upstream's sync fails",
+			apierrors.NewConflict(pods, "orphan", errors.New("the object has been modified")), true, false},
+		{"server error", "a transient failure fails the claim the same way",
+			apierrors.NewInternalError(errors.New("etcd timeout")), true, false},
+		{"gone", "the orphan was deleted since the snapshot: not adopted, not a failure",
+			apierrors.NewNotFound(pods, "orphan"), false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := fakecluster.New(c, now)
+			fc.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, tc.patchErr
+			})
+			fc.ClearActions()
+			res := apply.Apply(context.Background(), fc, c, p)
+			if got := res.Err() != nil; got != tc.wantErr {
+				t.Errorf("%s: Err() = %v, want an error: %v", tc.reason, res.Err(), tc.wantErr)
+			}
+			created, status := false, false
+			for _, w := range fc.Writes() {
+				switch {
+				case w.GetVerb() == "create" && w.GetResource().Resource == "pods":
+					created = true
+				case w.GetResource().Resource == "daemonsets" && w.GetSubresource() == "status":
+					status = true
+				}
+			}
+			if created != tc.wantRest || status != tc.wantRest {
+				t.Errorf("%s: pod created %v, status updated %v; want both %v", tc.reason, created, status, tc.wantRest)
+			}
+		})
+	}
+}
+
+// TestApplyStopsAfterAFailedRevisionClaim: a revision's adopt patch that
+// fails ends the Apply, as upstream's history construction fails before
+// anything else of the sync.
+func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
+	c, err := load.Read(strings.NewReader(cluster + `- apiVersion: apps/v1
+  kind: ControllerRevision
+  metadata: {name: agent-orphan, namespace: default, uid: rev-uid, labels: {app: agent}}
+  data: {spec: {template: {spec: {containers: [{name: agent, image: agent:v0}]}}}}
+  revision: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Nodes = append(c.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-00"}}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-01"}})
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Revisions.Adopt) != 1 {
+		t.Fatalf("precondition: the plan adopts the orphan revision, got %v", p.Revisions.Adopt)
+	}
+	fc := fakecluster.New(c, now)
+	fc.PrependReactor("patch", "controllerrevisions", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "controllerrevisions"}, "agent-orphan", errors.New("modified"))
+	})
+	fc.ClearActions()
+	res := apply.Apply(context.Background(), fc, c, p)
+	if res.Err() == nil {
+		t.Error("Err() = nil, want the failed adoption")
+	}
+	for _, w := range fc.Writes() {
+		if w.GetVerb() != "patch" || w.GetResource().Resource != "controllerrevisions" {
+			t.Errorf("%s %s %s issued after the failed revision claim", w.GetVerb(), w.GetResource().Resource, w.GetSubresource())
+		}
+	}
+}
