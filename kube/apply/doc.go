@@ -9,7 +9,10 @@
 // every write with its error in Result, and never issues a write the plan
 // does not hold, one naming an object the snapshot lacks, or a delete,
 // relabel or update of a pod or revision the DaemonSet neither controls in
-// the snapshot nor adopts in the same Apply (ErrNotOwned).
+// the snapshot nor adopts in the same Apply (ErrNotOwned). Where upstream's
+// sync returns on an error it stops too: a DaemonSet gone or replaced
+// before the first adoption (ErrCannotAdopt), a failed adopt or release
+// patch, a failed slow-start batch of creates (the rest of the creates).
 //
 // What it does not do: decide anything (package planner does), retry
 // (sync again), or track expectations. A controller keeps Result.Created and
