@@ -111,6 +111,11 @@ var ErrNotInSnapshot = errors.New("apply: object not in the snapshot the plan wa
 // objects.
 var ErrNotOwned = errors.New("apply: object not controlled by the DaemonSet")
 
+// ErrNotOrphan is the error of an adopt refused because the pod or
+// revision already has a controller in the snapshot: a plan made from
+// another snapshot. Apply adopts only orphans, as upstream does.
+var ErrNotOrphan = errors.New("apply: object already has a controller; cannot adopt")
+
 // ErrCannotAdopt is returned, as upstream does before its first adoption,
 // when a fresh read of the DaemonSet finds it gone, replaced (another UID)
 // or being deleted. Apply then stops: no other write follows.
@@ -150,7 +155,8 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // name missing from c is reported as ErrNotInSnapshot and not written. A
 // pod or revision it would delete, relabel or update must be controlled by
 // the DaemonSet in c, or adopted by this Apply; any other is reported as
-// ErrNotOwned and not written. The
+// ErrNotOwned and not written. Only orphans of c are adopted; a pod or
+// revision with a controller there is reported as ErrNotOrphan. The
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed.
 func Apply(ctx context.Context, client kubernetes.Interface, c *load.Cluster, p daemonplan.Plan) Result {
@@ -355,6 +361,10 @@ func (a *applier) patchPod(action Action, name string, patch func(types.UID) []b
 		a.add(Write{Action: action, Name: name, Err: ErrNotInSnapshot})
 		return
 	}
+	if action == AdoptPod && metav1.GetControllerOfNoCopy(pod) != nil {
+		a.add(Write{Action: action, Name: name, Node: pod.Spec.NodeName, Err: ErrNotOrphan})
+		return
+	}
 	_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(pod.UID), metav1.PatchOptions{})
 	if action == AdoptPod && err == nil {
 		if a.adopted == nil {
@@ -370,6 +380,10 @@ func (a *applier) patchRevision(action Action, name string, patch func(types.UID
 	r := a.revision(name)
 	if r == nil {
 		a.add(Write{Action: action, Name: name, Err: ErrNotInSnapshot})
+		return
+	}
+	if action == AdoptRevision && metav1.GetControllerOfNoCopy(r) != nil {
+		a.add(Write{Action: action, Name: name, Err: ErrNotOrphan})
 		return
 	}
 	out, err := a.client.AppsV1().ControllerRevisions(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(r.UID), metav1.PatchOptions{})

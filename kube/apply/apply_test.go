@@ -609,3 +609,37 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyAdoptsOnlyOrphans: a plan made from another snapshot may name,
+// for adoption, a pod or revision that another controller holds in this
+// one: the adopt is refused with ErrNotOrphan and nothing is written to it.
+func TestApplyAdoptsOnlyOrphans(t *testing.T) {
+	c := readCluster(t, 1)
+	other := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "other-uid", Controller: new(true)}}
+	c.Pods = append(c.Pods, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "default", UID: "theirs-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
+		Spec:       corev1.PodSpec{NodeName: "node-00"},
+	})
+	c.Revisions = append(c.Revisions, &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: "their-rev", Namespace: "default", UID: "rev-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
+		Revision:   1,
+	})
+	p := daemonplan.Plan{Namespace: "default", Name: "agent",
+		Revisions: daemonplan.RevisionWrites{Adopt: []string{"their-rev"}}, Adopt: []string{"theirs"}}
+	fc := fakecluster.New(c, now)
+	fc.ClearActions()
+	res := apply.Apply(context.Background(), fc, c, p)
+	if len(res.Writes) != 2 {
+		t.Fatalf("Apply wrote %+v, want the two adopts refused", res.Writes)
+	}
+	for _, w := range res.Writes {
+		if !errors.Is(w.Err, apply.ErrNotOrphan) {
+			t.Errorf("%s %s: err %v, want ErrNotOrphan", w.Action, w.Name, w.Err)
+		}
+	}
+	for _, w := range fc.Writes() {
+		if w.GetVerb() == "patch" {
+			t.Errorf("patch of %s issued to an object another controller holds", w.GetResource().Resource)
+		}
+	}
+}
