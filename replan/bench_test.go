@@ -3,92 +3,12 @@ package replan_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/benchkit"
 	"github.com/daemonplan/daemonplan/replan"
-	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
-
-// benchCluster builds n nodes of 20 labels, every 50th tainted, and one
-// Ready pod per node. With rolling, half of the pods are of the old
-// revision and the rolling update (maxUnavailable 10%) has a burst of
-// deletes to plan in every sync; without, every pod is up to date and a
-// sync writes nothing.
-func benchCluster(n int, rolling bool) daemonplan.Input {
-	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	ds := &api.DaemonSet{
-		Namespace: "kube-system", Name: "agent", UID: "ds-uid", Generation: 2,
-		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
-		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		Template: api.PodTemplate{
-			Labels:        map[string]string{"app": "agent"},
-			RestartPolicy: "Always",
-			NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
-			Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}},
-		},
-		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate,
-			RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Percent("10%"), MaxSurge: api.Int(0)}},
-		Status: api.Status{ObservedGeneration: 2},
-	}
-	oldDS := *ds
-	oldDS.Template.Tolerations = nil
-	oldHash, newHash := revision.DefaultHash(&oldDS, nil), revision.DefaultHash(ds, nil)
-	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"}
-	revs := []revision.Revision{
-		{Namespace: "kube-system", Name: "agent-" + oldHash, Labels: map[string]string{"app": "agent", api.LabelRevisionHash: oldHash}, Controller: owner, Revision: 1, Data: revision.TemplateData(&oldDS)},
-		{Namespace: "kube-system", Name: "agent-" + newHash, Labels: map[string]string{"app": "agent", api.LabelRevisionHash: newHash}, Controller: owner, Revision: 2, Data: revision.TemplateData(ds)},
-	}
-	oldLabels := map[string]string{"app": "agent", api.LabelRevisionHash: oldHash, api.LabelTemplateGeneration: "1"}
-	newLabels := map[string]string{"app": "agent", api.LabelRevisionHash: newHash, api.LabelTemplateGeneration: "2"}
-	in := daemonplan.Input{DaemonSet: ds, Revisions: revs, Now: now, Nodes: make([]api.Node, n), Pods: make([]api.Pod, 0, n)}
-	for i := range in.Nodes {
-		name := fmt.Sprintf("node-%06d", i)
-		labels := make(map[string]string, 20)
-		for j := 0; j < 18; j++ {
-			labels[fmt.Sprintf("example.com/label-%02d", j)] = "v"
-		}
-		labels["kubernetes.io/os"] = "linux"
-		labels["kubernetes.io/hostname"] = name
-		in.Nodes[i] = api.Node{Name: name, Labels: labels}
-		if i%50 == 7 {
-			in.Nodes[i].Taints = []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}
-		}
-		l := newLabels
-		if rolling && i%2 == 1 {
-			l = oldLabels
-		}
-		in.Pods = append(in.Pods, api.Pod{Namespace: "kube-system", Name: fmt.Sprintf("agent-%06d", i), Labels: l, Controller: owner,
-			NodeName: name, Phase: api.PodRunning, Ready: true, ReadySince: now.Add(-time.Hour), Created: now.Add(-2 * time.Hour)})
-	}
-	return in
-}
-
-// reportCPU runs body b.N times and reports, besides the wall time, the
-// CPU time of the whole process per operation (cpu-ns/op), which a loaded
-// machine inflates far less.
-func reportCPU(b *testing.B, body func(i int)) {
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := processCPU()
-	for i := 0; i < b.N; i++ {
-		body(i)
-	}
-	b.StopTimer()
-	if used := processCPU() - start; used > 0 {
-		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
-}
-
-func benchSizes() []int {
-	if testing.Short() {
-		return []int{1000, 10000, 100000}
-	}
-	return []int{1000, 10000, 100000, 1000000}
-}
 
 // BenchmarkReplan is one change and the plan after it, on a Planner
 // holding n nodes: a pod turning unready and ready again (every other
@@ -102,8 +22,8 @@ func BenchmarkReplan(b *testing.B) {
 		if rolling {
 			scenario = "rolling"
 		}
-		for _, n := range benchSizes() {
-			in := benchCluster(n, rolling)
+		for _, n := range benchkit.Sizes() {
+			in := benchkit.Cluster(n, rolling)
 			p, err := replan.New(in, daemonplan.Options{})
 			if err != nil {
 				b.Fatal(err)
@@ -113,7 +33,7 @@ func BenchmarkReplan(b *testing.B) {
 				pod := in.Pods[mid]
 				unready := pod
 				unready.Ready = false
-				reportCPU(b, func(i int) {
+				benchkit.ReportCPU(b, func(i int) {
 					if i%2 == 0 {
 						p.SetPod(unready)
 					} else {
@@ -128,7 +48,7 @@ func BenchmarkReplan(b *testing.B) {
 				node := in.Nodes[mid]
 				relabelled := node
 				relabelled.Labels = map[string]string{"kubernetes.io/os": "windows"}
-				reportCPU(b, func(i int) {
+				benchkit.ReportCPU(b, func(i int) {
 					if i%2 == 0 {
 						p.SetNode(relabelled)
 					} else {
@@ -141,7 +61,7 @@ func BenchmarkReplan(b *testing.B) {
 			})
 			b.Run(fmt.Sprintf("%s/add-node/nodes=%d", scenario, n), func(b *testing.B) {
 				extra := api.Node{Name: "node-extra", Labels: map[string]string{"kubernetes.io/os": "linux"}}
-				reportCPU(b, func(i int) {
+				benchkit.ReportCPU(b, func(i int) {
 					if i%2 == 0 {
 						p.SetNode(extra)
 					} else {
@@ -159,10 +79,10 @@ func BenchmarkReplan(b *testing.B) {
 // BenchmarkNew builds a Planner: what a controller pays once, and again
 // for every change of the DaemonSet.
 func BenchmarkNew(b *testing.B) {
-	for _, n := range benchSizes() {
-		in := benchCluster(n, true)
+	for _, n := range benchkit.Sizes() {
+		in := benchkit.Cluster(n, true)
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			reportCPU(b, func(int) {
+			benchkit.ReportCPU(b, func(int) {
 				if _, err := replan.New(in, daemonplan.Options{}); err != nil {
 					b.Fatal(err)
 				}

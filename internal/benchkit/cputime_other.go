@@ -1,6 +1,6 @@
 //go:build !unix
 
-package replan_test
+package benchkit
 
 import "time"
 

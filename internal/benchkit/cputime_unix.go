@@ -1,6 +1,6 @@
 //go:build unix
 
-package daemonplan_test
+package benchkit
 
 import (
 	"syscall"
