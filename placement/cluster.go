@@ -2,6 +2,7 @@ package placement
 
 import (
 	"errors"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -255,7 +256,6 @@ type Cluster struct {
 	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
 	podsIn   []api.Pod          // the snapshot's pods, for byName
 	isBucket []uint64           // a bit per position in podsIn: the pod is bucketed
-	warmed   int                // what warm-up lookups returned, kept so they are not dropped
 }
 
 // warmBatch is how many nodes or pods an index pass looks ahead: enough for
@@ -334,6 +334,9 @@ func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
 // before are overwritten. After an error cl must not be used until a
 // successful Reset.
 func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
+	// warmed sums what the read-ahead loops read, so that the reads are
+	// not dropped (runtime.KeepAlive at the end).
+	warmed := 0
 	cl.c = c
 	cl.nodes = resize(cl.nodes, len(nodes))
 	for i := range nodes {
@@ -374,7 +377,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	var failed [warmBatch]int
 	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
 		hi := min(lo+warmBatch, len(cl.nodes))
-		cl.warmed += c.elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
+		warmed += c.elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
 		for i, n := range cl.nodes[lo:hi] {
 			d := eligible
 			if !c.elig.eligibleAfterSelect(n, failed[i]) {
@@ -440,12 +443,12 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 		for j := range batch[:nb] {
 			if n := batch[j].node; n >= 0 {
-				cl.warmed += len(cl.nodes[n].Name)
+				warmed += len(cl.nodes[n].Name)
 			}
 		}
 		for j := range batch[:nb] {
 			if n := batch[j].node; n >= 0 && len(cl.nodes[n].Name) > 0 {
-				cl.warmed += int(cl.nodes[n].Name[0])
+				warmed += int(cl.nodes[n].Name[0])
 			}
 		}
 		for j, q := range batch[:nb] {
@@ -479,7 +482,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	cl.check.start(len(pods))
 	for lo := 0; lo < len(pods); lo += warmBatch {
 		hi := min(lo+warmBatch, len(pods))
-		cl.warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
+		warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
 		for i := lo; i < hi; i++ {
 			cl.check.add(pods, i)
 			p := &pods[i]
@@ -566,6 +569,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	}
 	slices.Sort(cl.adopt)
 	slices.Sort(cl.release)
+	runtime.KeepAlive(warmed)
 	return nil
 }
 
