@@ -148,14 +148,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 		if i%warmBatch == 0 {
 			warmed += cl.warmOldest(i, min(i+warmBatch, len(cl.nodes)))
 		}
-		pods := cl.PodsOn(i)
-		if len(pods) == 1 && cl.decisions[i].ShouldContinueRunning && !pods[0].Deleting && !api.IsTerminal(pods[0]) {
-			// The usual node, one running pod it may keep: ManageNode
-			// would leave it alone, with or without surge. (A pod being
-			// deleted does not count: with surge its node gets a pod.)
-			continue
-		}
-		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, pods, now, hash, backoff)
+		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.PodsOn(i), now, hash, backoff)
 		deletes = m.Delete
 		if m.Create {
 			createNodes = append(createNodes, n.Name)
@@ -237,6 +230,12 @@ func (c *Compiled) BackoffKey(node string) BackoffKey {
 //     deleted is deleted.
 func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api.Pod, now time.Time, hash string, backoff Backoff) NodeManage {
 	m := NodeManage{Delete: dst}
+	if len(pods) == 1 && d.ShouldContinueRunning && !pods[0].Deleting && !api.IsTerminal(pods[0]) {
+		// The usual node: one running pod it may keep, which the cases
+		// below leave alone, with or without surge. (A pod being deleted
+		// does not count: with surge its node gets a new pod.)
+		return m
+	}
 	del := func(pod *api.Pod, why DeleteReason) {
 		m.Delete = append(m.Delete, Delete{Pod: pod.Name, Node: node, Reason: why})
 	}
