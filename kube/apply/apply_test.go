@@ -455,17 +455,23 @@ func TestActionString(t *testing.T) {
 // and revisions of the snapshot the DaemonSet does not control (a plan made
 // from another snapshot), Apply issues no delete, relabel or update for
 // them; a pod the same plan adopts first is the DaemonSet's to delete.
-func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
-	c := readCluster(t, 1)
+// addForeign adds to c a pod, "theirs", and a revision, "their-rev", both
+// selected by the DaemonSet's selector and controlled by a ReplicaSet.
+func addForeign(c *load.Cluster) {
 	other := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "other-uid", Controller: new(true)}}
 	c.Pods = append(c.Pods, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "default", UID: "theirs-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
 		Spec:       corev1.PodSpec{NodeName: "node-00"},
 	})
 	c.Revisions = append(c.Revisions, &appsv1.ControllerRevision{
-		ObjectMeta: metav1.ObjectMeta{Name: "their-rev", Namespace: "default", UID: "rev-uid", OwnerReferences: other},
+		ObjectMeta: metav1.ObjectMeta{Name: "their-rev", Namespace: "default", UID: "rev-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
 		Revision:   1,
 	})
+}
+
+func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
+	c := readCluster(t, 1)
+	addForeign(c)
 	p, err := planner.Plan(c, now, planner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -615,15 +621,7 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 // one: the adopt is refused with ErrNotOrphan and nothing is written to it.
 func TestApplyAdoptsOnlyOrphans(t *testing.T) {
 	c := readCluster(t, 1)
-	other := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "other-uid", Controller: new(true)}}
-	c.Pods = append(c.Pods, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "default", UID: "theirs-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
-		Spec:       corev1.PodSpec{NodeName: "node-00"},
-	})
-	c.Revisions = append(c.Revisions, &appsv1.ControllerRevision{
-		ObjectMeta: metav1.ObjectMeta{Name: "their-rev", Namespace: "default", UID: "rev-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
-		Revision:   1,
-	})
+	addForeign(c)
 	p := daemonplan.Plan{Namespace: "default", Name: "agent",
 		Revisions: daemonplan.RevisionWrites{Adopt: []string{"their-rev"}}, Adopt: []string{"theirs"}}
 	fc := fakecluster.New(c, now)
