@@ -10,6 +10,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -165,10 +166,7 @@ var ownershipNames = [...]string{
 
 // String returns the outcome's stable name.
 func (o Ownership) String() string {
-	if int(o) < len(ownershipNames) && ownershipNames[o] != "" {
-		return ownershipNames[o]
-	}
-	return "Ownership(" + strconv.Itoa(int(o)) + ")"
+	return enum.Name(ownershipNames[:], int(o), "Ownership")
 }
 
 // Claim decides what the DaemonSet does with pod p (docs/manage.md, M3):

@@ -3,9 +3,9 @@ package placement
 import (
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -46,10 +46,7 @@ var reasonNames = [...]string{
 
 // String returns the reason's stable name, e.g. "NodeAffinityMismatch".
 func (r Reason) String() string {
-	if int(r) < len(reasonNames) && reasonNames[r] != "" {
-		return reasonNames[r]
-	}
-	return "Reason(" + strconv.Itoa(int(r)) + ")"
+	return enum.Name(reasonNames[:], int(r), "Reason")
 }
 
 // Decision is what one DaemonSet decides about one node.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -59,10 +60,7 @@ var deleteReasonNames = [...]string{
 
 // String returns the reason's stable name.
 func (r DeleteReason) String() string {
-	if int(r) < len(deleteReasonNames) && deleteReasonNames[r] != "" {
-		return deleteReasonNames[r]
-	}
-	return "DeleteReason(" + strconv.Itoa(int(r)) + ")"
+	return enum.Name(deleteReasonNames[:], int(r), "DeleteReason")
 }
 
 // NodeDecision is the decision about one node, for the plan's report.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
@@ -69,10 +70,7 @@ var invariantNames = [...]string{
 }
 
 func (i Invariant) String() string {
-	if int(i) < len(invariantNames) && invariantNames[i] != "" {
-		return invariantNames[i]
-	}
-	return "Invariant(" + strconv.Itoa(int(i)) + ")"
+	return enum.Name(invariantNames[:], int(i), "Invariant")
 }
 
 // Violation is one broken invariant: which, and what the checker saw.

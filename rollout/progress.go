@@ -1,9 +1,8 @@
 package rollout
 
 import (
-	"strconv"
-
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/revision"
 )
 
@@ -42,10 +41,7 @@ var holdNames = [...]string{
 
 // String returns the hold's name.
 func (h Hold) String() string {
-	if int(h) < len(holdNames) {
-		return holdNames[h]
-	}
-	return "Hold(" + strconv.Itoa(int(h)) + ")"
+	return enum.Name(holdNames[:], int(h), "Hold")
 }
 
 // Progress reports what the progressive extensions decided in one sync.
@@ -101,10 +97,7 @@ var phaseNames = [...]string{
 
 // String returns the phase's name.
 func (p CanaryPhase) String() string {
-	if int(p) < len(phaseNames) && phaseNames[p] != "" {
-		return phaseNames[p]
-	}
-	return "CanaryPhase(" + strconv.Itoa(int(p)) + ")"
+	return enum.Name(phaseNames[:], int(p), "CanaryPhase")
 }
 
 // CanaryProgress is the canary's state in one sync.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -99,10 +100,7 @@ var verdictNames = [...]string{Promote: "Promote", Abort: "Abort"}
 
 // String returns the verdict's name.
 func (v Verdict) String() string {
-	if int(v) < len(verdictNames) && verdictNames[v] != "" {
-		return verdictNames[v]
-	}
-	return "Verdict(" + strconv.Itoa(int(v)) + ")"
+	return enum.Name(verdictNames[:], int(v), "Verdict")
 }
 
 // Canary rolls a revision out to a few nodes first (as DataDog's

@@ -7,12 +7,12 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/sim"
 )
@@ -40,10 +40,7 @@ var stateNames = [...]string{NotReady: "NotReady", Ready: "Ready", Failed: "Fail
 
 // String returns the state's stable name.
 func (s State) String() string {
-	if int(s) < len(stateNames) && stateNames[s] != "" {
-		return stateNames[s]
-	}
-	return "State(" + strconv.Itoa(int(s)) + ")"
+	return enum.Name(stateNames[:], int(s), "State")
 }
 
 // Pod is one pod of a node during an interval.
@@ -128,10 +125,7 @@ var outcomeNames = [...]string{Converged: "Converged", Stalled: "Stalled"}
 
 // String returns the outcome's stable name.
 func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
-		return outcomeNames[o]
-	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+	return enum.Name(outcomeNames[:], int(o), "Outcome")
 }
 
 // StallKind is why a simulation stalled.
@@ -152,10 +146,7 @@ var stallNames = [...]string{Stuck: "Stuck", SyncLimit: "SyncLimit", TimeLimit: 
 
 // String returns the kind's stable name.
 func (k StallKind) String() string {
-	if int(k) < len(stallNames) && stallNames[k] != "" {
-		return stallNames[k]
-	}
-	return "StallKind(" + strconv.Itoa(int(k)) + ")"
+	return enum.Name(stallNames[:], int(k), "StallKind")
 }
 
 // Holder is a node that holds a stalled rollout back.

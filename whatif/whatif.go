@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -48,10 +49,7 @@ var changeNames = [...]string{
 
 // String returns the change's stable name.
 func (c Change) String() string {
-	if int(c) < len(changeNames) && changeNames[c] != "" {
-		return changeNames[c]
-	}
-	return "Change(" + strconv.Itoa(int(c)) + ")"
+	return enum.Name(changeNames[:], int(c), "Change")
 }
 
 // NodeChange is what the edit does to one node.
