@@ -9,6 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
@@ -16,49 +17,37 @@ import (
 	"github.com/daemonplan/daemonplan/timeline"
 )
 
-// fuzzBytes hands out the fuzzer's bytes, then zeros.
-type fuzzBytes []byte
-
-func (b *fuzzBytes) next() int {
-	if len(*b) == 0 {
-		return 0
-	}
-	c := (*b)[0]
-	*b = (*b)[1:]
-	return int(c)
-}
-
 // fuzzCluster builds, from the fuzzer's bytes, a settled cluster of up to
 // twelve nodes and an update to roll out: the strategy, minReadySeconds,
 // how long pods take, which nodes' new pods hang, the failure rate and
 // seed, nodes tainted or relabelled once the update is made, and pods
 // found being deleted. calm reports that every new pod becomes Ready.
 func fuzzCluster(t *testing.T, data []byte) (c *sim.Cluster, opts timeline.Options, calm bool) {
-	b := fuzzBytes(data)
+	b := reference.NewBytes(data)
 	strategies := []api.UpdateStrategy{maxUnavailable(1), maxUnavailable(3), maxSurge(1), maxSurge(2), onDelete,
 		{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Percent("30%"), MaxSurge: api.Int(1)}}}
 	ds := api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "uid-agent",
 		Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-		UpdateStrategy:  strategies[b.next()%len(strategies)],
-		MinReadySeconds: int32([]int{0, 5, 45}[b.next()%3]),
+		UpdateStrategy:  reference.Pick(b, strategies),
+		MinReadySeconds: int32([]int{0, 5, 45}[b.Intn(3)]),
 	}
-	nodes := make([]api.Node, 1+b.next()%12)
+	nodes := make([]api.Node, 1+b.Intn(12))
 	for i := range nodes {
 		nodes[i] = api.Node{Name: fmt.Sprintf("node-%02d", i), Labels: map[string]string{"pool": "general"}}
 	}
 	c = sim.New(ds, template("agent:v1"), nodes, start)
-	c.ReadyAfter = time.Duration(1+b.next()%60) * time.Second
+	c.ReadyAfter = time.Duration(1+b.Intn(60)) * time.Second
 	if _, err := timeline.Run(c, timeline.Options{}); err != nil {
 		t.Fatalf("settling: %v", err)
 	}
 	hang := map[string]bool{}
 	for i := range nodes {
-		if b.next()%5 == 0 {
+		if b.Intn(5) == 0 {
 			hang[nodes[i].Name] = true
 		}
 	}
-	rate := float64(b.next()%4) / 10
-	failures := timeline.Failures(rate, uint64(b.next()))
+	rate := float64(b.Intn(4)) / 10
+	failures := timeline.Failures(rate, uint64(b.Next()))
 	c.FateOf = func(node string, p *api.Pod) sim.Fate {
 		if hang[node] {
 			return sim.Hang
@@ -71,7 +60,7 @@ func fuzzCluster(t *testing.T, data []byte) (c *sim.Cluster, opts timeline.Optio
 
 	c.Update(template("agent:v2"), "")
 	for i := range c.Nodes {
-		switch b.next() % 8 {
+		switch b.Intn(8) {
 		case 0:
 			c.Nodes[i].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoSchedule}}
 		case 1:
@@ -82,7 +71,7 @@ func fuzzCluster(t *testing.T, data []byte) (c *sim.Cluster, opts timeline.Optio
 				Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-agent"}})
 		}
 	}
-	opts = timeline.Options{MaxSyncs: 300, MaxDuration: 4 * time.Hour, Terminating: time.Duration(b.next()%3) * 20 * time.Second}
+	opts = timeline.Options{MaxSyncs: 300, MaxDuration: 4 * time.Hour, Terminating: time.Duration(b.Intn(3)) * 20 * time.Second}
 	return c, opts, calm
 }
 
