@@ -152,3 +152,33 @@ func BenchmarkSyncShuffled(b *testing.B) {
 		})
 	}
 }
+
+// labelSink keeps BenchmarkNodeSelectorRead's lookups from being dropped.
+var labelSink int
+
+// BenchmarkNodeSelectorRead is the floor under every sync: the one thing
+// a sync cannot skip, looking up the nodeSelector's label in every node's
+// label map, and nothing else, on BenchmarkPlanner's cluster. Once the
+// label maps outgrow the processor's caches (between 10k and 100k nodes
+// here) each lookup waits for memory, and this loop alone grows far more
+// than tenfold from 10k to 100k nodes.
+func BenchmarkNodeSelectorRead(b *testing.B) {
+	for _, n := range benchkit.Sizes() {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "settled", n, midRolloutSettled)
+			key, want := "kubernetes.io/os", in.DaemonSet.Template.NodeSelector["kubernetes.io/os"]
+			benchkit.ReportCPU(b, func(int) {
+				matched := 0
+				for i := range in.Nodes {
+					if v, ok := in.Nodes[i].Labels[key]; ok && v == want {
+						matched++
+					}
+				}
+				if matched != len(in.Nodes) {
+					b.Fatalf("%d of %d nodes match the nodeSelector", matched, len(in.Nodes))
+				}
+				labelSink += matched
+			})
+		})
+	}
+}
