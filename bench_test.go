@@ -182,3 +182,41 @@ func BenchmarkNodeSelectorRead(b *testing.B) {
 		})
 	}
 }
+
+// midRolloutDecoded is midRolloutSettled with every node and pod holding
+// its own strings and label maps, as objects decoded from the API server
+// do (benchkit.Decoded): each label lookup and name comparison then reads
+// memory of its own.
+func midRolloutDecoded(n int) daemonplan.Input {
+	return benchkit.Decoded(midRolloutSettled(n))
+}
+
+// BenchmarkSyncDecoded is BenchmarkSyncRollingUpdate and BenchmarkPlanner
+// on objects that own their memory, as a controller's informer holds them.
+func BenchmarkSyncDecoded(b *testing.B) {
+	for _, n := range benchkit.Sizes() {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "decoded", n, midRolloutDecoded)
+			b.Run("Sync", func(b *testing.B) {
+				benchkit.ReportCPU(b, func(int) {
+					if p, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil || len(p.Delete) == 0 {
+						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+					}
+				})
+			})
+			b.Run("Planner", func(b *testing.B) {
+				pl := daemonplan.NewPlanner(daemonplan.Options{})
+				for range 2 {
+					if _, err := pl.Sync(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				benchkit.ReportCPU(b, func(int) {
+					if p, err := pl.Sync(in); err != nil || len(p.Delete) == 0 {
+						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+					}
+				})
+			})
+		})
+	}
+}

@@ -230,6 +230,8 @@ type Bucket struct {
 // again and again (daemonplan.Planner) allocates in proportion to the
 // writes of a plan, not to the size of the cluster. Every slice a Cluster
 // returns, directly or inside a Plan, stays valid until its next Reset.
+// A Cluster is not safe for concurrent use: Keep and IsUpdated keep
+// scratch memory in it.
 type Cluster struct {
 	c         *Compiled
 	nodes     []*api.Node    // sorted by name
@@ -254,6 +256,9 @@ type Cluster struct {
 	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
 	podsIn   []api.Pod          // the snapshot's pods, for byName
 	isBucket []uint64           // a bit per position in podsIn: the pod is bucketed
+	updated  []uint8            // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes
+	updHash  string             // the hash updated holds answers for
+	updFresh bool               // updated holds answers for this snapshot
 }
 
 // warmBatch is how many nodes or pods an index pass looks ahead: enough for
@@ -336,6 +341,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// not dropped (runtime.KeepAlive at the end).
 	warmed := 0
 	cl.c = c
+	cl.updFresh = false
 	cl.nodes = resize(cl.nodes, len(nodes))
 	for i := range nodes {
 		cl.nodes[i] = &nodes[i]
@@ -606,6 +612,33 @@ func (cl *Cluster) NodeDecisions() []NodeDecision { return cl.decisions }
 // PodsOn returns the claimed pods targeting the i-th node, oldest first.
 // The slice is shared: do not modify it.
 func (cl *Cluster) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
+
+// IsUpdated reports whether the j-th pod on the i-th node, PodsOn(i)[j],
+// is of the current template (Compiled.IsUpdated with hash). A sync asks it
+// of the same pods in the rolling update and again in the status, and for
+// an outdated pod the answer takes two label lookups: the Cluster keeps
+// each answer until the next Reset or a call with another hash.
+func (cl *Cluster) IsUpdated(i, j int, hash string) bool {
+	if !cl.updFresh || hash != cl.updHash {
+		cl.updated = resize(cl.updated, len(cl.pods))
+		clear(cl.updated)
+		cl.updHash, cl.updFresh = hash, true
+	}
+	p := cl.PodsOn(i)[j] // out of range as PodsOn(i)[j] is
+	k := int(cl.start[i]) + j
+	switch cl.updated[k] {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	up := cl.c.IsUpdated(p, hash)
+	cl.updated[k] = 1
+	if up {
+		cl.updated[k] = 2
+	}
+	return up
+}
 
 // Vanished returns the buckets of nodes that are not in the node list, by
 // node name. The slices are shared: do not modify them.

@@ -142,3 +142,26 @@ func ExampleCluster_Keep() {
 	// [log-agent-a log-agent-b]
 	// [log-agent-b]
 }
+
+func ExampleCluster_IsUpdated() {
+	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	linux := map[string]string{"kubernetes.io/os": "linux"}
+	nodes := []api.Node{{Name: "worker-1", Labels: linux}, {Name: "worker-2", Labels: linux}}
+	old := examplePod("log-agent-b", "worker-2", time.Time{})
+	old.Labels = map[string]string{"app": "log-agent", api.LabelRevisionHash: "old"}
+	cl, err := c.Index(nodes, []api.Pod{examplePod("log-agent-a", "worker-1", time.Time{}), old})
+	if err != nil {
+		panic(err)
+	}
+	for i := range cl.NumNodes() {
+		for j, p := range cl.PodsOn(i) {
+			fmt.Println(cl.Node(i).Name, p.Name, cl.IsUpdated(i, j, "5d4f8c"))
+		}
+	}
+	// Output:
+	// worker-1 log-agent-a true
+	// worker-2 log-agent-b false
+}

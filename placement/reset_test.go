@@ -1,28 +1,35 @@
 package placement_test
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
 // TestPropertyResetMatchesIndex: one Cluster reset over a run of snapshots
-// gives, every time, the buckets, plan and status a fresh Index gives:
+// gives, every time, the buckets, plan, status and IsUpdated answers a
+// fresh Index gives:
 // nothing of an earlier snapshot survives a Reset. Each next snapshot is a
-// new one, the same again, or the same with the nodes shuffled.
+// new one, the same again, the same with the nodes shuffled, or the same
+// with every pod's revision flipped (same places, same hash, other answers).
 func TestPropertyResetMatchesIndex(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var reused placement.Cluster
 		s := snapshot(t, clusters)
 		for step := range rapid.IntRange(1, 5).Draw(t, "resets") {
-			switch rapid.IntRange(0, 2).Draw(t, "next") {
+			switch rapid.IntRange(0, 3).Draw(t, "next") {
 			case 0:
 				s = snapshot(t, clusters)
 			case 1:
 			case 2:
 				s.Nodes = rapid.Permutation(s.Nodes).Draw(t, "shuffled")
+			case 3:
+				s.Pods = flipRevisions(s.Pods, s.Hash)
 			}
 			c, err := placement.Compile(s.DaemonSet, placement.Options{})
 			if err != nil {
@@ -49,6 +56,37 @@ func TestPropertyResetMatchesIndex(t *testing.T) {
 			if diff := cmp.Diff(fresh.Status(s.Now, s.Hash), reused.Status(s.Now, s.Hash)); diff != "" {
 				t.Fatalf("reset %d: Status() mismatch (-Index +Reset):\n%s", step, diff)
 			}
+			// IsUpdated remembers its answers: they hold for this
+			// snapshot and this hash only.
+			for _, hash := range []string{s.Hash, "other-" + s.Hash, s.Hash} {
+				for i := range reused.NumNodes() {
+					for j, p := range reused.PodsOn(i) {
+						if got, want := reused.IsUpdated(i, j, hash), c.IsUpdated(p, hash); got != want {
+							t.Fatalf("reset %d: IsUpdated(%d, %d, %q) = %v, Compiled.IsUpdated(%s) = %v", step, i, j, hash, got, p.Name, want)
+						}
+					}
+				}
+			}
 		}
 	})
+}
+
+// flipRevisions returns pods with the revision-hash label of every pod of
+// revision hash set to another and every other pod's set to hash. pods is
+// not modified.
+func flipRevisions(pods []api.Pod, hash string) []api.Pod {
+	out := slices.Clone(pods)
+	for i := range out {
+		labels := maps.Clone(out[i].Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		if labels[api.LabelRevisionHash] == hash {
+			labels[api.LabelRevisionHash] = "flipped-" + hash
+		} else {
+			labels[api.LabelRevisionHash] = hash
+		}
+		out[i].Labels = labels
+	}
+	return out
 }

@@ -49,7 +49,7 @@ func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 				s.NumberAvailable++
 			}
 		}
-		if cl.c.IsUpdated(oldest, hash) {
+		if cl.IsUpdated(i, 0, hash) {
 			s.UpdatedNumberScheduled++
 		}
 	}

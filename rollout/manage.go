@@ -40,13 +40,12 @@ func (p Progressive) Manage(cl *placement.Cluster, hash string, mp placement.Pla
 	case !p.PartitionedScaling || p.Partition == nil || len(mp.Create) == 0:
 		return mp, 0
 	}
-	c := cl.Compiled()
 	desired, updated := 0, 0
 	for i := 0; i < cl.NumNodes(); i++ {
 		if cl.Decision(i).ShouldRun {
 			desired++
 		}
-		if newPod, _, ok := splitPods(c, cl.PodsOn(i), hash); ok && newPod != nil {
+		if newPod, _, ok := splitPods(cl, bucket{index: i, pods: cl.PodsOn(i)}, hash); ok && newPod != nil {
 			updated++
 		}
 	}

@@ -91,7 +91,7 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 	// the nodes and the vanished ones.
 	ns := make([]pnode, 0, cl.NumNodes()+len(cl.Vanished()))
 	presentOutdated := 0
-	for b := range buckets(cl) {
+	for b := range buckets(cl, hash) {
 		ns = append(ns, pnode{bucket: b})
 		n := &ns[len(ns)-1]
 		if n.present() {
@@ -99,7 +99,7 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 		} else {
 			n.group = -1
 		}
-		n.newPod, n.oldPod, n.ok = splitPods(c, b.pods, hash)
+		n.newPod, n.oldPod, n.ok = splitPods(cl, b, hash)
 		if n.outdated() {
 			prog.Outdated++
 			if n.present() {

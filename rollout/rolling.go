@@ -102,13 +102,14 @@ type bucket struct {
 // buckets yields, in node-name order, every node that holds pods of the
 // DaemonSet (vanished nodes included) and every node that should run the
 // pod, as upstream's rolling update visits them (in map order there).
-func buckets(cl *placement.Cluster) iter.Seq[bucket] {
+// hash is the current revision's hash, for the read-ahead (see warmPods).
+func buckets(cl *placement.Cluster, hash string) iter.Seq[bucket] {
 	return func(yield func(bucket) bool) {
 		vanished := cl.Vanished()
 		v, warmed := 0, 0
 		for i := 0; i < cl.NumNodes(); i++ {
 			if i%readAhead == 0 {
-				warmed += warmPods(cl, i, min(i+readAhead, cl.NumNodes()))
+				warmed += warmPods(cl, i, min(i+readAhead, cl.NumNodes()), hash)
 			}
 			name := cl.Node(i).Name
 			for v < len(vanished) && vanished[v].Node < name {
@@ -136,16 +137,20 @@ func buckets(cl *placement.Cluster) iter.Seq[bucket] {
 const readAhead = 16
 
 // warmPods reads, for the nodes lo to hi, the fields of each pod that the
-// rolling update reads, its labels' header included, in a loop that only
-// reads, so that their cache misses overlap: pods listed in lister order lie
-// in memory in no order the nodes follow. It returns something of what it
-// read, which the caller keeps so that the reads are not dropped.
-func warmPods(cl *placement.Cluster, lo, hi int) int {
+// rolling update reads, and asks the Cluster whether the pod is updated
+// (which it remembers for splitPods), in a loop that does nothing else, so
+// that the cache misses of several pods overlap: pods listed in lister
+// order lie in memory in no order the nodes follow, and the labels of
+// decoded pods each in memory of their own. It returns something of what
+// it read, which the caller keeps so that the reads are not dropped.
+func warmPods(cl *placement.Cluster, lo, hi int, hash string) int {
 	n := 0
 	for i := lo; i < hi; i++ {
-		for _, p := range cl.PodsOn(i) {
-			n += len(p.Labels)
+		for j, p := range cl.PodsOn(i) {
 			if p.Ready {
+				n++
+			}
+			if !p.Deleting && cl.IsUpdated(i, j, hash) {
 				n++
 			}
 		}
@@ -164,15 +169,22 @@ func desiredNodes(cl *placement.Cluster) int {
 	return desired
 }
 
-// splitPods finds the one new and the one old pod on a node, ignoring pods
+// splitPods finds the one new and the one old pod in bucket b, ignoring pods
 // being deleted (docs/rolling-update.md, R6). ok is false when the node has
-// two of either.
-func splitPods(c *placement.Compiled, pods []*api.Pod, hash string) (newPod, oldPod *api.Pod, ok bool) {
-	for _, p := range pods {
+// two of either. Pods on a node of the snapshot are asked through the
+// Cluster, which remembers the answers for the status.
+func splitPods(cl *placement.Cluster, b bucket, hash string) (newPod, oldPod *api.Pod, ok bool) {
+	for j, p := range b.pods {
 		if p.Deleting {
 			continue
 		}
-		if c.IsUpdated(p, hash) {
+		var updated bool
+		if b.index >= 0 {
+			updated = cl.IsUpdated(b.index, j, hash)
+		} else {
+			updated = cl.Compiled().IsUpdated(p, hash)
+		}
+		if updated {
 			if newPod != nil {
 				return nil, nil, false
 			}
@@ -224,8 +236,8 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 	if !budgets.Surge() {
 		numUnavailable := 0
 		candidates := capped[placement.Delete]{limit: min(burst, budgets.MaxUnavailable)}
-		for b := range buckets(cl) {
-			newPod, oldPod, ok := splitPods(c, b.pods, hash)
+		for b := range buckets(cl, hash) {
+			newPod, oldPod, ok := splitPods(cl, b, hash)
 			switch {
 			case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
 				// manage will settle this node; it counts as unavailable.
@@ -253,8 +265,8 @@ func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, err
 	shouldNotRun := capped[placement.Delete]{limit: burst}
 	candidateNew := capped[string]{limit: min(burst, budgets.MaxSurge)}
 	var allowedNew []string
-	for b := range buckets(cl) {
-		newPod, oldPod, ok := splitPods(c, b.pods, hash)
+	for b := range buckets(cl, hash) {
+		newPod, oldPod, ok := splitPods(cl, b, hash)
 		if !ok {
 			numSurge++
 			continue

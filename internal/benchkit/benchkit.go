@@ -5,6 +5,8 @@ package benchkit
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +95,49 @@ func Cluster(n int, rolling bool) daemonplan.Input {
 			NodeName: name, Phase: api.PodRunning, Ready: true, ReadySince: now.Add(-time.Hour), Created: now.Add(-2 * time.Hour)})
 	}
 	return in
+}
+
+// Decoded returns a copy of in in which every node and pod holds its own
+// strings and label maps, as objects decoded from the API server do.
+// Cluster shares them (one owner reference, two label maps and the node's
+// name for every pod), which a lookup then finds in the processor's cache,
+// and compares by address. The DaemonSet and revisions are shared with in.
+func Decoded(in daemonplan.Input) daemonplan.Input {
+	out := in
+	out.Nodes = make([]api.Node, len(in.Nodes))
+	for i, n := range in.Nodes {
+		n.Name = strings.Clone(n.Name)
+		n.Labels = ownLabels(n.Labels)
+		n.Taints = slices.Clone(n.Taints)
+		for j := range n.Taints {
+			t := &n.Taints[j]
+			t.Key, t.Value = strings.Clone(t.Key), strings.Clone(t.Value)
+		}
+		out.Nodes[i] = n
+	}
+	out.Pods = make([]api.Pod, len(in.Pods))
+	for i, p := range in.Pods {
+		p.Namespace, p.Name, p.UID, p.NodeName = strings.Clone(p.Namespace), strings.Clone(p.Name), strings.Clone(p.UID), strings.Clone(p.NodeName)
+		p.Phase = api.PodPhase(strings.Clone(string(p.Phase)))
+		p.Labels = ownLabels(p.Labels)
+		if p.Controller != nil {
+			o := *p.Controller
+			o.Kind, o.Name, o.UID = strings.Clone(o.Kind), strings.Clone(o.Name), strings.Clone(o.UID)
+			p.Controller = &o
+		}
+		out.Pods[i] = p
+	}
+	return out
+}
+
+// ownLabels copies labels, keys and values included.
+func ownLabels(labels map[string]string) map[string]string {
+	if labels == nil {
+		return nil
+	}
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		out[strings.Clone(k)] = strings.Clone(v)
+	}
+	return out
 }
