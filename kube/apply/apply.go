@@ -148,7 +148,13 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // as upstream's claim fails its sync: a revision's before any other write,
 // a pod's before the creates, deletes, history cleanup and status update
 // (upstream's status update claims again; Apply issues no write the plan
-// does not hold). An object gone since the snapshot fails no claim.
+// does not hold). An object gone since the snapshot fails no claim. A
+// revision update or create, pod relabel or duplicate revision delete that
+// the API server refuses stops Apply there, as upstream's history
+// construction fails its sync: no later write, not even the status. A pod
+// create or delete it refuses (a pod already gone is not one) skips the
+// history cleanup, as upstream's manage and rolling update return their
+// error before it; the status is still written.
 //
 // Apply never issues a write p does not hold, and writes only objects of
 // c, named by the plan and matched by name in c.DaemonSet's namespace: a
@@ -183,6 +189,9 @@ type applier struct {
 	// claimFailed reports an adopt or release patch that failed (other
 	// than on an object gone), after which upstream's sync returns.
 	claimFailed bool
+	// podsFailed reports a pod create or delete the API server refused,
+	// after which upstream's sync skips the history cleanup.
+	podsFailed bool
 }
 
 func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
@@ -220,9 +229,16 @@ func (a *applier) run() {
 		}
 		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, convert.UpdatedControllerRevision(cur, r), metav1.UpdateOptions{})
 		a.add(Write{Action: UpdateRevision, Name: r.Name, Err: err})
+		if err != nil {
+			// Upstream's history construction fails: nothing else is
+			// written, and the next sync starts over.
+			return
+		}
 	}
 	for _, r := range p.Revisions.Create {
-		a.createRevision(convert.NewControllerRevision(a.ds, r))
+		if !a.createRevision(convert.NewControllerRevision(a.ds, r)) {
+			return
+		}
 	}
 	for _, rl := range p.Relabel {
 		pod := a.pod(rl.Pod)
@@ -237,9 +253,14 @@ func (a *applier) run() {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{api.LabelRevisionHash: rl.Hash}}})
 		_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, rl.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
 		a.add(Write{Action: RelabelPod, Name: rl.Pod, Node: pod.Spec.NodeName, Err: err})
+		if err != nil {
+			return
+		}
 	}
 	for _, name := range dups {
-		a.deleteRevision(name)
+		if !a.deleteRevision(name) {
+			return
+		}
 	}
 
 	// 2. Pods. A failed claim ends the sync upstream (manage returns
@@ -260,9 +281,13 @@ func (a *applier) run() {
 	a.createPods()
 	a.deletePods()
 
-	// 3. History cleanup.
-	for _, name := range cleanup {
-		a.deleteRevision(name)
+	// 3. History cleanup, unless a pod write failed: upstream's manage or
+	// rolling update then returns its error before cleanupHistory, and
+	// the status is still written.
+	if !a.podsFailed {
+		for _, name := range cleanup {
+			a.deleteRevision(name)
+		}
 	}
 
 	// 4. Status.
@@ -397,31 +422,36 @@ func (a *applier) patchRevision(action Action, name string, patch func(types.UID
 	a.add(Write{Action: action, Name: name, Err: err})
 }
 
-func (a *applier) deleteRevision(name string) {
+// deleteRevision deletes the revision name, and reports false when the API
+// server refused the delete (a refused write, of an object not in the
+// snapshot or not the DaemonSet's, is reported and counts as no failure).
+func (a *applier) deleteRevision(name string) bool {
 	r := a.revision(name)
 	if r == nil {
 		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotInSnapshot})
-		return
+		return true
 	}
 	if cur := a.patched[name]; cur != nil {
 		r = cur // adopted or released by this Apply
 	}
 	if !a.controlled(r) {
 		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotOwned})
-		return
+		return true
 	}
 	err := a.client.AppsV1().ControllerRevisions(a.ns).Delete(a.ctx, name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(r.UID))})
 	if apierrors.IsNotFound(err) {
 		err = nil
 	}
 	a.add(Write{Action: DeleteRevision, Name: name, Err: err})
+	return err == nil
 }
 
-// createRevision creates r. On AlreadyExists it reads the revision of that
-// name, as upstream's snapshot does: if it holds r's data (upstream: Match)
-// and is controlled by the DaemonSet, the write is done, with
-// NoteRevisionExists; otherwise the AlreadyExists error stands.
-func (a *applier) createRevision(r *appsv1.ControllerRevision) {
+// createRevision creates r, and reports whether the write is done. On
+// AlreadyExists it reads the revision of that name, as upstream's snapshot
+// does: if it holds r's data (upstream: Match) and is controlled by the
+// DaemonSet, the write is done, with NoteRevisionExists; otherwise the
+// AlreadyExists error stands.
+func (a *applier) createRevision(r *appsv1.ControllerRevision) bool {
 	w := Write{Action: CreateRevision, Name: r.Name}
 	_, w.Err = a.client.AppsV1().ControllerRevisions(a.ns).Create(a.ctx, r, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(w.Err) {
@@ -434,6 +464,7 @@ func (a *applier) createRevision(r *appsv1.ControllerRevision) {
 		}
 	}
 	a.add(w)
+	return w.Err == nil
 }
 
 // controlled reports whether obj's controller reference names the
@@ -488,6 +519,7 @@ func (a *applier) createPods() {
 			}
 		}
 		if failed {
+			a.podsFailed = true
 			a.res.NotAttempted = len(creates) - pos
 			return
 		}
@@ -521,6 +553,11 @@ func (a *applier) deletePods() {
 	}
 	wg.Wait()
 	a.res.Writes = slices.Concat(a.res.Writes, writes)
+	for i := range writes {
+		if writes[i].Err != nil && !errors.Is(writes[i].Err, ErrNotInSnapshot) && !errors.Is(writes[i].Err, ErrNotOwned) {
+			a.podsFailed = true
+		}
+	}
 }
 
 // updateStatus writes the plan's status (upstream: storeDaemonSetStatus,

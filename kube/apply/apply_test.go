@@ -641,3 +641,120 @@ func TestApplyAdoptsOnlyOrphans(t *testing.T) {
 		}
 	}
 }
+
+// addOwned adds to c a pod the DaemonSet controls on node-01 ("mine") and
+// an old revision it controls ("agent-old"), for plans made by hand.
+func addOwned(c *load.Cluster) {
+	ours := []metav1.OwnerReference{convert.ControllerRef(c.DaemonSet)}
+	c.Pods = append(c.Pods, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: "default", UID: "mine-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: ours},
+		Spec:       corev1.PodSpec{NodeName: "node-01"},
+	})
+	c.Revisions = append(c.Revisions, &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent-old", Namespace: "default", UID: "old-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: ours},
+		Data:       runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"agent:v0"}]}}}}`)},
+		Revision:   1,
+	})
+}
+
+// TestApplyStopsAfterAFailedHistoryWrite: a revision update or create, or
+// a pod relabel, that the API server refuses ends the Apply there, as
+// upstream's history construction fails the sync before manage, the
+// rolling update and the status update.
+func TestApplyStopsAfterAFailedHistoryWrite(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "things"}, "", errors.New("denied"))
+	tests := []struct {
+		name, reason   string
+		verb, resource string
+		refused        apply.Action
+	}{
+		{"update refused", "renumbering the old revision fails: upstream's constructHistory returns", "update", "controllerrevisions", apply.UpdateRevision},
+		{"create refused", "the current revision cannot be created: no pod may carry its hash", "create", "controllerrevisions", apply.CreateRevision},
+		{"relabel refused", "upstream's dedupCurHistories returns on a failed pod patch", "patch", "pods", apply.RelabelPod},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := readCluster(t, 2)
+			p, err := planner.Plan(c, now, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Revisions.Create) != 1 || len(p.Create) == 0 || !p.StatusChanged {
+				t.Fatalf("precondition: the plan creates the revision and pods and updates the status; got %+v", p)
+			}
+			addOwned(c)
+			p.Revisions.Update = []revision.Revision{{Name: "agent-old", Revision: 5}}
+			p.Relabel = []revision.PodRelabel{{Pod: "mine", Hash: p.Hash}}
+			fc := fakecluster.New(c, now)
+			fc.PrependReactor(tc.verb, tc.resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetSubresource() != "" {
+					return false, nil, nil
+				}
+				return true, nil, forbidden
+			})
+			fc.ClearActions()
+			res := apply.Apply(context.Background(), fc, c, p)
+			if !errors.Is(res.Err(), forbidden) {
+				t.Errorf("%s: Err() = %v, want the refused write", tc.reason, res.Err())
+			}
+			writes := fc.Writes()
+			if len(writes) == 0 {
+				t.Fatalf("%s: nothing written", tc.reason)
+			}
+			if last := writes[len(writes)-1]; last.GetVerb() != tc.verb || last.GetResource().Resource != tc.resource {
+				t.Errorf("%s: last write %s %s, want the refused %s %s", tc.reason, last.GetVerb(), last.GetResource().Resource, tc.verb, tc.resource)
+			}
+			if w := res.Writes[len(res.Writes)-1]; w.Action != tc.refused || w.Err == nil {
+				t.Errorf("%s: want the refused %s last, got writes %+v", tc.reason, tc.refused, res.Writes)
+			}
+		})
+	}
+}
+
+// TestApplySkipsCleanupAfterAFailedPodWrite: a pod create or delete that
+// the API server refuses skips the history cleanup, as upstream's manage
+// and rolling update return their error before cleanupHistory; the status
+// is written all the same. A pod already gone is no failure.
+func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
+	pods := schema.GroupResource{Resource: "pods"}
+	tests := []struct {
+		name, reason string
+		verb         string
+		err          error
+		wantCleanup  bool
+	}{
+		{"create refused", "a create over quota fails manage", "create", apierrors.NewForbidden(pods, "", errors.New("quota exceeded")), false},
+		{"delete refused", "a delete the server fails fails manage", "delete", apierrors.NewInternalError(errors.New("etcd timeout")), false},
+		{"pod gone", "a delete of a pod already gone is no error upstream either", "delete", apierrors.NewNotFound(pods, "mine"), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := readCluster(t, 2)
+			p, err := planner.Plan(c, now, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			addOwned(c)
+			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}
+			p.Revisions.Delete = []string{"agent-old"}
+			fc := fakecluster.New(c, now)
+			fc.PrependReactor(tc.verb, "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, tc.err
+			})
+			fc.ClearActions()
+			apply.Apply(context.Background(), fc, c, p)
+			cleanup, status := false, false
+			for _, w := range fc.Writes() {
+				switch {
+				case w.GetVerb() == "delete" && w.GetResource().Resource == "controllerrevisions":
+					cleanup = true
+				case w.GetResource().Resource == "daemonsets" && w.GetSubresource() == "status":
+					status = true
+				}
+			}
+			if cleanup != tc.wantCleanup || !status {
+				t.Errorf("%s: history cleaned up %v, status updated %v; want %v and true", tc.reason, cleanup, status, tc.wantCleanup)
+			}
+		})
+	}
+}

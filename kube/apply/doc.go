@@ -12,7 +12,9 @@
 // the snapshot nor adopts in the same Apply (ErrNotOwned). Where upstream's
 // sync returns on an error it stops too: a DaemonSet gone or replaced
 // before the first adoption (ErrCannotAdopt), a failed adopt or release
-// patch, a failed slow-start batch of creates (the rest of the creates).
+// patch, a failed revision write or pod relabel (everything after it), a
+// failed slow-start batch of creates (the rest of the creates), a failed
+// pod create or delete (the history cleanup; the status is still written).
 //
 // What it does not do: decide anything (package planner does), retry
 // (sync again), or track expectations. A controller keeps Result.Created and
