@@ -128,29 +128,34 @@ func midRolloutShuffled(n int) daemonplan.Input {
 func BenchmarkSyncShuffled(b *testing.B) {
 	for _, n := range benchkit.Sizes() {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			in := benchInput(b, "shuffled", n, midRolloutShuffled)
-			b.Run("Sync", func(b *testing.B) {
-				benchkit.ReportCPU(b, func(int) {
-					if p, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil || len(p.Delete) == 0 {
-						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
-					}
-				})
-			})
-			b.Run("Planner", func(b *testing.B) {
-				pl := daemonplan.NewPlanner(daemonplan.Options{})
-				for range 2 {
-					if _, err := pl.Sync(in); err != nil {
-						b.Fatal(err)
-					}
-				}
-				benchkit.ReportCPU(b, func(int) {
-					if p, err := pl.Sync(in); err != nil || len(p.Delete) == 0 {
-						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
-					}
-				})
-			})
+			benchSyncAndPlanner(b, benchInput(b, "shuffled", n, midRolloutShuffled))
 		})
 	}
+}
+
+// benchSyncAndPlanner runs a one-off Sync and a warm Planner on in, a
+// rolling update that deletes in every sync.
+func benchSyncAndPlanner(b *testing.B, in daemonplan.Input) {
+	b.Run("Sync", func(b *testing.B) {
+		benchkit.ReportCPU(b, func(int) {
+			if p, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil || len(p.Delete) == 0 {
+				b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+			}
+		})
+	})
+	b.Run("Planner", func(b *testing.B) {
+		pl := daemonplan.NewPlanner(daemonplan.Options{})
+		for range 2 {
+			if _, err := pl.Sync(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchkit.ReportCPU(b, func(int) {
+			if p, err := pl.Sync(in); err != nil || len(p.Delete) == 0 {
+				b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+			}
+		})
+	})
 }
 
 // labelSink keeps BenchmarkNodeSelectorRead's lookups from being dropped.
@@ -196,27 +201,7 @@ func midRolloutDecoded(n int) daemonplan.Input {
 func BenchmarkSyncDecoded(b *testing.B) {
 	for _, n := range benchkit.Sizes() {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			in := benchInput(b, "decoded", n, midRolloutDecoded)
-			b.Run("Sync", func(b *testing.B) {
-				benchkit.ReportCPU(b, func(int) {
-					if p, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil || len(p.Delete) == 0 {
-						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
-					}
-				})
-			})
-			b.Run("Planner", func(b *testing.B) {
-				pl := daemonplan.NewPlanner(daemonplan.Options{})
-				for range 2 {
-					if _, err := pl.Sync(in); err != nil {
-						b.Fatal(err)
-					}
-				}
-				benchkit.ReportCPU(b, func(int) {
-					if p, err := pl.Sync(in); err != nil || len(p.Delete) == 0 {
-						b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
-					}
-				})
-			})
+			benchSyncAndPlanner(b, benchInput(b, "decoded", n, midRolloutDecoded))
 		})
 	}
 }

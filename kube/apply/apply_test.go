@@ -563,15 +563,7 @@ func TestApplyStopsAfterAFailedClaim(t *testing.T) {
 			if got := res.Err() != nil; got != tc.wantErr {
 				t.Errorf("%s: Err() = %v, want an error: %v", tc.reason, res.Err(), tc.wantErr)
 			}
-			created, status := false, false
-			for _, w := range fc.Writes() {
-				switch {
-				case w.GetVerb() == "create" && w.GetResource().Resource == "pods":
-					created = true
-				case w.GetResource().Resource == "daemonsets" && w.GetSubresource() == "status":
-					status = true
-				}
-			}
+			created, status := wrote(fc, "create", "pods", ""), wrote(fc, "update", "daemonsets", "status")
 			if created != tc.wantRest || status != tc.wantRest {
 				t.Errorf("%s: pod created %v, status updated %v; want both %v", tc.reason, created, status, tc.wantRest)
 			}
@@ -743,18 +735,21 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 			})
 			fc.ClearActions()
 			apply.Apply(context.Background(), fc, c, p)
-			cleanup, status := false, false
-			for _, w := range fc.Writes() {
-				switch {
-				case w.GetVerb() == "delete" && w.GetResource().Resource == "controllerrevisions":
-					cleanup = true
-				case w.GetResource().Resource == "daemonsets" && w.GetSubresource() == "status":
-					status = true
-				}
-			}
+			cleanup, status := wrote(fc, "delete", "controllerrevisions", ""), wrote(fc, "update", "daemonsets", "status")
 			if cleanup != tc.wantCleanup || !status {
 				t.Errorf("%s: history cleaned up %v, status updated %v; want %v and true", tc.reason, cleanup, status, tc.wantCleanup)
 			}
 		})
 	}
+}
+
+// wrote reports whether fc saw a write of verb to resource (and
+// subresource, "" for the object itself).
+func wrote(fc *fakecluster.Cluster, verb, resource, subresource string) bool {
+	for _, w := range fc.Writes() {
+		if w.GetVerb() == verb && w.GetResource().Resource == resource && w.GetSubresource() == subresource {
+			return true
+		}
+	}
+	return false
 }
