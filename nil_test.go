@@ -65,6 +65,7 @@ var nilCalls = map[string]func(){
 	"placement.Cluster.Claimed":       func() { (*placement.Cluster)(nil).Claimed() },
 	"placement.Cluster.Compiled":      func() { (*placement.Cluster)(nil).Compiled() },
 	"placement.Cluster.Decision":      func() { (*placement.Cluster)(nil).Decision(0) },
+	"placement.Cluster.Forget":        func() { (*placement.Cluster)(nil).Forget() },
 	"placement.Cluster.IsUpdated":     func() { (*placement.Cluster)(nil).IsUpdated(0, 0, "") },
 	"placement.Cluster.Keep":          func() { (*placement.Cluster)(nil).Keep(nil) },
 	"placement.Cluster.Manage":        func() { (*placement.Cluster)(nil).Manage(time.Time{}, "", nil) },

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -212,10 +213,28 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 // ErrInvalidInput wrapping the field.ErrorList of CheckInput or, with
 // Options.Strict, the validation findings (a field.ErrorList); the Plan is
 // then empty. Errors upstream's own sync would return are in Plan.Errors.
-func Sync(in Input, opts Options) (Plan, error) { return runSync(in, opts, nil) }
+//
+// Sync may run in several goroutines at once. Its plan shares no memory
+// with other plans, and Sync keeps no reference to in once it returns.
+func Sync(in Input, opts Options) (Plan, error) {
+	cl := scratch.Get().(*placement.Cluster)
+	p, err := runSync(in, opts, cl)
+	// The per-node lists are the Cluster's memory: the plan gets copies.
+	p.Nodes, p.Keep = slices.Clone(p.Nodes), slices.Clone(p.Keep)
+	cl.Forget()
+	scratch.Put(cl)
+	return p, err
+}
 
-// runSync is Sync, indexing into reuse when it is not nil.
-func runSync(in Input, opts Options, reuse *placement.Cluster) (Plan, error) {
+// scratch holds the Clusters one-off Syncs index into: a Sync borrows one
+// and, its snapshot forgotten, gives it back, so that syncs in a row (a
+// controller's many DaemonSets, a simulation's steps) reuse the memory of
+// the indexes a Planner would keep, and only the plan is allocated.
+var scratch = sync.Pool{New: func() any { return new(placement.Cluster) }}
+
+// runSync is Sync, indexing into cl (a Planner's, or one borrowed from
+// scratch).
+func runSync(in Input, opts Options, cl *placement.Cluster) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
 	}
@@ -223,7 +242,7 @@ func runSync(in Input, opts Options, reuse *placement.Cluster) (Plan, error) {
 		return Plan{}, errs.Prefix("progressive")
 	}
 	ds := api.Default(in.DaemonSet)
-	ix := index(&ds, in, opts.Placement, reuse)
+	ix := index(&ds, in, opts.Placement, cl)
 	if len(ix.inputErrs) > 0 {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalidInput, ix.inputErrs)
 	}
@@ -252,11 +271,10 @@ type indexed struct {
 	inputErrs field.ErrorList
 }
 
-// index compiles ds and indexes the snapshot, checking the input lists once:
-// Index checks nodes and pods while it indexes them, and CheckInput does
-// when there is nothing to index. It indexes into reuse when it is not nil
-// (a Planner's Cluster), into a new Cluster otherwise.
-func index(ds *api.DaemonSet, in Input, opts placement.Options, reuse *placement.Cluster) indexed {
+// index compiles ds and indexes the snapshot into cl, checking the input
+// lists once: Reset checks nodes and pods while it indexes them, and
+// CheckInput does when there is nothing to index.
+func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.Cluster) indexed {
 	var ix indexed
 	ix.skip = syncrule.IsExactlyEmpty(ds.Selector) || ds.Deleting
 	var c *placement.Compiled
@@ -267,16 +285,9 @@ func index(ds *api.DaemonSet, in Input, opts placement.Options, reuse *placement
 		ix.inputErrs = CheckInput(in)
 		return ix
 	}
-	cl := reuse
-	var err error
-	if cl == nil {
-		cl, err = c.Index(in.Nodes, in.Pods)
-	} else {
-		err = cl.Reset(c, in.Nodes, in.Pods)
-	}
-	if err != nil {
+	if err := cl.Reset(c, in.Nodes, in.Pods); err != nil {
 		cl = nil
-		// Index fails only on the node and pod lists, with the
+		// Reset fails only on the node and pod lists, with the
 		// field.ErrorList of api.ValidateNodes and api.ValidatePods; should
 		// it ever fail otherwise, the input is still refused.
 		if !errors.As(err, &ix.inputErrs) {

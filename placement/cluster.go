@@ -593,6 +593,34 @@ func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
 
 func nodeName(n *api.Node) string { return n.Name }
 
+// Forget drops the Cluster's references to its snapshot (the caller's
+// nodes, pods and their names, and the DaemonSet) and keeps its memory for
+// the next Reset, so that a Cluster kept for later, in a pool say, keeps
+// no snapshot alive. The next Reset indexes its snapshot as Index does,
+// with nothing of this one: not the hints a Reset takes from the snapshot
+// before. Every slice the Cluster returned before is cleared. Reset it
+// before using it again.
+func (cl *Cluster) Forget() {
+	clearAll(cl.nodes)
+	clearAll(cl.decisions)
+	clearAll(cl.pods)
+	clearAll(cl.claimed)
+	clearAll(cl.untarget)
+	clearAll(cl.byName)
+	clearAll(cl.nodeSort)
+	clearAll(cl.keep.buf)
+	clearAll(cl.index.names)
+	cl.c, cl.podsIn, cl.vanished, cl.targeted, cl.adopt, cl.release = nil, nil, nil, nil, nil, nil
+	cl.updFresh, cl.updHash = false, ""
+	// The next snapshot is another: index it as Index indexes a new one,
+	// taking no hint from this one.
+	cl.index.once, cl.hints = true, nil
+}
+
+// clearAll zeroes s up to its capacity: what lies past its length may
+// still hold pointers from a larger snapshot.
+func clearAll[T any](s []T) { clear(s[:cap(s)]) }
+
 // Compiled returns the DaemonSet the cluster was indexed for.
 func (cl *Cluster) Compiled() *Compiled { return cl.c }
 

@@ -3,6 +3,7 @@ package placement_test
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -164,4 +165,31 @@ func ExampleCluster_IsUpdated() {
 	// Output:
 	// worker-1 log-agent-a true
 	// worker-2 log-agent-b false
+}
+
+func ExampleCluster_Forget() {
+	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	// A pool of Clusters serves syncs in a row; each forgets its snapshot
+	// before it goes back, so that the pool keeps no snapshot alive.
+	pool := sync.Pool{New: func() any { return new(placement.Cluster) }}
+	for _, node := range []string{"worker-1", "worker-2"} {
+		cl := pool.Get().(*placement.Cluster)
+		nodes := []api.Node{{Name: node, Labels: map[string]string{"kubernetes.io/os": "linux"}}}
+		if err := cl.Reset(c, nodes, nil); err != nil {
+			panic(err)
+		}
+		plan, err := cl.Manage(time.Time{}, "5d4f8c", nil)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(plan.Create[0].Node)
+		cl.Forget()
+		pool.Put(cl)
+	}
+	// Output:
+	// worker-1
+	// worker-2
 }

@@ -16,7 +16,8 @@ import (
 // fresh Index gives:
 // nothing of an earlier snapshot survives a Reset. Each next snapshot is a
 // new one, the same again, the same with the nodes shuffled, or the same
-// with every pod's revision flipped (same places, same hash, other answers).
+// with every pod's revision flipped (same places, same hash, other answers);
+// before some Resets the Cluster forgets its snapshot.
 func TestPropertyResetMatchesIndex(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var reused placement.Cluster
@@ -38,6 +39,9 @@ func TestPropertyResetMatchesIndex(t *testing.T) {
 			fresh, err := c.Index(s.Nodes, s.Pods)
 			if err != nil {
 				t.Fatalf("Index: %v", err)
+			}
+			if rapid.Bool().Draw(t, "forget") {
+				reused.Forget()
 			}
 			if err := reused.Reset(c, s.Nodes, s.Pods); err != nil {
 				t.Fatalf("Reset: %v", err)
