@@ -17,7 +17,11 @@
 //   - Compiled.Index: nodes sorted by name with their decisions, pods
 //     claimed (Compiled.Claim: adopted, released) and bucketed by target
 //     node, oldest first (OlderPod). Cluster.Reset indexes the next
-//     snapshot into the same Cluster, reusing its memory.
+//     snapshot into the same Cluster, reusing its memory; Cluster.Forget
+//     drops a snapshot from a Cluster kept for later (daemonplan.Sync
+//     keeps a pool of them).
+//   - Cluster.IsUpdated: whether a pod is of the current template,
+//     answered once per snapshot for the rolling update and the status.
 //   - Cluster.Manage: the Plan of creates and deletes (upstream: manage;
 //     docs/manage.md, M6–M14), one node at a time by Compiled.ManageNode;
 //     Cluster.Keep lists the pods a plan leaves alone.
