@@ -596,10 +596,10 @@ func nodeName(n *api.Node) string { return n.Name }
 // Forget drops the Cluster's references to its snapshot (the caller's
 // nodes, pods and their names, and the DaemonSet) and keeps its memory for
 // the next Reset, so that a Cluster kept for later, in a pool say, keeps
-// no snapshot alive. The next Reset indexes its snapshot as Index does,
-// with nothing of this one: not the hints a Reset takes from the snapshot
-// before. Every slice the Cluster returned before is cleared. Reset it
-// before using it again.
+// no snapshot alive. From then on the Cluster indexes as one made by Index
+// does, taking nothing from one snapshot to the next (a reused Cluster
+// takes each pod's node in the last snapshot as a hint). Every slice the
+// Cluster returned before is cleared. Reset it before using it again.
 func (cl *Cluster) Forget() {
 	clearAll(cl.nodes)
 	clearAll(cl.decisions)
