@@ -2,6 +2,7 @@ package daemonplan_test
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,4 +63,39 @@ func syncAndDrop(freed chan<- string) {
 	if _, err := daemonplan.Sync(in, daemonplan.Options{}); err != nil {
 		panic(err)
 	}
+}
+
+// TestSyncConcurrent: Syncs running at once, each on its own input, each
+// get the plan a Planner of their own gets: the pool they borrow from
+// hands one Cluster to one Sync at a time (the race detector of CI's run
+// watches this test too).
+func TestSyncConcurrent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		const goroutines = 4
+		var ins [goroutines]daemonplan.Input
+		var want [goroutines]daemonplan.Plan
+		for g := range ins {
+			ins[g] = syncInput(t)
+			want[g], _ = daemonplan.NewPlanner(daemonplan.Options{}).Sync(ins[g])
+		}
+		var got [goroutines][3]daemonplan.Plan
+		var wg sync.WaitGroup
+		for g := range ins {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range got[g] {
+					got[g][i], _ = daemonplan.Sync(ins[g], daemonplan.Options{})
+				}
+			}()
+		}
+		wg.Wait()
+		for g := range got {
+			for i := range got[g] {
+				if diff := cmp.Diff(want[g], got[g][i], errorText); diff != "" {
+					t.Fatalf("goroutine %d, sync %d: plan mismatch (-Planner +Sync):\n%s", g, i, diff)
+				}
+			}
+		}
+	})
 }
