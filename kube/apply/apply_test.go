@@ -250,10 +250,7 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := readCluster(t, tc.nodes)
 			c.Pods = nil
-			p, err := planner.Plan(c, now, planner.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := plan(t, c)
 			fc := fakecluster.New(c, now)
 			calls := 0
 			fc.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -279,10 +276,7 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 
 func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 	c := readCluster(t, 2)
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	if len(p.Adopt) != 1 {
 		t.Fatalf("precondition: the plan adopts the orphan, got %v", p.Adopt)
 	}
@@ -321,10 +315,7 @@ func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 
 func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 	c := readCluster(t, 1)
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	// Only writes naming objects the snapshot lacks.
 	p = daemonplan.Plan{
 		Namespace: p.Namespace, Name: p.Name,
@@ -344,10 +335,7 @@ func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 
 func TestApplyRetriesStatusOnConflict(t *testing.T) {
 	c := readCluster(t, 1)
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	fc := fakecluster.New(c, now)
 	conflicts := 1
 	fc.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -369,10 +357,7 @@ func TestApplyRetriesStatusOnConflict(t *testing.T) {
 
 func TestApplyCreateRevisionAlreadyExists(t *testing.T) {
 	c := readCluster(t, 1)
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	if len(p.Revisions.Create) != 1 {
 		t.Fatalf("precondition: the plan creates one revision, got %v", p.Revisions.Create)
 	}
@@ -472,10 +457,7 @@ func addForeign(c *load.Cluster) {
 func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 	c := readCluster(t, 1)
 	addForeign(c)
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	p = daemonplan.Plan{
 		Namespace: p.Namespace, Name: p.Name,
 		Revisions: daemonplan.RevisionWrites{Delete: []string{"their-rev"}, Update: []revision.Revision{{Name: "their-rev", Revision: 2}}},
@@ -531,10 +513,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 // ignores NotFound), and the rest of the plan is issued.
 func TestApplyStopsAfterAFailedClaim(t *testing.T) {
 	c := readCluster(t, 2)
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	if len(p.Adopt) != 1 || len(p.Create) != 1 || !p.StatusChanged {
 		t.Fatalf("precondition: the plan adopts the orphan, creates one pod and updates the status; got adopt %v, %d creates, status changed %v", p.Adopt, len(p.Create), p.StatusChanged)
 	}
@@ -585,10 +564,7 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Nodes = append(c.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-00"}}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-01"}})
-	p, err := planner.Plan(c, now, planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plan(t, c)
 	if len(p.Revisions.Adopt) != 1 {
 		t.Fatalf("precondition: the plan adopts the orphan revision, got %v", p.Revisions.Adopt)
 	}
@@ -667,10 +643,7 @@ func TestApplyStopsAfterAFailedHistoryWrite(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := readCluster(t, 2)
-			p, err := planner.Plan(c, now, planner.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := plan(t, c)
 			if len(p.Revisions.Create) != 1 || len(p.Create) == 0 || !p.StatusChanged {
 				t.Fatalf("precondition: the plan creates the revision and pods and updates the status; got %+v", p)
 			}
@@ -722,10 +695,7 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := readCluster(t, 2)
-			p, err := planner.Plan(c, now, planner.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := plan(t, c)
 			addOwned(c)
 			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}
 			p.Revisions.Delete = []string{"agent-old"}
@@ -752,4 +722,14 @@ func wrote(fc *fakecluster.Cluster, verb, resource, subresource string) bool {
 		}
 	}
 	return false
+}
+
+// plan is the plan for c at now, with zero options.
+func plan(t *testing.T, c *load.Cluster) daemonplan.Plan {
+	t.Helper()
+	p, err := planner.Plan(c, now, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
