@@ -9,6 +9,8 @@
 //     daemonplan.Sync with upstream's exact revision hash. Options carries
 //     what a controller keeps between syncs: the failed-pod backoff the
 //     previous plan returned and whether earlier writes are still pending.
+//   - Input is what Plan syncs: the daemonplan input and options, for a
+//     controller that keeps a daemonplan.Planner between syncs.
 //   - JSON renders a plan as the document of package schema, what
 //     `daemonplan plan -o json` prints.
 //

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -54,6 +55,27 @@ func ExamplePlan() {
 	// delete agent-failed Failed
 	// deletes 0 requeue after 500ms
 	// deletes 0 observedGeneration 0
+}
+
+func ExampleInput() {
+	c, _ := load.Read(strings.NewReader(cluster))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	in, opts, err := planner.Input(c, now, planner.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// A controller keeps one Planner per DaemonSet: from the second sync
+	// on, it allocates per write, not per node.
+	pl := daemonplan.NewPlanner(opts)
+	p, err := pl.Sync(in)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(in.Nodes), "node,", len(in.Pods), "pod; delete", p.Delete[0].Pod, p.Delete[0].Reason)
+	// Output:
+	// 1 node, 1 pod; delete agent-failed Failed
 }
 
 func ExampleJSON() {

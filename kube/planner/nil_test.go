@@ -41,6 +41,8 @@ func TestNilInputs(t *testing.T) {
 		"load.Sources":                        func() { load.Sources(nil...) },
 		"load.Decode":                         func() { load.Decode(nil) },
 		"load.Read":                           func() { load.Read(nil) },
+		"planner.Input":                       func() { planner.Input(nil, time.Time{}, planner.Options{}) },
+		"planner.Input, empty":                func() { planner.Input(&load.Cluster{}, time.Time{}, planner.Options{}) },
 		"planner.Plan":                        func() { planner.Plan(nil, time.Time{}, planner.Options{}) },
 		"planner.Plan, empty":                 func() { planner.Plan(&load.Cluster{}, time.Time{}, planner.Options{}) },
 		"upstream.Version.Hash":               func() { upstream.V1_34.Hash(nil, nil) },

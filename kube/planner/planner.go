@@ -41,22 +41,36 @@ type Options struct {
 }
 
 // Plan converts c and runs daemonplan.Sync at now with upstream's revision
-// hash. The error is a conversion failure or, with Strict, the validation
-// findings (field.ErrorList). A nil c, or one without a DaemonSet, is an
-// error.
+// hash: daemonplan.Sync of what Input returns. The error is a conversion
+// failure or, with Strict, the validation findings (field.ErrorList). A nil
+// c, or one without a DaemonSet, is an error.
 func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error) {
+	in, syncOpts, err := Input(c, now, opts)
+	if err != nil {
+		return daemonplan.Plan{}, err
+	}
+	return daemonplan.Sync(in, syncOpts)
+}
+
+// Input converts c into the input and options of a daemonplan sync at now,
+// with upstream's revision hash for opts.KubernetesVersion: what Plan
+// syncs. A controller that plans again and again gives them to a
+// daemonplan.Planner, which keeps its memory from one sync to the next.
+// The input shares the label maps of c's objects. A nil c, or one without
+// a DaemonSet, is an error.
+func Input(c *load.Cluster, now time.Time, opts Options) (daemonplan.Input, daemonplan.Options, error) {
 	if c == nil || c.DaemonSet == nil {
-		return daemonplan.Plan{}, errors.New("planner.Plan: no DaemonSet")
+		return daemonplan.Input{}, daemonplan.Options{}, errors.New("planner: no DaemonSet")
 	}
 	ds, err := convert.DaemonSet(c.DaemonSet)
 	if err != nil {
-		return daemonplan.Plan{}, err
+		return daemonplan.Input{}, daemonplan.Options{}, err
 	}
 	hash, err := convert.HashFunc(c.DaemonSet, opts.KubernetesVersion.OrLatest())
 	if err != nil {
-		return daemonplan.Plan{}, err
+		return daemonplan.Input{}, daemonplan.Options{}, err
 	}
-	return daemonplan.Sync(daemonplan.Input{
+	in := daemonplan.Input{
 		DaemonSet: ds,
 		Nodes:     convert.Nodes(c.Nodes),
 		Pods:      convert.Pods(c.Pods),
@@ -65,12 +79,14 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 
 		Backoff:             opts.Backoff,
 		ExpectationsPending: opts.ExpectationsPending,
-	}, daemonplan.Options{
+	}
+	syncOpts := daemonplan.Options{
 		Strict:      opts.Strict,
 		Placement:   opts.Placement,
 		Hash:        hash,
 		Progressive: opts.Progressive,
-	})
+	}
+	return in, syncOpts, nil
 }
 
 // JSON renders p as the plan document of package schema, what

@@ -21,6 +21,7 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/whatif"
@@ -202,26 +203,11 @@ func (c *cli) updateFindings(in *input, strict bool, fes field.ErrorList) error 
 }
 
 // syncInput converts a loaded snapshot into the input and options of a
-// sync, as planner.Plan does.
+// sync (planner.Input).
 func syncInput(in *input) (daemonplan.Input, daemonplan.Options, error) {
-	cl := in.cluster
-	ds, err := convert.DaemonSet(cl.DaemonSet)
-	if err != nil {
-		return daemonplan.Input{}, daemonplan.Options{}, err
-	}
-	hash, err := convert.HashFunc(cl.DaemonSet, in.version)
-	if err != nil {
-		return daemonplan.Input{}, daemonplan.Options{}, err
-	}
-	opts := daemonplan.Options{Hash: hash}
+	opts := planner.Options{KubernetesVersion: in.version}
 	opts.Placement, opts.Progressive = in.options()
-	return daemonplan.Input{
-		DaemonSet: ds,
-		Nodes:     convert.Nodes(cl.Nodes),
-		Pods:      convert.Pods(cl.Pods),
-		Revisions: convert.Revisions(cl.Revisions),
-		Now:       in.now,
-	}, opts, nil
+	return planner.Input(in.cluster, in.now, opts)
 }
 
 // lastApplied is the annotation kubectl apply records its manifest in.
