@@ -256,9 +256,8 @@ type Cluster struct {
 	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
 	podsIn   []api.Pod          // the snapshot's pods, for byName
 	isBucket []uint64           // a bit per position in podsIn: the pod is bucketed
-	updated  []uint8            // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes
+	updated  []uint8            // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes; empty until asked after a Reset
 	updHash  string             // the hash updated holds answers for
-	updFresh bool               // updated holds answers for this snapshot
 }
 
 // warmBatch is how many nodes or pods an index pass looks ahead: enough for
@@ -341,7 +340,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// not dropped (runtime.KeepAlive at the end).
 	warmed := 0
 	cl.c = c
-	cl.updFresh = false
+	cl.updated = cl.updated[:0]
 	cl.nodes = resize(cl.nodes, len(nodes))
 	for i := range nodes {
 		cl.nodes[i] = &nodes[i]
@@ -607,11 +606,9 @@ func (cl *Cluster) Forget() {
 	clearAll(cl.claimed)
 	clearAll(cl.untarget)
 	clearAll(cl.byName)
-	clearAll(cl.nodeSort)
 	clearAll(cl.keep.buf)
 	clearAll(cl.index.names)
 	cl.c, cl.podsIn, cl.vanished, cl.targeted, cl.adopt, cl.release = nil, nil, nil, nil, nil, nil
-	cl.updFresh, cl.updHash = false, ""
 	// The next snapshot is another: index it as Index indexes a new one,
 	// taking no hint from this one.
 	cl.index.once, cl.hints = true, nil
@@ -647,10 +644,10 @@ func (cl *Cluster) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.star
 // an outdated pod the answer takes two label lookups: the Cluster keeps
 // each answer until the next Reset or a call with another hash.
 func (cl *Cluster) IsUpdated(i, j int, hash string) bool {
-	if !cl.updFresh || hash != cl.updHash {
+	if len(cl.updated) != len(cl.pods) || hash != cl.updHash {
 		cl.updated = resize(cl.updated, len(cl.pods))
 		clear(cl.updated)
-		cl.updHash, cl.updFresh = hash, true
+		cl.updHash = hash
 	}
 	p := cl.PodsOn(i)[j] // out of range as PodsOn(i)[j] is
 	k := int(cl.start[i]) + j

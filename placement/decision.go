@@ -277,7 +277,7 @@ func (e *Eligibility) decide(n *api.Node, ok bool, why selector.Mismatch) Decisi
 		}
 		return Decision{ShouldContinueRunning: true, Reason: UntoleratedNoSchedule, Taint: t}
 	}
-	return Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: Eligible}
+	return eligible
 }
 
 // untolerated returns the node's first taint with one of effects that the

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 )
 
 // RollbackOutcome is what `kubectl rollout undo` does. The zero value is not
@@ -30,18 +31,10 @@ const (
 
 // String returns the outcome's name.
 func (o RollbackOutcome) String() string {
-	switch o {
-	case RolledBack:
-		return "RolledBack"
-	case Skipped:
-		return "Skipped"
-	case NotFound:
-		return "NotFound"
-	case NoPreviousRevision:
-		return "NoPreviousRevision"
-	}
-	return fmt.Sprintf("RollbackOutcome(%d)", int(o))
+	return enum.Name(rollbackOutcomeNames[:], int(o), "RollbackOutcome")
 }
+
+var rollbackOutcomeNames = [...]string{RolledBack: "RolledBack", Skipped: "Skipped", NotFound: "NotFound", NoPreviousRevision: "NoPreviousRevision"}
 
 // RollbackResult is the outcome of Rollback with kubectl's message.
 type RollbackResult struct {

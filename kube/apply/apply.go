@@ -18,6 +18,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -45,12 +46,7 @@ const (
 var actionNames = [...]string{"", "AdoptRevision", "ReleaseRevision", "UpdateRevision", "CreateRevision",
 	"RelabelPod", "DeleteRevision", "AdoptPod", "ReleasePod", "CreatePod", "DeletePod", "UpdateStatus"}
 
-func (a Action) String() string {
-	if int(a) < len(actionNames) && a != 0 {
-		return actionNames[a]
-	}
-	return fmt.Sprintf("Action(%d)", uint8(a))
-}
+func (a Action) String() string { return enum.Name(actionNames[:], int(a), "Action") }
 
 // Write is one write Apply issued, or refused to issue, and its outcome.
 type Write struct {

@@ -436,10 +436,6 @@ func TestActionString(t *testing.T) {
 	}
 }
 
-// TestApplyRefusesWhatTheDaemonSetDoesNotOwn: given a plan that names pods
-// and revisions of the snapshot the DaemonSet does not control (a plan made
-// from another snapshot), Apply issues no delete, relabel or update for
-// them; a pod the same plan adopts first is the DaemonSet's to delete.
 // addForeign adds to c a pod, "theirs", and a revision, "their-rev", both
 // selected by the DaemonSet's selector and controlled by a ReplicaSet.
 func addForeign(c *load.Cluster) {
@@ -454,12 +450,15 @@ func addForeign(c *load.Cluster) {
 	})
 }
 
+// TestApplyRefusesWhatTheDaemonSetDoesNotOwn: given a plan that names pods
+// and revisions of the snapshot the DaemonSet does not control (a plan made
+// from another snapshot), Apply issues no delete, relabel or update for
+// them; a pod the same plan adopts first is the DaemonSet's to delete.
 func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 	c := readCluster(t, 1)
 	addForeign(c)
-	p := plan(t, c)
-	p = daemonplan.Plan{
-		Namespace: p.Namespace, Name: p.Name,
+	p := daemonplan.Plan{
+		Namespace: "default", Name: "agent",
 		Revisions: daemonplan.RevisionWrites{Delete: []string{"their-rev"}, Update: []revision.Revision{{Name: "their-rev", Revision: 2}}},
 		Relabel:   []revision.PodRelabel{{Pod: "theirs", Hash: "h"}},
 		Delete: []placement.Delete{
@@ -469,15 +468,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 	}
 	fc := fakecluster.New(c, now)
 	fc.ClearActions()
-	res := apply.Apply(context.Background(), fc, c, p)
-	if len(res.Writes) != 5 {
-		t.Fatalf("Apply wrote %+v, want five refused writes", res.Writes)
-	}
-	for _, w := range res.Writes {
-		if !errors.Is(w.Err, apply.ErrNotOwned) {
-			t.Errorf("%s %s: err %v, want ErrNotOwned", w.Action, w.Name, w.Err)
-		}
-	}
+	allRefused(t, apply.Apply(context.Background(), fc, c, p), 5, apply.ErrNotOwned)
 	if w := fc.Writes(); len(w) > 0 {
 		t.Errorf("writes issued for objects the DaemonSet does not own: %v", w)
 	}
@@ -491,7 +482,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "blank", Namespace: "default", UID: "blank-uid", OwnerReferences: blank},
 		Spec:       corev1.PodSpec{NodeName: "node-00"},
 	})
-	res = apply.Apply(context.Background(), fc, &noUID, daemonplan.Plan{Namespace: p.Namespace, Name: p.Name,
+	res := apply.Apply(context.Background(), fc, &noUID, daemonplan.Plan{Namespace: p.Namespace, Name: p.Name,
 		Delete: []placement.Delete{{Pod: "blank", Node: "node-00", Reason: placement.Duplicate}}})
 	if len(res.Writes) != 1 || !errors.Is(res.Writes[0].Err, apply.ErrNotOwned) {
 		t.Errorf("empty UIDs: writes %+v, want the delete refused with ErrNotOwned", res.Writes)
@@ -594,15 +585,7 @@ func TestApplyAdoptsOnlyOrphans(t *testing.T) {
 		Revisions: daemonplan.RevisionWrites{Adopt: []string{"their-rev"}}, Adopt: []string{"theirs"}}
 	fc := fakecluster.New(c, now)
 	fc.ClearActions()
-	res := apply.Apply(context.Background(), fc, c, p)
-	if len(res.Writes) != 2 {
-		t.Fatalf("Apply wrote %+v, want the two adopts refused", res.Writes)
-	}
-	for _, w := range res.Writes {
-		if !errors.Is(w.Err, apply.ErrNotOrphan) {
-			t.Errorf("%s %s: err %v, want ErrNotOrphan", w.Action, w.Name, w.Err)
-		}
-	}
+	allRefused(t, apply.Apply(context.Background(), fc, c, p), 2, apply.ErrNotOrphan)
 	for _, w := range fc.Writes() {
 		if w.GetVerb() == "patch" {
 			t.Errorf("patch of %s issued to an object another controller holds", w.GetResource().Resource)
@@ -732,4 +715,17 @@ func plan(t *testing.T, c *load.Cluster) daemonplan.Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// allRefused checks that res holds n writes, each refused with want.
+func allRefused(t *testing.T, res apply.Result, n int, want error) {
+	t.Helper()
+	if len(res.Writes) != n {
+		t.Fatalf("Apply wrote %+v, want %d writes refused with %v", res.Writes, n, want)
+	}
+	for _, w := range res.Writes {
+		if !errors.Is(w.Err, want) {
+			t.Errorf("%s %s: err %v, want %v", w.Action, w.Name, w.Err, want)
+		}
+	}
 }
