@@ -1,6 +1,10 @@
 package api
 
-import "github.com/daemonplan/daemonplan/resource"
+import (
+	"strings"
+
+	"github.com/daemonplan/daemonplan/resource"
+)
 
 // PodResources returns the part of the template that decides what its pod
 // requests, as package resource models it, without any defaulting: the
@@ -46,9 +50,12 @@ func resourceContainers(cs []Container, init bool) []resource.Container {
 //     container's limits and missing from its requests is requested at
 //     its limit, and every quantity is rounded up to 1m.
 //  2. Pod-level defaulting (upstream: DefaultPodLevelResources, at pod
-//     creation): when t sets pod-level requests or limits, a pod-level
-//     request missing for cpu or memory is taken from the containers'
-//     aggregated requests, or else from the pod-level limit.
+//     creation), when t sets pod-level requests or limits: a hugepages-*
+//     resource the containers limit, with neither a pod-level request nor
+//     a pod-level limit, gets the containers' aggregated limit as its
+//     pod-level limit; then a pod-level request missing for cpu or memory
+//     is taken from the containers' aggregated requests, and one still
+//     missing for cpu, memory or hugepages-* from the pod-level limit.
 //  3. The effective requests (upstream: component-helpers PodRequests):
 //     regular containers summed, sidecars added, other init containers
 //     taken as a maximum with the sidecars started before them, pod-level
@@ -65,25 +72,65 @@ func (t *PodTemplate) Requests() resource.List {
 	p := resource.Default(t.PodResources())
 	podLimits := resource.Default(resource.PodResources{Overhead: t.Resources.Limits}).Overhead
 	if len(p.Requests) > 0 || len(podLimits) > 0 {
-		var agg resource.List
-		for _, name := range [...]string{"cpu", "memory"} {
-			if _, ok := p.Requests[name]; ok {
-				continue
-			}
-			if agg == nil {
-				agg = resource.PodRequests(resource.PodResources{Containers: p.Containers, InitContainers: p.InitContainers})
-			}
-			q, ok := agg[name]
-			if !ok {
-				q, ok = podLimits[name]
-			}
-			if ok {
-				p.Requests = p.Requests.Add(resource.List{name: q})
-			}
-		}
+		p.Requests = podLevelRequests(p, podLimits)
 	}
 	return resource.PodRequests(p)
 }
+
+// podLevelRequests returns the pod-level requests the API server stores for
+// the defaulted pod p whose pod-level limits are limits (step 2 of
+// Requests). The aggregates are the scheduler's formula, applied to the
+// containers' requests and to their limits. Neither argument is changed.
+//
+// The API server's two versions of this defaulting (SetDefaults_Pod up to
+// 1.36; DefaultPodLevelResources from 1.37, gate
+// PodLevelResourcesFixDefaulting) differ only where they leave a cpu or
+// memory request to the containers' aggregate, which the effective
+// requests take from there anyway.
+func podLevelRequests(p resource.PodResources, limits resource.List) resource.List {
+	limits = limits.Add(nil) // a copy, never nil
+	aggLimits := resource.PodRequests(resource.PodResources{
+		Containers:     limitsAsRequests(p.Containers),
+		InitContainers: limitsAsRequests(p.InitContainers),
+	})
+	for name, q := range aggLimits {
+		if !isHugePages(name) {
+			continue
+		}
+		_, requested := p.Requests[name]
+		_, limited := limits[name]
+		if !requested && !limited {
+			limits[name] = q
+		}
+	}
+	reqs := p.Requests.Add(nil) // a copy, never nil
+	aggRequests := resource.PodRequests(resource.PodResources{Containers: p.Containers, InitContainers: p.InitContainers})
+	for _, name := range [...]string{"cpu", "memory"} {
+		if _, ok := reqs[name]; !ok {
+			if q, ok := aggRequests[name]; ok {
+				reqs[name] = q
+			}
+		}
+	}
+	for name, q := range limits {
+		if _, ok := reqs[name]; !ok && (name == "cpu" || name == "memory" || isHugePages(name)) {
+			reqs[name] = q
+		}
+	}
+	return reqs
+}
+
+// limitsAsRequests returns cs with each container's limits in place of its
+// requests, so that resource.PodRequests aggregates limits.
+func limitsAsRequests(cs []resource.Container) []resource.Container {
+	out := make([]resource.Container, len(cs))
+	for i, c := range cs {
+		out[i] = resource.Container{Name: c.Name, Requests: c.Limits, Sidecar: c.Sidecar}
+	}
+	return out
+}
+
+func isHugePages(name string) bool { return strings.HasPrefix(name, "hugepages-") }
 
 // HostPorts returns the host ports a pod created from t binds, as the
 // scheduler's NodePorts filter reads them (upstream: GetHostPorts): the

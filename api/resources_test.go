@@ -71,6 +71,33 @@ func TestRequests(t *testing.T) {
 		},
 		want: "cpu=1250m,example.com/gpu=1,memory=120Mi",
 	}, {
+		name:   "PodLevelHugePagesLimitDefaultsRequest",
+		reason: "a pod-level hugepages limit without a request becomes the request, which replaces the containers' figure",
+		tpl: api.PodTemplate{
+			Containers: []api.Container{{Name: "main", Resources: api.Resources{Requests: list("cpu", "100m")}}},
+			Resources:  api.Resources{Limits: list("hugepages-2Mi", "1Gi", "memory", "2Gi")},
+		},
+		want: "cpu=100m,hugepages-2Mi=1Gi,memory=2Gi",
+	}, {
+		name:   "PodLevelHugePagesFromContainerLimits",
+		reason: "with pod-level resources set, the containers' aggregated hugepages limits become the pod-level limit, then the request; a pod-level request for them blocks both",
+		tpl: api.PodTemplate{
+			Containers: []api.Container{
+				{Name: "a", Resources: api.Resources{Limits: list("hugepages-2Mi", "64Mi", "hugepages-1Gi", "1Gi")}},
+				{Name: "b", Resources: api.Resources{Limits: list("hugepages-2Mi", "64Mi")}},
+			},
+			Resources: api.Resources{Requests: list("cpu", "1", "hugepages-1Gi", "2Gi")},
+		},
+		want: "cpu=1,hugepages-1Gi=2Gi,hugepages-2Mi=128Mi",
+	}, {
+		name:   "ContainerHugePagesWithoutPodLevel",
+		reason: "without pod-level resources the containers' hugepages requests are summed as they stand",
+		tpl: api.PodTemplate{Containers: []api.Container{
+			{Name: "a", Resources: api.Resources{Limits: list("hugepages-2Mi", "64Mi")}},
+			{Name: "b", Resources: api.Resources{Requests: list("hugepages-2Mi", "2Mi"), Limits: list("hugepages-2Mi", "2Mi")}},
+		}},
+		want: "hugepages-2Mi=66Mi",
+	}, {
 		name:   "RoundedUpToMilli",
 		reason: "the API server rounds every quantity up to a multiple of 1m",
 		tpl:    api.PodTemplate{Containers: []api.Container{{Name: "main", Resources: api.Resources{Requests: list("cpu", "100u")}}}},

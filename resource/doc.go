@@ -6,8 +6,8 @@
 // resource.PodRequests). It imports only the standard library.
 //
 // It does not validate resource names or decide which resources a node has
-// or whether a pod fits; it does not know feature gates beyond the v1.34
-// defaults stated below. Every function is pure and every value immutable:
+// or whether a pod fits; it does not know feature gates beyond the
+// defaults of v1.34 to v1.37 stated below (the same in each). Every function is pure and every value immutable:
 // results never share mutable state with inputs.
 //
 // # Entry points
@@ -118,8 +118,8 @@
 // # Pod requests
 //
 // PodRequests follows component-helpers resource.PodRequests with default
-// options, as kube-scheduler v1.34 calls it (PodLevelResources is beta and
-// on): regular containers are summed; each sidecar (an init container with
+// options, as kube-scheduler v1.34 to v1.37 calls it (PodLevelResources is
+// beta and on): regular containers are summed; each sidecar (an init container with
 // restartPolicy Always) is added to that sum and to a running sidecar
 // total; every other init container counts as its own requests plus the
 // sidecars started before it; the pod needs the per-resource maximum of

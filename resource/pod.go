@@ -31,7 +31,7 @@ type PodResources struct {
 }
 
 // PodRequests returns what the pod requests of a node, as kube-scheduler
-// v1.34 computes it (component-helpers resource.PodRequests with default
+// v1.34 to v1.37 computes it (component-helpers resource.PodRequests with default
 // options):
 //
 //  1. The requests of the regular containers, summed.
@@ -89,7 +89,7 @@ func podLevelSet(l List) bool {
 	return false
 }
 
-// Default returns a copy of p as the v1.34 API server stores it:
+// Default returns a copy of p as the API server (v1.34 to v1.37) stores it:
 //
 //  1. For every container and init container, each resource in Limits
 //     that is missing from Requests is added to Requests with the limit's

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	helpers "k8s.io/component-helpers/resource"
 	"pgregory.net/rapid"
 
@@ -13,32 +14,55 @@ import (
 
 // defaultPodLevel applies to pod, in place, the pod-level defaulting of pod
 // creation in v1.37 (DefaultPodLevelResources, gate
-// PodLevelResourcesFixDefaulting on): when spec.resources is set, a
-// pod-level request missing for cpu or memory is taken from the
-// containers' aggregated requests, or else from the pod-level limit. It is
-// our transcription, checked only through its agreement with
-// api.PodTemplate.Requests.
+// PodLevelResourcesFixDefaulting on), as far as it decides requests, step
+// by step as upstream runs it, when spec.resources sets requests or
+// limits:
+//
+//  1. hugepages-* limits of the containers (AggregateContainerLimits),
+//     for a resource with neither a pod-level request nor limit, become
+//     the pod-level limit;
+//  2. a pod-level request missing for cpu or memory is taken from the
+//     containers' aggregated requests (AggregateContainerRequests);
+//  3. a pod-level request still missing for cpu, memory or hugepages-* is
+//     taken from the pod-level limit.
+//
+// The step that defaults pod-level limits from requests changes no
+// request and is left out. It is our transcription, checked only through
+// its agreement with api.PodTemplate.Requests.
 func defaultPodLevel(pod *v1.Pod) {
 	r := pod.Spec.Resources
-	if r == nil {
+	if r == nil || (len(r.Requests) == 0 && len(r.Limits) == 0) {
 		return
 	}
-	agg := helpers.AggregateContainerRequests(pod, helpers.PodResourcesOptions{})
-	for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
+	for name, q := range helpers.AggregateContainerLimits(pod, helpers.PodResourcesOptions{}) {
+		if !strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) {
+			continue
+		}
 		if _, ok := r.Requests[name]; ok {
 			continue
 		}
-		q, ok := agg[name]
-		if !ok {
-			q, ok = r.Limits[name]
+		if _, ok := r.Limits[name]; !ok {
+			if r.Limits == nil {
+				r.Limits = v1.ResourceList{}
+			}
+			r.Limits[name] = q.DeepCopy()
 		}
-		if !ok {
-			continue
-		}
+	}
+	set := func(name v1.ResourceName, q resource.Quantity) {
 		if r.Requests == nil {
 			r.Requests = v1.ResourceList{}
 		}
 		r.Requests[name] = q.DeepCopy()
+	}
+	for name, q := range helpers.AggregateContainerRequests(pod, helpers.PodResourcesOptions{}) {
+		if _, ok := r.Requests[name]; !ok && (name == v1.ResourceCPU || name == v1.ResourceMemory) {
+			set(name, q)
+		}
+	}
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok && helpers.IsSupportedPodLevelResource(name) {
+			set(name, q)
+		}
 	}
 }
 
