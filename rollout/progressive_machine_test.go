@@ -3,7 +3,9 @@ package rollout_test
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -287,17 +289,37 @@ func converged(s *snap, hash string) error {
 // promoted, the budgets (strict or not, per zone group) never exceeded and
 // the zone limit never exceeded; at the end it lifts the holds and checks
 // that the rollout converges.
+//
+// It runs rapid's checks machineRounds() times: by default 20 rounds of
+// 100, two thousand rollouts.
 func TestProgressiveStateMachine(t *testing.T) {
 	var stats progressiveStats
-	rapid.Check(t, func(rt *rapid.T) {
-		m := newProgressiveMachine(rt)
-		m.stats = &stats
-		rt.Repeat(m.actions())
-		minReady := time.Duration(m.c.DaemonSet.MinReadySeconds) * time.Second
-		waits := int((minReady + m.c.ReadyAfter - 1) / m.c.ReadyAfter)
-		m.settle(rt, len(m.c.Nodes)*(3+waits)+20)
-	})
+	for r := range machineRounds() {
+		t.Run(fmt.Sprintf("round-%d", r), func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				m := newProgressiveMachine(rt)
+				m.stats = &stats
+				rt.Repeat(m.actions())
+				minReady := time.Duration(m.c.DaemonSet.MinReadySeconds) * time.Second
+				waits := int((minReady + m.c.ReadyAfter - 1) / m.c.ReadyAfter)
+				m.settle(rt, len(m.c.Nodes)*(3+waits)+20)
+			})
+		})
+	}
 	t.Logf("%+v", stats)
+}
+
+// machineRounds is how many times TestProgressiveStateMachine runs rapid's
+// checks: 20, 2 with -short; DAEMONPLAN_ROLLOUT_ROUNDS sets it for a longer
+// search.
+func machineRounds() int {
+	if n, err := strconv.Atoi(os.Getenv("DAEMONPLAN_ROLLOUT_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	if testing.Short() {
+		return 2
+	}
+	return 20
 }
 
 // progressiveStats shows which invariants the runs exercised: syncs in

@@ -9,7 +9,7 @@ import (
 
 // defaultChecks is the number of cases each property runs unless
 // -rapid.checks is given on the command line.
-const defaultChecks = "500"
+const defaultChecks = "3000"
 
 func TestMain(m *testing.M) {
 	flag.Parse()
