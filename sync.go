@@ -81,11 +81,14 @@ type RevisionWrites struct {
 // disjoint. Apply it in this order, as upstream does:
 //
 //  1. Revisions: adopt and release, update (hash labels and renumbering),
-//     create; then relabel pods (Relabel) and delete duplicate revisions.
+//     create; then, when revisions duplicate the current template, adopt
+//     and release pods (Adopt, Release: upstream claims the pods before it
+//     relabels them), relabel pods (Relabel) and delete the duplicates.
 //     If Status.CollisionCount differs from the input's, write the status
 //     first: the next sync names the revision with the new count.
-//  2. Pods: adopt and release, then create and delete. A caller may create
-//     in slow-start batches (placement.SlowStartBatches).
+//  2. Pods: adopt and release (unless step 1 did), then create and delete.
+//     A caller may create in slow-start batches
+//     (placement.SlowStartBatches).
 //  3. Revisions: Revisions.Delete also holds the history cleanup.
 //  4. Status: write Status unless StatusChanged is false.
 //
@@ -104,8 +107,8 @@ type Plan struct {
 	// and H12): the sync then goes on with an empty hash.
 	Hash string
 	// Adopt names orphan pods the DaemonSet selects: set the DaemonSet as
-	// their controller owner before creating or deleting pods, checking
-	// that the DaemonSet still exists with the same UID.
+	// their controller owner before relabelling, creating or deleting
+	// pods, checking that the DaemonSet still exists with the same UID.
 	Adopt []string
 	// Release names owned pods whose labels the selector no longer
 	// matches: remove the owner reference.

@@ -124,11 +124,13 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //     revision's UID), update (of the revision as the patch returned it, if
 //     patched, else as in c), create (an AlreadyExists for a revision
 //     with the planned data and owner counts as done, with
-//     NoteRevisionExists); then relabel pods (merge patch);
-//     then delete the revisions of Revisions.Delete that duplicate the
-//     current template;
-//  2. pods: adopt and release (strategic merge patches with the pod's UID),
-//     then creates in slow-start batches (1, 2, 4, ... issued in parallel
+//     NoteRevisionExists); then, when revisions duplicate the current
+//     template, adopt and release pods (step 2's patches, issued here
+//     because upstream claims the pods before it relabels them), relabel
+//     pods (merge patch) and delete the revisions of Revisions.Delete
+//     that duplicate the current template;
+//  2. pods: adopt and release (strategic merge patches with the pod's UID)
+//     unless step 1 did, then creates in slow-start batches (1, 2, 4, ... issued in parallel
 //     within a batch; after a batch with an error the rest is not issued),
 //     then every delete in parallel, each with a UID precondition (a pod
 //     already gone is not an error);
@@ -236,6 +238,16 @@ func (a *applier) run() {
 			return
 		}
 	}
+	// Upstream de-duplicates the current revision with the DaemonSet's
+	// pods in hand, claimed: orphans are adopted (and pods it no longer
+	// selects released) before any is relabelled.
+	claimed := false
+	if len(dups) > 0 || len(p.Relabel) > 0 {
+		if !a.claimPods() {
+			return
+		}
+		claimed = true
+	}
 	for _, rl := range p.Relabel {
 		pod := a.pod(rl.Pod)
 		if pod == nil {
@@ -259,19 +271,8 @@ func (a *applier) run() {
 		}
 	}
 
-	// 2. Pods. A failed claim ends the sync upstream (manage returns
-	// before it creates or deletes; history cleanup and the rolling
-	// update do not run): the rest of the plan is not issued.
-	for _, name := range p.Adopt {
-		if !a.canAdopt(AdoptPod) {
-			return
-		}
-		a.patchPod(AdoptPod, name, a.adoptPatch)
-	}
-	for _, name := range p.Release {
-		a.patchPod(ReleasePod, name, a.releasePatch)
-	}
-	if a.claimFailed {
+	// 2. Pods, claimed first unless step 1 did.
+	if !claimed && !a.claimPods() {
 		return
 	}
 	a.createPods()
@@ -290,6 +291,23 @@ func (a *applier) run() {
 	if p.StatusChanged {
 		a.updateStatus()
 	}
+}
+
+// claimPods issues the pod adopt and release patches and reports whether
+// the sync goes on. A failed claim ends the sync upstream (manage, or the
+// de-duplication of revisions, returns before any later write): the rest
+// of the plan is not issued.
+func (a *applier) claimPods() bool {
+	for _, name := range a.p.Adopt {
+		if !a.canAdopt(AdoptPod) {
+			return false
+		}
+		a.patchPod(AdoptPod, name, a.adoptPatch)
+	}
+	for _, name := range a.p.Release {
+		a.patchPod(ReleasePod, name, a.releasePatch)
+	}
+	return !a.claimFailed
 }
 
 // splitRevisionDeletes separates the duplicates of the current template

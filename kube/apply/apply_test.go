@@ -18,15 +18,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 )
@@ -727,5 +730,46 @@ func allRefused(t *testing.T, res apply.Result, n int, want error) {
 		if !errors.Is(w.Err, want) {
 			t.Errorf("%s %s: err %v, want %v", w.Action, w.Name, w.Err, want)
 		}
+	}
+}
+
+// TestApplyAdoptsBeforeRelabelling: with two revisions of the current
+// template, upstream de-duplicates them holding the DaemonSet's pods as
+// it claims them, so an orphan is adopted before it is relabelled to the
+// revision kept. Apply relabelled first and refused the orphan as not
+// owned, leaving it with the hash of the revision deleted.
+func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
+	c := readCluster(t, 2)
+	data, err := upstream.RevisionData(c.DaemonSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := []metav1.OwnerReference{convert.ControllerRef(c.DaemonSet)}
+	for i, hash := range []string{"hash-a", "hash-b"} {
+		c.Revisions = append(c.Revisions, &appsv1.ControllerRevision{
+			ObjectMeta: metav1.ObjectMeta{Name: "agent-" + hash, Namespace: "default", UID: types.UID("uid-" + hash),
+				Labels: map[string]string{"app": "agent", api.LabelRevisionHash: hash}, OwnerReferences: ours},
+			Data:     runtime.RawExtension{Raw: data},
+			Revision: int64(i + 1),
+		})
+	}
+	c.Pods[0].Labels[api.LabelRevisionHash] = "hash-a"
+	p := plan(t, c)
+	if !slices.Contains(p.Adopt, "orphan") || !slices.ContainsFunc(p.Relabel, func(r revision.PodRelabel) bool { return r.Pod == "orphan" }) {
+		t.Fatalf("precondition: the plan adopts and relabels the orphan; got adopt %v relabel %v", p.Adopt, p.Relabel)
+	}
+	fc := fakecluster.New(c, now)
+	res := apply.Apply(context.Background(), fc, c, p)
+	if err := res.Err(); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	checkWritesArePlan(t, p, res, fc)
+	after, err := fc.Snapshot(context.Background(), "default", "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := plan(t, after)
+	if len(next.Adopt)+len(next.Relabel)+len(next.Revisions.Delete) > 0 {
+		t.Errorf("after Apply the next plan still adopts %v, relabels %v, deletes revisions %v", next.Adopt, next.Relabel, next.Revisions.Delete)
 	}
 }
