@@ -9,6 +9,7 @@
 package field
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -135,7 +136,11 @@ type Error struct {
 	Detail   string // human-readable explanation
 }
 
-// Error renders the problem like Kubernetes: `field: Invalid value: "x": detail`.
+// Error renders the problem as apimachinery does:
+// `field: Invalid value: "x": detail`. Required, Forbidden and TooLong
+// leave the value out; a string is quoted, a number or bool printed as
+// is, a nil value printed as null, and any other value as its JSON (or,
+// if it has none, its String method or Go syntax).
 func (e *Error) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -146,20 +151,33 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Type.phrase())
-	if e.Type != TypeRequired && e.Type != TypeForbidden && e.BadValue != nil {
+	if e.Type != TypeRequired && e.Type != TypeForbidden && e.Type != TypeTooLong {
 		b.WriteString(": ")
-		switch v := e.BadValue.(type) {
-		case string:
-			b.WriteString(strconv.Quote(v))
-		default:
-			fmt.Fprintf(&b, "%v", v)
-		}
+		writeValue(&b, e.BadValue)
 	}
 	if e.Detail != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)
 	}
 	return b.String()
+}
+
+// writeValue writes a bad value as apimachinery's ErrorBody renders it.
+func writeValue(b *strings.Builder, v any) {
+	switch v := v.(type) {
+	case int64, int32, float64, float32, bool:
+		fmt.Fprintf(b, "%v", v)
+	case string:
+		b.WriteString(strconv.Quote(v))
+	default:
+		if j, err := json.Marshal(v); err == nil {
+			b.Write(j)
+		} else if s, ok := v.(fmt.Stringer); ok {
+			b.WriteString(s.String())
+		} else {
+			fmt.Fprintf(b, "%#v", v)
+		}
+	}
 }
 
 // Required reports a missing value at p.
@@ -195,10 +213,15 @@ func Duplicate(p *Path, value any) *Error {
 	return &Error{Type: TypeDuplicate, Field: p.String(), BadValue: value}
 }
 
-// TooLong reports a value at p longer than max.
+// TooLong reports a value at p longer than max bytes. As in Kubernetes,
+// the value is kept in BadValue but not rendered (it may be large).
 func TooLong(p *Path, value any, max int) *Error {
+	unit := " bytes"
+	if max == 1 {
+		unit = " byte"
+	}
 	return &Error{Type: TypeTooLong, Field: p.String(), BadValue: value,
-		Detail: "may not be more than " + strconv.Itoa(max) + " bytes"}
+		Detail: "may not be more than " + strconv.Itoa(max) + unit}
 }
 
 // ErrorList is every problem found in one input. A nil or empty list means

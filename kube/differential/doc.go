@@ -10,6 +10,7 @@
 //   - resource.Parse, Quantity.String, Cmp, Add, Sub and the rounded values
 //     against apimachinery's resource.Quantity, on generated texts and a
 //     table of edge cases, with each documented divergence pinned;
+//   - field.Error messages against apimachinery's validation/field;
 //   - resource.PodRequests and EffectiveRequests against component-helpers'
 //     resource.PodRequests on generated pods (the latter after our
 //     transcription of the API server's defaulting).

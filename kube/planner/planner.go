@@ -173,7 +173,7 @@ func JSON(p daemonplan.Plan, v upstream.Version) schema.Plan {
 		out.Errors = append(out.Errors, e.Error())
 	}
 	for _, w := range p.Warnings {
-		out.Warnings = append(out.Warnings, schema.Warning{Field: w.Field, Type: w.Type.String(), Detail: w.Detail})
+		out.Warnings = append(out.Warnings, schema.Warning{Field: w.Field, Type: w.Type.String(), Detail: w.Detail, Message: w.Error()})
 	}
 	return out
 }

@@ -138,4 +138,8 @@ type Warning struct {
 	Field  string `json:"field"`
 	Type   string `json:"type"`
 	Detail string `json:"detail"`
+	// Message is the finding as the API server would word it, bad value
+	// included: `spec.updateStrategy.rollingUpdate.maxSurge: Invalid
+	// value: "abc%": ...`.
+	Message string `json:"message"`
 }

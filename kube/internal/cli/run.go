@@ -453,11 +453,8 @@ func (in *input) where(path string) string {
 	return at[i].String() + ": "
 }
 
-// finding renders a validation finding as "LEVEL: FIELD: TYPE[: DETAIL]".
+// finding renders a validation finding as "LEVEL: " and the message the
+// API server would give: `FIELD: Invalid value: "abc%": DETAIL`.
 func finding(level string, fe *field.Error) string {
-	s := level + ": " + fe.Field + ": " + fe.Type.String()
-	if d := oneLine(fe.Detail); d != "" {
-		s += ": " + d
-	}
-	return s
+	return level + ": " + oneLine(fe.Error())
 }

@@ -341,7 +341,8 @@ func TestPickDaemonSet(t *testing.T) {
 
 func TestStrict(t *testing.T) {
 	c := readCase(t, "extra-invalid-27")
-	const finding = "spec.updateStrategy.rollingUpdate.maxSurge: Invalid: may not be set when maxUnavailable is non-zero\n"
+	// As the API server words it, bad value included.
+	const finding = `spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero` + "\n"
 	tests := []struct {
 		name, reason string
 		args         []string
@@ -390,7 +391,8 @@ func TestStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []conformance.Warning{{Field: "spec.updateStrategy.rollingUpdate.maxSurge", Type: "Invalid",
-		Detail: "may not be set when maxUnavailable is non-zero"}}
+		Detail:  "may not be set when maxUnavailable is non-zero",
+		Message: strings.TrimSuffix(finding, "\n")}}
 	if diff := cmp.Diff(want, p.Warnings); diff != "" {
 		t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 	}
@@ -577,7 +579,7 @@ func TestDaemonSetWithoutUID(t *testing.T) {
 	}
 	for _, w := range []string{
 		"daemonplan: plan: DaemonSet default/ds-x (standard input: YAML document 1): 1 warning(s), planned as the controller would\n",
-		"warning: metadata.uid: Required: a DaemonSet without a UID owns no pod or revision and adopts none\n",
+		"warning: metadata.uid: Required value: a DaemonSet without a UID owns no pod or revision and adopts none\n",
 	} {
 		if !strings.Contains(got.stderr, w) {
 			t.Errorf("stderr %q lacks %q", got.stderr, w)
@@ -586,7 +588,7 @@ func TestDaemonSetWithoutUID(t *testing.T) {
 
 	got = runCLI(t, in, "plan", "--strict", "-f", "-", "--now", "2025-06-01T12:00:00Z")
 	want := "daemonplan: plan: DaemonSet default/ds-x (standard input: YAML document 1) is invalid (--strict): 1 field error(s)\n" +
-		"error: metadata.uid: Required: a DaemonSet without a UID owns no pod or revision and adopts none\n"
+		"error: metadata.uid: Required value: a DaemonSet without a UID owns no pod or revision and adopts none\n"
 	if got.code != exitError || got.stderr != want || got.stdout != "" {
 		t.Errorf("--strict: exit %d, stderr %q, stdout %q; want exit 1 and %q", got.code, got.stderr, got.stdout, want)
 	}
