@@ -375,6 +375,13 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 			} else {
 				plan.Create, plan.Delete = step.Create, step.Delete
 				plan.SkippedCreates, plan.SkippedDeletes = step.SkippedCreates, step.SkippedDeletes
+				if len(step.Create) > 0 && len(step.Create[0].Labels) == 0 {
+					// Surge pods that would have no label: upstream's
+					// createPods refuses each, as in manage.
+					plan.Errors = append(plan.Errors, placement.ErrNoLabels)
+					plan.SkippedCreates += len(plan.Create)
+					plan.Create = nil
+				}
 			}
 		}
 		if len(plan.Errors) == 0 {

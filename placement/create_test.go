@@ -158,22 +158,6 @@ func TestSimpleDaemonSetScheduleDaemonSetPodsLaunchesPods(t *testing.T) {
 	}
 }
 
-func TestTemplateWithoutLabels(t *testing.T) {
-	ds := newDS(func(ds *api.DaemonSet) { ds.Template.Labels = nil })
-	c, err := placement.Compile(ds, placement.Options{})
-	require.NoError(t, err)
-	cl, err := c.Index([]api.Node{{Name: "node-0"}, {Name: "node-1"}}, nil)
-	require.NoError(t, err)
-	p, err := cl.Manage(t0, testHash, nil)
-	require.Error(t, err, "upstream refuses to create pods from a template without labels")
-	if diff := cmp.Diff(counts{}, countsOf(p)); diff != "" {
-		t.Errorf("Manage() mismatch (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(2, p.SkippedCreates); diff != "" {
-		t.Errorf("Manage() SkippedCreates mismatch (-want +got):\n%s", diff)
-	}
-}
-
 // TestBurstReplicas: at most 250 creates and 250 deletes per plan, the
 // first in node-name order; the rest wait for a later plan.
 func TestBurstReplicas(t *testing.T) {

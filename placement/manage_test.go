@@ -595,3 +595,61 @@ func TestSurgeScenarios(t *testing.T) {
 		[]func(*api.DaemonSet){withSurge(api.Int(1)), withSurge(api.Percent("100%"))},
 		[]string{"maxSurge=1", "maxSurge=100%"})
 }
+
+// TestManageTemplateWithoutLabels: upstream creates a pod from the template
+// with the controller-revision-hash and pod-template-generation labels
+// added (CreatePodTemplate), and refuses to create it only when it ends
+// with no label at all. A template without labels, which a selector of
+// DoesNotExist or NotIn requirements validly selects, still gets pods.
+func TestManageTemplateWithoutLabels(t *testing.T) {
+	unlabelled := func(gen bool) func(*api.DaemonSet) {
+		return func(ds *api.DaemonSet) {
+			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "team", Operator: selector.DoesNotExist}}}
+			ds.Template.Labels = nil
+			if gen {
+				ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: "3"}
+			}
+		}
+	}
+	tests := []struct {
+		name, reason string
+		gen          bool
+		hash         string
+		wantLabels   map[string]string
+		wantErr      bool
+	}{
+		{"hash", "the revision hash labels the pod", false, "h1", map[string]string{api.LabelRevisionHash: "h1"}, false},
+		{"generation", "the template generation labels the pod", true, "", map[string]string{api.LabelTemplateGeneration: "3"}, false},
+		{"nothing", "no label at all: upstream's createPods fails every create", false, "", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fixture{ds: newDS(unlabelled(tt.gen))}
+			f.addNodes(0, 2, nil)
+			c, err := placement.Compile(f.ds, placement.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, err := c.Index(f.nodes, f.pods)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := cl.Manage(t0, tt.hash, nil)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Manage error %v, want error %v (%s)", err, tt.wantErr, tt.reason)
+			}
+			if tt.wantErr {
+				if len(p.Create) != 0 || p.SkippedCreates != 2 {
+					t.Errorf("creates %v, skipped %d; want none issued, 2 skipped (%s)", p.Create, p.SkippedCreates, tt.reason)
+				}
+				return
+			}
+			if len(p.Create) != 2 {
+				t.Fatalf("creates %v, want one per node (%s)", p.Create, tt.reason)
+			}
+			if diff := cmp.Diff(tt.wantLabels, p.Create[0].Labels); diff != "" {
+				t.Errorf("labels (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}

@@ -125,11 +125,11 @@ type Plan struct {
 // hash is the current revision's hash, used for the created pods' labels
 // and to tell new from old pods in surge mode. At most the burst limit of
 // creates (the first nodes by name) and of deletes (in visiting order) are
-// issued. The returned error reports only a template without labels, which
-// upstream cannot create pods from; the plan then holds no creates.
+// issued. The only error is ErrNoLabels, for pods that would have no
+// label at all, which upstream cannot create; the plan then holds no
+// creates.
 func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
 	c := cl.c
-	ds := c.ds
 	p := Plan{
 		Nodes:   cl.decisions,
 		Adopt:   cl.adopt,
@@ -170,8 +170,8 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 
 	burst := c.opts.Burst()
 	var err error
-	if len(createNodes) > 0 && len(ds.Template.Labels) == 0 {
-		err = errNoLabels
+	if len(createNodes) > 0 && c.unlabelled(hash) {
+		err = ErrNoLabels
 		p.SkippedCreates = len(createNodes)
 		createNodes = nil
 	}
@@ -311,7 +311,17 @@ func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api
 	return m
 }
 
-var errNoLabels = errors.New("unable to create pods, no labels")
+// ErrNoLabels is the error of a sync whose pods would have no label at
+// all: a template without labels, no template generation and an empty
+// revision hash (upstream's createPods refuses them). The pods are not
+// created; the rest of the sync's writes stand.
+var ErrNoLabels = errors.New("unable to create pods, no labels")
+
+// unlabelled reports whether a pod created with hash would have no label:
+// PodLabels(hash) would be empty.
+func (c *Compiled) unlabelled(hash string) bool {
+	return len(c.ds.Template.Labels) == 0 && c.gen == nil && hash == ""
+}
 
 // gcBackoff drops windows idle for longer than twice the maximum delay, as
 // upstream's periodic GC does; they would start over anyway.

@@ -29,12 +29,12 @@ func (p *Planner) plan(full bool) (daemonplan.Plan, error) {
 	if !progressive && !p.invalid() && p.opts.Strict && len(p.warnings) > 0 {
 		return daemonplan.Plan{}, slices.Clone(p.warnings)
 	}
-	if progressive || p.invalid() || p.c == nil || (p.tot.creates > 0 && len(p.dds.Template.Labels) == 0) {
+	if progressive || p.invalid() || p.c == nil || len(p.dds.Template.Labels) == 0 {
 		// Cases planned by a whole sync: the progressive extensions of the
 		// rolling update (whose budgets span update groups), and cases a
 		// sync rarely meets: an input it refuses or a DaemonSet without a
-		// UID, no index at all, or manage failing to create pods from a
-		// template without labels.
+		// UID, no index at all, or a template without labels (whose pods
+		// may have none, which fails their creation).
 		plan, err := daemonplan.Sync(p.Input(), p.opts)
 		if !full {
 			plan.Nodes, plan.Keep = nil, nil

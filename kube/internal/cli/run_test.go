@@ -398,11 +398,27 @@ func TestStrict(t *testing.T) {
 	}
 }
 
-// TestSyncErrorStillPrints: a DaemonSet whose template has no labels makes
-// upstream's sync fail; the plan is still printed, with exit 0.
+// TestSyncErrorStillPrints: a DaemonSet whose maxUnavailable is not a
+// percentage makes upstream's rolling update, and so its sync, fail; the
+// plan is still printed, with exit 0.
 func TestSyncErrorStillPrints(t *testing.T) {
-	in := strings.Replace(ds("ds-x"), "metadata: {labels: {app: a}}", "metadata: {}", 1) +
-		"---\napiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n"
+	in := ds("ds-x") + `  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: "abc%"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ds-x-1
+  namespace: default
+  uid: p1
+  labels: {app: a}
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds-x, uid: u-ds-x, controller: true}]
+spec: {nodeName: node-1}
+status: {phase: Running}
+`
 	got := runCLI(t, in, "plan", "-f", "-", "--now", "2025-06-01T12:00:00Z")
 	if got.code != exitOK {
 		t.Fatalf("exit %d, want 0: %s", got.code, got.stderr)
@@ -410,8 +426,8 @@ func TestSyncErrorStillPrints(t *testing.T) {
 	if !strings.Contains(got.stdout, "\nERRORS (1)\n") {
 		t.Errorf("table lacks the ERRORS section:\n%s", got.stdout)
 	}
-	if !strings.Contains(got.stderr, "warning: spec.template.metadata.labels: ") {
-		t.Errorf("stderr lacks the selector/labels finding: %q", got.stderr)
+	if !strings.Contains(got.stderr, `warning: spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "abc%"`) {
+		t.Errorf("stderr lacks the maxUnavailable finding: %q", got.stderr)
 	}
 }
 
