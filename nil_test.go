@@ -164,7 +164,7 @@ var nilCalls = map[string]func(){
 	"taints.Set.IndexUntolerated":      func() { (*taints.Set)(nil).IndexUntolerated(nil, taints.AllEffects) },
 	"taints.Set.Tolerates":             func() { (*taints.Set)(nil).Tolerates(taints.Taint{}) },
 	"taints.Set.Tolerations":           func() { (*taints.Set)(nil).Tolerations() },
-	"taints.ValidateTolerations":       func() { taints.ValidateTolerations(nil) },
+	"taints.ValidateTolerations":       func() { taints.ValidateTolerations(nil, taints.Options{}) },
 	"placement.Backoff.InBackoff":      func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
 }
 

@@ -249,7 +249,10 @@ func runSync(in Input, opts Options, cl *placement.Cluster) (Plan, error) {
 	if len(ix.inputErrs) > 0 {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalidInput, ix.inputErrs)
 	}
-	warnings := api.ValidateWith(&ds, api.ValidateOptions{AllowSurgeWithUnavailable: opts.Progressive.SurgeWithUnavailable})
+	warnings := api.ValidateWith(&ds, api.ValidateOptions{
+		AllowSurgeWithUnavailable: opts.Progressive.SurgeWithUnavailable,
+		ComparisonOperators:       opts.Placement.Taints.ComparisonOperators,
+	})
 	if ds.UID == "" {
 		warnings = append(warnings, field.Required(field.NewPath("metadata", "uid"), msgNoUID))
 	}

@@ -86,7 +86,8 @@ const (
 //  12. spec.template.spec.activeDeadlineSeconds: when set and outside
 //     1..2147483647, Invalid (core pod validation).
 //  13. spec.template.spec.tolerations: toleration syntax
-//     (taints.ValidateTolerations).
+//     (taints.ValidateTolerations; Lt and Gt only with
+//     ValidateOptions.ComparisonOperators).
 //  14. spec.template.spec.restartPolicy: any value but Always is
 //     NotSupported, supported "Always". The empty string counts as not set
 //     and is not reported: only the kube module fills RestartPolicy from the
@@ -136,6 +137,12 @@ type ValidateOptions struct {
 	// non-zero (rule 20 then only requires one of them to be non-zero), for
 	// planners that enable rollout.Progressive.SurgeWithUnavailable.
 	AllowSurgeWithUnavailable bool
+	// ComparisonOperators accepts the Lt and Gt toleration operators, with
+	// an integer value, as the API server does with the alpha
+	// TaintTolerationComparisonOperators gate on (v1.35 and later); a
+	// planner that honours them (taints.Options.ComparisonOperators) sets
+	// it too.
+	ComparisonOperators bool
 }
 
 // ValidateWith is Validate with the relaxations of opts. ds must not be
@@ -147,7 +154,7 @@ func ValidateWith(ds *DaemonSet, opts ValidateOptions) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateMeta(ds)...)
 	errs = append(errs, validateSelector(ds)...)
-	errs = append(errs, validateTemplate(&ds.Template)...)
+	errs = append(errs, validateTemplate(&ds.Template, opts)...)
 
 	spec := field.NewPath("spec")
 	tspec := spec.Child("template", "spec")
@@ -270,7 +277,7 @@ func validateSelector(ds *DaemonSet) field.ErrorList {
 
 // validateTemplate checks rules 7 to 13 of Validate: what upstream's core
 // pod-template validation checks among the fields the snapshot holds.
-func validateTemplate(t *PodTemplate) field.ErrorList {
+func validateTemplate(t *PodTemplate, opts ValidateOptions) field.ErrorList {
 	tp := field.NewPath("spec", "template")
 	errs := labelErrors(tp.Child("labels"), t.Labels)
 	errs = append(errs, annotationErrors(tp.Child("annotations"), t.Annotations)...)
@@ -293,7 +300,8 @@ func validateTemplate(t *PodTemplate) field.ErrorList {
 		errs = append(errs, field.Invalid(sp.Child("activeDeadlineSeconds"), *d,
 			"must be between 1 and 2147483647, inclusive"))
 	}
-	return append(errs, taints.ValidateTolerations(t.Tolerations).Prefix(sp.Child("tolerations").String())...)
+	tols := taints.ValidateTolerations(t.Tolerations, taints.Options{ComparisonOperators: opts.ComparisonOperators})
+	return append(errs, tols.Prefix(sp.Child("tolerations").String())...)
 }
 
 // validateStrategy checks rules 18 to 20 of Validate.

@@ -184,7 +184,10 @@ func byNameOrder(a, b *nodeState) int { return strings.Compare(a.name, b.name) }
 // real are the states of the nodes of the list, in name order.
 func (p *Planner) rebuild(real []*nodeState) {
 	p.dds = api.Default(p.ds)
-	p.warnings = api.ValidateWith(&p.dds, api.ValidateOptions{AllowSurgeWithUnavailable: p.opts.Progressive.SurgeWithUnavailable})
+	p.warnings = api.ValidateWith(&p.dds, api.ValidateOptions{
+		AllowSurgeWithUnavailable: p.opts.Progressive.SurgeWithUnavailable,
+		ComparisonOperators:       p.opts.Placement.Taints.ComparisonOperators,
+	})
 	p.c = nil
 	p.adopt, p.release = sortedSet{}, sortedSet{}
 	p.hashes = map[string]int{}

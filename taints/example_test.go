@@ -103,16 +103,26 @@ func ExampleDaemonDefaults() {
 }
 
 func ExampleValidateTolerations() {
-	errs := taints.ValidateTolerations([]taints.Toleration{
+	tols := []taints.Toleration{
 		{Key: "ok", Operator: taints.Exists},
 		{Operator: taints.Equal, Effect: "Sometimes"},
-	})
-	for _, e := range errs.Prefix("spec.template.spec.tolerations") {
-		fmt.Println(e.Type, e.Field)
+		{Key: "example.com/gpu-count", Operator: taints.Lt, Value: "08"},
+	}
+	// Without the TaintTolerationComparisonOperators gate Lt is not
+	// supported; with it, its value must be an integer in canonical form.
+	for _, gate := range []bool{false, true} {
+		errs := taints.ValidateTolerations(tols, taints.Options{ComparisonOperators: gate})
+		for _, e := range errs.Prefix("spec.template.spec.tolerations") {
+			fmt.Println(e)
+		}
 	}
 	// Output:
-	// Invalid spec.template.spec.tolerations[1].operator
-	// NotSupported spec.template.spec.tolerations[1].effect
+	// spec.template.spec.tolerations[1].operator: Invalid value: "Equal": an empty key matches every taint key and requires operator Exists
+	// spec.template.spec.tolerations[1].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
+	// spec.template.spec.tolerations[2].operator: Unsupported value: "Lt": supported values: "Equal", "Exists", "Lt", "Gt"
+	// spec.template.spec.tolerations[1].operator: Invalid value: "Equal": an empty key matches every taint key and requires operator Exists
+	// spec.template.spec.tolerations[1].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
+	// spec.template.spec.tolerations[2].value: Invalid value: "08": must be a valid decimal integer in canonical form
 }
 
 func ExampleEffectsOf() {

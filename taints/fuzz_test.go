@@ -61,38 +61,59 @@ func FuzzValidateTolerations(f *testing.F) {
 	f.Add("", "Exists", "", "", int64(0), false)
 	f.Add("", "", "", "NoSchedule", int64(300), true)
 	f.Add("a/b/c", "Bogus", "not valid!", "Sometimes", int64(-1), true)
+	f.Add("example.com/gpu", "Lt", "010", "NoSchedule", int64(0), false)
+	f.Add("example.com/gpu", "Gt", "-42", "", int64(0), false)
 	f.Add(strings.Repeat("x", 64), "Exists", "v", "NoExecute", int64(5), true)
 	f.Fuzz(func(t *testing.T, key, op, value, effect string, seconds int64, hasSeconds bool) {
 		tol := Toleration{Key: key, Operator: Operator(op), Value: value, Effect: Effect(effect)}
 		if hasSeconds {
 			tol.TolerationSeconds = &seconds
 		}
-		errs := ValidateTolerations([]Toleration{tol})
-		for _, e := range errs {
-			if !strings.HasPrefix(e.Field, "[0].") {
-				t.Fatalf("error outside the toleration: %v", e)
+		// Each toleration is validated with the comparison operators gate
+		// off and on.
+		for _, gate := range []bool{false, true} {
+			errs := ValidateTolerations([]Toleration{tol}, Options{ComparisonOperators: gate})
+			for _, e := range errs {
+				if !strings.HasPrefix(e.Field, "[0].") {
+					t.Fatalf("gate %v: error outside the toleration: %v", gate, e)
+				}
+				if e.Type != field.TypeInvalid && e.Type != field.TypeNotSupported {
+					t.Fatalf("gate %v: unexpected error type: %v", gate, e)
+				}
+				_ = e.Error()
 			}
-			if e.Type != field.TypeInvalid && e.Type != field.TypeNotSupported {
-				t.Fatalf("unexpected error type: %v", e)
+			if len(errs) > 0 {
+				continue
 			}
-			_ = e.Error()
-		}
-		if len(errs) > 0 {
-			return
-		}
-		switch {
-		case key == "" && tol.Operator != Exists:
-			t.Fatalf("accepted an empty key with operator %q", op)
-		case hasSeconds && tol.Effect != NoExecute:
-			t.Fatalf("accepted tolerationSeconds with effect %q", effect)
-		case tol.Operator != "" && tol.Operator != Equal && tol.Operator != Exists:
-			t.Fatalf("accepted operator %q", op)
-		case tol.Operator == Exists && value != "":
-			t.Fatalf("accepted Exists with value %q", value)
-		case effect != "" && !AllEffects.Has(tol.Effect):
-			t.Fatalf("accepted effect %q", effect)
-		case len(value) > 63 || len(key) > 253+1+63:
-			t.Fatalf("accepted an over-long key or value: %q, %q", key, value)
+			comparison := tol.Operator == Lt || tol.Operator == Gt
+			switch {
+			case key == "" && tol.Operator != Exists:
+				t.Fatalf("gate %v: accepted an empty key with operator %q", gate, op)
+			case hasSeconds && tol.Effect != NoExecute:
+				t.Fatalf("gate %v: accepted tolerationSeconds with effect %q", gate, effect)
+			case comparison && !gate:
+				t.Fatalf("accepted operator %q without the gate", op)
+			case comparison && strconv.FormatInt(mustParseInt(t, value), 10) != value:
+				t.Fatalf("accepted %s with value %q, not a canonical integer", op, value)
+			case !comparison && tol.Operator != "" && tol.Operator != Equal && tol.Operator != Exists:
+				t.Fatalf("gate %v: accepted operator %q", gate, op)
+			case tol.Operator == Exists && value != "":
+				t.Fatalf("gate %v: accepted Exists with value %q", gate, value)
+			case effect != "" && !AllEffects.Has(tol.Effect):
+				t.Fatalf("gate %v: accepted effect %q", gate, effect)
+			case len(value) > 63 || len(key) > 253+1+63:
+				t.Fatalf("gate %v: accepted an over-long key or value: %q, %q", gate, key, value)
+			}
 		}
 	})
+}
+
+// mustParseInt is value as an int64, failing t when it is not one.
+func mustParseInt(t *testing.T, value string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		t.Fatalf("accepted value %q: %v", value, err)
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package taints
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/daemonplan/daemonplan/field"
@@ -23,13 +24,20 @@ import (
 //     Invalid at ".operator", bad value the value.
 //     With operator Exists the Value must be empty: Invalid at ".operator",
 //     bad value the whole toleration.
-//     Any other operator, Lt and Gt included (as in v1.34), is NotSupported
-//     at ".operator", supported values Equal and Exists.
+//     With operator Lt or Gt and opts.ComparisonOperators (the
+//     TaintTolerationComparisonOperators gate) the Value must be a decimal
+//     integer in canonical form ("0", "42", "-7"; no sign on zero, no
+//     leading zero), and within int64: Invalid at ".value", once per
+//     problem, as upstream words them. Without the gate Lt and Gt are
+//     NotSupported at ".operator", supported values Equal, Exists, Lt and
+//     Gt (as from v1.35; v1.34 listed Equal and Exists).
+//     Any other operator is NotSupported at ".operator", supported values
+//     Equal and Exists.
 //  5. A non-empty Effect must be NoSchedule, PreferNoSchedule or NoExecute:
 //     NotSupported at ".effect".
 //
 // Validation does not change or default tols.
-func ValidateTolerations(tols []Toleration) field.ErrorList {
+func ValidateTolerations(tols []Toleration, opts Options) field.ErrorList {
 	var errs field.ErrorList
 	var root *field.Path // nil: paths start at the index
 	for i, t := range tols {
@@ -57,6 +65,18 @@ func ValidateTolerations(tols []Toleration) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Child("operator"), t.DeepCopy(),
 					"operator Exists matches any value, so value must be empty"))
 			}
+		case Lt, Gt:
+			if !opts.ComparisonOperators {
+				errs = append(errs, field.NotSupported(p.Child("operator"), string(t.Operator),
+					string(Equal), string(Exists), string(Lt), string(Gt)))
+				break
+			}
+			if msg := decimalIntegerProblem(t.Value); msg != "" {
+				errs = append(errs, field.Invalid(p.Child("value"), t.Value, msg))
+			}
+			if _, err := strconv.ParseInt(t.Value, 10, 64); err != nil {
+				errs = append(errs, field.Invalid(p.Child("value"), t.Value, err.Error()))
+			}
 		default:
 			errs = append(errs, field.NotSupported(p.Child("operator"), string(t.Operator),
 				string(Equal), string(Exists)))
@@ -67,4 +87,20 @@ func ValidateTolerations(tols []Toleration) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// decimalIntegerProblem is what is wrong with s as a decimal integer in
+// canonical form, in apimachinery's words (content.IsDecimalInteger), or
+// "" when nothing is.
+func decimalIntegerProblem(s string) string {
+	digits := strings.TrimPrefix(s, "-")
+	switch {
+	case s == "":
+		return "must be non-empty"
+	case s == "0":
+		return ""
+	case digits == "" || digits[0] < '1' || digits[0] > '9' || strings.Trim(digits, "0123456789") != "":
+		return "must be a valid decimal integer in canonical form"
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ func TestValidateTolerations(t *testing.T) {
 		name   string
 		reason string
 		in     []Toleration
+		gate   bool // Options.ComparisonOperators
 		want   field.ErrorList
 	}{
 		{name: "nil", reason: "no tolerations, no problems"},
@@ -127,10 +128,41 @@ func TestValidateTolerations(t *testing.T) {
 			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].operator", BadValue: "In"}},
 		},
 		{
-			name:   "Gt is not supported in v1.34",
-			reason: "the comparison operators are not accepted by v1.34 validation",
+			name:   "Gt without the gate",
+			reason: "Lt and Gt are refused unless the comparison operators gate is on",
 			in:     []Toleration{{Key: "k", Operator: Gt, Value: "5"}},
 			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].operator", BadValue: "Gt"}},
+		},
+		{
+			name:   "Lt and Gt with the gate",
+			reason: "with the gate a canonical int64 value is accepted",
+			in:     []Toleration{{Key: "k", Operator: Lt, Value: "5"}, {Key: "k", Operator: Gt, Value: "-9223372036854775808", Effect: NoSchedule}, {Key: "k", Operator: Gt, Value: "0"}},
+			gate:   true,
+		},
+		{
+			name:   "Lt value not canonical",
+			reason: "a leading zero, a plus sign, -0, an empty or non-numeric value: not an integer in canonical form, nor parsed by ParseInt where it fails",
+			in: []Toleration{
+				{Key: "k", Operator: Lt, Value: "05"}, {Key: "k", Operator: Lt, Value: "+5"}, {Key: "k", Operator: Lt, Value: "-0"},
+				{Key: "k", Operator: Gt, Value: ""}, {Key: "k", Operator: Gt, Value: "five"},
+			},
+			gate: true,
+			want: field.ErrorList{
+				{Type: field.TypeInvalid, Field: "[0].value", BadValue: "05"},
+				{Type: field.TypeInvalid, Field: "[1].value", BadValue: "+5"},
+				{Type: field.TypeInvalid, Field: "[2].value", BadValue: "-0"},
+				{Type: field.TypeInvalid, Field: "[3].value", BadValue: ""},
+				{Type: field.TypeInvalid, Field: "[3].value", BadValue: ""},
+				{Type: field.TypeInvalid, Field: "[4].value", BadValue: "five"},
+				{Type: field.TypeInvalid, Field: "[4].value", BadValue: "five"},
+			},
+		},
+		{
+			name:   "Gt value out of range",
+			reason: "a canonical integer beyond int64 is refused once, by ParseInt",
+			in:     []Toleration{{Key: "k", Operator: Gt, Value: "9223372036854775808"}},
+			gate:   true,
+			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].value", BadValue: "9223372036854775808"}},
 		},
 		{
 			name:   "unknown effect",
@@ -159,25 +191,26 @@ func TestValidateTolerations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ValidateTolerations(tc.in)
+			got := ValidateTolerations(tc.in, Options{ComparisonOperators: tc.gate})
 			if diff := cmp.Diff(tc.want, got, ignoreDetail, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("ValidateTolerations() mismatch (-want +got) (%s):\n%s", tc.reason, diff)
 			}
 		})
 	}
 	t.Run("supported values are listed", func(t *testing.T) {
-		got := ValidateTolerations([]Toleration{{Key: "k", Operator: "In", Effect: "Bad"}})
+		got := ValidateTolerations([]Toleration{{Key: "k", Operator: "In", Effect: "Bad"}, {Key: "k", Operator: Lt, Value: "1"}}, Options{})
 		want := field.ErrorList{
 			field.NotSupported(new(field.Path).Child("x"), "In", "Equal", "Exists"),
 			field.NotSupported(new(field.Path).Child("x"), "Bad", effects...),
+			field.NotSupported(new(field.Path).Child("x"), "Lt", "Equal", "Exists", "Lt", "Gt"),
 		}
-		want[0].Field, want[1].Field = "[0].operator", "[0].effect"
+		want[0].Field, want[1].Field, want[2].Field = "[0].operator", "[0].effect", "[1].operator"
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("ValidateTolerations() mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("prefix places paths", func(t *testing.T) {
-		got := ValidateTolerations([]Toleration{{Operator: Equal}}).Prefix("spec.template.spec.tolerations")
+		got := ValidateTolerations([]Toleration{{Operator: Equal}}, Options{}).Prefix("spec.template.spec.tolerations")
 		want := field.ErrorList{{Type: field.TypeInvalid, Field: "spec.template.spec.tolerations[0].operator", BadValue: "Equal"}}
 		if diff := cmp.Diff(want, got, ignoreDetail); diff != "" {
 			t.Errorf("Prefix() mismatch (-want +got):\n%s", diff)
@@ -185,7 +218,7 @@ func TestValidateTolerations(t *testing.T) {
 	})
 	t.Run("bad value does not alias the input", func(t *testing.T) {
 		in := []Toleration{{Key: "k", Operator: Exists, Value: "v", Effect: NoExecute, TolerationSeconds: ptr(int64(1))}}
-		got := ValidateTolerations(in)
+		got := ValidateTolerations(in, Options{})
 		*in[0].TolerationSeconds = 2
 		bad := got[0].BadValue.(Toleration)
 		if *bad.TolerationSeconds != 1 {

@@ -651,3 +651,40 @@ func TestStdinReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestStrictComparisonOperators: an Lt toleration is what the API server
+// refuses without the TaintTolerationComparisonOperators gate and accepts
+// with it (with an integer value): --strict follows --feature-gates.
+func TestStrictComparisonOperators(t *testing.T) {
+	lt := func(value string) string {
+		return strings.Replace(ds("ds-x"), "spec: {containers: [{name: c, image: i}]}",
+			`spec: {containers: [{name: c, image: i}], tolerations: [{key: example.com/gpus, operator: Lt, value: "`+value+`", effect: NoSchedule}]}`, 1) +
+			"---\n" + node1
+	}
+	gate := []string{"--feature-gates", "TaintTolerationComparisonOperators=true"}
+	tests := []struct {
+		name, reason string
+		value        string
+		gate         bool
+		wantCode     int
+		wantStderr   string
+	}{
+		{"no gate", "without the gate Lt is not a supported operator", "4", false, exitError,
+			`error: spec.template.spec.tolerations[0].operator: Unsupported value: "Lt": supported values: "Equal", "Exists", "Lt", "Gt"`},
+		{"gate", "with the gate an integer value is accepted", "4", true, exitOK, ""},
+		{"gate, bad value", "with the gate the value must be an integer in canonical form", "04", true, exitError,
+			`error: spec.template.spec.tolerations[0].value: Invalid value: "04": must be a valid decimal integer in canonical form`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"plan", "--strict", "-f", "-", "--now", "2025-06-01T12:00:00Z"}
+			if tt.gate {
+				args = append(args, gate...)
+			}
+			got := runCLI(t, lt(tt.value), args...)
+			if got.code != tt.wantCode || !strings.Contains(got.stderr, tt.wantStderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q (%s)", got.code, got.stderr, tt.wantCode, tt.wantStderr, tt.reason)
+			}
+		})
+	}
+}
