@@ -93,6 +93,7 @@ type writes struct {
 	Delete                        []string // pods
 	Relabel                       []string // pods
 	RevCreate, RevUpdate, RevDel  []string
+	RevAdopt, RevRelease          []string
 	Status                        api.Status
 	StatusChanged                 bool
 	Errors                        bool
@@ -120,6 +121,7 @@ func writesOf(p daemonplan.Plan) writes {
 		w.RevUpdate = append(w.RevUpdate, r.Name)
 	}
 	w.RevDel = p.Revisions.Delete
+	w.RevAdopt, w.RevRelease = p.Revisions.Adopt, p.Revisions.Release
 	for _, e := range p.Warnings {
 		w.Warnings = append(w.Warnings, e.Field)
 	}
@@ -291,6 +293,38 @@ func TestSync(t *testing.T) {
 			want: writes{Hash: "dup", Relabel: []string{"pa"}, RevDel: []string{"agent-cur"}, StatusChanged: true,
 				Status: api.Status{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 1, ObservedGeneration: 2,
 					UpdatedNumberScheduled: 1, NumberAvailable: 1}},
+		},
+		{
+			name:   "revisions claimed",
+			reason: "an orphan revision the selector matches is adopted; an owned one it no longer matches is released",
+			build: func(c *syncCluster) {
+				c.node("a").pod("pa", "a", curHash)
+				c.in.Revisions[0].Controller = nil
+				r := c.in.Revisions[0]
+				r.Name, r.Revision, r.Data = "agent-other", 0, []byte(`{"other":true}`)
+				r.Labels = map[string]string{"app": "elsewhere"}
+				r.Controller = &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "uid-ds"}
+				c.in.Revisions = append(c.in.Revisions, r)
+			},
+			want: writes{Hash: curHash, RevAdopt: []string{"agent-old"}, RevRelease: []string{"agent-other"}, StatusChanged: true,
+				Status: api.Status{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 1, ObservedGeneration: 2,
+					UpdatedNumberScheduled: 1, NumberAvailable: 1}},
+		},
+		{
+			name:   "manage error holds back the rolling update",
+			reason: "a manage that fails (pods with no label at all) returns before the rolling update, which would delete the old pod, and the history cleanup; the status is written",
+			build: func(c *syncCluster) {
+				c.in.DaemonSet.Template.Labels = nil
+				c.in.DaemonSet.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "team", Operator: selector.DoesNotExist}}}
+				delete(c.in.DaemonSet.Annotations, api.AnnotationTemplateGeneration)
+				c.opts.Hash = func(*api.DaemonSet, *int32) string { return "" }
+				c.in.Revisions = nil
+				c.node("a").node("b").pod("pa", "a", oldHash)
+				c.in.DaemonSet.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: api.Int(2)}
+			},
+			want: writes{RevCreate: []string{"agent-"}, Errors: true, SkippedCreates: 1, StatusChanged: true,
+				Status: api.Status{CurrentNumberScheduled: 1, DesiredNumberScheduled: 2, NumberReady: 1, ObservedGeneration: 2,
+					NumberAvailable: 1, NumberUnavailable: 1}},
 		},
 		{
 			name:   "minReadySeconds requeue",
