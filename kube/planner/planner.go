@@ -142,6 +142,7 @@ func JSON(p daemonplan.Plan, v upstream.Version) schema.Plan {
 	slices.SortFunc(out.Backoff, func(a, b schema.Backoff) int {
 		return cmp.Or(cmp.Compare(a.DaemonSetUID, b.DaemonSetUID), cmp.Compare(a.ObservedGeneration, b.ObservedGeneration), cmp.Compare(a.Node, b.Node))
 	})
+	out.Progress = progressJSON(p.Progress)
 	for _, n := range p.Nodes {
 		out.Nodes = append(out.Nodes, schema.Node{
 			Name: n.Node, ShouldRun: n.ShouldRun, ShouldContinueRunning: n.ShouldContinueRunning,
@@ -183,4 +184,26 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// progressJSON is pr in the schema, nil when no extension is on (pr is
+// the zero value).
+func progressJSON(pr rollout.Progress) *schema.Progress {
+	if pr == (rollout.Progress{}) {
+		return nil
+	}
+	out := &schema.Progress{
+		Held: pr.Held.String(), Outdated: pr.Outdated, Allowed: pr.Allowed,
+		Partition: pr.Partition, HeldCreates: pr.HeldCreates,
+	}
+	if c := pr.Canary; c != nil {
+		out.Canary = &schema.CanaryProgress{
+			Phase: c.Phase.String(), Want: c.Want, Nodes: nonNil(c.Nodes), Failed: nonNil(c.Failed),
+			Reason: c.Reason, RollbackTo: c.RollbackTo, RollbackHash: c.RollbackHash,
+		}
+	}
+	if z := pr.Zones; z != nil {
+		out.Zones = &schema.ZoneProgress{Active: nonNil(z.Active), Waiting: nonNil(z.Waiting)}
+	}
+	return out
 }

@@ -40,6 +40,57 @@ type Plan struct {
 	// Backoff is the failed-pod backoff state to carry to the next sync,
 	// sorted by DaemonSet UID, observed generation and node.
 	Backoff []Backoff `json:"backoff"`
+	// Progress is what the opt-in rollout extensions decided (holds,
+	// partition, canary, zone order); absent when none is on.
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// Progress is rollout.Progress: what the progressive extensions decided
+// in one sync. It is information, not a write.
+type Progress struct {
+	// Held is why the rolling update wrote nothing although outdated
+	// nodes remain: NotHeld, Paused, Frozen, CanaryWaiting, CanaryAborted,
+	// PartitionReached or OutOfScope.
+	Held string `json:"held"`
+	// Outdated counts the nodes holding an old pod and no new one; Allowed
+	// those the extensions let the rolling update touch in this sync.
+	Outdated int `json:"outdated"`
+	Allowed  int `json:"allowed"`
+	// Partition is how many nodes keep an old pod.
+	Partition int `json:"partition"`
+	// HeldCreates counts the creates partitioned scaling held back.
+	HeldCreates int `json:"heldCreates"`
+	// Canary is the canary's state, absent without a canary.
+	Canary *CanaryProgress `json:"canary,omitempty"`
+	// Zones is the group order, absent without one.
+	Zones *ZoneProgress `json:"zones,omitempty"`
+}
+
+// CanaryProgress is rollout.CanaryProgress.
+type CanaryProgress struct {
+	// Phase is Running, WaitingVerdict, Promoted or Aborted.
+	Phase string `json:"phase"`
+	// Want is the number of canary nodes; Nodes names them, sorted.
+	Want  int      `json:"want"`
+	Nodes []string `json:"nodes"`
+	// Failed names the canary pods beyond an auto-fail threshold, and
+	// Reason says which threshold the first one crossed.
+	Failed []string `json:"failed"`
+	Reason string   `json:"reason,omitempty"`
+	// RollbackTo and RollbackHash name the revision an aborted canary
+	// rolls back to (kubectl rollout undo --to-revision); 0 and "" when
+	// there is none.
+	RollbackTo   int64  `json:"rollbackTo,omitempty"`
+	RollbackHash string `json:"rollbackHash,omitempty"`
+}
+
+// ZoneProgress is rollout.ZoneProgress: the update groups, in update
+// order.
+type ZoneProgress struct {
+	// Active are the groups the rolling update may touch now; Waiting the
+	// groups with outdated nodes that wait for an active one.
+	Active  []string `json:"active"`
+	Waiting []string `json:"waiting"`
 }
 
 // Backoff is one failed-pod backoff window (placement.BackoffKey and

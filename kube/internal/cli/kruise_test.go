@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/kube/schema"
 )
 
 // TestPlanKruise plans an OpenKruise Advanced DaemonSet with a partition of
@@ -40,6 +43,23 @@ func TestPlanKruise(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got.stdout); diff != "" {
 		t.Errorf("plan of the OpenKruise DaemonSet mismatch (-want +got):\n%s", diff)
+	}
+
+	// In JSON the extensions' decisions are under "progress".
+	js := runCLI(t, "", "plan", "-f", file, "--now", "2025-06-01T12:00:00Z", "-o", "json")
+	var doc struct {
+		Progress *schema.Progress `json:"progress"`
+	}
+	if err := json.Unmarshal([]byte(js.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	wantProgress := &schema.Progress{Held: "NotHeld", Outdated: 6, Allowed: 3, Partition: 3}
+	if diff := cmp.Diff(wantProgress, doc.Progress); diff != "" {
+		t.Errorf("JSON progress mismatch (-want +got):\n%s", diff)
+	}
+	plain := runCLI(t, "", "plan", "-f", clusterFile(readCase(t, "seed-01")), "-o", "json")
+	if strings.Contains(plain.stdout, `"progress"`) {
+		t.Errorf("a plan without extensions has a progress key")
 	}
 
 	// An invalid partition is refused with its OpenKruise field path.
