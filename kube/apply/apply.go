@@ -82,11 +82,19 @@ type Result struct {
 	// slow-start batch failed, as upstream stops; a later sync plans them
 	// again.
 	NotAttempted int
+	// Refused, when not nil, is why Apply issued nothing at all: the
+	// snapshot has no DaemonSet, or the plan is for another one
+	// (ErrOtherDaemonSet).
+	Refused error
 }
 
-// Err joins the errors of every failed write; nil when all succeeded.
+// Err joins Refused and the errors of every failed write; nil when all
+// succeeded.
 func (r Result) Err() error {
 	var errs []error
+	if r.Refused != nil {
+		errs = append(errs, r.Refused)
+	}
 	for _, w := range r.Writes {
 		if w.Err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %w", w.Action, w.Name, w.Err))
@@ -94,6 +102,11 @@ func (r Result) Err() error {
 	}
 	return errors.Join(errs...)
 }
+
+// ErrOtherDaemonSet is Result.Refused when the plan names another
+// DaemonSet (namespace and name) than the snapshot's: its writes would
+// create that DaemonSet's pods from this one's template.
+var ErrOtherDaemonSet = errors.New("apply: the plan is for another DaemonSet than the snapshot's")
 
 // ErrNotInSnapshot is the error of a write refused because the plan names
 // an object the snapshot does not hold: Apply writes only objects it has
@@ -162,8 +175,15 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // ErrNotOwned and not written. Only orphans of c are adopted; a pod or
 // revision with a controller there is reported as ErrNotOrphan. The
 // result lists every write with its error; Result.Err joins them. c and p
-// are not changed.
+// are not changed. A plan for another DaemonSet than c's, or a c without
+// one, is refused whole (Result.Refused).
 func Apply(ctx context.Context, client kubernetes.Interface, c *load.Cluster, p daemonplan.Plan) Result {
+	if c == nil || c.DaemonSet == nil {
+		return Result{Refused: errors.New("apply: the snapshot holds no DaemonSet")}
+	}
+	if ds := c.DaemonSet; p.Namespace != ds.Namespace || p.Name != ds.Name {
+		return Result{Refused: fmt.Errorf("%w: plan for %s/%s, snapshot of %s/%s", ErrOtherDaemonSet, p.Namespace, p.Name, ds.Namespace, ds.Name)}
+	}
 	a := &applier{ctx: ctx, client: client, c: c, p: p, ds: c.DaemonSet, ns: c.DaemonSet.Namespace}
 	a.run()
 	return a.res

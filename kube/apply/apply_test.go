@@ -778,3 +778,40 @@ func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
 		t.Errorf("after Apply the next plan still adopts %v, relabels %v, deletes revisions %v", next.Adopt, next.Relabel, next.Revisions.Delete)
 	}
 }
+
+// TestApplyRefusesAPlanForAnotherDaemonSet: a plan names its DaemonSet;
+// applied to the snapshot of another, its creates would make pods from the
+// wrong template and its status land on the wrong object. Apply issues
+// nothing, and says why.
+func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
+	c := readCluster(t, 2)
+	p := plan(t, c)
+	if len(p.Create) == 0 || !p.StatusChanged {
+		t.Fatalf("precondition: the plan creates pods and writes the status; got %+v", p)
+	}
+	tests := []struct {
+		name, reason  string
+		namespace, ds string
+	}{
+		{"other name", "another DaemonSet of the namespace", "default", "other"},
+		{"other namespace", "a DaemonSet of the same name elsewhere", "kube-system", "agent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := p
+			q.Namespace, q.Name = tt.namespace, tt.ds
+			fc := fakecluster.New(c, now)
+			fc.ClearActions()
+			res := apply.Apply(context.Background(), fc, c, q)
+			if !errors.Is(res.Refused, apply.ErrOtherDaemonSet) || !errors.Is(res.Err(), apply.ErrOtherDaemonSet) {
+				t.Errorf("%s: Refused = %v, Err() = %v; want ErrOtherDaemonSet", tt.reason, res.Refused, res.Err())
+			}
+			if w := fc.Writes(); len(w) > 0 || len(res.Writes) > 0 {
+				t.Errorf("%s: %d writes issued, %d reported; want none", tt.reason, len(w), len(res.Writes))
+			}
+		})
+	}
+	if res := apply.Apply(context.Background(), fakecluster.New(c, now), &load.Cluster{}, p); res.Refused == nil {
+		t.Errorf("a snapshot without a DaemonSet: Refused = nil, want an error")
+	}
+}
