@@ -59,8 +59,8 @@ func hasLetter(layout []string, letters string) bool {
 // everything scope, a zero partition, a promoted canary, partitioned
 // scaling, surge with unavailability on a spec with one budget, zones over
 // unlabelled nodes, and strict budgets when no old pod is unavailable are
-// all neutral; the node filters only when no node has vanished (they leave
-// vanished nodes to pod GC).
+// all neutral, and so is a partition of 0; the node filters only when no
+// node has vanished (they leave vanished nodes to pod GC).
 func TestProgressiveNeutral(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		vanished := rapid.Bool().Draw(rt, "vanished")
@@ -71,13 +71,13 @@ func TestProgressiveNeutral(t *testing.T) {
 
 		neutral := []rollout.Progressive{
 			{PartitionedScaling: true},
+			{Partition: api.Int(0)},
 			{SurgeWithUnavailable: true},
 			{Canary: &rollout.Canary{Nodes: api.Int(1), Verdicts: map[string]rollout.Verdict{hashNew: rollout.Promote}}, SurgeWithUnavailable: true},
 		}
 		if !vanished {
 			neutral = append(neutral,
 				rollout.Progressive{Scope: &selector.LabelSelector{}},
-				rollout.Progressive{Partition: api.Int(0)},
 				rollout.Progressive{Partition: api.Percent("0%"), PartitionedScaling: true},
 				rollout.Progressive{Zones: &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 3).Draw(rt, "k")}},
 				rollout.Progressive{Canary: &rollout.Canary{Nodes: api.Percent("50%"), SpreadKeys: []string{"zone"},

@@ -120,8 +120,9 @@ func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash st
 	}
 
 	// 1. Scope. Vanished nodes have no labels: with any node filter on,
-	// the rolling update leaves them to pod GC.
-	filtered := p.Scope != nil || p.Partition != nil || p.Zones != nil || p.Canary != nil && p.Canary.Verdicts[hash] != Promote
+	// the rolling update leaves them to pod GC. A partition that resolves
+	// to 0 keeps no node back and filters nothing.
+	filtered := p.Scope != nil || prog.Partition > 0 || p.Zones != nil || p.Canary != nil && p.Canary.Verdicts[hash] != Promote
 	for i := range ns {
 		n := &ns[i]
 		switch {
