@@ -223,7 +223,8 @@ type Bucket struct {
 // It holds pointers into the caller's slices, which must not change while
 // it is in use; it changes nothing itself. Get one from Compiled.Index,
 // or Reset a zero Cluster: a nil *Cluster is not usable, and its methods
-// panic.
+// panic. A zero Cluster holds no snapshot until Reset: Manage then returns
+// an error and Status the zero Status.
 //
 // A Cluster made by Index is used once. Reset indexes another snapshot
 // into the same Cluster and reuses its memory, so that a caller who plans

@@ -125,11 +125,14 @@ type Plan struct {
 // hash is the current revision's hash, used for the created pods' labels
 // and to tell new from old pods in surge mode. At most the burst limit of
 // creates (the first nodes by name) and of deletes (in visiting order) are
-// issued. The only error is ErrNoLabels, for pods that would have no
-// label at all, which upstream cannot create; the plan then holds no
-// creates.
+// issued. The only errors are ErrNoLabels, for pods that would have no
+// label at all, which upstream cannot create (the plan then holds no
+// creates), and that of a zero Cluster that was never indexed.
 func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
 	c := cl.c
+	if c == nil {
+		return Plan{}, errNotIndexed
+	}
 	p := Plan{
 		Nodes:   cl.decisions,
 		Adopt:   cl.adopt,
@@ -310,6 +313,9 @@ func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api
 	}
 	return m
 }
+
+// errNotIndexed is the error of Manage on a zero Cluster.
+var errNotIndexed = errors.New("placement: Cluster not indexed: use Compiled.Index, or Reset it first")
 
 // ErrNoLabels is the error of a sync whose pods would have no label at
 // all: a template without labels, no template generation and an empty

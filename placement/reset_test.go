@@ -94,3 +94,19 @@ func flipRevisions(pods []api.Pod, hash string) []api.Pod {
 	}
 	return out
 }
+
+// TestZeroCluster: a zero Cluster that was never indexed holds no
+// snapshot; asking it for a plan is an error and its status is zero,
+// rather than a nil dereference.
+func TestZeroCluster(t *testing.T) {
+	var cl placement.Cluster
+	if _, err := cl.Manage(t0, testHash, nil); err == nil {
+		t.Errorf("Manage on a zero Cluster: no error")
+	}
+	if got := cl.Status(t0, testHash); got != (api.Status{}) {
+		t.Errorf("Status of a zero Cluster = %+v, want the zero Status", got)
+	}
+	if n := cl.NumNodes(); n != 0 {
+		t.Errorf("NumNodes of a zero Cluster = %d", n)
+	}
+}

@@ -23,6 +23,9 @@ import (
 // copied from its status; the one-sync facade adjusts both when upstream
 // would.
 func (cl *Cluster) Status(now time.Time, hash string) api.Status {
+	if cl.c == nil {
+		return api.Status{} // a zero Cluster, never indexed: no snapshot
+	}
 	ds := cl.c.ds
 	var s api.Status
 	warmed := 0

@@ -66,9 +66,9 @@ func (p Progressive) compile() (compiled, error) {
 //     SurgeWithUnavailable maxUnavailable is spent after maxSurge.
 //
 // p should be valid (Validate); a selector that does not compile is an
-// error.
+// error, and so is a nil or never indexed cl, as for RollingUpdate.
 func (p Progressive) RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, Progress, error) {
-	if p.IsZero() {
+	if p.IsZero() || cl == nil || cl.Compiled() == nil {
 		step, err := RollingUpdate(cl, now, hash)
 		return step, Progress{}, err
 	}

@@ -214,10 +214,13 @@ func splitPods(cl *placement.Cluster, b bucket, hash string) (newPod, oldPod *ap
 // pods on nodes that should no longer run the pod go only while more pods
 // are available than nodes desire them. An old pod on a node missing from
 // the snapshot is an error there, as upstream's node lookup fails. A nil
-// cl is an error.
+// cl, or a zero one never indexed, is an error.
 func RollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, error) {
 	if cl == nil {
 		return Step{}, errors.New("rollout.RollingUpdate: nil Cluster")
+	}
+	if cl.Compiled() == nil {
+		return Step{}, errors.New("rollout.RollingUpdate: Cluster not indexed")
 	}
 	c := cl.Compiled()
 	ds := c.DaemonSet()

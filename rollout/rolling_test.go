@@ -420,3 +420,16 @@ func clonePods(ps []api.Pod) []api.Pod {
 	}
 	return out
 }
+
+// TestRollingUpdateZeroCluster: a zero Cluster, never indexed, is an
+// error for the rolling update with and without extensions, not a nil
+// dereference.
+func TestRollingUpdateZeroCluster(t *testing.T) {
+	var cl placement.Cluster
+	if _, err := rollout.RollingUpdate(&cl, t0, hashNew); err == nil {
+		t.Errorf("RollingUpdate on a zero Cluster: no error")
+	}
+	if _, _, err := (rollout.Progressive{Pause: true}).RollingUpdate(&cl, t0, hashNew); err == nil {
+		t.Errorf("Progressive.RollingUpdate on a zero Cluster: no error")
+	}
+}
