@@ -82,6 +82,7 @@ func CheckPlan(in Input, p Plan) error {
 	revCreate, revUpdate := revisionNames(rv.Create), revisionNames(rv.Update)
 	sorted("Revisions.Create", revCreate)
 	sorted("Revisions.Update", revUpdate)
+	sorted("Revisions.DeleteDuplicates", rv.DeleteDuplicates)
 	sorted("Revisions.Delete", rv.Delete)
 	sorted("Revisions.Adopt", rv.Adopt)
 	sorted("Revisions.Release", rv.Release)

@@ -27,11 +27,12 @@
 //
 // Apply a Plan in the order upstream issues its writes:
 //
-//  1. revisions: adopt and release, update, create; then Relabel pods and
-//     delete duplicate revisions;
-//  2. pods: adopt and release, then create (in slow-start batches if you
+//  1. revisions: adopt and release, update, create; then (with duplicate
+//     revisions) adopt and release pods, Relabel pods and delete
+//     Revisions.DeleteDuplicates;
+//  2. pods: adopt and release (unless step 1 did), then create (in slow-start batches if you
 //     like, placement.SlowStartBatches) and delete;
-//  3. the remaining Revisions.Delete (history cleanup);
+//  3. Revisions.Delete (history cleanup);
 //  4. the status, when StatusChanged.
 //
 // Keep Plan.Backoff for the next Input, and sync again after RequeueAfter

@@ -66,8 +66,11 @@ type RevisionWrites struct {
 	// Update holds the new state of each revision that is renumbered (the
 	// current one becomes the newest) or gains its hash label.
 	Update []revision.Revision
-	// Delete names revisions to delete: duplicates of the current one, and
-	// old ones beyond the history limit that no pod uses.
+	// DeleteDuplicates names the revisions that hold the current template
+	// besides the one kept: delete them in step 1, after Relabel.
+	DeleteDuplicates []string
+	// Delete names the old revisions beyond the history limit that no pod
+	// uses (history cleanup): delete them in step 3.
 	Delete []string
 	// Adopt and Release name orphan revisions the DaemonSet claims, and
 	// owned ones whose labels it no longer selects.
@@ -83,13 +86,14 @@ type RevisionWrites struct {
 //  1. Revisions: adopt and release, update (hash labels and renumbering),
 //     create; then, when revisions duplicate the current template, adopt
 //     and release pods (Adopt, Release: upstream claims the pods before it
-//     relabels them), relabel pods (Relabel) and delete the duplicates.
+//     relabels them), relabel pods (Relabel) and delete the duplicates
+//     (Revisions.DeleteDuplicates).
 //     If Status.CollisionCount differs from the input's, write the status
 //     first: the next sync names the revision with the new count.
 //  2. Pods: adopt and release (unless step 1 did), then create and delete.
 //     A caller may create in slow-start batches
 //     (placement.SlowStartBatches).
-//  3. Revisions: Revisions.Delete also holds the history cleanup.
+//  3. Revisions: delete Revisions.Delete (history cleanup).
 //  4. Status: write Status unless StatusChanged is false.
 //
 // A plan with Errors holds exactly the writes upstream issues before its
@@ -335,7 +339,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	// construction fails, no pod is adopted or released. Only the revision
 	// writes issued before the failure remain.
 	hist, err := revision.Construct(&ds, in.Revisions, cl.Claimed(), revision.Options{Hash: opts.Hash})
-	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, Delete: hist.Delete, Adopt: hist.Adopt, Release: hist.Release}
+	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, DeleteDuplicates: hist.Delete, Adopt: hist.Adopt, Release: hist.Release}
 	plan.Relabel = hist.RelabelPods
 	if err != nil {
 		plan.Status.CollisionCount = hist.CollisionCount
@@ -388,7 +392,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 			}
 		}
 		if len(plan.Errors) == 0 {
-			plan.Revisions.Delete = syncrule.MergeSorted(plan.Revisions.Delete, revision.Cleanup(&ds, hist.Old, cl.Targeted()))
+			plan.Revisions.Delete = revision.Cleanup(&ds, hist.Old, cl.Targeted())
 		}
 	}
 	plan.Keep = mp.Keep

@@ -94,6 +94,7 @@ type writes struct {
 	Relabel                       []string // pods
 	RevCreate, RevUpdate, RevDel  []string
 	RevAdopt, RevRelease          []string
+	RevDelDup                     []string
 	Status                        api.Status
 	StatusChanged                 bool
 	Errors                        bool
@@ -120,7 +121,7 @@ func writesOf(p daemonplan.Plan) writes {
 	for _, r := range p.Revisions.Update {
 		w.RevUpdate = append(w.RevUpdate, r.Name)
 	}
-	w.RevDel = p.Revisions.Delete
+	w.RevDel, w.RevDelDup = p.Revisions.Delete, p.Revisions.DeleteDuplicates
 	w.RevAdopt, w.RevRelease = p.Revisions.Adopt, p.Revisions.Release
 	for _, e := range p.Warnings {
 		w.Warnings = append(w.Warnings, e.Field)
@@ -290,7 +291,7 @@ func TestSync(t *testing.T) {
 				r.Labels = map[string]string{"app": "agent", api.LabelRevisionHash: "dup"}
 				c.in.Revisions = append(c.in.Revisions, r)
 			},
-			want: writes{Hash: "dup", Relabel: []string{"pa"}, RevDel: []string{"agent-cur"}, StatusChanged: true,
+			want: writes{Hash: "dup", Relabel: []string{"pa"}, RevDelDup: []string{"agent-cur"}, StatusChanged: true,
 				Status: api.Status{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 1, ObservedGeneration: 2,
 					UpdatedNumberScheduled: 1, NumberAvailable: 1}},
 		},

@@ -689,6 +689,7 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 		}{
 			{"Adopt", len(p.Adopt)}, {"Release", len(p.Release)}, {"Create", len(p.Create)}, {"Delete", len(p.Delete)},
 			{"Relabel", len(p.Relabel)}, {"Revisions.Create", len(p.Revisions.Create)}, {"Revisions.Update", len(p.Revisions.Update)},
+			{"Revisions.DeleteDuplicates", len(p.Revisions.DeleteDuplicates)},
 			{"Revisions.Delete", len(p.Revisions.Delete)}, {"Revisions.Adopt", len(p.Revisions.Adopt)}, {"Revisions.Release", len(p.Revisions.Release)},
 		} {
 			if l.n > 0 {
@@ -713,7 +714,8 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 			n    int
 		}{
 			{"deletes", len(p.Delete)}, {"adopts", len(p.Adopt)}, {"releases", len(p.Release)}, {"relabels", len(p.Relabel)},
-			{"creates revisions", len(p.Revisions.Create)}, {"deletes revisions", len(p.Revisions.Delete)},
+			{"creates revisions", len(p.Revisions.Create)},
+			{"deletes revisions", len(p.Revisions.DeleteDuplicates) + len(p.Revisions.Delete)},
 		} {
 			if l.n > 0 {
 				vs.add(Stop, "a sync that failed before its history was known %s: %d", l.name, l.n)
@@ -726,8 +728,11 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 	if errored || in.ExpectationsPending {
 		current := revision.TemplateData(&v.ds)
 		for _, name := range p.Revisions.Delete {
+			vs.add(Stop, "a sync that failed or waits on expectations cleans up old revision %s", name)
+		}
+		for _, name := range p.Revisions.DeleteDuplicates {
 			if r := v.revs[name]; r != nil && !bytes.Equal(r.Data, current) {
-				vs.add(Stop, "a sync that failed or waits on expectations cleans up old revision %s", name)
+				vs.add(Stop, "revision %s is deleted as a duplicate of the current template but holds another", name)
 			}
 		}
 	}

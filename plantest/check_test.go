@@ -22,6 +22,7 @@ func clonePlan(p daemonplan.Plan) daemonplan.Plan {
 	p.Release = slices.Clone(p.Release)
 	p.Relabel = slices.Clone(p.Relabel)
 	p.Revisions.Delete = slices.Clone(p.Revisions.Delete)
+	p.Revisions.DeleteDuplicates = slices.Clone(p.Revisions.DeleteDuplicates)
 	p.Errors = slices.Clone(p.Errors)
 	return p
 }

@@ -68,7 +68,7 @@ func (p *Planner) assemble(full bool) daemonplan.Plan {
 	h := p.hist
 	plan.Revisions = daemonplan.RevisionWrites{
 		Create: deepCopies(h.Create), Update: deepCopies(h.Update),
-		Delete: slices.Clone(h.Delete), Adopt: slices.Clone(h.Adopt), Release: slices.Clone(h.Release),
+		DeleteDuplicates: slices.Clone(h.Delete), Adopt: slices.Clone(h.Adopt), Release: slices.Clone(h.Release),
 	}
 	plan.Relabel = slices.Clone(h.RelabelPods)
 	if p.histErr != nil {
@@ -94,7 +94,7 @@ func (p *Planner) assemble(full bool) daemonplan.Plan {
 		}
 	}
 	if len(plan.Errors) == 0 {
-		plan.Revisions.Delete = syncrule.MergeSorted(plan.Revisions.Delete, p.cleanup())
+		plan.Revisions.Delete = p.cleanup()
 	}
 	if full {
 		plan.Keep = p.keep(plan.Delete)

@@ -247,7 +247,9 @@ func (m *model) actions() map[string]func(*rapid.T) {
 				}
 			}
 			revs = append(revs, m.last.Revisions.Create...)
-			revs = slices.DeleteFunc(revs, func(r revision.Revision) bool { return slices.Contains(m.last.Revisions.Delete, r.Name) })
+			revs = slices.DeleteFunc(revs, func(r revision.Revision) bool {
+				return slices.Contains(m.last.Revisions.Delete, r.Name) || slices.Contains(m.last.Revisions.DeleteDuplicates, r.Name)
+			})
 			if rapid.IntRange(0, 4).Draw(t, "freshRevisions") == 0 {
 				revs = plantest.Revisions(kit, m.in.DaemonSet).Draw(t, "revisions")
 			}

@@ -217,7 +217,7 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 	for _, d := range p.Delete {
 		gone[d.Pod] = true
 	}
-	for _, n := range p.Revisions.Delete {
+	for _, n := range slices.Concat(p.Revisions.DeleteDuplicates, p.Revisions.Delete) {
 		if i := byName(n); i >= 0 {
 			c.Revisions = slices.Delete(c.Revisions, i, i+1)
 		}

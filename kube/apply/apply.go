@@ -140,15 +140,13 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //     NoteRevisionExists); then, when revisions duplicate the current
 //     template, adopt and release pods (step 2's patches, issued here
 //     because upstream claims the pods before it relabels them), relabel
-//     pods (merge patch) and delete the revisions of Revisions.Delete
-//     that duplicate the current template;
+//     pods (merge patch) and delete Revisions.DeleteDuplicates;
 //  2. pods: adopt and release (strategic merge patches with the pod's UID)
 //     unless step 1 did, then creates in slow-start batches (1, 2, 4, ... issued in parallel
 //     within a batch; after a batch with an error the rest is not issued),
 //     then every delete in parallel, each with a UID precondition (a pod
 //     already gone is not an error);
-//  3. the other revision deletes (history cleanup), with UID
-//     preconditions;
+//  3. Revisions.Delete (history cleanup), with UID preconditions;
 //  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
 //     DaemonSet is read again and the update retried once.
 //
@@ -216,7 +214,7 @@ func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
 
 func (a *applier) run() {
 	p := &a.p
-	dups, cleanup := a.splitRevisionDeletes()
+	dups, cleanup := p.Revisions.DeleteDuplicates, p.Revisions.Delete
 
 	// 1. Revisions.
 	for _, name := range p.Revisions.Adopt {
@@ -328,21 +326,6 @@ func (a *applier) claimPods() bool {
 		a.patchPod(ReleasePod, name, a.releasePatch)
 	}
 	return !a.claimFailed
-}
-
-// splitRevisionDeletes separates the duplicates of the current template
-// (deleted during history construction) from the history cleanup. Names
-// not in the snapshot go with the cleanup, where they are reported.
-func (a *applier) splitRevisionDeletes() (dups, cleanup []string) {
-	current, err := upstream.RevisionData(a.ds)
-	for _, name := range a.p.Revisions.Delete {
-		if r := a.revision(name); r != nil && err == nil && bytes.Equal(upstream.StoredData(r.Data.Raw), current) {
-			dups = append(dups, name)
-		} else {
-			cleanup = append(cleanup, name)
-		}
-	}
-	return dups, cleanup
 }
 
 func (a *applier) pod(name string) *corev1.Pod {

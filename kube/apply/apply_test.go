@@ -144,7 +144,7 @@ func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *f
 	for _, r := range p.Relabel {
 		want = append(want, "patch pods "+r.Pod)
 	}
-	for _, n := range p.Revisions.Delete {
+	for _, n := range slices.Concat(p.Revisions.DeleteDuplicates, p.Revisions.Delete) {
 		want = append(want, "delete controllerrevisions "+n)
 	}
 	for _, n := range p.Adopt {
@@ -774,8 +774,8 @@ func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := plan(t, after)
-	if len(next.Adopt)+len(next.Relabel)+len(next.Revisions.Delete) > 0 {
-		t.Errorf("after Apply the next plan still adopts %v, relabels %v, deletes revisions %v", next.Adopt, next.Relabel, next.Revisions.Delete)
+	if len(next.Adopt)+len(next.Relabel)+len(next.Revisions.DeleteDuplicates) > 0 {
+		t.Errorf("after Apply the next plan still adopts %v, relabels %v, deletes duplicate revisions %v", next.Adopt, next.Relabel, next.Revisions.DeleteDuplicates)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/syncrule"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/schema"
@@ -106,7 +107,7 @@ func JSON(p daemonplan.Plan, v upstream.Version) schema.Plan {
 		Revisions: schema.Revisions{
 			Create:  make([]schema.Revision, 0, len(p.Revisions.Create)),
 			Update:  make([]schema.Revision, 0, len(p.Revisions.Update)),
-			Delete:  nonNil(p.Revisions.Delete),
+			Delete:  nonNil(syncrule.MergeSorted(p.Revisions.DeleteDuplicates, p.Revisions.Delete)),
 			Adopt:   nonNil(p.Revisions.Adopt),
 			Release: nonNil(p.Revisions.Release),
 		},
