@@ -80,7 +80,10 @@
 //		})
 //	}
 //
-// The package example shows what a broken plan reports. In this package's
+// Example (propertyTest) runs that property with rapid against
+// daemonplan.Sync, where it holds, and against a planner with a bug, where
+// it fails and names the invariant broken; the package example shows what
+// a broken plan reports. In this package's
 // tests, TestSyncInvariants is that property for daemonplan.Sync, and
 // TestSyncInvariantsFailOnBrokenPlanners runs it against planners with one
 // bug each (maxUnavailable ignored, duplicates kept, a foreign pod
