@@ -20,7 +20,7 @@ import (
 const DefaultBurstReplicas = 250
 
 // Options are the switches of the planner. The zero value is upstream's
-// v1.34 behaviour.
+// behaviour (v1.34 to v1.37, which decide alike).
 type Options struct {
 	// BurstReplicas caps creates and, separately, deletes per plan; 0 means
 	// DefaultBurstReplicas.

@@ -1,7 +1,7 @@
 // Package selector decides which labels and nodes a Kubernetes selector
-// picks, as the v1.34 DaemonSet controller and its helper libraries do
-// (apimachinery labels and meta/v1 validation, component-helpers
-// nodeaffinity), without an API server.
+// picks, as the DaemonSet controller (v1.34 to v1.37) and its helper
+// libraries do (apimachinery labels and meta/v1 validation,
+// component-helpers nodeaffinity), without an API server.
 //
 // # What it owns
 //

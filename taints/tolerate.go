@@ -7,8 +7,8 @@ import "github.com/daemonplan/daemonplan/internal/decimal"
 type Options struct {
 	// ComparisonOperators honours the Lt and Gt toleration operators, as
 	// upstream does from v1.35 with the alpha TaintTolerationComparisonOperators
-	// feature gate enabled. When false (the v1.34 behaviour) a toleration with
-	// Lt or Gt tolerates nothing.
+	// feature gate enabled. When false (the gate's default, and v1.34's only
+	// behaviour) a toleration with Lt or Gt tolerates nothing.
 	ComparisonOperators bool
 }
 

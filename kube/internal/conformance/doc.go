@@ -1,7 +1,8 @@
 // Package conformance is test support for the conformance cases in
-// kube/testdata/conformance/cases: each case is one cluster, the instant of
-// one sync, and what the upstream v1.34.4 DaemonSet controller did in that
-// sync, in the plan schema of the cases' README.
+// kube/testdata/conformance/cases and cases-v1.37: each case is one
+// cluster, the instant of one sync, and what the upstream DaemonSet
+// controller (v1.34.4, v1.37.2) did in that sync, in the plan schema of
+// the cases' README.
 //
 // It owns Expected (an expected.json: the schema of package schema plus
 // the cases' alternatives), the loading of cases
