@@ -16,28 +16,37 @@ const (
 	MaxDNS1123SubdomainLength = 253
 )
 
-// The wording of the problems, close to apimachinery's so that messages read
-// the same in both; tests compare problems by presence, not by text.
+// The wording of the problems is apimachinery's as of v0.37 (Kubernetes
+// 1.37, the default target): label keys and values in bytes (its content
+// package), object names in characters (util/validation), examples
+// joined as apimachinery joins them ("'MyName',  or 'my.name'").
+// kube/differential compares every message.
 const (
 	nameCharsMsg = "must consist of alphanumeric characters, '-', '_' or '.', " +
 		"and must start and end with an alphanumeric character " +
-		"(e.g. 'MyName', 'my.name' or '123-abc', " +
+		"(e.g. 'MyName',  or 'my.name',  or '123-abc', " +
 		"regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 	valueCharsMsg = "a valid label must be an empty string or consist of alphanumeric characters, " +
 		"'-', '_' or '.', and must start and end with an alphanumeric character " +
-		"(e.g. 'MyValue', 'my_value' or '12345', " +
+		"(e.g. 'MyValue',  or 'my_value',  or '12345', " +
 		"regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 	subdomainCharsMsg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric " +
 		"characters, '-' or '.', and must start and end with an alphanumeric character " +
 		"(e.g. 'example.com', regex used for validation is " +
 		"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-	tooManySlashesMsg = "a qualified name " + nameCharsMsg +
+	tooManySlashesMsg = "a valid label key " + nameCharsMsg +
 		" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
 	emptyMsg = "must be non-empty"
 )
 
+// maxLenMsg is the length problem of an object name; maxBytesMsg that of
+// a label key or value and of a label key's prefix.
 func maxLenMsg(n int) string {
 	return "must be no more than " + strconv.Itoa(n) + " characters"
+}
+
+func maxBytesMsg(n int) string {
+	return "must be no more than " + strconv.Itoa(n) + " bytes"
 }
 
 // ValidateLabelKey reports what is wrong with key as a label key (a
@@ -61,8 +70,11 @@ func ValidateLabelKey(key string) []string {
 		if prefix == "" {
 			probs = append(probs, "prefix part "+emptyMsg)
 		} else {
-			for _, p := range IsDNS1123Subdomain(prefix) {
-				probs = append(probs, "prefix part "+p)
+			if len(prefix) > MaxDNS1123SubdomainLength {
+				probs = append(probs, "prefix part "+maxBytesMsg(MaxDNS1123SubdomainLength))
+			}
+			if !isSubdomain(prefix) {
+				probs = append(probs, "prefix part "+subdomainCharsMsg)
 			}
 		}
 	default:
@@ -71,7 +83,7 @@ func ValidateLabelKey(key string) []string {
 	if name == "" {
 		probs = append(probs, "name part "+emptyMsg)
 	} else if len(name) > MaxLabelNameLength {
-		probs = append(probs, "name part "+maxLenMsg(MaxLabelNameLength))
+		probs = append(probs, "name part "+maxBytesMsg(MaxLabelNameLength))
 	}
 	if !isNamePart(name) {
 		probs = append(probs, "name part "+nameCharsMsg)
@@ -88,7 +100,7 @@ func ValidateLabelKey(key string) []string {
 func ValidateLabelValue(value string) []string {
 	var probs []string
 	if len(value) > MaxLabelNameLength {
-		probs = append(probs, maxLenMsg(MaxLabelNameLength))
+		probs = append(probs, maxBytesMsg(MaxLabelNameLength))
 	}
 	if value != "" && !isNamePart(value) {
 		probs = append(probs, valueCharsMsg)

@@ -10,7 +10,8 @@
 //   - resource.Parse, Quantity.String, Cmp, Add, Sub and the rounded values
 //     against apimachinery's resource.Quantity, on generated texts and a
 //     table of edge cases, with each documented divergence pinned;
-//   - field.Error messages against apimachinery's validation/field;
+//   - field.Error messages, and the label-syntax and toleration-value
+//     problems, against apimachinery's wording;
 //   - resource.PodRequests and EffectiveRequests against component-helpers'
 //     resource.PodRequests on generated pods (the latter after our
 //     transcription of the API server's defaulting).
