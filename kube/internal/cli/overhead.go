@@ -57,7 +57,7 @@ Output formats (-o):
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil,
-		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input.\nRepeat to merge several sources. Other kinds are ignored.")
+		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input;\na directory, its .json, .yaml and .yml files. Repeat to merge several\nsources. Other kinds are ignored.")
 	f.StringVar(&o.nodeFile, "node-file", "", "a file holding one Node, real or hypothetical: answer for it alone")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(overheadOutputs, "|"))
 	return cmd

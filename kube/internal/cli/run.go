@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -174,8 +175,9 @@ func addCommon(cmd *cobra.Command, o *common) {
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil,
 		"what 'kubectl get ... -o yaml' or '-o json' prints: a List, single objects or a\n"+
-			"multi-document stream; '-' reads standard input. Repeat to merge several\n"+
-			"sources, as kubectl does. Other kinds are ignored.")
+			"multi-document stream; '-' reads standard input; a directory, its .json,\n"+
+			".yaml and .yml files. Repeat to merge several sources, as kubectl does.\n"+
+			"Other kinds are ignored.")
 	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
 	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
@@ -327,6 +329,40 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison, ignored: o.ignored}, nil
 }
 
+// expandDirs replaces each directory among files by the files in it whose
+// names end in .json, .yaml or .yml, in name order, as kubectl's -f does
+// (not recursively: kubectl needs -R for that). A directory without such a
+// file is an error.
+func expandDirs(files []string) ([]string, error) {
+	var out []string
+	for _, file := range files {
+		if file == "-" {
+			out = append(out, file)
+			continue
+		}
+		entries, err := os.ReadDir(file)
+		if err != nil {
+			// Not a directory (or not readable): read it as a file, which
+			// reports what is wrong.
+			out = append(out, file)
+			continue
+		}
+		n := len(out)
+		for _, e := range entries {
+			switch filepath.Ext(e.Name()) {
+			case ".json", ".yaml", ".yml":
+				if !e.IsDir() {
+					out = append(out, filepath.Join(file, e.Name()))
+				}
+			}
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: a directory with no .json, .yaml or .yml file", file)
+		}
+	}
+	return out, nil
+}
+
 // read reads and merges every input file (- is standard input, read once
 // by all the flags of a command together) with load.Sources, so that an object found in several files is one object
 // and conflicting copies are refused with their positions, and adds the
@@ -337,6 +373,10 @@ func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.Daemo
 	var srcs []load.Source
 	var names []string
 	var datas [][]byte
+	files, err := expandDirs(files)
+	if err != nil {
+		return nil, nil, "", c.fail("%s: %v", cmd, err)
+	}
 	for _, file := range files {
 		r, src := c.stdin, "standard input"
 		if file == "-" {

@@ -290,7 +290,7 @@ func TestErrors(t *testing.T) {
 		{"explain without node", "", "", []string{"explain", "-f", f01}, exitUsage, "NODE is required"},
 		{"explain two nodes", "", "", []string{"explain", "-f", f01, "a", "b"}, exitUsage, "want one NODE"},
 		{"missing file", "", "", []string{"plan", "-f", "testdata/does-not-exist.json"}, exitError, "no such file or directory"},
-		{"directory", "unreadable as a file", "", []string{"plan", "-f", "testdata"}, exitError, "is a directory"},
+		{"directory", "a directory is read file by file and merged; these files hold two versions of one DaemonSet", "", []string{"plan", "-f", "testdata"}, exitError, "the same object appears twice with different content"},
 		{"malformed JSON", "", `{"apiVersion": "v1", "kind": `, []string{"plan", "-f", "-"}, exitError, "load: standard input: JSON value 1"},
 		{"malformed YAML", "", "apiVersion: v1\nkind: [Node\n", []string{"plan", "-f", "-"}, exitError, "load: standard input: YAML document 1"},
 		{"not an object", "", "42\n", []string{"plan", "-f", "-"}, exitError, "not an object"},
@@ -686,5 +686,39 @@ func TestStrictComparisonOperators(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q (%s)", got.code, got.stderr, tt.wantCode, tt.wantStderr, tt.reason)
 			}
 		})
+	}
+}
+
+// TestFilenameDirectory: -f DIR reads the .json, .yaml and .yml files of
+// DIR, as kubectl does, and merges them like repeated -f; other files are
+// left out, and a directory without such a file is an error.
+func TestFilenameDirectory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ds.yaml", ds("ds-x"))
+	write("node.yml", node1)
+	write("pod.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ds-x-abcde", "namespace": "default", "uid": "pod-uid-1", "labels": {"app": "a"},
+		"ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds-x", "uid": "u-ds-x", "controller": true}]},
+		"spec": {"nodeName": "node-1"}, "status": {"phase": "Running"}}`)
+	write("notes.txt", "not an object")
+	got := runCLI(t, "", "plan", "-f", dir, "--now", "2025-06-01T12:00:00Z", "-o", "json")
+	if got.code != exitOK {
+		t.Fatalf("exit %d: %s", got.code, got.stderr)
+	}
+	var p conformance.Plan
+	if err := json.Unmarshal([]byte(got.stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Nodes) != 1 || len(p.Create) != 0 || p.Status.CurrentNumberScheduled != 1 {
+		t.Errorf("plan of the directory: %d nodes, %d creates, %d scheduled; want the node and its pod read", len(p.Nodes), len(p.Create), p.Status.CurrentNumberScheduled)
+	}
+	empty := t.TempDir()
+	if got := runCLI(t, "", "plan", "-f", empty); got.code != exitError || !strings.Contains(got.stderr, "no .json, .yaml or .yml file") {
+		t.Errorf("empty directory: exit %d, stderr %q", got.code, got.stderr)
 	}
 }
