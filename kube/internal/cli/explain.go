@@ -98,6 +98,11 @@ func problems(ds *api.DaemonSet, n *api.Node) []problem {
 	if ra := t.RequiredNodeAffinity; ra != nil {
 		var failed []problem
 		matched := false
+		// The terms are ORed: a node that satisfies any one term matches.
+		either := ""
+		if len(ra.Terms) > 1 {
+			either = " (any one term is enough: the terms are ORed)"
+		}
 		for i, term := range ra.Terms {
 			m := selector.CompileNode(nil, &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{term}})
 			ok, _ := m.Match(n.Name, n.Labels)
@@ -107,7 +112,7 @@ func problems(ds *api.DaemonSet, n *api.Node) []problem {
 			}
 			failed = append(failed, problem{
 				fmt.Sprintf("required node affinity term %d does not match: %s", i, strings.Join(failedRequirements(term, n), "; ")),
-				fmt.Sprintf("label the node so that every requirement of term %d holds, or relax the term in spec.template.spec.affinity.nodeAffinity", i)})
+				fmt.Sprintf("label the node so that every requirement of term %d holds%s, or relax the term in spec.template.spec.affinity.nodeAffinity", i, either)})
 		}
 		if !matched {
 			if len(ra.Terms) == 0 {

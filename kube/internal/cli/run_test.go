@@ -221,7 +221,8 @@ func TestExplain(t *testing.T) {
 			"Failing:                1. required node affinity term 0 does not match: pool NotIn [gpu] (the node has pool=gpu)\n",
 			"                        2. required node affinity term 1 does not match: metadata.name In [node-001] (the node is named node-011)\n",
 			"Pods:                   node-agent-jwbkl: deleted: the node no longer meets",
-			"                        node-agent-m2h9f: deleted: the node no longer meets"},
+			"                        node-agent-m2h9f: deleted: the node no longer meets",
+			"holds (any one term is enough: the terms are ORed)"},
 	}, {
 		name:   "eligible, with a create",
 		reason: "node-010 should run the pod and has none",
