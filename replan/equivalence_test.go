@@ -3,7 +3,6 @@ package replan_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/rounds"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/replan"
@@ -305,18 +305,10 @@ func (m *model) check(t *rapid.T) {
 	}
 }
 
-// rounds is how many times TestPlannerMatchesSync runs rapid's checks
+// replanRounds is how many times TestPlannerMatchesSync runs rapid's checks
 // (-rapid.checks, 100 by default, each a sequence of about -rapid.steps
 // changes): DAEMONPLAN_REPLAN_ROUNDS raises it for a longer search.
-func rounds() int {
-	if n, err := strconv.Atoi(os.Getenv("DAEMONPLAN_REPLAN_ROUNDS")); err == nil && n > 0 {
-		return n
-	}
-	if testing.Short() {
-		return 1
-	}
-	return 10
-}
+func replanRounds() int { return rounds.Of("DAEMONPLAN_REPLAN_ROUNDS", 10, 1) }
 
 // TestPlannerMatchesSync: after every change of a random sequence (nodes
 // and pods added, changed and removed, the DaemonSet changed, revisions
@@ -325,7 +317,7 @@ func rounds() int {
 // field, and Plan equals it but for Nodes and Keep. By default 10 rounds
 // of rapid's checks: a thousand sequences of about 30 changes.
 func TestPlannerMatchesSync(t *testing.T) {
-	for r := range rounds() {
+	for r := range replanRounds() {
 		t.Run(fmt.Sprintf("round-%d", r), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				m := newModel(t)

@@ -3,14 +3,13 @@ package rollout_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/rounds"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -312,15 +311,7 @@ func TestProgressiveStateMachine(t *testing.T) {
 // machineRounds is how many times TestProgressiveStateMachine runs rapid's
 // checks: 20, 2 with -short; DAEMONPLAN_ROLLOUT_ROUNDS sets it for a longer
 // search.
-func machineRounds() int {
-	if n, err := strconv.Atoi(os.Getenv("DAEMONPLAN_ROLLOUT_ROUNDS")); err == nil && n > 0 {
-		return n
-	}
-	if testing.Short() {
-		return 2
-	}
-	return 20
-}
+func machineRounds() int { return rounds.Of("DAEMONPLAN_ROLLOUT_ROUNDS", 20, 2) }
 
 // progressiveStats shows which invariants the runs exercised: syncs in
 // which the rollout wrote under each extension.
