@@ -13,7 +13,9 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 )
 
@@ -140,9 +142,13 @@ const (
 	SyncLimit
 	// TimeLimit: the simulated clock reached Options.MaxDuration.
 	TimeLimit
+	// Unselected: a sync created pods the DaemonSet's selector does not
+	// select (a spec the API server refuses): the controller never counts
+	// them, and would create another on every sync, without end.
+	Unselected
 )
 
-var stallNames = [...]string{Stuck: "Stuck", SyncLimit: "SyncLimit", TimeLimit: "TimeLimit"}
+var stallNames = [...]string{Stuck: "Stuck", SyncLimit: "SyncLimit", TimeLimit: "TimeLimit", Unselected: "Unselected"}
 
 // String returns the kind's stable name.
 func (k StallKind) String() string {
@@ -186,6 +192,8 @@ func (s *Stall) String() string {
 		b.WriteString("stopped at the sync limit")
 	case TimeLimit:
 		b.WriteString("stopped at the time limit")
+	case Unselected:
+		b.WriteString("stopped: the pods created do not match the DaemonSet's selector, so every sync would create more")
 	default:
 		b.WriteString("stalled")
 	}
@@ -302,8 +310,10 @@ var (
 //     first (not at all when the sync wrote and nothing is due: the next
 //     sync runs at once).
 //
-// Run stops as SyncLimit after Options.MaxSyncs syncs, and as TimeLimit
-// when the next event lies beyond Options.MaxDuration. The error is a sync
+// Run stops as SyncLimit after Options.MaxSyncs syncs, as TimeLimit when
+// the next event lies beyond Options.MaxDuration, and as Unselected after a
+// sync that creates pods the DaemonSet's selector does not select (they
+// would be created again on every sync). The error is a sync
 // error (bad input): the timeline up to it is not returned.
 func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	if c == nil {
@@ -316,6 +326,7 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		opts.MaxDuration = 24 * time.Hour
 	}
 	r := newRecorder(c)
+	sel, selErr := selector.Compile(c.DaemonSet.Selector)
 	var gone time.Time // when the pods being deleted go; zero for never
 	if opts.Terminating > 0 && slices.ContainsFunc(c.Pods, func(p api.Pod) bool { return p.Deleting }) {
 		gone = c.Now.Add(opts.Terminating)
@@ -341,6 +352,10 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		r.sync(plan)
 		if opts.AfterSync != nil {
 			opts.AfterSync(plan)
+		}
+		if slices.ContainsFunc(plan.Create, func(cr placement.Create) bool { return selErr != nil || !sel.Matches(cr.Labels) }) {
+			kind = Unselected
+			break
 		}
 		wrote := len(plan.Create)+len(plan.Delete) > 0
 		wait := nextEvent(c, plan)

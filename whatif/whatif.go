@@ -112,6 +112,10 @@ type Report struct {
 	// `kubectl rollout status` would then say the rollout is done (always
 	// true for OnDelete, whose rollout status does not apply).
 	Settled, Done bool
+	// Unsettled says why the simulation did not settle, in one line
+	// (timeline.Stall.String), e.g. that the pods created do not match
+	// the selector; "" when it settled.
+	Unsettled string
 }
 
 // Options are the switches of Diff.
@@ -191,6 +195,9 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 		// nothing to wait for: settled, but not done.
 		Settled: tl.Outcome == timeline.Converged || tl.Stall.Kind == timeline.Stuck,
 		Done:    tl.Outcome == timeline.Converged,
+	}
+	if !rep.Settled {
+		rep.Unsettled = tl.Stall.String()
 	}
 	rep.Nodes = compare(before, edited, c, last.Hash, why, opts.Sync.Placement)
 	for _, n := range rep.Nodes {
@@ -370,7 +377,7 @@ func (r Report) Table() string {
 	state := "settles"
 	switch {
 	case !r.Settled:
-		state = "does not settle"
+		state = "does not settle (" + r.Unsettled + ")"
 	case !r.Done:
 		state = "settles, not done"
 	}

@@ -29,6 +29,9 @@ type Diff struct {
 	// the rollout is done (always true for OnDelete).
 	Settled bool `json:"settled"`
 	Done    bool `json:"done"`
+	// Unsettled says why the simulation did not settle; absent when it
+	// did.
+	Unsettled string `json:"unsettled,omitempty"`
 }
 
 // DiffNode is what the edit does to one node.

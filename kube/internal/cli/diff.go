@@ -499,6 +499,7 @@ func diffDocument(in *input, rep whatif.Report, edits []string, readyAfter time.
 		ReadyAfter: readyAfter.String(),
 		Settled:    rep.Settled,
 		Done:       rep.Done,
+		Unsettled:  rep.Unsettled,
 	}
 	for _, n := range rep.Nodes {
 		dn := schema.DiffNode{
@@ -573,6 +574,8 @@ func writeDiffTable(w io.Writer, doc schema.Diff) error {
 	fmt.Fprintf(tw, "rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, %s\n",
 		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, budgets)
 	switch {
+	case !doc.Settled && doc.Unsettled != "":
+		fmt.Fprintf(tw, "does not settle: %s\n", doc.Unsettled)
 	case !doc.Settled:
 		fmt.Fprintf(tw, "does not settle within %d syncs\n", doc.Syncs)
 	case !doc.Done:
