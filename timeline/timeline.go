@@ -142,13 +142,14 @@ const (
 	SyncLimit
 	// TimeLimit: the simulated clock reached Options.MaxDuration.
 	TimeLimit
-	// Unselected: a sync created pods the DaemonSet's selector does not
-	// select (a spec the API server refuses): the controller never counts
-	// them, and would create another on every sync, without end.
-	Unselected
+	// Unclaimed: a sync created pods the DaemonSet never claims, because
+	// its selector does not select them (a spec the API server refuses)
+	// or it has no UID to own them by: they are never counted, and every
+	// sync would create another, without end.
+	Unclaimed
 )
 
-var stallNames = [...]string{Stuck: "Stuck", SyncLimit: "SyncLimit", TimeLimit: "TimeLimit", Unselected: "Unselected"}
+var stallNames = [...]string{Stuck: "Stuck", SyncLimit: "SyncLimit", TimeLimit: "TimeLimit", Unclaimed: "Unclaimed"}
 
 // String returns the kind's stable name.
 func (k StallKind) String() string {
@@ -192,8 +193,8 @@ func (s *Stall) String() string {
 		b.WriteString("stopped at the sync limit")
 	case TimeLimit:
 		b.WriteString("stopped at the time limit")
-	case Unselected:
-		b.WriteString("stopped: the pods created do not match the DaemonSet's selector, so every sync would create more")
+	case Unclaimed:
+		b.WriteString("stopped: the DaemonSet never claims the pods it creates (its selector does not match them, or it has no UID), so every sync would create more")
 	default:
 		b.WriteString("stalled")
 	}
@@ -311,9 +312,10 @@ var (
 //     sync runs at once).
 //
 // Run stops as SyncLimit after Options.MaxSyncs syncs, as TimeLimit when
-// the next event lies beyond Options.MaxDuration, and as Unselected after a
-// sync that creates pods the DaemonSet's selector does not select (they
-// would be created again on every sync). The error is a sync
+// the next event lies beyond Options.MaxDuration, and as Unclaimed after a
+// sync that creates pods the DaemonSet will not claim: its selector does
+// not select them, or it has no UID (they would be created again on every
+// sync). The error is a sync
 // error (bad input): the timeline up to it is not returned.
 func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	if c == nil {
@@ -353,8 +355,10 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		if opts.AfterSync != nil {
 			opts.AfterSync(plan)
 		}
-		if slices.ContainsFunc(plan.Create, func(cr placement.Create) bool { return selErr != nil || !sel.Matches(cr.Labels) }) {
-			kind = Unselected
+		if slices.ContainsFunc(plan.Create, func(cr placement.Create) bool {
+			return c.DaemonSet.UID == "" || selErr != nil || !sel.Matches(cr.Labels)
+		}) {
+			kind = Unclaimed
 			break
 		}
 		wrote := len(plan.Create)+len(plan.Delete) > 0

@@ -299,17 +299,24 @@ func TestFailedPodStaysUntilReplaced(t *testing.T) {
 	require.NotEqual(t, f.Pod, next[0].Name, "the next interval holds the replacement: %+v", n.Intervals)
 }
 
-// TestUnselectedPodsStop: a DaemonSet whose selector does not select the
+// TestUnclaimedPodsStop: a DaemonSet whose selector does not select the
 // pods it creates (an invalid spec the controller plans all the same)
 // creates a pod on every sync, forever. Run stops after the first such
 // sync and names the stall, instead of simulating to the sync limit (a
 // fuzzed CLI input took 20 s doing so).
-func TestUnselectedPodsStop(t *testing.T) {
+func TestUnclaimedPodsStop(t *testing.T) {
 	c := settled(t, 2, maxUnavailable(1), 10*time.Second)
 	c.DaemonSet.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"app": "elsewhere"}}
 	tl := mustRun(t, c, timeline.Options{})
 	require.Equal(t, timeline.Stalled, tl.Outcome, tl.Summary())
-	require.Equal(t, timeline.Unselected, tl.Stall.Kind)
+	require.Equal(t, timeline.Unclaimed, tl.Stall.Kind)
 	require.Len(t, tl.Syncs, 1)
-	require.Contains(t, tl.Stall.String(), "do not match the DaemonSet's selector")
+	require.Contains(t, tl.Stall.String(), "never claims the pods it creates")
+
+	// The same without a UID, which owns nothing.
+	c = settled(t, 2, maxUnavailable(1), 10*time.Second)
+	c.DaemonSet.UID = ""
+	tl = mustRun(t, c, timeline.Options{})
+	require.Equal(t, timeline.Unclaimed, tl.Stall.Kind, tl.Summary())
+	require.Len(t, tl.Syncs, 1)
 }
