@@ -151,9 +151,9 @@ const (
 	// Released: controlled by the DaemonSet but no longer selected; the
 	// DaemonSet removes its owner reference and stops counting it.
 	Released
-	// Unclaimed: controlled by the DaemonSet, not selected, and not
+	// Unselected: controlled by the DaemonSet, not selected, and not
 	// released because the DaemonSet is being deleted.
-	Unclaimed
+	Unselected
 )
 
 var ownershipNames = [...]string{
@@ -161,7 +161,7 @@ var ownershipNames = [...]string{
 	Owned:      "Owned",
 	Adopted:    "Adopted",
 	Released:   "Released",
-	Unclaimed: "Unclaimed",
+	Unselected: "Unselected",
 }
 
 // String returns the outcome's stable name.
@@ -175,7 +175,7 @@ func (o Ownership) String() string {
 //     an owner reference with an empty UID is nobody's, and a DaemonSet
 //     without a UID owns no pod), is Ignored;
 //  2. a pod it controls is Owned while its selector matches the labels;
-//     otherwise Released, or Unclaimed when the DaemonSet is being
+//     otherwise Released, or Unselected when the DaemonSet is being
 //     deleted;
 //  3. an orphan that matches is Adopted unless the DaemonSet or the pod is
 //     being deleted, or the DaemonSet has no UID (the owner reference it
@@ -202,7 +202,7 @@ func (c *Compiled) claim(p *api.Pod, selected int8) Ownership {
 		case matches:
 			return Owned
 		case ds.Deleting:
-			return Unclaimed
+			return Unselected
 		}
 		return Released
 	case ds.UID == "" || ds.Deleting || !matches || p.Deleting:

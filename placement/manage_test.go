@@ -118,7 +118,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			wantCreates: []string{"node-4", "node-5", "node-6"},
 		},
 		{
-			name:   "TestSelectorDaemonDeletesUnclaimedPods",
+			name:   "TestSelectorDaemonDeletesUnselectedPods",
 			reason: "5 selected nodes lack a pod; the 3+1 matching pods on unselected node-1 and node-4 go; node-0's label2 pods are released, not deleted",
 			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel }},
 			build: func(f *fixture) {
