@@ -1,16 +1,12 @@
 package api
 
-import (
-	"strings"
-
-	"github.com/daemonplan/daemonplan/resource"
-)
+import "github.com/daemonplan/daemonplan/resource"
 
 // PodResources returns the part of the template that decides what its pod
 // requests, as package resource models it, without any defaulting: the
-// containers' requests and limits, sidecars marked, the overhead and the
-// pod-level requests. The lists are shared with t, not copied; neither
-// side may change them.
+// containers' requests and limits, sidecars marked, the overhead, and the
+// pod-level requests and limits. The lists are shared with t, not copied;
+// neither side may change them.
 //
 // A nil t is the empty template.
 func (t *PodTemplate) PodResources() resource.PodResources {
@@ -22,6 +18,7 @@ func (t *PodTemplate) PodResources() resource.PodResources {
 		InitContainers: resourceContainers(t.InitContainers, true),
 		Overhead:       t.Overhead,
 		Requests:       t.Resources.Requests,
+		Limits:         t.Resources.Limits,
 	}
 }
 
@@ -44,7 +41,7 @@ func resourceContainers(cs []Container, init bool) []resource.Container {
 
 // Requests returns what a pod created from t requests of a node, as the
 // scheduler computes it for the pod the API server stores
-// (docs/overhead.md):
+// (docs/overhead.md): resource.EffectiveRequests of PodResources, that is
 //
 //  1. Container defaulting (upstream: SetDefaults_Pod): a resource in a
 //     container's limits and missing from its requests is requested at
@@ -66,71 +63,8 @@ func resourceContainers(cs []Container, init bool) []resource.Container {
 //
 // A nil t is the empty template.
 func (t *PodTemplate) Requests() resource.List {
-	if t == nil {
-		t = &PodTemplate{}
-	}
-	p := resource.Default(t.PodResources())
-	podLimits := resource.Default(resource.PodResources{Overhead: t.Resources.Limits}).Overhead
-	if len(p.Requests) > 0 || len(podLimits) > 0 {
-		p.Requests = podLevelRequests(p, podLimits)
-	}
-	return resource.PodRequests(p)
+	return resource.EffectiveRequests(t.PodResources())
 }
-
-// podLevelRequests returns the pod-level requests the API server stores for
-// the defaulted pod p whose pod-level limits are limits (step 2 of
-// Requests). The aggregates are the scheduler's formula, applied to the
-// containers' requests and to their limits. Neither argument is changed.
-//
-// The API server's two versions of this defaulting (SetDefaults_Pod up to
-// 1.36; DefaultPodLevelResources from 1.37, gate
-// PodLevelResourcesFixDefaulting) differ only where they leave a cpu or
-// memory request to the containers' aggregate, which the effective
-// requests take from there anyway.
-func podLevelRequests(p resource.PodResources, limits resource.List) resource.List {
-	limits = limits.Add(nil) // a copy, never nil
-	aggLimits := resource.PodRequests(resource.PodResources{
-		Containers:     limitsAsRequests(p.Containers),
-		InitContainers: limitsAsRequests(p.InitContainers),
-	})
-	for name, q := range aggLimits {
-		if !isHugePages(name) {
-			continue
-		}
-		_, requested := p.Requests[name]
-		_, limited := limits[name]
-		if !requested && !limited {
-			limits[name] = q
-		}
-	}
-	reqs := p.Requests.Add(nil) // a copy, never nil
-	aggRequests := resource.PodRequests(resource.PodResources{Containers: p.Containers, InitContainers: p.InitContainers})
-	for _, name := range [...]string{"cpu", "memory"} {
-		if _, ok := reqs[name]; !ok {
-			if q, ok := aggRequests[name]; ok {
-				reqs[name] = q
-			}
-		}
-	}
-	for name, q := range limits {
-		if _, ok := reqs[name]; !ok && (name == "cpu" || name == "memory" || isHugePages(name)) {
-			reqs[name] = q
-		}
-	}
-	return reqs
-}
-
-// limitsAsRequests returns cs with each container's limits in place of its
-// requests, so that resource.PodRequests aggregates limits.
-func limitsAsRequests(cs []resource.Container) []resource.Container {
-	out := make([]resource.Container, len(cs))
-	for i, c := range cs {
-		out[i] = resource.Container{Name: c.Name, Requests: c.Limits, Sidecar: c.Sidecar}
-	}
-	return out
-}
-
-func isHugePages(name string) bool { return strings.HasPrefix(name, "hugepages-") }
 
 // HostPorts returns the host ports a pod created from t binds, as the
 // scheduler's NodePorts filter reads them (upstream: GetHostPorts): the

@@ -119,13 +119,15 @@
 //
 // PodRequests follows component-helpers resource.PodRequests with default
 // options, as kube-scheduler v1.34 to v1.37 calls it (PodLevelResources is
-// beta and on): regular containers are summed; each sidecar (an init container with
-// restartPolicy Always) is added to that sum and to a running sidecar
-// total; every other init container counts as its own requests plus the
-// sidecars started before it; the pod needs the per-resource maximum of
-// the sum and those init-time totals; pod-level requests for cpu, memory
-// and hugepages-* replace the container figures; pod overhead is added.
-// Default applies the API server's defaulting first (a container's limits
-// stand in for its missing requests; every quantity is rounded up to 1m),
-// and EffectiveRequests is PodRequests of the defaulted pod.
+// beta and on): regular containers are summed; each sidecar (an init
+// container with restartPolicy Always) is added to that sum and to a
+// running sidecar total; every other init container counts as its own
+// requests plus the sidecars started before it; the pod needs the
+// per-resource maximum of the sum and those init-time totals; pod-level
+// requests for cpu, memory and hugepages-* replace the container figures;
+// pod overhead is added. Default applies the API server's defaulting
+// first (a container's limits stand in for its missing requests; every
+// quantity is rounded up to 1m; missing pod-level requests come from the
+// containers or the pod-level limits), and EffectiveRequests is
+// PodRequests of the defaulted pod.
 package resource

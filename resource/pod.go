@@ -24,10 +24,11 @@ type PodResources struct {
 	Overhead List
 	// Requests is spec.resources.requests, the pod-level requests. Only
 	// cpu, memory and hugepages-* names count; a List with none of them is
-	// as if unset. Pod-level limits are not modelled: they play no part in
-	// PodRequests, and the API server's defaulting of pod-level requests
-	// from them is not implemented by Default.
+	// as if unset.
 	Requests List
+	// Limits is spec.resources.limits, the pod-level limits. PodRequests
+	// ignores them; Default derives missing pod-level requests from them.
+	Limits List
 }
 
 // PodRequests returns what the pod requests of a node, as kube-scheduler
@@ -77,8 +78,10 @@ func PodRequests(p PodResources) List {
 
 // podLevelResource reports whether pod-level resources may set name.
 func podLevelResource(name string) bool {
-	return name == "cpu" || name == "memory" || strings.HasPrefix(name, "hugepages-")
+	return name == "cpu" || name == "memory" || isHugePages(name)
 }
+
+func isHugePages(name string) bool { return strings.HasPrefix(name, "hugepages-") }
 
 func podLevelSet(l List) bool {
 	for name := range l {
@@ -97,16 +100,72 @@ func podLevelSet(l List) bool {
 //  2. Every quantity in every List is rounded up (away from zero) to a
 //     multiple of 1m; quantities already such a multiple are kept as they
 //     are, spelling included.
+//  3. Pod-level defaulting (KEP-2837; upstream DefaultPodLevelResources),
+//     when pod-level requests or limits are set: a hugepages-* resource
+//     the containers limit, with neither a pod-level request nor limit,
+//     gets the containers' aggregated limit (the PodRequests formula
+//     applied to limits) as its pod-level limit; then a pod-level request
+//     missing for cpu or memory is taken from the containers' aggregated
+//     requests, and one still missing for cpu, memory or hugepages-* from
+//     the pod-level limit. (Up to 1.36 SetDefaults_Pod did this only with
+//     pod-level limits set; the two differ only in requests the effective
+//     requests take from the containers anyway.)
 //
-// The API server also defaults pod-level requests from pod-level limits
-// (KEP-2837); PodResources does not model pod-level limits, so that step is
-// left to the caller. p is not changed.
+// p is not changed.
 func Default(p PodResources) PodResources {
 	out := PodResources{
 		Containers:     defaultContainers(p.Containers),
 		InitContainers: defaultContainers(p.InitContainers),
 		Overhead:       roundList(p.Overhead),
 		Requests:       roundList(p.Requests),
+		Limits:         roundList(p.Limits),
+	}
+	if len(out.Requests) > 0 || len(out.Limits) > 0 {
+		out.defaultPodLevel()
+	}
+	return out
+}
+
+// defaultPodLevel is step 3 of Default, on a p whose lists are its own.
+func (p *PodResources) defaultPodLevel() {
+	if p.Limits == nil {
+		p.Limits = List{}
+	}
+	if p.Requests == nil {
+		p.Requests = List{}
+	}
+	aggLimits := PodRequests(PodResources{
+		Containers:     limitsAsRequests(p.Containers),
+		InitContainers: limitsAsRequests(p.InitContainers),
+	})
+	for name, q := range aggLimits {
+		_, requested := p.Requests[name]
+		_, limited := p.Limits[name]
+		if isHugePages(name) && !requested && !limited {
+			p.Limits[name] = q
+		}
+	}
+	aggRequests := PodRequests(PodResources{Containers: p.Containers, InitContainers: p.InitContainers})
+	for _, name := range [...]string{"cpu", "memory"} {
+		if _, ok := p.Requests[name]; !ok {
+			if q, ok := aggRequests[name]; ok {
+				p.Requests[name] = q
+			}
+		}
+	}
+	for name, q := range p.Limits {
+		if _, ok := p.Requests[name]; !ok && podLevelResource(name) {
+			p.Requests[name] = q
+		}
+	}
+}
+
+// limitsAsRequests returns cs with each container's limits in place of its
+// requests, so that PodRequests aggregates limits.
+func limitsAsRequests(cs []Container) []Container {
+	out := make([]Container, len(cs))
+	for i, c := range cs {
+		out[i] = Container{Name: c.Name, Requests: c.Limits, Sidecar: c.Sidecar}
 	}
 	return out
 }

@@ -255,7 +255,8 @@ func defaultPod(pod *v1.Pod) {
 
 // TestEffectiveRequestsAgreesWithDefaultedPodRequests: Default agrees with
 // defaultPod container by container, and EffectiveRequests with
-// component-helpers' PodRequests of the defaulted pod.
+// component-helpers' PodRequests of the pod defaulted by defaultPod, then
+// defaultPodLevel.
 func TestEffectiveRequestsAgreesWithDefaultedPodRequests(t *testing.T) {
 	var c counter
 	rapid.Check(t, func(t *rapid.T) {
@@ -264,6 +265,7 @@ func TestEffectiveRequestsAgreesWithDefaultedPodRequests(t *testing.T) {
 		defaulted := resource.Default(ours)
 		pod := p.theirs()
 		defaultPod(pod)
+		defaultPodLevel(pod)
 		for i, vc := range pod.Spec.Containers {
 			checkSameList(t, vc.Name+" requests", defaulted.Containers[i].Requests, vc.Resources.Requests)
 			checkSameList(t, vc.Name+" limits", defaulted.Containers[i].Limits, vc.Resources.Limits)
