@@ -70,11 +70,8 @@ func ValidateLabelKey(key string) []string {
 		if prefix == "" {
 			probs = append(probs, "prefix part "+emptyMsg)
 		} else {
-			if len(prefix) > MaxDNS1123SubdomainLength {
-				probs = append(probs, "prefix part "+maxBytesMsg(MaxDNS1123SubdomainLength))
-			}
-			if !isSubdomain(prefix) {
-				probs = append(probs, "prefix part "+subdomainCharsMsg)
+			for _, p := range subdomainProblems(prefix, maxBytesMsg) {
+				probs = append(probs, "prefix part "+p)
 			}
 		}
 	default:
@@ -114,10 +111,15 @@ func ValidateLabelValue(value string) []string {
 //  1. At most 253 characters.
 //  2. One or more dot-separated labels, each of lowercase alphanumerics and
 //     '-', starting and ending with an alphanumeric character.
-func IsDNS1123Subdomain(s string) []string {
+func IsDNS1123Subdomain(s string) []string { return subdomainProblems(s, maxLenMsg) }
+
+// subdomainProblems is IsDNS1123Subdomain with the length problem worded
+// by tooLong: in characters for object names, in bytes for label key
+// prefixes, as apimachinery words them.
+func subdomainProblems(s string, tooLong func(int) string) []string {
 	var probs []string
 	if len(s) > MaxDNS1123SubdomainLength {
-		probs = append(probs, maxLenMsg(MaxDNS1123SubdomainLength))
+		probs = append(probs, tooLong(MaxDNS1123SubdomainLength))
 	}
 	if !isSubdomain(s) {
 		probs = append(probs, subdomainCharsMsg)

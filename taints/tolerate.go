@@ -1,6 +1,10 @@
 package taints
 
-import "github.com/daemonplan/daemonplan/internal/decimal"
+import (
+	"strings"
+
+	"github.com/daemonplan/daemonplan/internal/decimal"
+)
 
 // Options are the switches that change matching. The zero value is the
 // Kubernetes default in every supported version (the gate is off).
@@ -72,22 +76,33 @@ func FindUntolerated(taints []Taint, tols []Toleration, effects Effects, opts Op
 	return Taint{}, false
 }
 
-// parseCanonicalInt parses s as a base-10 int64 written in canonical form:
-// "0", or an optional '-' followed by a digit 1-9 and more digits. Leading
-// zeros, '+', spaces, "-0", an empty string and values outside the int64
-// range are rejected. It never allocates.
+// parseCanonicalInt parses s as a base-10 int64 written in canonical form
+// (canonicalDigits); values outside the int64 range are rejected too. It
+// never allocates.
 func parseCanonicalInt(s string) (int64, bool) {
-	if s == "0" {
-		return 0, true
-	}
-	neg := false
-	digits := s
-	if len(s) > 0 && s[0] == '-' {
-		neg = true
-		digits = s[1:]
-	}
-	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
+	digits, neg, ok := canonicalDigits(s)
+	if !ok {
 		return 0, false
 	}
 	return decimal.Magnitude(digits, neg)
+}
+
+// canonicalDigits splits s, a base-10 integer in canonical form ("0", or
+// an optional '-' followed by a digit 1-9 and more digits), into its
+// digits and sign. Leading zeros, '+', spaces, "-0" and the empty string
+// are not canonical (ok false). The range is not checked.
+func canonicalDigits(s string) (digits string, neg, ok bool) {
+	if s == "0" {
+		return s, false, true
+	}
+	digits, neg = strings.CutPrefix(s, "-")
+	if digits == "" || digits[0] < '1' || digits[0] > '9' {
+		return "", false, false
+	}
+	for i := 1; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return "", false, false
+		}
+	}
+	return digits, neg, true
 }

@@ -90,16 +90,13 @@ func ValidateTolerations(tols []Toleration, opts Options) field.ErrorList {
 }
 
 // decimalIntegerProblem is what is wrong with s as a decimal integer in
-// canonical form, in apimachinery's words (content.IsDecimalInteger), or
-// "" when nothing is.
+// canonical form (canonicalDigits), in apimachinery's words
+// (content.IsDecimalInteger), or "" when nothing is.
 func decimalIntegerProblem(s string) string {
-	digits := strings.TrimPrefix(s, "-")
-	switch {
-	case s == "":
+	if s == "" {
 		return "must be non-empty"
-	case s == "0":
-		return ""
-	case digits == "" || digits[0] < '1' || digits[0] > '9' || strings.Trim(digits, "0123456789") != "":
+	}
+	if _, _, ok := canonicalDigits(s); !ok {
 		return "must be a valid decimal integer in canonical form"
 	}
 	return ""
