@@ -106,7 +106,4 @@ func TestZeroCluster(t *testing.T) {
 	if got := cl.Status(t0, testHash); got != (api.Status{}) {
 		t.Errorf("Status of a zero Cluster = %+v, want the zero Status", got)
 	}
-	if n := cl.NumNodes(); n != 0 {
-		t.Errorf("NumNodes of a zero Cluster = %d", n)
-	}
 }

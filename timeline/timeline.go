@@ -654,6 +654,10 @@ func (r *recorder) finish(last daemonplan.Plan, done bool, kind StallKind) *Time
 // stall names the nodes that hold the rollout and the budget they use up.
 func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
 	s := &Stall{Kind: kind, Held: last.Progress.Held}
+	if kind == Unclaimed {
+		// No node holds it back: the pods it creates are never its own.
+		return s
+	}
 	ds := &r.c.DaemonSet
 	gen := api.TemplateGeneration(ds)
 	for i, pods := range r.podsByNode() {

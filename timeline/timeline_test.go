@@ -312,6 +312,7 @@ func TestUnclaimedPodsStop(t *testing.T) {
 	require.Equal(t, timeline.Unclaimed, tl.Stall.Kind)
 	require.Len(t, tl.Syncs, 1)
 	require.Contains(t, tl.Stall.String(), "never claims the pods it creates")
+	require.Empty(t, tl.Stall.Holders, "no node holds back a rollout whose pods are never claimed")
 
 	// The same without a UID, which owns nothing.
 	c = settled(t, 2, maxUnavailable(1), 10*time.Second)

@@ -40,7 +40,8 @@ type Simulation struct {
 // Stall names why a simulated rollout did not converge.
 type Stall struct {
 	// Kind is "Stuck" (nothing left to wait for), "SyncLimit" or
-	// "TimeLimit" (a bound of the simulation was reached).
+	// "TimeLimit" (a bound of the simulation was reached), or "Unclaimed"
+	// (the DaemonSet never claims the pods it creates).
 	Kind string `json:"kind"`
 	// Message is the stall in one line.
 	Message string        `json:"message"`
