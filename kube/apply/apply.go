@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -46,7 +46,13 @@ const (
 var actionNames = [...]string{"", "AdoptRevision", "ReleaseRevision", "UpdateRevision", "CreateRevision",
 	"RelabelPod", "DeleteRevision", "AdoptPod", "ReleasePod", "CreatePod", "DeletePod", "UpdateStatus"}
 
-func (a Action) String() string { return enum.Name(actionNames[:], int(a), "Action") }
+// String returns the action's name, or "Action(N)" for a value without one.
+func (a Action) String() string {
+	if a > 0 && int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "Action(" + strconv.Itoa(int(a)) + ")"
+}
 
 // Write is one write Apply issued, or refused to issue, and its outcome.
 type Write struct {

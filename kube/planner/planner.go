@@ -8,7 +8,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/syncrule"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/schema"
@@ -107,7 +106,7 @@ func JSON(p daemonplan.Plan, v upstream.Version) schema.Plan {
 		Revisions: schema.Revisions{
 			Create:  make([]schema.Revision, 0, len(p.Revisions.Create)),
 			Update:  make([]schema.Revision, 0, len(p.Revisions.Update)),
-			Delete:  nonNil(syncrule.MergeSorted(p.Revisions.DeleteDuplicates, p.Revisions.Delete)),
+			Delete:  mergeSorted(p.Revisions.DeleteDuplicates, p.Revisions.Delete),
 			Adopt:   nonNil(p.Revisions.Adopt),
 			Release: nonNil(p.Revisions.Release),
 		},
@@ -178,6 +177,15 @@ func JSON(p daemonplan.Plan, v upstream.Version) schema.Plan {
 		out.Warnings = append(out.Warnings, schema.Warning{Field: w.Field, Type: w.Type.String(), Detail: w.Detail, Message: w.Error()})
 	}
 	return out
+}
+
+// mergeSorted returns the sorted union of the name lists a and b, never
+// nil. A plan lists revision deletes in two steps (duplicates, then
+// cleanup); the schema lists them as one.
+func mergeSorted(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return nonNil(slices.Compact(out))
 }
 
 func nonNil(s []string) []string {
