@@ -61,7 +61,9 @@
 //     driver for property tests of plans, yours included (the only
 //     package that imports a module outside the standard library, rapid);
 //   - replan: incremental re-planning, change by change;
-//   - whatif: what an edit to a cluster would do, node by node.
+//   - whatif: what an edit to a cluster would do, node by node;
+//   - timeline: a rollout driven in sim to convergence or a named stall,
+//     node by node over time, and drawn as one HTML page.
 //
 // The kube module (github.com/daemonplan/daemonplan/kube) converts
 // Kubernetes API objects in and out, computes upstream's exact revision
