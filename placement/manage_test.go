@@ -431,6 +431,49 @@ func TestDaemonKillFailedPods(t *testing.T) {
 	}
 }
 
+// TestFailedPodOwnedBeforeAdopted: of several failed pods on one node,
+// the one deleted in this backoff window is one the DaemonSet already
+// controlled, never an orphan it adopts in this sync, even an older one:
+// upstream meets the claimed pods owned first, orphans after (found by
+// running the v1.37.2 controller side by side on generated clusters;
+// docs/manage.md, M10).
+func TestFailedPodOwnedBeforeAdopted(t *testing.T) {
+	cases := []struct {
+		name, reason string
+		pods         func(f *fixture)
+		want         []string
+	}{
+		{name: "older orphan, newer owned", reason: "the owned pod goes although the orphan is older",
+			pods: func(f *fixture) {
+				f.addPods("node-0", simpleDaemonSetLabel, 1, failed, orphan)
+				f.addPods("node-0", simpleDaemonSetLabel, 1, failed)
+			},
+			want: []string{"node-0-pod-01"}},
+		{name: "two owned, one orphan", reason: "the oldest owned pod goes",
+			pods: func(f *fixture) {
+				f.addPods("node-0", simpleDaemonSetLabel, 1, failed, orphan)
+				f.addPods("node-0", simpleDaemonSetLabel, 2, failed)
+			},
+			want: []string{"node-0-pod-01"}},
+		{name: "orphans only", reason: "with no owned failed pod, the oldest adopted one goes",
+			pods: func(f *fixture) {
+				f.addPods("node-0", simpleDaemonSetLabel, 2, failed, orphan)
+			},
+			want: []string{"node-0-pod-00"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fixture{ds: newDS()}
+			f.addNodes(0, 1, nil)
+			tc.pods(f)
+			p, _ := f.plan(t, nil)
+			if diff := cmp.Diff(tc.want, deletePods(p)); diff != "" {
+				t.Errorf("%s\nManage() deletes mismatch (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 // TestDaemonKillFailedPodsBackoff walks the per-node backoff with the clock
 // (docs/manage.md, M10): delete, hold back until exactly the delay has passed, delete
 // again with the delay doubled; an expired window or a new observed

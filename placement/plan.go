@@ -221,7 +221,9 @@ func (c *Compiled) BackoffKey(node string) BackoffKey {
 //
 //  1. a node that should run the pod and has none gets a create;
 //  2. on a node where pods may continue: pods being deleted are skipped;
-//     failed pods are deleted, at most one per node per backoff window;
+//     failed pods are deleted, at most one per node per backoff window,
+//     the oldest the DaemonSet already controlled before the oldest it
+//     adopts;
 //     succeeded pods are deleted; of the rest, duplicates are deleted,
 //     keeping the oldest (without surge) or the oldest new and oldest old
 //     pod (with surge, where the old one goes once the new one is
@@ -244,34 +246,47 @@ func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api
 	case d.ShouldRun && len(pods) == 0:
 		m.Create = true
 	case d.ShouldContinueRunning:
-		var buf [4]*api.Pod
-		running := buf[:0]
+		var buf, failedBuf [4]*api.Pod
+		running, failed := buf[:0], failedBuf[:0]
+		orphans := 0 // failed pods adopted by this sync, at the end of failed
 		for _, pod := range pods {
 			switch {
 			case pod.Deleting:
 			case pod.Phase == api.PodFailed:
-				// The window as this plan left it: set by an earlier
-				// failed pod of this node, or the previous plan's.
-				var wait bool
-				var left time.Duration
-				if m.BackoffSet {
-					wait, left = true, m.Backoff.Delay
+				// Upstream meets the pods it already owns before the
+				// orphans it adopts (its claim lists them in that
+				// order), and the first failed pod it meets outside the
+				// backoff window is the one it deletes.
+				if pod.Controller == nil {
+					failed = append(failed, pod)
+					orphans++
 				} else {
-					wait, left = backoff.InBackoff(c.BackoffKey(node), now)
+					failed = slices.Insert(failed, len(failed)-orphans, pod)
 				}
-				if wait {
-					if m.RequeueAfter == 0 || left < m.RequeueAfter {
-						m.RequeueAfter = left
-					}
-					continue
-				}
-				m.Backoff, m.BackoffSet = backoff.next(c.BackoffKey(node), now), true
-				del(pod, Failed)
 			case pod.Phase == api.PodSucceeded:
 				del(pod, Succeeded)
 			default:
 				running = append(running, pod)
 			}
+		}
+		for _, pod := range failed {
+			// The window as this plan left it: set by an earlier
+			// failed pod of this node, or the previous plan's.
+			var wait bool
+			var left time.Duration
+			if m.BackoffSet {
+				wait, left = true, m.Backoff.Delay
+			} else {
+				wait, left = backoff.InBackoff(c.BackoffKey(node), now)
+			}
+			if wait {
+				if m.RequeueAfter == 0 || left < m.RequeueAfter {
+					m.RequeueAfter = left
+				}
+				continue
+			}
+			m.Backoff, m.BackoffSet = backoff.next(c.BackoffKey(node), now), true
+			del(pod, Failed)
 		}
 		// Bucket order is already upstream's oldest-first order.
 		if !c.surge {

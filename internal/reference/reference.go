@@ -23,6 +23,7 @@
 package reference
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -299,8 +300,13 @@ func Manage(ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, 
 			continue
 		}
 		if shouldContinueRunning {
+			// Upstream's claim returns the pods the DaemonSet controlled
+			// before the orphans it adopts, each group in informer order
+			// (here oldest first): the order in which it meets failed pods.
+			met := slices.Clone(nodePods)
+			sort.SliceStable(met, func(i, j int) bool { return met[i].Controller != nil && met[j].Controller == nil })
 			var running []*api.Pod
-			for _, p := range nodePods {
+			for _, p := range met {
 				if p.Deleting {
 					continue
 				}
