@@ -339,6 +339,33 @@ func TestSync(t *testing.T) {
 					UpdatedNumberScheduled: 2, NumberAvailable: 1, NumberUnavailable: 1}},
 		},
 		{
+			name: "negative maxSurge: manage does not surge",
+			reason: "upstream's AllowsSurge wants a positive maxSurge: the succeeded pod is deleted and, as without " +
+				"surge, the node gets its new pod in a later sync (found running the v1.37.2 controller side by side)",
+			build: func(c *syncCluster) {
+				c.node("a").pod("pa", "a", curHash, func(p *api.Pod) { p.Phase, p.Ready = api.PodSucceeded, false })
+				c.in.DaemonSet.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: api.Int(1), MaxSurge: api.Int(-1)}
+			},
+			want: writes{Hash: curHash, Delete: []string{"pa"}, StatusChanged: true,
+				Warnings: []string{"spec.updateStrategy.rollingUpdate.maxSurge", "spec.updateStrategy.rollingUpdate.maxSurge"},
+				Status: api.Status{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, ObservedGeneration: 2,
+					UpdatedNumberScheduled: 1, NumberUnavailable: 1}},
+		},
+		{
+			name: "negative maxSurge: the rolling update takes the surge path",
+			reason: "upstream's rollingUpdate branches on maxSurge == 0: with -1 it surges onto the node whose old pod " +
+				"is unavailable and deletes no available old pod (without surge it would delete pc instead)",
+			build: func(c *syncCluster) {
+				c.node("a").node("b").node("c").pod("pa", "a", oldHash).pod("pb", "b", oldHash).
+					pod("pc", "c", oldHash, func(p *api.Pod) { p.Ready = false })
+				c.in.DaemonSet.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{MaxUnavailable: api.Int(1), MaxSurge: api.Int(-1)}
+			},
+			want: writes{Hash: curHash, Create: []string{"c"}, StatusChanged: true,
+				Warnings: []string{"spec.updateStrategy.rollingUpdate.maxSurge", "spec.updateStrategy.rollingUpdate.maxSurge"},
+				Status: api.Status{CurrentNumberScheduled: 3, DesiredNumberScheduled: 3, NumberReady: 2, ObservedGeneration: 2,
+					NumberAvailable: 2, NumberUnavailable: 1}},
+		},
+		{
 			name:   "burst limit",
 			reason: "creates beyond BurstReplicas are cut and counted",
 			build: func(c *syncCluster) {

@@ -91,9 +91,11 @@ func UnavailableCount(ds *api.DaemonSet, desired int) (int, error) {
 }
 
 // AllowsSurge reports whether ds updates by surging: maxSurge scaled against
-// one node is positive. It decides how duplicates on a node are resolved. A
-// nil DaemonSet does not surge.
+// one node is positive (a negative one, which validation rejects, is not
+// surge). It decides how duplicates on a node are resolved. A nil DaemonSet
+// does not surge. (The rolling update itself branches on another test:
+// rollout.Budgets.Surge.)
 func AllowsSurge(ds *api.DaemonSet) bool {
 	n, err := SurgeCount(ds, 1)
-	return err == nil && n != 0
+	return err == nil && n > 0
 }

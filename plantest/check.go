@@ -518,7 +518,7 @@ func CheckBudgets(in daemonplan.Input, p daemonplan.Plan) error {
 	}
 	gen := reference.Generation(&v.ds)
 
-	if b.maxSurge <= 0 {
+	if b.maxSurge == 0 { // upstream's branch: a negative maxSurge surges
 		unavailable := 0
 		for _, np := range visited {
 			pods := append(slices.Clone(np.olds), np.newPods...)

@@ -23,9 +23,13 @@ type Budgets struct {
 	MaxSurge       int
 }
 
-// Surge reports whether the update creates new pods before deleting old
-// ones.
-func (b Budgets) Surge() bool { return b.MaxSurge > 0 }
+// Surge reports whether the rolling update creates new pods before
+// deleting old ones: maxSurge is not zero. A negative maxSurge (which
+// validation rejects) takes this path too, as upstream's rollingUpdate
+// branches on maxSurge == 0, and surges onto no node beyond those whose
+// old pod is unavailable. (Manage's test is placement.AllowsSurge:
+// positive only.)
+func (b Budgets) Surge() bool { return b.MaxSurge != 0 }
 
 // ResolveBudgets scales maxUnavailable and maxSurge of ds against desired
 // (upstream: updatedDesiredNodeCounts; docs/rolling-update.md, R4): ints as

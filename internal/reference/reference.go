@@ -224,7 +224,7 @@ func Surge(ds *api.DaemonSet) bool {
 	}
 	v := ru.MaxSurge
 	if !v.IsString {
-		return v.IntVal != 0
+		return v.IntVal > 0
 	}
 	if len(v.StrVal) == 0 || v.StrVal[len(v.StrVal)-1] != '%' {
 		return false
