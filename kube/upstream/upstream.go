@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/rand"
 )
 
@@ -86,7 +87,9 @@ func (v Version) dump(template reflect.Value) ([]byte, error) {
 // pkg/controller/daemon/update.go; docs/history.md, H2 and H3):
 //
 //  1. the whole DaemonSet is encoded with encoding/json and decoded again
-//     into generic maps (numbers become float64);
+//     into generic maps with apimachinery's json package (whole numbers
+//     become int64, so that every int64 field comes back exact; others
+//     float64);
 //  2. spec.template is taken from it and "$patch": "replace" is added;
 //  3. {"spec": {"template": …}} is encoded again, compact, with keys sorted
 //     at every level and HTML characters escaped.
@@ -102,7 +105,7 @@ func RevisionData(ds *appsv1.DaemonSet) ([]byte, error) {
 		return nil, fmt.Errorf("upstream.RevisionData: encoding DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
 	var generic map[string]any
-	if err := json.Unmarshal(whole, &generic); err != nil {
+	if err := utiljson.Unmarshal(whole, &generic); err != nil {
 		return nil, fmt.Errorf("upstream.RevisionData: decoding DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
 	spec, _ := generic["spec"].(map[string]any)

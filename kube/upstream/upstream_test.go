@@ -1,6 +1,7 @@
 package upstream_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,6 +90,26 @@ func TestRevisionData(t *testing.T) {
 	}
 	if _, err := upstream.RevisionData(nil); err == nil {
 		t.Error("RevisionData(nil) succeeded")
+	}
+}
+
+// TestRevisionDataLargeIntegers: integers beyond float64's exact range
+// (2^53) come out as they went in, as upstream's getPatch decodes with
+// apimachinery's json package, which keeps whole numbers as int64. Through
+// float64, 2^53+1 would become 2^53, the revision would not match its
+// template, and the sync would see a hash collision (found running the
+// v1.37.2 controller side by side).
+func TestRevisionDataLargeIntegers(t *testing.T) {
+	for _, v := range []int64{1<<53 + 1, 1<<63 - 1} {
+		ds := sampleDS()
+		ds.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr(v)
+		got, err := upstream.RevisionData(ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(`"terminationGracePeriodSeconds":%d}`, v); !strings.Contains(string(got), want) {
+			t.Errorf("RevisionData() = %s, want it to hold %s", got, want)
+		}
 	}
 }
 
