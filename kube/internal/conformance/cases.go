@@ -41,12 +41,16 @@ type Set struct {
 	Dir     string
 }
 
-// Sets returns the recorded sets: kube/testdata/conformance/cases, decided
-// by v1.34.4, and cases-v1.37, decided by v1.37.2.
+// Sets returns the sets of cases: kube/testdata/conformance/cases,
+// decided by v1.34.4, cases-v1.37, decided by v1.37.2, and found-v1.37,
+// clusters on which daemonplan once disagreed with the v1.37.2 controller
+// run side by side (its README).
 func Sets() []Set {
+	dir := filepath.Dir(CasesDir())
 	return []Set{
 		{Version: "1.34", Dir: CasesDir()},
-		{Version: "1.37", Dir: filepath.Join(filepath.Dir(CasesDir()), "cases-v1.37")},
+		{Version: "1.37", Dir: filepath.Join(dir, "cases-v1.37")},
+		{Version: "1.37", Dir: filepath.Join(dir, "found-v1.37")},
 	}
 }
 

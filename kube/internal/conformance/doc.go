@@ -1,6 +1,6 @@
 // Package conformance is test support for the conformance cases in
-// kube/testdata/conformance/cases and cases-v1.37: each case is one
-// cluster, the instant of one sync, and what the upstream DaemonSet
+// kube/testdata/conformance/cases, cases-v1.37 and found-v1.37: each case
+// is one cluster, the instant of one sync, and what the upstream DaemonSet
 // controller (v1.34.4, v1.37.2) did in that sync, in the plan schema of
 // the cases' README.
 //
