@@ -1,0 +1,15 @@
+//go:build k8s134
+
+package main
+
+import (
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/controller/daemon"
+)
+
+// nodeShouldRun is upstream's verdict for one node; v1.34's
+// NodeShouldRunDaemonPod takes no logger.
+func nodeShouldRun(n *v1.Node, ds *apps.DaemonSet) (shouldRun, shouldContinueRunning bool) {
+	return daemon.NodeShouldRunDaemonPod(n, ds)
+}
