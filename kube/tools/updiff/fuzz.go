@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	apps "k8s.io/api/apps/v1"
@@ -114,7 +116,7 @@ func fuzzMain(args []string) error {
 		fmt.Printf("%s: DIFF [%s] mutations=%s\n", name, sig, strings.Join(muts, ";"))
 	}
 	fmt.Printf("SUMMARY source=%s seed=%d n=%d disagreements=%d harness-errors=%d\n", *source, *seed, *n, disagreements, harnessErrors)
-	for _, sig := range sortedKeys(classes) {
+	for _, sig := range slices.Sorted(maps.Keys(classes)) {
 		fmt.Printf("CLASS %5d %s\n", classes[sig], sig)
 	}
 	if harnessErrors > 0 {
@@ -135,7 +137,7 @@ func addCurrentRevision(r *rand.Rand, c *cluster) bool {
 		}
 		maxRevision = max(maxRevision, rv.Revision)
 	}
-	c.Revisions = append(c.Revisions, revisionFor(c.DS, maxRevision+int64(r.Intn(2)), h))
+	c.Revisions = append(c.Revisions, revisionFor(r, c.DS, maxRevision+int64(r.Intn(2)), h))
 	return true
 }
 

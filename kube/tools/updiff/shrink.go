@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -80,18 +81,18 @@ func withoutNodeAndPods(c *cluster, i int) *cluster {
 
 func withoutNode(c *cluster, i int) *cluster {
 	o := c.clone()
-	o.Nodes = append(o.Nodes[:i], o.Nodes[i+1:]...)
+	o.Nodes = slices.Delete(o.Nodes, i, i+1)
 	return o
 }
 
 func withoutPod(c *cluster, i int) *cluster {
 	o := c.clone()
-	o.Pods = append(o.Pods[:i], o.Pods[i+1:]...)
+	o.Pods = slices.Delete(o.Pods, i, i+1)
 	return o
 }
 
 func withoutRevision(c *cluster, i int) *cluster {
 	o := c.clone()
-	o.Revisions = append(o.Revisions[:i], o.Revisions[i+1:]...)
+	o.Revisions = slices.Delete(o.Revisions, i, i+1)
 	return o
 }

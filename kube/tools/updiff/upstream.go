@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	core "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/flowcontrol"
@@ -25,6 +24,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -43,18 +44,15 @@ func quietContext() context.Context {
 	return klog.NewContext(context.Background(), logr.Discard())
 }
 
-// recorder is the fake clientset's one reactor for writes. The fake object
-// tracker is not an API server; where the difference changes what the
-// controller does next in the same sync, the recorder behaves as an API
-// server would.
+// recorder is the first reactor of the fake clientset: it hands each write
+// to the reactors behind it (kube/internal/fakecluster's, which name pods
+// created with generateName as an API server would, then the object tracker)
+// and keeps what they accepted. The fake's action log also holds refused
+// writes, but an API server that answers AlreadyExists or NotFound wrote
+// nothing, so only accepted writes become the plan. The fake runs reactors
+// one at a time, under its lock.
 type recorder struct {
-	tracker core.ReactionFunc
-	mu      sync.Mutex
-	names   int
-	// accepted are the writes the tracker took; refused are the others.
-	// The fake also records refused writes in its action log, but an API
-	// server that answers AlreadyExists or NotFound wrote nothing, so only
-	// accepted writes become the plan.
+	next     []core.Reactor
 	accepted []core.Action
 	refused  []string
 }
@@ -64,18 +62,6 @@ func (r *recorder) react(action core.Action) (bool, runtime.Object, error) {
 	case "get", "list", "watch":
 		return false, nil, nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if a, ok := action.(core.CreateAction); ok {
-		// The tracker does not implement generateName: every pod the
-		// controller creates would be named "" and all but the first refused
-		// as AlreadyExists. An API server picks a unique name.
-		if m, ok := a.GetObject().(metav1.Object); ok && m.GetName() == "" && m.GetGenerateName() != "" {
-			r.names++
-			m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), r.names))
-		}
-	}
-	handled, obj, err := true, runtime.Object(nil), error(nil)
 	if action.GetVerb() == "delete" && action.GetResource().Resource == "pods" {
 		// The tracker removes a pod at once. An API server deletes a
 		// scheduled pod gracefully: it stays until the kubelet confirms, so
@@ -85,15 +71,25 @@ func (r *recorder) react(action core.Action) (bool, runtime.Object, error) {
 		// whether that patch then fails depends on how fast the informer
 		// saw the adoption; keeping it models the timeline in which it had,
 		// the one daemonplan plans and the recorded cases show.
-	} else {
-		handled, obj, err = r.tracker(action)
-	}
-	if err != nil {
-		r.refused = append(r.refused, fmt.Sprintf("%s %s: %v", action.GetVerb(), action.GetResource().Resource, err))
-	} else {
 		r.accepted = append(r.accepted, action.DeepCopy())
+		return true, nil, nil
 	}
-	return handled, obj, err
+	for _, next := range r.next {
+		if !next.Handles(action) {
+			continue
+		}
+		handled, obj, err := next.React(action)
+		if !handled {
+			continue
+		}
+		if err != nil {
+			r.refused = append(r.refused, fmt.Sprintf("%s %s: %v", action.GetVerb(), action.GetResource().Resource, err))
+		} else {
+			r.accepted = append(r.accepted, action.DeepCopy())
+		}
+		return true, obj, err
+	}
+	return false, nil, nil
 }
 
 // runUpstream runs one sync of the upstream controller on c and maps its
@@ -101,18 +97,8 @@ func (r *recorder) react(action core.Action) (bool, runtime.Object, error) {
 func runUpstream(c *cluster) (*outcome, error) {
 	ctx, cancel := context.WithCancel(quietContext())
 	defer cancel()
-	objs := []runtime.Object{c.DS.DeepCopy()}
-	for _, n := range c.Nodes {
-		objs = append(objs, n.DeepCopy())
-	}
-	for _, p := range c.Pods {
-		objs = append(objs, p.DeepCopy())
-	}
-	for _, r := range c.Revisions {
-		objs = append(objs, r.DeepCopy())
-	}
-	client := fake.NewClientset(objs...)
-	rec := &recorder{tracker: core.ObjectReaction(client.Tracker())}
+	client := fakecluster.New(&load.Cluster{DaemonSet: c.DS, Nodes: c.Nodes, Pods: c.Pods, Revisions: c.Revisions}, c.Now)
+	rec := &recorder{next: slices.Clone(client.ReactionChain)}
 	client.PrependReactor("*", "*", rec.react)
 
 	factory := informers.NewSharedInformerFactory(client, controller.NoResyncPeriodFunc())
@@ -168,7 +154,7 @@ func runUpstream(c *cluster) (*outcome, error) {
 	for _, a := range rec.accepted {
 		out.Actions = append(out.Actions, m.add(a))
 	}
-	for _, name := range sortedKeys(m.revUpdates) {
+	for _, name := range slices.Sorted(maps.Keys(m.revUpdates)) {
 		out.Revisions.Update = append(out.Revisions.Update, m.revUpdates[name])
 	}
 	out.Status = m.status
@@ -320,7 +306,7 @@ func emptyPlan(c *cluster) schema.Plan {
 		DaemonSet: schema.Ref{Namespace: c.DS.Namespace, Name: c.DS.Name},
 		Nodes:     []schema.Node{}, Create: []schema.Create{}, Delete: []schema.Delete{},
 		Adopt: []string{}, Release: []string{}, Relabel: []schema.Relabel{}, Errors: []string{},
-		Revisions: schema.Revisions{Create: []schema.Revision{}, Update: []schema.Revision{}, Delete: []string{}, Adopt: []string{}},
+		Revisions: schema.Revisions{Create: []schema.Revision{}, Update: []schema.Revision{}, Delete: []string{}, Adopt: []string{}, Release: []string{}},
 	}
 	for _, n := range c.Nodes {
 		run, keep := nodeShouldRun(n, c.DS)
@@ -351,13 +337,4 @@ func sortPlan(p *schema.Plan) {
 func sortedUnique(xs []string) []string {
 	slices.Sort(xs)
 	return slices.Compact(xs)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,9 +1,13 @@
+// The clusters fuzz compares on: mutations of a cluster (mutate) and
+// clusters made from scratch (generate).
+
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strconv"
 	"time"
 
@@ -19,6 +23,8 @@ import (
 	"k8s.io/kubernetes/pkg/controller/daemon/util"
 )
 
+// wellKnownTaints are the taint keys mutations use: the ones the controller
+// adds tolerations for, and a few it does not.
 var wellKnownTaints = []string{
 	"node.kubernetes.io/unschedulable", "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable",
 	"node.kubernetes.io/disk-pressure", "node.kubernetes.io/memory-pressure", "node.kubernetes.io/pid-pressure",
@@ -27,13 +33,26 @@ var wellKnownTaints = []string{
 }
 var effects = []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute, v1.TaintEffectPreferNoSchedule}
 
-var uidSeq int
-
-func newUID(prefix string) types.UID {
-	uidSeq++
-	return types.UID(fmt.Sprintf("%s-fz-%06d", prefix, uidSeq))
+// newUID draws a UID from r, so that a cluster depends only on its seed and
+// index and can be made again alone.
+func newUID(r *rand.Rand, prefix string) types.UID {
+	return types.UID(fmt.Sprintf("%s-fz-%08x", prefix, r.Uint32()))
 }
 
+// removeRandom removes a random element of *xs and returns it; false when
+// there is none.
+func removeRandom[T any](r *rand.Rand, xs *[]T) (T, bool) {
+	var x T
+	if len(*xs) == 0 {
+		return x, false
+	}
+	i := r.Intn(len(*xs))
+	x = (*xs)[i]
+	*xs = slices.Delete(*xs, i, i+1)
+	return x, true
+}
+
+// randName is a name as generateName makes one.
 func randName(r *rand.Rand, prefix string) string {
 	const al = "bcdfghjklmnpqrstvwxz2456789"
 	b := make([]byte, 5)
@@ -84,18 +103,24 @@ func templateChanged(ds *apps.DaemonSet) {
 	ds.Annotations[apps.DeprecatedTemplateGeneration] = strconv.FormatInt(g+1, 10)
 }
 
+// currentHash is upstream's hash of ds's template. It hashes what an API
+// server would store, the object after a JSON round trip: a quantity built in
+// memory hashes differently from the same quantity decoded.
 func currentHash(ds *apps.DaemonSet) string {
-	// Hash what an API server stores: the object after a JSON round trip
-	// (in-memory quantities differ internally from decoded ones).
-	b, _ := json.Marshal(ds)
+	b, err := json.Marshal(ds)
+	if err != nil {
+		panic("updiff: currentHash: " + err.Error()) // unreachable: a typed object
+	}
 	var rt apps.DaemonSet
 	if err := json.Unmarshal(b, &rt); err != nil {
-		panic(err)
+		panic("updiff: currentHash: " + err.Error()) // unreachable: what Marshal wrote
 	}
 	return controller.ComputeHash(&rt.Spec.Template, rt.Status.CollisionCount)
 }
 
-func revisionFor(ds *apps.DaemonSet, rev int64, hash string) *apps.ControllerRevision {
+// revisionFor is the ControllerRevision upstream would have made for ds's
+// template (its data from upstream's own encoding), named after hash.
+func revisionFor(r *rand.Rand, ds *apps.DaemonSet, rev int64, hash string) *apps.ControllerRevision {
 	patch, _ := daemon.UpdiffGetPatch(ds)
 	labels := map[string]string{}
 	for k, v := range ds.Spec.Template.Labels {
@@ -104,7 +129,7 @@ func revisionFor(ds *apps.DaemonSet, rev int64, hash string) *apps.ControllerRev
 	labels[apps.DefaultDaemonSetUniqueLabelKey] = hash
 	return &apps.ControllerRevision{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: ds.Name + "-" + hash, Namespace: ds.Namespace, UID: newUID("cr"), Labels: labels,
+			Name: ds.Name + "-" + hash, Namespace: ds.Namespace, UID: newUID(r, "cr"), Labels: labels,
 			OwnerReferences:   []metav1.OwnerReference{*metav1.NewControllerRef(ds, apps.SchemeGroupVersion.WithKind("DaemonSet"))},
 			CreationTimestamp: ds.CreationTimestamp,
 		},
@@ -112,6 +137,9 @@ func revisionFor(ds *apps.DaemonSet, rev int64, hash string) *apps.ControllerRev
 	}
 }
 
+// podFor is a running daemon pod of ds on node as upstream would have
+// created it (its tolerations and node affinity from upstream's helpers,
+// the defaults an API server adds), bound, and ready three times in four.
 func podFor(r *rand.Rand, ds *apps.DaemonSet, node, hash, gen string, created time.Time) *v1.Pod {
 	t := ds.Spec.Template.DeepCopy()
 	labels := map[string]string{}
@@ -142,7 +170,7 @@ func podFor(r *rand.Rand, ds *apps.DaemonSet, node, hash, gen string, created ti
 	}
 	p := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: randName(r, ds.Name+"-"), GenerateName: ds.Name + "-", Namespace: ds.Namespace, UID: newUID("pod"),
+			Name: randName(r, ds.Name+"-"), GenerateName: ds.Name + "-", Namespace: ds.Namespace, UID: newUID(r, "pod"),
 			CreationTimestamp: metav1.NewTime(created), Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, apps.SchemeGroupVersion.WithKind("DaemonSet"))},
 		},
@@ -217,17 +245,14 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 			return "terminating " + p.Name
 		}
 	case 5:
-		if len(c.Nodes) > 0 {
-			i := r.Intn(len(c.Nodes))
-			name := c.Nodes[i].Name
-			c.Nodes = append(c.Nodes[:i], c.Nodes[i+1:]...)
-			return "delNode " + name
+		if n, ok := removeRandom(r, &c.Nodes); ok {
+			return "delNode " + n.Name
 		}
 	case 6:
 		if n := pickNode(); n != nil {
 			m := n.DeepCopy()
 			m.Name = fmt.Sprintf("node-fz-%03d", r.Intn(1000))
-			m.UID = newUID("node")
+			m.UID = newUID(r, "node")
 			if m.Labels != nil {
 				m.Labels["kubernetes.io/hostname"] = m.Name
 			}
@@ -253,10 +278,10 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 			return "taint " + n.Name + " " + t.ToString()
 		}
 	case 9:
-		if n := pickNode(); n != nil && len(n.Spec.Taints) > 0 {
-			i := r.Intn(len(n.Spec.Taints))
-			n.Spec.Taints = append(n.Spec.Taints[:i], n.Spec.Taints[i+1:]...)
-			return "untaint " + n.Name
+		if n := pickNode(); n != nil {
+			if _, ok := removeRandom(r, &n.Spec.Taints); ok {
+				return "untaint " + n.Name
+			}
 		}
 	case 10:
 		if n := pickNode(); n != nil {
@@ -313,15 +338,12 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 		templateChanged(ds)
 		return "newTemplate"
 	case 18:
-		if len(c.Revisions) > 0 {
-			i := r.Intn(len(c.Revisions))
-			name := c.Revisions[i].Name
-			c.Revisions = append(c.Revisions[:i], c.Revisions[i+1:]...)
-			return "dropRevision " + name
+		if rv, ok := removeRandom(r, &c.Revisions); ok {
+			return "dropRevision " + rv.Name
 		}
 	case 19: // duplicate current revision (equal data, other name)
 		h := currentHash(ds)
-		rv := revisionFor(ds, int64(20+r.Intn(80)), "dup"+h[:4])
+		rv := revisionFor(r, ds, int64(20+r.Intn(80)), "dup"+h[:4])
 		rv.Name = ds.Name + "-dup" + strconv.Itoa(r.Intn(100))
 		if r.Intn(2) == 0 {
 			delete(rv.Labels, apps.DefaultDaemonSetUniqueLabelKey)
@@ -339,7 +361,7 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 		if len(o.Spec.Template.Spec.Containers) > 0 {
 			o.Spec.Template.Spec.Containers[0].Image = "other:collide"
 		}
-		rv := revisionFor(o, int64(r.Intn(5)), h)
+		rv := revisionFor(r, o, int64(r.Intn(5)), h)
 		c.Revisions = append(c.Revisions, rv)
 		return "collidingRevision " + rv.Name
 	case 21:
@@ -393,7 +415,7 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 		if p := pickPod(); p != nil {
 			q := p.DeepCopy()
 			q.Name = randName(r, ds.Name+"-")
-			q.UID = newUID("pod")
+			q.UID = newUID(r, "pod")
 			q.CreationTimestamp = metav1.NewTime(p.CreationTimestamp.Add(time.Duration(r.Intn(7200)-3600) * time.Second))
 			if r.Intn(2) == 0 {
 				q.Labels[apps.DefaultDaemonSetUniqueLabelKey] = currentHash(ds)
@@ -443,6 +465,8 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 
 func ptr64(v int64) *int64 { return &v }
 
+// quantities are resource quantity spellings, some with more than one form
+// for one value, which the revision hash and data must keep apart.
 var quantities = []string{"0", "1", "100m", "250m", "500m", "0.5", "1.5", "2", "1000m", "64Mi", "128Mi", "1Gi", "1G", "1e3", "1.5Gi", "512M", "10k", "1Ki", "0.1", "3.14159", "12345678901", "1m", "999m", "2000000n", "1u"}
 
 func randQ(r *rand.Rand) resource.Quantity {
@@ -466,6 +490,8 @@ func randReq(r *rand.Rand) v1.NodeSelectorRequirement {
 	return req
 }
 
+// mutateDeep is mutate's second half: template contents, ownership and
+// namespaces of pods and revisions, odd budgets and selectors.
 func mutateDeep(r *rand.Rand, c *cluster) string {
 	ds := c.DS
 	t := &ds.Spec.Template
@@ -532,7 +558,7 @@ func mutateDeep(r *rand.Rand, c *cluster) string {
 		if len(c.Revisions) > 0 {
 			rv := c.Revisions[r.Intn(len(c.Revisions))].DeepCopy()
 			rv.Namespace = "other-ns"
-			rv.UID = newUID("cr")
+			rv.UID = newUID(r, "cr")
 			c.Revisions = append(c.Revisions, rv)
 			return "revOtherNamespace " + rv.Name
 		}
@@ -675,8 +701,9 @@ func mutateDeep(r *rand.Rand, c *cluster) string {
 	return "noop"
 }
 
-// isF1 says whether daemonplan deleted, as Failed, a pod that is an orphan
-
+// specSnippets and containerSnippets are PodSpec and Container fields the
+// recorded cases never set, including ones added in v1.34 to v1.37; exoticField
+// merges one into the template.
 var specSnippets = []string{
 	`{"os":{"name":"linux"}}`, `{"hostUsers":false}`, `{"shareProcessNamespace":true}`, `{"setHostnameAsFQDN":true}`,
 	`{"priorityClassName":"system-node-critical"}`, `{"runtimeClassName":"gvisor"}`, `{"overhead":{"cpu":"250m"}}`,
@@ -753,4 +780,118 @@ func exoticField(r *rand.Rand, ds *apps.DaemonSet) string {
 		snip = snip[:40]
 	}
 	return "exotic " + snip
+}
+
+// baseTemplateJSON is the generated DaemonSet's template as an API server
+// stores it, defaults filled in.
+var baseTemplateJSON = `{"metadata":{"labels":{"app":"gen-agent"}},"spec":{"containers":[{"name":"agent","image":"registry.example.com/agent:v1","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"}],"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}}`
+
+// generate makes a cluster from scratch: a DaemonSet with one to three
+// template revisions (the newest sometimes without its ControllerRevision),
+// up to eight nodes (one cluster in 25 has 240 to 280, past the controller's
+// create burst) with taints and conditions, and zero to two pods per node of
+// any of the revisions, some failed.
+func generate(r *rand.Rand) *cluster {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	ds := &apps.DaemonSet{}
+	ds.Name = "gen-agent"
+	ds.Namespace = []string{"default", "kube-system"}[r.Intn(2)]
+	ds.UID = newUID(r, "ds")
+	ds.CreationTimestamp = metav1.NewTime(now.Add(-30 * 24 * time.Hour))
+	ds.Labels = map[string]string{"app": "gen-agent"}
+	ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "gen-agent"}}
+	if err := json.Unmarshal([]byte(baseTemplateJSON), &ds.Spec.Template); err != nil {
+		panic(err)
+	}
+	if r.Intn(2) == 0 {
+		ds.Spec.Template.Labels["tier"] = "node"
+	}
+	switch r.Intn(4) {
+	case 0:
+		ds.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/os": "linux"}
+	case 1:
+		ds.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "pool", Operator: v1.NodeSelectorOpIn, Values: []string{"general", "batch"}}}}},
+		}}}
+	}
+	if r.Intn(2) == 0 {
+		ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
+	}
+	if r.Intn(3) == 0 {
+		ds.Spec.UpdateStrategy = apps.DaemonSetUpdateStrategy{Type: apps.OnDeleteDaemonSetStrategyType}
+	} else {
+		ds.Spec.UpdateStrategy = apps.DaemonSetUpdateStrategy{Type: apps.RollingUpdateDaemonSetStrategyType, RollingUpdate: &apps.RollingUpdateDaemonSet{MaxUnavailable: intOrStr(r), MaxSurge: intOrStr(r)}}
+	}
+	lim := []int32{0, 1, 2, 10}[r.Intn(4)]
+	ds.Spec.RevisionHistoryLimit = &lim
+	ds.Spec.MinReadySeconds = []int32{0, 0, 10, 60, 300}[r.Intn(5)]
+	if r.Intn(4) == 0 {
+		cc := int32(r.Intn(2))
+		ds.Status.CollisionCount = &cc
+	}
+	// History of revisions: k templates.
+	k := 1 + r.Intn(3)
+	type hist struct {
+		hash string
+		gen  string
+	}
+	var hs []hist
+	c := &cluster{Now: now}
+	for i := 1; i <= k; i++ {
+		ds.Spec.Template.Spec.Containers[0].Image = fmt.Sprintf("registry.example.com/agent:v%d", i)
+		ds.Generation = int64(i)
+		ds.Annotations = map[string]string{apps.DeprecatedTemplateGeneration: strconv.Itoa(i)}
+		h := currentHash(ds)
+		hs = append(hs, hist{h, strconv.Itoa(i)})
+		if i < k || r.Intn(5) > 0 {
+			rv := revisionFor(r, ds, int64(i), h)
+			rv.CreationTimestamp = metav1.NewTime(now.Add(-time.Duration(k-i+1) * time.Hour))
+			c.Revisions = append(c.Revisions, rv)
+		}
+	}
+	ds.Status.ObservedGeneration = ds.Generation - int64(r.Intn(2))
+	c.DS = ds
+	nn := r.Intn(9)
+	if r.Intn(25) == 0 {
+		nn = 240 + r.Intn(40)
+	}
+	for i := 0; i < nn; i++ {
+		n := &v1.Node{}
+		n.Name = fmt.Sprintf("node-%03d", i)
+		n.UID = newUID(r, "node")
+		n.CreationTimestamp = metav1.NewTime(now.Add(-40 * 24 * time.Hour))
+		n.Labels = map[string]string{"kubernetes.io/hostname": n.Name, "kubernetes.io/os": []string{"linux", "linux", "windows"}[r.Intn(3)], "pool": []string{"general", "batch", "gpu"}[r.Intn(3)]}
+		st := v1.ConditionTrue
+		if r.Intn(5) == 0 {
+			st = v1.ConditionFalse
+			tm := metav1.NewTime(now.Add(-5 * time.Minute))
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "node.kubernetes.io/not-ready", Effect: v1.TaintEffectNoExecute, TimeAdded: &tm})
+		}
+		if r.Intn(6) == 0 {
+			n.Spec.Unschedulable = true
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: v1.TaintEffectNoSchedule})
+		}
+		if r.Intn(6) == 0 {
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: wellKnownTaints[r.Intn(len(wellKnownTaints))], Effect: effects[r.Intn(3)]})
+		}
+		n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: st}}
+		c.Nodes = append(c.Nodes, n)
+		// pods on this node
+		np := r.Intn(3)
+		if r.Intn(3) == 0 {
+			np = 1
+		}
+		for j := 0; j < np; j++ {
+			h := hs[r.Intn(len(hs))]
+			created := now.Add(-time.Duration(r.Intn(7200)) * time.Second)
+			p := podFor(r, ds, n.Name, h.hash, h.gen, created)
+			if r.Intn(10) == 0 {
+				p.Status.Phase = v1.PodFailed
+				setReady(p, false, created)
+			}
+			c.Pods = append(c.Pods, p)
+		}
+	}
+	c.Now = now.Add(time.Duration(r.Intn(600)) * time.Second)
+	return c
 }
