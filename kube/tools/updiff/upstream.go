@@ -33,8 +33,9 @@ import (
 // outcome is what one upstream sync wrote, in the plan schema.
 type outcome struct {
 	schema.Plan
-	// Actions lists the writes in the order upstream sent them, refused ones
-	// included, for a person reading a disagreement.
+	// Actions lists, for a person reading a disagreement, the writes the
+	// store refused ("REFUSED ...") and then the accepted ones in the order
+	// upstream sent them.
 	Actions []string
 }
 
