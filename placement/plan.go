@@ -248,27 +248,29 @@ func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api
 	case d.ShouldContinueRunning:
 		var buf, failedBuf [4]*api.Pod
 		running, failed := buf[:0], failedBuf[:0]
-		orphans := 0 // failed pods adopted by this sync, at the end of failed
 		for _, pod := range pods {
 			switch {
 			case pod.Deleting:
 			case pod.Phase == api.PodFailed:
-				// Upstream meets the pods it already owns before the
-				// orphans it adopts (its claim lists them in that
-				// order), and the first failed pod it meets outside the
-				// backoff window is the one it deletes.
-				if pod.Controller == nil {
-					failed = append(failed, pod)
-					orphans++
-				} else {
-					failed = slices.Insert(failed, len(failed)-orphans, pod)
-				}
+				failed = append(failed, pod)
 			case pod.Phase == api.PodSucceeded:
 				del(pod, Succeeded)
 			default:
 				running = append(running, pod)
 			}
 		}
+		// Upstream meets the pods it already controls before the orphans
+		// it adopts (its claim lists them in that order), and deletes the
+		// first failed pod it meets outside the backoff window.
+		slices.SortStableFunc(failed, func(a, b *api.Pod) int {
+			switch adoptedA, adoptedB := a.Controller == nil, b.Controller == nil; {
+			case adoptedA == adoptedB:
+				return 0
+			case adoptedB:
+				return -1
+			}
+			return 1
+		})
 		for _, pod := range failed {
 			// The window as this plan left it: set by an earlier
 			// failed pod of this node, or the previous plan's.
