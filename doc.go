@@ -47,9 +47,12 @@
 //
 // # Where the pieces live
 //
-//   - api: the snapshot types, API defaulting and validation, DeepCopy;
+//   - api: the snapshot types (selectors, taints and tolerations included),
+//     API defaulting and validation, DeepCopy; it imports no other package
+//     of daemonplan but field and resource;
 //   - field: validation errors with Kubernetes field paths;
-//   - selector, taints: label and node selectors, taints and tolerations;
+//   - selector, taints: matching label and node selectors, and tolerations
+//     against taints;
 //   - placement: node eligibility, the manage pass (creates and deletes),
 //     failed-pod backoff, status counters;
 //   - revision: revision identity, history, cleanup, rollback;

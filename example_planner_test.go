@@ -6,14 +6,13 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // A controller loop: one Planner plans every sync of the DaemonSet and
 // reuses its memory; the caller applies each plan (here, by hand).
 func ExamplePlanner() {
 	ds := &api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "u1",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
 	in := daemonplan.Input{
 		DaemonSet: ds,

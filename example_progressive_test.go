@@ -7,7 +7,6 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 )
 
@@ -15,7 +14,7 @@ import (
 // for the caller's verdict on that revision, then goes on.
 func ExampleSync_canary() {
 	ds := api.DaemonSet{Namespace: "default", Name: "agent", UID: "u1",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate,
 			RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(3)}}}
 	tmpl := func(image string) sim.Template {

@@ -8,16 +8,14 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // The README's program: a DaemonSet on two nodes, one of them tainted.
 func ExampleSync() {
 	ds := &api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "u1",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
-	nodes := []api.Node{{Name: "a"}, {Name: "b", Taints: []taints.Taint{{Key: "gpu", Effect: taints.NoSchedule}}}}
+	nodes := []api.Node{{Name: "a"}, {Name: "b", Taints: []api.Taint{{Key: "gpu", Effect: api.TaintEffectNoSchedule}}}}
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	plan, err := daemonplan.Sync(daemonplan.Input{DaemonSet: ds, Nodes: nodes, Now: now}, daemonplan.Options{})
 	if err != nil {
@@ -43,7 +41,7 @@ func ExampleSync() {
 // would delete the pod as a duplicate of itself. Sync refuses it too.
 func ExampleCheckInput() {
 	ds := &api.DaemonSet{Namespace: "ns", Name: "agent", UID: "u1",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
 	pod := api.Pod{Namespace: "ns", Name: "agent-x", UID: "p1", NodeName: "a", Labels: map[string]string{"app": "agent"},
 		Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "u1"}, Phase: api.PodRunning, Ready: true}
@@ -63,7 +61,7 @@ func ExampleCheckInput() {
 // it before applying a plan.
 func ExampleCheckPlan() {
 	ds := &api.DaemonSet{Namespace: "ns", Name: "agent", UID: "u1",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
 	foreign := api.Pod{Namespace: "ns", Name: "web-1", NodeName: "a", Labels: map[string]string{"app": "agent"},
 		Controller: &api.OwnerRef{Kind: "ReplicaSet", Name: "web", UID: "rs1"}}

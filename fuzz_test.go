@@ -20,8 +20,6 @@ import (
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // The fuzz targets of the whole sync. Both check, on every input, that
@@ -210,8 +208,8 @@ var (
 	mutPhases  = []api.PodPhase{api.PodRunning, api.PodPending, api.PodFailed, api.PodSucceeded, api.PodUnknown}
 	mutBudgets = []*api.IntOrPercent{api.Int(0), api.Int(1), api.Int(3), api.Percent("10%"), api.Percent("100%"),
 		api.Percent("9223372036854775807%"), api.Percent("-5%"), api.Percent("x"), nil}
-	mutTaints = []taints.Taint{{Key: "dedicated", Value: "x", Effect: taints.NoExecute}, {Key: "dedicated", Effect: taints.NoSchedule},
-		{Key: taints.KeyNotReady, Effect: taints.NoExecute}, {Key: "gpu", Effect: taints.PreferNoSchedule}}
+	mutTaints = []api.Taint{{Key: "dedicated", Value: "x", Effect: api.TaintEffectNoExecute}, {Key: "dedicated", Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute}, {Key: "gpu", Effect: api.TaintEffectPreferNoSchedule}}
 )
 
 // mutate applies the operations in ops to in, two bytes each: what to
@@ -327,9 +325,9 @@ func mutate(in *daemonplan.Input, ops []byte) {
 			case 0:
 				ds.Selector = nil
 			case 1:
-				ds.Selector = &selector.LabelSelector{}
+				ds.Selector = &api.LabelSelector{}
 			default:
-				ds.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"fuzz": fmt.Sprint(arg % 2)}}
+				ds.Selector = &api.LabelSelector{MatchLabels: map[string]string{"fuzz": fmt.Sprint(arg % 2)}}
 			}
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 var harmNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -20,7 +19,7 @@ var harmNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 func harmInput() daemonplan.Input {
 	ds := &api.DaemonSet{Namespace: "ns", Name: "agent", UID: "ds-uid", Generation: 1,
 		Annotations: map[string]string{api.AnnotationTemplateGeneration: "1"},
-		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:    &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:    api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		Status:      api.Status{ObservedGeneration: 1},
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // TestSyncKeepsTheOthers: in every plan that manages pods, Keep and Delete
@@ -26,7 +25,7 @@ func TestSyncKeepsTheOthers(t *testing.T) {
 		plan, err := daemonplan.Sync(in, daemonplan.Options{Placement: placement.Options{BurstReplicas: burst}})
 		ds := api.Default(in.DaemonSet)
 		if err != nil || in.ExpectationsPending || len(plan.Errors) > 0 || ds.Deleting ||
-			ds.Selector != nil && reflect.DeepEqual(*ds.Selector, selector.LabelSelector{}) {
+			ds.Selector != nil && reflect.DeepEqual(*ds.Selector, api.LabelSelector{}) {
 			return 0
 		}
 		var want []string

@@ -9,7 +9,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // TestSyncPodsWithoutLabels: upstream creates pods from the template plus
@@ -25,7 +24,7 @@ func TestSyncPodsWithoutLabels(t *testing.T) {
 	newDS := func() *api.DaemonSet {
 		return &api.DaemonSet{
 			Namespace: "default", Name: "agent", UID: "ds-uid", Generation: 1,
-			Selector: &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "team", Operator: selector.DoesNotExist}}},
+			Selector: &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.SelectorOpDoesNotExist}}},
 			UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 				MaxUnavailable: api.Int(0), MaxSurge: api.Int(1),
 			}},

@@ -12,8 +12,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 var syncNow = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -38,7 +36,7 @@ func newSyncCluster() *syncCluster {
 	ds := &api.DaemonSet{
 		Namespace: "ns", Name: "agent", UID: "uid-ds", Generation: 2,
 		Annotations:    map[string]string{api.AnnotationTemplateGeneration: "2"},
-		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:       api.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate},
 		Status:         api.Status{ObservedGeneration: 1},
@@ -59,7 +57,7 @@ func newSyncCluster() *syncCluster {
 
 // node adds a node; pod adds a Ready pod of the DaemonSet on it, with the
 // given hash label and the template generation that goes with it.
-func (c *syncCluster) node(name string, ts ...taints.Taint) *syncCluster {
+func (c *syncCluster) node(name string, ts ...api.Taint) *syncCluster {
 	c.in.Nodes = append(c.in.Nodes, api.Node{Name: name, Taints: ts})
 	return c
 }
@@ -165,7 +163,7 @@ func TestSync(t *testing.T) {
 			reason: "upstream refuses a selector that selects everything: no writes, not even status",
 			build: func(c *syncCluster) {
 				c.node("a")
-				c.in.DaemonSet.Selector = &selector.LabelSelector{}
+				c.in.DaemonSet.Selector = &api.LabelSelector{}
 			},
 			want: writes{Status: api.Status{ObservedGeneration: 1}, Warnings: []string{"spec.selector"}},
 		},
@@ -183,8 +181,8 @@ func TestSync(t *testing.T) {
 			reason: "history construction parses the selector first and fails: no writes",
 			build: func(c *syncCluster) {
 				c.node("a").pod("orphan", "a", curHash, orphanPod)
-				c.in.DaemonSet.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"},
-					MatchExpressions: []selector.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}
+				c.in.DaemonSet.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"},
+					MatchExpressions: []api.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}
 			},
 			want: writes{Status: api.Status{ObservedGeneration: 1}, Errors: true,
 				Warnings: []string{"spec.selector.matchExpressions[0].operator"}},
@@ -316,7 +314,7 @@ func TestSync(t *testing.T) {
 			reason: "a manage that fails (pods with no label at all) returns before the rolling update, which would delete the old pod, and the history cleanup; the status is written",
 			build: func(c *syncCluster) {
 				c.in.DaemonSet.Template.Labels = nil
-				c.in.DaemonSet.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "team", Operator: selector.DoesNotExist}}}
+				c.in.DaemonSet.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.SelectorOpDoesNotExist}}}
 				delete(c.in.DaemonSet.Annotations, api.AnnotationTemplateGeneration)
 				c.opts.Hash = func(*api.DaemonSet, *int32) string { return "" }
 				c.in.Revisions = nil

@@ -3,8 +3,6 @@ package api
 import (
 	"maps"
 	"slices"
-
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // The DeepCopy methods return copies that share no memory with their
@@ -34,7 +32,7 @@ func (t PodTemplate) DeepCopy() PodTemplate {
 	t.Annotations = maps.Clone(t.Annotations)
 	t.NodeSelector = maps.Clone(t.NodeSelector)
 	t.RequiredNodeAffinity = t.RequiredNodeAffinity.DeepCopy()
-	t.Tolerations = taints.CloneTolerations(t.Tolerations)
+	t.Tolerations = CloneTolerations(t.Tolerations)
 	t.ActiveDeadlineSeconds = clonePtr(t.ActiveDeadlineSeconds)
 	t.Containers = cloneContainers(t.Containers)
 	t.InitContainers = cloneContainers(t.InitContainers)

@@ -1,16 +1,22 @@
 // Package api holds daemonplan's snapshot types: the DaemonSet, node and pod
 // as a sync reads them, the update strategy and its budgets, the status the
-// controller writes, and the well-known labels and annotations. Every other
-// package of daemonplan reads these types; api itself depends only on the
-// matching vocabulary of packages selector and taints, on package field and
-// on package resource (the quantities of requests and limits).
+// controller writes, label and node selectors, taints and tolerations, and
+// the well-known labels, annotations and taint keys. Every other package of
+// daemonplan reads these types; api itself imports only package field (its
+// errors) and package resource (the quantities of requests and limits), so
+// it is the leaf that the deciding packages (selector, taints, placement,
+// revision, rollout) build on.
 //
 // It also owns what the API server does to a DaemonSet before a controller
 // ever sees it, each as a pure function:
 //
 //   - Default returns a copy with the API defaults applied;
 //   - Validate and ValidateUpdate return every problem the API server would
-//     reject, each with its Kubernetes field path (field.ErrorList);
+//     reject, each with its Kubernetes field path (field.ErrorList); the
+//     parts they are built from are exported for callers that check one
+//     value: ValidateLabelSelector, ValidateNodeSelector,
+//     ValidateNodeSelectorMap, ValidateTolerations, ValidateLabelKey,
+//     ValidateLabelValue, IsDNS1123Subdomain;
 //   - the DeepCopy methods copy an object so that nothing is shared.
 //
 // And the facts about one pod that several packages need: TargetNodeName,

@@ -8,7 +8,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // Default fills what the API server fills: the strategy, its budgets and
@@ -36,8 +35,8 @@ func ExampleDaemonSet_DeepCopy() {
 // A pod that is not yet bound names its node through the affinity the
 // controller gives it.
 func ExampleTargetNodeName() {
-	p := &api.Pod{Name: "agent-x", RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-		MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-7"}}},
+	p := &api.Pod{Name: "agent-x", RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+		MatchFields: []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{"node-7"}}},
 	}}}}
 	node, err := api.TargetNodeName(p)
 	fmt.Println(node, err)
@@ -56,7 +55,7 @@ func ExampleIsAvailable() {
 // render as Kubernetes renders them.
 func ExampleValidate_fieldErrors() {
 	ds := api.Default(&api.DaemonSet{Name: "agent",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"}})
 	ds.UpdateStrategy.RollingUpdate.MaxSurge = api.Percent("abc%")
 	var errs field.ErrorList
@@ -74,7 +73,7 @@ func ExampleValidate_fieldErrors() {
 func ExampleValidateWith() {
 	ds := api.Default(&api.DaemonSet{
 		Name:     "agent",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 			MaxUnavailable: api.Int(1), MaxSurge: api.Percent("10%"),
@@ -153,4 +152,52 @@ func ExampleValidatePods() {
 	}
 	// Output:
 	// pods[2].uid: Duplicate value: "u1": also pods[0]
+}
+
+func ExampleValidateTolerations() {
+	tols := []api.Toleration{
+		{Key: "ok", Operator: api.TolerationOpExists},
+		{Operator: api.TolerationOpEqual, Effect: "Sometimes"},
+		{Key: "example.com/gpu-count", Operator: api.TolerationOpLt, Value: "08"},
+	}
+	// Without the TaintTolerationComparisonOperators gate Lt is not
+	// supported; with it, its value must be an integer in canonical form.
+	for _, gate := range []bool{false, true} {
+		errs := api.ValidateTolerations(tols, api.ValidateOptions{ComparisonOperators: gate})
+		for _, e := range errs.Prefix("spec.template.spec.tolerations") {
+			fmt.Println(e)
+		}
+	}
+	// Output:
+	// spec.template.spec.tolerations[1].operator: Invalid value: "Equal": an empty key matches every taint key and requires operator Exists
+	// spec.template.spec.tolerations[1].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
+	// spec.template.spec.tolerations[2].operator: Unsupported value: "Lt": supported values: "Equal", "Exists", "Lt", "Gt"
+	// spec.template.spec.tolerations[1].operator: Invalid value: "Equal": an empty key matches every taint key and requires operator Exists
+	// spec.template.spec.tolerations[1].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
+	// spec.template.spec.tolerations[2].value: Invalid value: "08": must be a valid decimal integer in canonical form
+}
+
+func ExampleTaint_String() {
+	fmt.Println(api.Taint{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule})
+	fmt.Println(api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
+	// Output:
+	// dedicated=infra:NoSchedule
+	// node.kubernetes.io/unschedulable:NoSchedule
+}
+
+func ExampleValidateNodeSelector() {
+	errs := api.ValidateNodeSelector(&api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+		MatchFields: []api.NodeSelectorRequirement{{Key: "metadata.uid", Operator: api.SelectorOpIn, Values: []string{"x"}}},
+	}}})
+	fmt.Println(errs.Prefix("spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"))
+	// Output:
+	// spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key
+}
+
+func ExampleValidateLabelKey() {
+	fmt.Println(api.ValidateLabelKey("example.com/app"))
+	fmt.Println(len(api.ValidateLabelKey("a/b/c")))
+	// Output:
+	// []
+	// 1
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"time"
-
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // errNoTarget is returned by TargetNodeName for a pod that names no node.
@@ -33,7 +31,7 @@ func TargetNodeName(p *Pod) (string, error) {
 	}
 	for _, term := range p.RequiredNodeAffinity.Terms {
 		for _, f := range term.MatchFields {
-			if f.Key != selector.NodeNameField || f.Operator != selector.In {
+			if f.Key != NodeNameField || f.Operator != SelectorOpIn {
 				continue
 			}
 			if len(f.Values) != 1 {

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // Well-known label and annotation keys the controller reads and writes.
@@ -81,8 +79,8 @@ type PodTemplate struct {
 	// RequiredNodeAffinity is
 	// affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
 	// nil means no constraint.
-	RequiredNodeAffinity *selector.NodeSelector
-	Tolerations          []taints.Toleration
+	RequiredNodeAffinity *NodeSelector
+	Tolerations          []Toleration
 	HostNetwork          bool
 	// RestartPolicy and ActiveDeadlineSeconds are read only by validation.
 	RestartPolicy         string
@@ -166,7 +164,7 @@ type DaemonSet struct {
 	// Deleting reports that metadata.deletionTimestamp is set.
 	Deleting bool
 	// Selector is spec.selector; nil selects nothing.
-	Selector *selector.LabelSelector
+	Selector *LabelSelector
 	Template PodTemplate
 	// TemplateData is the template's content as revisions store it. Two
 	// templates are the same revision iff their TemplateData are equal
@@ -190,7 +188,7 @@ type DaemonSet struct {
 type Node struct {
 	Name   string
 	Labels map[string]string
-	Taints []taints.Taint
+	Taints []Taint
 }
 
 // PodPhase is a pod's status.phase.
@@ -217,7 +215,7 @@ type Pod struct {
 	NodeName string
 	// RequiredNodeAffinity is the pod's required node affinity; it names the
 	// target node of an unscheduled pod (TargetNodeName).
-	RequiredNodeAffinity *selector.NodeSelector
+	RequiredNodeAffinity *NodeSelector
 	Phase                PodPhase
 	// Ready reports a Ready condition with status True; ReadySince is that
 	// condition's lastTransitionTime (zero when unknown).

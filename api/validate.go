@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // Messages fixed by the API server (docs/validation.md, V12); the other
@@ -71,7 +69,7 @@ const (
 //  6. spec.selector: a non-nil selector with no matchLabels and no
 //     matchExpressions is Invalid "empty selector is invalid for daemonset".
 //  7. spec.template.labels and spec.template.annotations: label and
-//     annotation syntax, as rule 3 and selector.ValidateLabelKey and
+//     annotation syntax, as rule 3 and ValidateLabelKey and
 //     ValidateLabelValue (upstream validates template
 //     labels at spec.template.labels, without "metadata").
 //  8. spec.template.spec.restartPolicy: a value other than Always, OnFailure
@@ -80,13 +78,13 @@ const (
 //     the map's path, as upstream (no [key] step).
 //  10. spec.template.spec.affinity.nodeAffinity.
 //     requiredDuringSchedulingIgnoredDuringExecution: node selector syntax
-//     (selector.ValidateNodeSelector).
+//     (ValidateNodeSelector).
 //  11. spec.template.spec.nodeName: when set, each way in which it is not a
 //     DNS-1123 subdomain is Invalid.
 //  12. spec.template.spec.activeDeadlineSeconds: when set and outside
 //     1..2147483647, Invalid (core pod validation).
 //  13. spec.template.spec.tolerations: toleration syntax
-//     (taints.ValidateTolerations; Lt and Gt only with
+//     (ValidateTolerations; Lt and Gt only with
 //     ValidateOptions.ComparisonOperators).
 //  14. spec.template.spec.restartPolicy: any value but Always is
 //     NotSupported, supported "Always". The empty string counts as not set
@@ -250,7 +248,7 @@ func validateMeta(ds *DaemonSet) field.ErrorList {
 	if ds.Name == "" {
 		errs = append(errs, field.Required(meta.Child("name"), msgNameRequired))
 	} else {
-		for _, msg := range selector.IsDNS1123Subdomain(ds.Name) {
+		for _, msg := range IsDNS1123Subdomain(ds.Name) {
 			errs = append(errs, field.Invalid(meta.Child("name"), ds.Name, msg))
 		}
 	}
@@ -264,8 +262,8 @@ func validateMeta(ds *DaemonSet) field.ErrorList {
 
 // validateSelector checks rules 4 to 6 of Validate.
 func validateSelector(ds *DaemonSet) field.ErrorList {
-	errs := selector.ValidateLabelSelector(ds.Selector).Prefix("spec.selector")
-	if sel, err := selector.Compile(ds.Selector); err == nil && !sel.Matches(ds.Template.Labels) {
+	errs := ValidateLabelSelector(ds.Selector).Prefix("spec.selector")
+	if len(errs) == 0 && !validSelectorMatches(ds.Selector, ds.Template.Labels) {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "template", "metadata", "labels"),
 			maps.Clone(ds.Template.Labels), msgSelectorMismatch))
 	}
@@ -289,10 +287,10 @@ func validateTemplate(t *PodTemplate, opts ValidateOptions) field.ErrorList {
 			"Always", "OnFailure", "Never"))
 	}
 	errs = append(errs, labelErrors(sp.Child("nodeSelector"), t.NodeSelector)...)
-	errs = append(errs, selector.ValidateNodeSelector(t.RequiredNodeAffinity).
+	errs = append(errs, ValidateNodeSelector(t.RequiredNodeAffinity).
 		Prefix(sp.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution").String())...)
 	if t.NodeName != "" {
-		for _, msg := range selector.IsDNS1123Subdomain(t.NodeName) {
+		for _, msg := range IsDNS1123Subdomain(t.NodeName) {
 			errs = append(errs, field.Invalid(sp.Child("nodeName"), t.NodeName, msg))
 		}
 	}
@@ -300,7 +298,7 @@ func validateTemplate(t *PodTemplate, opts ValidateOptions) field.ErrorList {
 		errs = append(errs, field.Invalid(sp.Child("activeDeadlineSeconds"), *d,
 			"must be between 1 and 2147483647, inclusive"))
 	}
-	tols := taints.ValidateTolerations(t.Tolerations, taints.Options{ComparisonOperators: opts.ComparisonOperators})
+	tols := ValidateTolerations(t.Tolerations, opts)
 	return append(errs, tols.Prefix(sp.Child("tolerations").String())...)
 }
 
@@ -424,10 +422,10 @@ func nonNegativeErrors(p *field.Path, v int64) field.ErrorList {
 func labelErrors(p *field.Path, m map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedLabelKeys(m) {
-		for _, msg := range selector.ValidateLabelKey(k) {
+		for _, msg := range ValidateLabelKey(k) {
 			errs = append(errs, field.Invalid(p, k, msg))
 		}
-		for _, msg := range selector.ValidateLabelValue(m[k]) {
+		for _, msg := range ValidateLabelValue(m[k]) {
 			errs = append(errs, field.Invalid(p, m[k], msg))
 		}
 	}
@@ -441,7 +439,7 @@ func annotationErrors(p *field.Path, m map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	size := 0
 	for _, k := range sortedLabelKeys(m) {
-		for _, msg := range selector.ValidateLabelKey(strings.ToLower(k)) {
+		for _, msg := range ValidateLabelKey(strings.ToLower(k)) {
 			errs = append(errs, field.Invalid(p, k, msg))
 		}
 		size += len(k) + len(m[k])
@@ -490,14 +488,14 @@ func sortedLabelKeys(m map[string]string) []string {
 
 // selectorSemanticEqual is apimachinery's semantic equality on label selectors:
 // nil and empty maps and slices are equal, expression order matters.
-func selectorSemanticEqual(a, b *selector.LabelSelector) bool {
+func selectorSemanticEqual(a, b *LabelSelector) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	if !maps.Equal(a.MatchLabels, b.MatchLabels) {
 		return false
 	}
-	return slices.EqualFunc(a.MatchExpressions, b.MatchExpressions, func(x, y selector.LabelSelectorRequirement) bool {
+	return slices.EqualFunc(a.MatchExpressions, b.MatchExpressions, func(x, y LabelSelectorRequirement) bool {
 		return x.Key == y.Key && x.Operator == y.Operator && slices.Equal(x.Values, y.Values)
 	})
 }

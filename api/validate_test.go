@@ -15,7 +15,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // Fixed details (docs/validation.md, V12). Other details are not compared.
@@ -50,18 +49,18 @@ func validDS() *api.DaemonSet {
 		Name:        "fluentd.logging",
 		UID:         "uid-1",
 		Annotations: map[string]string{api.AnnotationTemplateGeneration: "3", "example.com/owner": "ops"},
-		Selector: &selector.LabelSelector{
+		Selector: &api.LabelSelector{
 			MatchLabels:      map[string]string{"app": "fluentd"},
-			MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"node"}}},
+			MatchExpressions: []api.LabelSelectorRequirement{{Key: "tier", Operator: api.SelectorOpIn, Values: []string{"node"}}},
 		},
 		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "fluentd", "tier": "node"},
 			Annotations:  map[string]string{"kubectl.kubernetes.io/restartedAt": "now"},
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
-			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-				MatchExpressions: []selector.NodeSelectorRequirement{{Key: "zone", Operator: selector.NotIn, Values: []string{"z9"}}},
+			RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+				MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: api.SelectorOpNotIn, Values: []string{"z9"}}},
 			}}},
-			Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "logs", Effect: taints.NoSchedule}},
+			Tolerations:   []api.Toleration{{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "logs", Effect: api.TaintEffectNoSchedule}},
 			RestartPolicy: "Always",
 		},
 		UpdateStrategy:  api.UpdateStrategy{Type: api.RollingUpdate},
@@ -172,7 +171,7 @@ func TestValidateRules(t *testing.T) {
 			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchLabels["app"] = "-fluentd" },
 			want:   field.ErrorList{fe(inv, "spec.selector.matchLabels", "-fluentd", "")}},
 		{name: "selector operator", reason: "Gt is not a label selector operator",
-			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchExpressions[0].Operator = selector.Gt },
+			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchExpressions[0].Operator = api.SelectorOpGt },
 			want:   field.ErrorList{fe(inv, "spec.selector.matchExpressions[0].operator", "Gt", "")}},
 		{name: "selector In without values", reason: "In needs at least one value",
 			mutate: func(ds *api.DaemonSet) { ds.Selector.MatchExpressions[0].Values = nil },
@@ -186,8 +185,8 @@ func TestValidateRules(t *testing.T) {
 			want: field.ErrorList{fe(inv, "spec.template.metadata.labels",
 				map[string]string{"app": "fluentd", "tier": "node"}, detMismatch)}},
 		{name: "empty selector", reason: "an empty selector would select every pod; it matches the template so only this is reported",
-			mutate: func(ds *api.DaemonSet) { ds.Selector = &selector.LabelSelector{} },
-			want:   field.ErrorList{fe(inv, "spec.selector", &selector.LabelSelector{}, detEmpty)}},
+			mutate: func(ds *api.DaemonSet) { ds.Selector = &api.LabelSelector{} },
+			want:   field.ErrorList{fe(inv, "spec.selector", &api.LabelSelector{}, detEmpty)}},
 
 		// Pod template.
 		{name: "template label key", reason: "upstream validates template labels at spec.template.labels",
@@ -211,7 +210,7 @@ func TestValidateRules(t *testing.T) {
 			mutate: func(ds *api.DaemonSet) { ds.Template.NodeSelector["a/b/c"] = "x" },
 			want:   field.ErrorList{fe(inv, pathTSpec+".nodeSelector", "a/b/c", "")}},
 		{name: "node affinity without terms", reason: "a required node selector needs at least one term",
-			mutate: func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
+			mutate: func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &api.NodeSelector{} },
 			want:   field.ErrorList{fe(req, pathAffinity+".nodeSelectorTerms", nil, "")}},
 		{name: "node affinity operator", reason: "= is not a node selector operator",
 			mutate: func(ds *api.DaemonSet) {
@@ -358,18 +357,18 @@ func TestValidateUpdate(t *testing.T) {
 		{name: "unchanged", reason: "nothing changed, nothing to report"},
 		{name: "selector changed", reason: "spec.selector is immutable in apps/v1",
 			new: func(ds *api.DaemonSet) { ds.Selector.MatchLabels["app"] = "other" },
-			want: field.ErrorList{fe(inv, "spec.selector", &selector.LabelSelector{
+			want: field.ErrorList{fe(inv, "spec.selector", &api.LabelSelector{
 				MatchLabels:      map[string]string{"app": "other"},
-				MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"node"}}},
+				MatchExpressions: []api.LabelSelectorRequirement{{Key: "tier", Operator: api.SelectorOpIn, Values: []string{"node"}}},
 			}, detImmutable)}},
 		{name: "selector removed", reason: "nil is not semantically equal to a selector",
 			new:  func(ds *api.DaemonSet) { ds.Selector = nil },
-			want: field.ErrorList{fe(inv, "spec.selector", (*selector.LabelSelector)(nil), detImmutable)}},
+			want: field.ErrorList{fe(inv, "spec.selector", (*api.LabelSelector)(nil), detImmutable)}},
 		{name: "selector nil vs empty lists", reason: "semantic equality treats nil and empty maps and slices alike",
 			old: func(ds *api.DaemonSet) {
-				ds.Selector = &selector.LabelSelector{MatchLabels: map[string]string{}, MatchExpressions: []selector.LabelSelectorRequirement{}}
+				ds.Selector = &api.LabelSelector{MatchLabels: map[string]string{}, MatchExpressions: []api.LabelSelectorRequirement{}}
 			},
-			new: func(ds *api.DaemonSet) { ds.Selector = &selector.LabelSelector{} }},
+			new: func(ds *api.DaemonSet) { ds.Selector = &api.LabelSelector{} }},
 		{name: "status counters", reason: "every status counter is non-negative",
 			new: func(ds *api.DaemonSet) {
 				ds.Status = api.Status{CurrentNumberScheduled: -1, NumberMisscheduled: -2, DesiredNumberScheduled: -3,
@@ -419,10 +418,10 @@ type dsRecipe struct {
 	Name, Namespace, RestartPolicy, Strategy, TemplateGen string
 	SelectorKind                                          int // 0 nil, 1 empty, 2 labels
 	SelectorLabels, TemplateLabels, NodeSelector, Annots  map[string]string
-	Exprs                                                 []selector.LabelSelectorRequirement
-	Terms                                                 []selector.NodeSelectorTerm
+	Exprs                                                 []api.LabelSelectorRequirement
+	Terms                                                 []api.NodeSelectorTerm
 	HasAffinity                                           bool
-	Tolerations                                           []taints.Toleration
+	Tolerations                                           []api.Toleration
 	Deadline                                              *int64
 	MinReady                                              int32
 	History                                               *int32
@@ -447,21 +446,21 @@ func (r dsRecipe) build() *api.DaemonSet {
 	}
 	switch r.SelectorKind {
 	case 1:
-		ds.Selector = &selector.LabelSelector{}
+		ds.Selector = &api.LabelSelector{}
 	case 2:
-		ds.Selector = &selector.LabelSelector{MatchLabels: maps.Clone(r.SelectorLabels)}
+		ds.Selector = &api.LabelSelector{MatchLabels: maps.Clone(r.SelectorLabels)}
 		for _, e := range r.Exprs {
 			ds.Selector.MatchExpressions = append(ds.Selector.MatchExpressions,
-				selector.LabelSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: append([]string(nil), e.Values...)})
+				api.LabelSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: append([]string(nil), e.Values...)})
 		}
 	}
 	if r.HasAffinity {
-		ns := &selector.NodeSelector{}
+		ns := &api.NodeSelector{}
 		for _, t := range r.Terms {
-			var nt selector.NodeSelectorTerm
+			var nt api.NodeSelectorTerm
 			for _, e := range t.MatchExpressions {
 				nt.MatchExpressions = append(nt.MatchExpressions,
-					selector.NodeSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: append([]string(nil), e.Values...)})
+					api.NodeSelectorRequirement{Key: e.Key, Operator: e.Operator, Values: append([]string(nil), e.Values...)})
 			}
 			ns.Terms = append(ns.Terms, nt)
 		}
@@ -520,28 +519,28 @@ var (
 			HasAffinity: rapid.Bool().Draw(t, "hasAffinity"),
 			MinReady:    rapid.Int32Range(-2, 2).Draw(t, "minReady"),
 		}
-		genOp := rapid.SampledFrom([]selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.Gt, "bogus"})
+		genOp := rapid.SampledFrom([]api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpGt, "bogus"})
 		genValues := rapid.SliceOfN(genWord, 0, 2)
 		for i := range rapid.IntRange(0, 2).Draw(t, "nExprs") {
-			r.Exprs = append(r.Exprs, selector.LabelSelectorRequirement{
+			r.Exprs = append(r.Exprs, api.LabelSelectorRequirement{
 				Key: genWord.Draw(t, fmt.Sprint("exprKey", i)), Operator: genOp.Draw(t, fmt.Sprint("exprOp", i)),
 				Values: genValues.Draw(t, fmt.Sprint("exprValues", i))})
 		}
 		for i := range rapid.IntRange(0, 2).Draw(t, "nTerms") {
-			var term selector.NodeSelectorTerm
+			var term api.NodeSelectorTerm
 			for j := range rapid.IntRange(0, 2).Draw(t, fmt.Sprint("nTermExprs", i)) {
-				term.MatchExpressions = append(term.MatchExpressions, selector.NodeSelectorRequirement{
+				term.MatchExpressions = append(term.MatchExpressions, api.NodeSelectorRequirement{
 					Key: genWord.Draw(t, fmt.Sprint("termKey", i, j)), Operator: genOp.Draw(t, fmt.Sprint("termOp", i, j)),
 					Values: genValues.Draw(t, fmt.Sprint("termValues", i, j))})
 			}
 			r.Terms = append(r.Terms, term)
 		}
 		for i := range rapid.IntRange(0, 2).Draw(t, "nTolerations") {
-			tol := taints.Toleration{
+			tol := api.Toleration{
 				Key:      genWord.Draw(t, fmt.Sprint("tolKey", i)),
-				Operator: rapid.SampledFrom([]taints.Operator{"", taints.Equal, taints.Exists, "Lt"}).Draw(t, fmt.Sprint("tolOp", i)),
+				Operator: rapid.SampledFrom([]api.TolerationOperator{"", api.TolerationOpEqual, api.TolerationOpExists, "Lt"}).Draw(t, fmt.Sprint("tolOp", i)),
 				Value:    genWord.Draw(t, fmt.Sprint("tolValue", i)),
-				Effect:   rapid.SampledFrom([]taints.Effect{"", taints.NoExecute, "Sometimes"}).Draw(t, fmt.Sprint("tolEffect", i)),
+				Effect:   rapid.SampledFrom([]api.TaintEffect{"", api.TaintEffectNoExecute, "Sometimes"}).Draw(t, fmt.Sprint("tolEffect", i)),
 			}
 			if rapid.Bool().Draw(t, fmt.Sprint("tolSeconds", i)) {
 				tol.TolerationSeconds = int64p(5)
@@ -571,7 +570,7 @@ func scribble(errs field.ErrorList) {
 				v[k] = "scribbled"
 			}
 			v["scribbled"] = "x"
-		case *selector.LabelSelector:
+		case *api.LabelSelector:
 			if v == nil {
 				continue
 			}
@@ -731,7 +730,7 @@ func FuzzValidateDaemonSet(f *testing.F) {
 		build := func() *api.DaemonSet {
 			ds := validDS()
 			ds.Name, ds.Namespace = name, namespace
-			ds.Selector = &selector.LabelSelector{MatchLabels: map[string]string{labelKey: labelValue}}
+			ds.Selector = &api.LabelSelector{MatchLabels: map[string]string{labelKey: labelValue}}
 			ds.Template.Labels = map[string]string{labelKey: labelValue}
 			ds.Template.RestartPolicy = restart
 			ds.UpdateStrategy.Type = api.StrategyType(strategy)
@@ -780,7 +779,7 @@ func ExampleValidate() {
 	ds := api.DaemonSet{
 		Namespace: "kube-system",
 		Name:      "fluentd",
-		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
+		Selector:  &api.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
 		Template:  api.PodTemplate{Labels: map[string]string{"app": "fluentd"}},
 		UpdateStrategy: api.UpdateStrategy{
 			Type: api.RollingUpdate,
@@ -801,11 +800,11 @@ func ExampleValidate() {
 func ExampleValidateUpdate() {
 	old := api.DaemonSet{
 		Name:     "fluentd",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
 		Status:   api.Status{CollisionCount: int32p(2)},
 	}
 	updated := old
-	updated.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"app": "fluent-bit"}}
+	updated.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "fluent-bit"}}
 	updated.Status.CollisionCount = int32p(1)
 	for _, e := range api.ValidateUpdate(&old, &updated) {
 		fmt.Println(e.Type, e.Field, e.Detail)

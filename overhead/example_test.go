@@ -7,7 +7,6 @@ import (
 	"github.com/daemonplan/daemonplan/overhead"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func exampleDaemonSets() []*api.DaemonSet {
@@ -18,7 +17,7 @@ func exampleDaemonSets() []*api.DaemonSet {
 	}
 	return []*api.DaemonSet{
 		{Namespace: "kube-system", Name: "kube-proxy", UID: "p", Template: api.PodTemplate{
-			Tolerations: []taints.Toleration{{Operator: taints.Exists}},
+			Tolerations: []api.Toleration{{Operator: api.TolerationOpExists}},
 			Containers:  container("100m", "64Mi"),
 		}},
 		{Namespace: "monitoring", Name: "node-exporter", UID: "e", Template: api.PodTemplate{
@@ -32,7 +31,7 @@ func exampleDaemonSets() []*api.DaemonSet {
 // exporter.
 func ExampleCompile() {
 	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
-	node := api.Node{Name: "infra-new", Taints: []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}}
+	node := api.Node{Name: "infra-new", Taints: []api.Taint{{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}}}
 	rep := s.Report(&node, nil)
 	for _, e := range rep.DaemonSets {
 		fmt.Printf("%s/%s lands=%v %s %s\n", e.Namespace, e.Name, e.Lands, e.Decision.Reason, e.Requests)
@@ -48,7 +47,7 @@ func ExampleCompile() {
 func ExampleSet_Query() {
 	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
 	var r overhead.Result
-	for _, n := range []api.Node{{Name: "general"}, {Name: "gpu", Taints: []taints.Taint{{Key: "nvidia.com/gpu", Effect: taints.NoSchedule}}}} {
+	for _, n := range []api.Node{{Name: "general"}, {Name: "gpu", Taints: []api.Taint{{Key: "nvidia.com/gpu", Effect: api.TaintEffectNoSchedule}}}} {
 		s.Query(&n, &r)
 		fmt.Println(n.Name, s.Requests(&r))
 	}

@@ -5,8 +5,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // fleet returns n DaemonSets of the shapes clusters run: most land on
@@ -22,12 +20,12 @@ func fleet(n int) []*api.DaemonSet {
 			t.NodeSelector = map[string]string{"kubernetes.io/os": "linux"}
 		case 1:
 			t.NodeSelector = map[string]string{"accelerator": "gpu"}
-			t.Tolerations = []taints.Toleration{{Key: "nvidia.com/gpu", Operator: taints.Exists, Effect: taints.NoSchedule}}
+			t.Tolerations = []api.Toleration{{Key: "nvidia.com/gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule}}
 		case 2:
-			t.Tolerations = []taints.Toleration{{Operator: taints.Exists}}
+			t.Tolerations = []api.Toleration{{Operator: api.TolerationOpExists}}
 		case 3:
-			t.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchExpressions: []selector.NodeSelectorRequirement{
-				{Key: "topology.kubernetes.io/zone", Operator: selector.In, Values: []string{"a", "b"}},
+			t.RequiredNodeAffinity = &api.NodeSelector{Terms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{
+				{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}},
 			}}}}
 		}
 		for c := range 1 + i%3 {
@@ -51,6 +49,6 @@ func gpuNode() api.Node {
 			"kubernetes.io/os": "linux", "accelerator": "gpu", "topology.kubernetes.io/zone": "a",
 			"kubernetes.io/hostname": "gpu-1", "node.kubernetes.io/instance-type": "g5.xlarge",
 		},
-		Taints: []taints.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: taints.NoSchedule}},
+		Taints: []api.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: api.TaintEffectNoSchedule}},
 	}
 }

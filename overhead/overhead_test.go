@@ -14,7 +14,6 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func list(kv ...string) resource.List {
@@ -143,7 +142,7 @@ func TestReport(t *testing.T) {
 	}}
 	gpu := &api.DaemonSet{Namespace: "kube-system", Name: "gpu-plugin", UID: "g", Template: api.PodTemplate{
 		NodeSelector: map[string]string{"gpu": "true"},
-		Tolerations:  []taints.Toleration{{Key: "nvidia.com/gpu", Operator: taints.Exists}},
+		Tolerations:  []api.Toleration{{Key: "nvidia.com/gpu", Operator: api.TolerationOpExists}},
 		Containers:   []api.Container{{Name: "plugin", Resources: api.Resources{Limits: list("cpu", "50m", "memory", "0.5Gi")}}},
 	}}
 	tests := []struct {
@@ -162,7 +161,7 @@ func TestReport(t *testing.T) {
 	}, {
 		name:    "GPU",
 		reason:  "the GPU taint blocks the agent, which does not tolerate it; the plugin lands and requests its limits",
-		node:    api.Node{Name: "gpu", Labels: map[string]string{"gpu": "true"}, Taints: []taints.Taint{{Key: "nvidia.com/gpu", Effect: taints.NoSchedule}}},
+		node:    api.Node{Name: "gpu", Labels: map[string]string{"gpu": "true"}, Taints: []api.Taint{{Key: "nvidia.com/gpu", Effect: api.TaintEffectNoSchedule}}},
 		lands:   []bool{false, true},
 		reasons: []placement.Reason{placement.UntoleratedNoSchedule, placement.Eligible},
 		total:   "cpu=50m,memory=512Mi",

@@ -8,8 +8,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // benchDaemonSet is a realistic node agent: a two-key nodeSelector, two
@@ -20,27 +18,27 @@ func benchDaemonSet() *api.DaemonSet {
 		Namespace: "kube-system",
 		Name:      "node-agent",
 		UID:       "agent-uid",
-		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
+		Selector:  &api.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
 		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "node-agent"},
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux", "example.com/pool": "general"},
-			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
-				{MatchExpressions: []selector.NodeSelectorRequirement{
-					{Key: "kubernetes.io/arch", Operator: selector.In, Values: []string{"arm64"}},
-					{Key: "example.com/gpu", Operator: selector.Exists},
+			RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+				{MatchExpressions: []api.NodeSelectorRequirement{
+					{Key: "kubernetes.io/arch", Operator: api.SelectorOpIn, Values: []string{"arm64"}},
+					{Key: "example.com/gpu", Operator: api.SelectorOpExists},
 				}},
-				{MatchExpressions: []selector.NodeSelectorRequirement{
-					{Key: "kubernetes.io/arch", Operator: selector.In, Values: []string{"amd64", "arm64"}},
-					{Key: "node.kubernetes.io/instance-type", Operator: selector.NotIn, Values: []string{"t3.nano", "t3.micro"}},
+				{MatchExpressions: []api.NodeSelectorRequirement{
+					{Key: "kubernetes.io/arch", Operator: api.SelectorOpIn, Values: []string{"amd64", "arm64"}},
+					{Key: "node.kubernetes.io/instance-type", Operator: api.SelectorOpNotIn, Values: []string{"t3.nano", "t3.micro"}},
 				}},
 			}},
-			Tolerations: []taints.Toleration{
-				{Key: "CriticalAddonsOnly", Operator: taints.Exists},
-				{Key: "example.com/team", Operator: taints.Equal, Value: "platform", Effect: taints.NoSchedule},
-				{Key: "node-role.kubernetes.io/control-plane", Operator: taints.Exists, Effect: taints.NoSchedule},
-				{Key: "example.com/dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule},
-				{Key: taints.KeyNotReady, Operator: taints.Exists, Effect: taints.NoExecute, TolerationSeconds: &secs},
-				{Key: "nvidia.com/gpu", Operator: taints.Exists, Effect: taints.NoExecute},
+			Tolerations: []api.Toleration{
+				{Key: "CriticalAddonsOnly", Operator: api.TolerationOpExists},
+				{Key: "example.com/team", Operator: api.TolerationOpEqual, Value: "platform", Effect: api.TaintEffectNoSchedule},
+				{Key: "node-role.kubernetes.io/control-plane", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+				{Key: "example.com/dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule},
+				{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: &secs},
+				{Key: "nvidia.com/gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
 			},
 			HostNetwork: true,
 		},
@@ -74,12 +72,12 @@ func benchNode(name string) *api.Node {
 		"example.com/image":                        "ubuntu-2404",
 		"example.com/node-group":                   "general-a",
 	}
-	return &api.Node{Name: name, Labels: labels, Taints: []taints.Taint{
-		{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule},
-		{Key: "example.com/dedicated", Value: "infra", Effect: taints.NoSchedule},
-		{Key: "example.com/spot", Value: "true", Effect: taints.PreferNoSchedule},
-		{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule},
-		{Key: "nvidia.com/gpu", Value: "present", Effect: taints.NoExecute},
+	return &api.Node{Name: name, Labels: labels, Taints: []api.Taint{
+		{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule},
+		{Key: "example.com/dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule},
+		{Key: "example.com/spot", Value: "true", Effect: api.TaintEffectPreferNoSchedule},
+		{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule},
+		{Key: "nvidia.com/gpu", Value: "present", Effect: api.TaintEffectNoExecute},
 	}}
 }
 

@@ -85,7 +85,7 @@ func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	}
 	if reqs := sel.Requirements(); len(reqs) == 1 && len(reqs[0].Values) == 1 {
 		switch reqs[0].Operator {
-		case selector.In, selector.Equals, selector.DoubleEquals:
+		case api.SelectorOpIn, selector.Equals, selector.DoubleEquals:
 			c.oneLabel, c.labelKey, c.labelWant = true, reqs[0].Key, reqs[0].Values[0]
 		}
 	}

@@ -5,12 +5,12 @@ import (
 	"math"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/taints"
 )
 
 // TestCreatedPods checks what a create carries (docs/manage.md, M13): the
@@ -70,24 +70,24 @@ func TestCreatedPods(t *testing.T) {
 			reason: "an identical not-ready toleration is replaced in place and loses tolerationSeconds; others are kept; hostNetwork adds network-unavailable",
 			ds: func(ds *api.DaemonSet) {
 				ds.Template.HostNetwork = true
-				ds.Template.Tolerations = []taints.Toleration{
-					{Key: "dedicated", Operator: taints.Exists},
-					{Key: taints.KeyNotReady, Operator: taints.Exists, Effect: taints.NoExecute, TolerationSeconds: &secs},
+				ds.Template.Tolerations = []api.Toleration{
+					{Key: "dedicated", Operator: api.TolerationOpExists},
+					{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: &secs},
 				}
 			},
 			hash: "abc",
 			want: placement.Create{
 				Node:   "node-0",
 				Labels: map[string]string{"name": "simple-daemon", "type": "production", api.LabelRevisionHash: "abc"},
-				Tolerations: []taints.Toleration{
-					{Key: "dedicated", Operator: taints.Exists},
-					{Key: taints.KeyNotReady, Operator: taints.Exists, Effect: taints.NoExecute},
-					{Key: taints.KeyUnreachable, Operator: taints.Exists, Effect: taints.NoExecute},
-					{Key: taints.KeyDiskPressure, Operator: taints.Exists, Effect: taints.NoSchedule},
-					{Key: taints.KeyMemoryPressure, Operator: taints.Exists, Effect: taints.NoSchedule},
-					{Key: taints.KeyPIDPressure, Operator: taints.Exists, Effect: taints.NoSchedule},
-					{Key: taints.KeyUnschedulable, Operator: taints.Exists, Effect: taints.NoSchedule},
-					{Key: taints.KeyNetworkUnavailable, Operator: taints.Exists, Effect: taints.NoSchedule},
+				Tolerations: []api.Toleration{
+					{Key: "dedicated", Operator: api.TolerationOpExists},
+					{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
+					{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
+					{Key: api.TaintNodeDiskPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+					{Key: api.TaintNodeMemoryPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+					{Key: api.TaintNodePIDPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+					{Key: api.TaintNodeUnschedulable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+					{Key: api.TaintNodeNetworkUnavailable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
 				},
 				NodeAffinity: placement.PodNodeAffinity("node-0"),
 			},
@@ -96,9 +96,9 @@ func TestCreatedPods(t *testing.T) {
 			name:   "template affinity replaced",
 			reason: "all required terms, matchFields and NotIn included, give way to one metadata.name In term",
 			ds: func(ds *api.DaemonSet) {
-				ds.Template.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
-					{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "color", Operator: selector.In, Values: []string{"blue"}}}},
-					{MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.NotIn, Values: []string{"node-9"}}}},
+				ds.Template.RequiredNodeAffinity = &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+					{MatchExpressions: []api.NodeSelectorRequirement{{Key: "color", Operator: api.SelectorOpIn, Values: []string{"blue"}}}},
+					{MatchFields: []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpNotIn, Values: []string{"node-9"}}}},
 				}}
 			},
 			hash: "abc",
@@ -130,8 +130,8 @@ func TestCreatedPods(t *testing.T) {
 	}
 
 	// The one term of the injected affinity, as upstream builds it.
-	want := &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchFields: []selector.NodeSelectorRequirement{
-		{Key: "metadata.name", Operator: selector.In, Values: []string{"node-3"}},
+	want := &api.NodeSelector{Terms: []api.NodeSelectorTerm{{MatchFields: []api.NodeSelectorRequirement{
+		{Key: "metadata.name", Operator: api.SelectorOpIn, Values: []string{"node-3"}},
 	}}}}
 	if diff := cmp.Diff(want, placement.PodNodeAffinity("node-3")); diff != "" {
 		t.Errorf("PodNodeAffinity() mismatch (-want +got):\n%s", diff)

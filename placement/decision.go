@@ -63,7 +63,7 @@ type Decision struct {
 	// node's Taints, which it shares with the input: treat it as read-only.
 	// Comparing Decisions with == compares it by address; compare
 	// *Taint, or use cmp or reflect.DeepEqual, to compare the taints.
-	Taint *taints.Taint
+	Taint *api.Taint
 }
 
 // Message renders the decision for people.
@@ -268,7 +268,7 @@ func (e *Eligibility) decide(n *api.Node, ok bool, why selector.Mismatch) Decisi
 		return Decision{ShouldContinueRunning: e.ignored, Reason: NodeAffinityMismatch}
 	}
 	if t := e.untolerated(n, taints.ScheduleBlocking); t != nil {
-		if t.Effect == taints.NoExecute {
+		if t.Effect == api.TaintEffectNoExecute {
 			return Decision{Reason: UntoleratedNoExecute, Taint: t}
 		}
 		// A NoSchedule taint was first; a later NoExecute one still evicts.
@@ -282,7 +282,7 @@ func (e *Eligibility) decide(n *api.Node, ok bool, why selector.Mismatch) Decisi
 
 // untolerated returns the node's first taint with one of effects that the
 // DaemonSet does not tolerate, nil if none.
-func (e *Eligibility) untolerated(n *api.Node, effects taints.Effects) *taints.Taint {
+func (e *Eligibility) untolerated(n *api.Node, effects taints.Effects) *api.Taint {
 	if i := e.tols.IndexUntolerated(n.Taints, effects); i >= 0 {
 		return &n.Taints[i]
 	}

@@ -3,11 +3,11 @@ package placement_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestNodeShouldRunDaemonPod is upstream's table of the same name
@@ -85,7 +85,7 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 		{
 			name:   "required affinity with no terms",
 			reason: "an empty term list matches nothing (nodeaffinity.GetRequiredNodeAffinity)",
-			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &selector.NodeSelector{} },
+			ds:     func(ds *api.DaemonSet) { ds.Template.RequiredNodeAffinity = &api.NodeSelector{} },
 			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel},
 			want:   placement.Decision{Reason: placement.NodeAffinityMismatch},
 		},
@@ -93,8 +93,8 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 			name:   "malformed affinity term",
 			reason: "a term with a parse error matches nothing; the parse error is not fatal",
 			ds: func(ds *api.DaemonSet) {
-				ds.Template.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-					MatchExpressions: []selector.NodeSelectorRequirement{{Key: "color", Operator: selector.In}},
+				ds.Template.RequiredNodeAffinity = &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+					MatchExpressions: []api.NodeSelectorRequirement{{Key: "color", Operator: api.SelectorOpIn}},
 				}}}
 			},
 			node: api.Node{Name: "node-0", Labels: simpleNodeLabel},
@@ -113,7 +113,7 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 		{
 			name:   "node unschedulable",
 			reason: "the default toleration covers unschedulable:NoSchedule",
-			node:   api.Node{Name: "node-0", Taints: []taints.Taint{{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}}},
+			node:   api.Node{Name: "node-0", Taints: []api.Taint{{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}}},
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 	}
@@ -134,7 +134,7 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 // TestShouldRunSummaryTable checks the shouldRun/shouldContinueRunning
 // tables of docs/eligibility.md (E1, E13), row by row.
 func TestShouldRunSummaryTable(t *testing.T) {
-	nodeWith := func(ts ...taints.Taint) api.Node {
+	nodeWith := func(ts ...api.Taint) api.Node {
 		return api.Node{Name: "node-0", Labels: simpleNodeLabel, Taints: ts}
 	}
 	cases := []struct {
@@ -180,59 +180,59 @@ func TestShouldRunSummaryTable(t *testing.T) {
 		{
 			name:   "untolerated NoSchedule before NoExecute",
 			reason: "(false, false): a later NoExecute taint still evicts and is reported",
-			node:   nodeWith(noScheduleTaint, taints.Taint{Key: "gpu", Effect: taints.NoExecute}),
-			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: &taints.Taint{Key: "gpu", Effect: taints.NoExecute}},
+			node:   nodeWith(noScheduleTaint, api.Taint{Key: "gpu", Effect: api.TaintEffectNoExecute}),
+			want:   placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: &api.Taint{Key: "gpu", Effect: api.TaintEffectNoExecute}},
 		},
 		{
 			name:   "NoExecute tolerated, NoSchedule not",
 			reason: "(false, true)",
 			ds: func(ds *api.DaemonSet) {
-				ds.Template.Tolerations = []taints.Toleration{{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute}}
+				ds.Template.Tolerations = []api.Toleration{{Key: "gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute}}
 			},
-			node: nodeWith(taints.Taint{Key: "gpu", Effect: taints.NoExecute}, noScheduleTaint),
+			node: nodeWith(api.Taint{Key: "gpu", Effect: api.TaintEffectNoExecute}, noScheduleTaint),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule, Taint: &noScheduleTaint},
 		},
 		{
 			name:   "only PreferNoSchedule untolerated",
 			reason: "(true, true)",
-			node:   nodeWith(taints.Taint{Key: "soft", Effect: taints.PreferNoSchedule}),
+			node:   nodeWith(api.Taint{Key: "soft", Effect: api.TaintEffectPreferNoSchedule}),
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "unschedulable node",
 			reason: "(true, true): default toleration",
-			node:   nodeWith(taints.Taint{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}),
+			node:   nodeWith(api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}),
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "NotReady node with not-ready:NoExecute",
 			reason: "(true, true): default toleration",
-			node:   nodeWith(taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoExecute}),
+			node:   nodeWith(api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute}),
 			want:   placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible},
 		},
 		{
 			name:   "not-ready:NoSchedule",
 			reason: "(false, true): the default not-ready toleration is NoExecute only",
-			node:   nodeWith(taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}),
+			node:   nodeWith(api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule}),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
-				Taint: &taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule}},
+				Taint: &api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule}},
 		},
 		{
 			name:   "unreachable:NoSchedule",
 			reason: "(false, true): the default unreachable toleration is NoExecute only",
-			node:   nodeWith(taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}),
+			node:   nodeWith(api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule}),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
-				Taint: &taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoSchedule}},
+				Taint: &api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule}},
 		},
 		{
 			name:   "Lt toleration off by default",
 			reason: "v1.34: Lt and Gt tolerate nothing",
 			ds: func(ds *api.DaemonSet) {
-				ds.Template.Tolerations = []taints.Toleration{{Key: "level", Operator: taints.Lt, Value: "5", Effect: taints.NoSchedule}}
+				ds.Template.Tolerations = []api.Toleration{{Key: "level", Operator: api.TolerationOpLt, Value: "5", Effect: api.TaintEffectNoSchedule}}
 			},
-			node: nodeWith(taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}),
+			node: nodeWith(api.Taint{Key: "level", Value: "3", Effect: api.TaintEffectNoSchedule}),
 			want: placement.Decision{ShouldContinueRunning: true, Reason: placement.UntoleratedNoSchedule,
-				Taint: &taints.Taint{Key: "level", Value: "3", Effect: taints.NoSchedule}},
+				Taint: &api.Taint{Key: "level", Value: "3", Effect: api.TaintEffectNoSchedule}},
 		},
 	}
 	for _, tc := range cases {
@@ -258,9 +258,9 @@ func TestShouldRunSummaryTable(t *testing.T) {
 
 func TestComparisonOperatorsOption(t *testing.T) {
 	ds := newDS(func(ds *api.DaemonSet) {
-		ds.Template.Tolerations = []taints.Toleration{{Key: "level", Operator: taints.Lt, Value: "5", Effect: taints.NoSchedule}}
+		ds.Template.Tolerations = []api.Toleration{{Key: "level", Operator: api.TolerationOpLt, Value: "5", Effect: api.TaintEffectNoSchedule}}
 	})
-	node := api.Node{Name: "node-0", Taints: []taints.Taint{{Key: "level", Value: "3", Effect: taints.NoSchedule}}}
+	node := api.Node{Name: "node-0", Taints: []api.Taint{{Key: "level", Value: "3", Effect: api.TaintEffectNoSchedule}}}
 	got := placement.NewEligibility(ds, placement.Options{Taints: taints.Options{ComparisonOperators: true}}).Decide(&node)
 	want := placement.Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: placement.Eligible}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -307,10 +307,10 @@ func TestDecideDoesNotAllocate(t *testing.T) {
 // taints are all tolerated gets none.
 func TestDecisionTaintIsTheNodes(t *testing.T) {
 	e := placement.NewEligibility(&api.DaemonSet{}, placement.Options{})
-	node := &api.Node{Name: "n", Taints: []taints.Taint{
-		{Key: "soft", Effect: taints.PreferNoSchedule},
-		{Key: "gpu", Effect: taints.NoSchedule},
-		{Key: "drain", Effect: taints.NoExecute},
+	node := &api.Node{Name: "n", Taints: []api.Taint{
+		{Key: "soft", Effect: api.TaintEffectPreferNoSchedule},
+		{Key: "gpu", Effect: api.TaintEffectNoSchedule},
+		{Key: "drain", Effect: api.TaintEffectNoExecute},
 	}}
 	if d := e.Decide(node); d.Reason != placement.UntoleratedNoExecute || d.Taint != &node.Taints[2] {
 		t.Errorf("Decide() = %+v (taint %p), want UntoleratedNoExecute naming &node.Taints[2] (%p)", d, d.Taint, &node.Taints[2])

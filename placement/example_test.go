@@ -6,8 +6,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func exampleDaemonSet() *api.DaemonSet {
@@ -15,7 +13,7 @@ func exampleDaemonSet() *api.DaemonSet {
 		Namespace: "kube-system",
 		Name:      "log-agent",
 		UID:       "uid-1",
-		Selector:  &selector.LabelSelector{MatchLabels: map[string]string{"app": "log-agent"}},
+		Selector:  &api.LabelSelector{MatchLabels: map[string]string{"app": "log-agent"}},
 		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "log-agent"},
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
@@ -30,8 +28,8 @@ func ExampleEligibility_Decide() {
 	nodes := []api.Node{
 		{Name: "worker-1", Labels: linux},
 		{Name: "worker-2", Labels: map[string]string{"kubernetes.io/os": "windows"}},
-		{Name: "worker-3", Labels: linux, Taints: []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.NoSchedule}}},
-		{Name: "worker-4", Labels: linux, Taints: []taints.Taint{{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule}}},
+		{Name: "worker-3", Labels: linux, Taints: []api.Taint{{Key: "dedicated", Value: "db", Effect: api.TaintEffectNoSchedule}}},
+		{Name: "worker-4", Labels: linux, Taints: []api.Taint{{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}}},
 	}
 	for i := range nodes {
 		d := e.Decide(&nodes[i])

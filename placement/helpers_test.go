@@ -5,11 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
-	"github.com/stretchr/testify/require"
 )
 
 // t0 is the fixed clock of the fixtures.
@@ -33,7 +32,7 @@ func newDS(mods ...func(*api.DaemonSet)) *api.DaemonSet {
 		Name:       "foo",
 		UID:        "foo-uid",
 		Generation: 1,
-		Selector:   &selector.LabelSelector{MatchLabels: copyLabels(simpleDaemonSetLabel)},
+		Selector:   &api.LabelSelector{MatchLabels: copyLabels(simpleDaemonSetLabel)},
 		Template:   api.PodTemplate{Labels: copyLabels(simpleDaemonSetLabel)},
 		UpdateStrategy: api.UpdateStrategy{
 			Type:          api.RollingUpdate,
@@ -74,7 +73,7 @@ type fixture struct {
 }
 
 // addNodes adds nodes "node-from" … "node-(from+n-1)".
-func (f *fixture) addNodes(from, n int, labels map[string]string, ts ...taints.Taint) {
+func (f *fixture) addNodes(from, n int, labels map[string]string, ts ...api.Taint) {
 	for i := from; i < from+n; i++ {
 		f.nodes = append(f.nodes, api.Node{Name: fmt.Sprintf("node-%d", i), Labels: copyLabels(labels), Taints: ts})
 	}

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/taints"
-	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
 )
 
 // TestIgnoredDuringExecution: with the option, a node that no longer
@@ -19,8 +19,8 @@ import (
 // its pods, unless a NoExecute taint evicts them; everything else decides
 // as upstream.
 func TestIgnoredDuringExecution(t *testing.T) {
-	noExecute := taints.Taint{Key: "dedicated", Value: "other", Effect: taints.NoExecute}
-	noSchedule := taints.Taint{Key: "dedicated", Value: "other", Effect: taints.NoSchedule}
+	noExecute := api.Taint{Key: "dedicated", Value: "other", Effect: api.TaintEffectNoExecute}
+	noSchedule := api.Taint{Key: "dedicated", Value: "other", Effect: api.TaintEffectNoSchedule}
 	cases := []struct {
 		name, reason string
 		ds           func(*api.DaemonSet)
@@ -47,7 +47,7 @@ func TestIgnoredDuringExecution(t *testing.T) {
 			name:   "mismatch and an untolerated NoExecute taint",
 			reason: "the taint evicts whatever the labels say",
 			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
-			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel2, Taints: []taints.Taint{noSchedule, noExecute}},
+			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel2, Taints: []api.Taint{noSchedule, noExecute}},
 			off:    placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
 			on:     placement.Decision{Reason: placement.UntoleratedNoExecute, Taint: &noExecute},
 		},
@@ -55,7 +55,7 @@ func TestIgnoredDuringExecution(t *testing.T) {
 			name:   "mismatch and an untolerated NoSchedule taint",
 			reason: "NoSchedule never evicts",
 			ds:     func(ds *api.DaemonSet) { ds.Template.NodeSelector = simpleNodeLabel },
-			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel2, Taints: []taints.Taint{noSchedule}},
+			node:   api.Node{Name: "node-0", Labels: simpleNodeLabel2, Taints: []api.Taint{noSchedule}},
 			off:    placement.Decision{Reason: placement.NodeSelectorMismatch, Key: "color"},
 			on:     placement.Decision{ShouldContinueRunning: true, Reason: placement.NodeSelectorMismatch, Key: "color"},
 		},

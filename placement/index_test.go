@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/placement"
 )
 
 // buckets renders a cluster's buckets as node → pod names, vanished nodes
@@ -114,7 +114,7 @@ func TestIndexErrors(t *testing.T) {
 	require.Error(t, err, "a nil DaemonSet is an error")
 
 	bad := newDS(func(ds *api.DaemonSet) {
-		ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: selector.In}}}
+		ds.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "a", Operator: api.SelectorOpIn}}}
 	})
 	_, err = placement.Compile(bad, placement.Options{})
 	require.Error(t, err, "an invalid selector is an error")
@@ -165,8 +165,8 @@ func TestBucketOrder(t *testing.T) {
 }
 
 func TestTargetNodeName(t *testing.T) {
-	field := func(op selector.Operator, values ...string) selector.NodeSelectorRequirement {
-		return selector.NodeSelectorRequirement{Key: selector.NodeNameField, Operator: op, Values: values}
+	field := func(op api.SelectorOperator, values ...string) api.NodeSelectorRequirement {
+		return api.NodeSelectorRequirement{Key: api.NodeNameField, Operator: op, Values: values}
 	}
 	cases := []struct {
 		name    string
@@ -177,15 +177,15 @@ func TestTargetNodeName(t *testing.T) {
 	}{
 		{name: "nodeName", reason: "spec.nodeName wins", pod: api.Pod{NodeName: "node-1", RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-1"},
 		{name: "single-value matchFields", reason: "the injected term", pod: api.Pod{RequiredNodeAffinity: placement.PodNodeAffinity("node-2")}, want: "node-2"},
-		{name: "two values", reason: "more than one value is an error", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "a", "b")}}}}}, wantErr: true},
+		{name: "two values", reason: "more than one value is an error", pod: api.Pod{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{MatchFields: []api.NodeSelectorRequirement{field(api.SelectorOpIn, "a", "b")}}}}}, wantErr: true},
 		{name: "nothing", reason: "no nodeName, no affinity", pod: api.Pod{}, wantErr: true},
-		{name: "no terms", reason: "an empty term list names nothing", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{}}, wantErr: true},
-		{name: "NotIn skipped", reason: "only In counts; a later term decides", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
-			{MatchFields: []selector.NodeSelectorRequirement{field(selector.NotIn, "a")}},
-			{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "x", Operator: selector.Exists}}, MatchFields: []selector.NodeSelectorRequirement{field(selector.In, "node-3")}},
+		{name: "no terms", reason: "an empty term list names nothing", pod: api.Pod{RequiredNodeAffinity: &api.NodeSelector{}}, wantErr: true},
+		{name: "NotIn skipped", reason: "only In counts; a later term decides", pod: api.Pod{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+			{MatchFields: []api.NodeSelectorRequirement{field(api.SelectorOpNotIn, "a")}},
+			{MatchExpressions: []api.NodeSelectorRequirement{{Key: "x", Operator: api.SelectorOpExists}}, MatchFields: []api.NodeSelectorRequirement{field(api.SelectorOpIn, "node-3")}},
 		}}}, want: "node-3"},
-		{name: "label expressions only", reason: "matchExpressions never name a node", pod: api.Pod{RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
-			{MatchExpressions: []selector.NodeSelectorRequirement{{Key: "metadata.name", Operator: selector.In, Values: []string{"node-1"}}}},
+		{name: "label expressions only", reason: "matchExpressions never name a node", pod: api.Pod{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+			{MatchExpressions: []api.NodeSelectorRequirement{{Key: "metadata.name", Operator: api.SelectorOpIn, Values: []string{"node-1"}}}},
 		}}}, wantErr: true},
 	}
 	for _, tc := range cases {

@@ -4,23 +4,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
 )
 
 var (
-	noScheduleTaint = taints.Taint{Key: "dedicated", Value: "user1", Effect: taints.NoSchedule}
-	noExecuteTaint  = taints.Taint{Key: "dedicated", Value: "user1", Effect: taints.NoExecute}
-	noScheduleToler = taints.Toleration{Key: "dedicated", Operator: taints.Equal, Value: "user1", Effect: taints.NoSchedule}
+	noScheduleTaint = api.Taint{Key: "dedicated", Value: "user1", Effect: api.TaintEffectNoSchedule}
+	noExecuteTaint  = api.Taint{Key: "dedicated", Value: "user1", Effect: api.TaintEffectNoExecute}
+	noScheduleToler = api.Toleration{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "user1", Effect: api.TaintEffectNoSchedule}
 )
 
-func colorAffinity(values ...string) *selector.NodeSelector {
-	return &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-		MatchExpressions: []selector.NodeSelectorRequirement{{Key: "color", Operator: selector.In, Values: values}},
+func colorAffinity(values ...string) *api.NodeSelector {
+	return &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+		MatchExpressions: []api.NodeSelectorRequirement{{Key: "color", Operator: api.SelectorOpIn, Values: values}},
 	}}}
 }
 
@@ -253,7 +252,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "TestTaintedNodeDaemonLaunchesToleratePod",
 			reason: "the DaemonSet tolerates the NoSchedule taint",
 			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
-				ds.Template.Tolerations = []taints.Toleration{noScheduleToler}
+				ds.Template.Tolerations = []api.Toleration{noScheduleToler}
 			}},
 			build: func(f *fixture) { f.addNodes(0, 1, nil, noScheduleTaint) },
 			want:  counts{Creates: 1},
@@ -262,7 +261,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "TestNodeDaemonLaunchesToleratePod",
 			reason: "a toleration on an untainted node changes nothing",
 			ds: []func(*api.DaemonSet){func(ds *api.DaemonSet) {
-				ds.Template.Tolerations = []taints.Toleration{noScheduleToler}
+				ds.Template.Tolerations = []api.Toleration{noScheduleToler}
 			}},
 			build: func(f *fixture) { f.addNodes(0, 1, nil) },
 			want:  counts{Creates: 1},
@@ -271,7 +270,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "TestNotReadyNodeDaemonLaunchesPod",
 			reason: "not-ready:NoExecute is covered by the default tolerations",
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoExecute})
+				f.addNodes(0, 1, nil, api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute})
 			},
 			want: counts{Creates: 1},
 		},
@@ -279,7 +278,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "TestUnreachableNodeDaemonLaunchesPod",
 			reason: "unreachable:NoExecute is covered by the default tolerations",
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyUnreachable, Effect: taints.NoExecute})
+				f.addNodes(0, 1, nil, api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute})
 			},
 			want: counts{Creates: 1},
 		},
@@ -288,9 +287,9 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			reason: "disk, memory and pid pressure NoSchedule taints are covered by the default tolerations",
 			build: func(f *fixture) {
 				f.addNodes(0, 1, nil,
-					taints.Taint{Key: taints.KeyDiskPressure, Effect: taints.NoSchedule},
-					taints.Taint{Key: taints.KeyMemoryPressure, Effect: taints.NoSchedule},
-					taints.Taint{Key: taints.KeyPIDPressure, Effect: taints.NoSchedule})
+					api.Taint{Key: api.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
+					api.Taint{Key: api.TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule},
+					api.Taint{Key: api.TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule})
 			},
 			want: counts{Creates: 1},
 		},
@@ -298,7 +297,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "UnschedulableTaintLaunchesPod",
 			reason: "a cordoned node (unschedulable:NoSchedule) still gets the daemon pod",
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule})
+				f.addNodes(0, 1, nil, api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
 			},
 			want: counts{Creates: 1},
 		},
@@ -306,7 +305,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "NotReadyNoScheduleTaintDoesNotLaunchPod",
 			reason: "the default not-ready toleration is NoExecute only, so not-ready:NoSchedule blocks new pods (NodeShouldRunDaemonPod)",
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyNotReady, Effect: taints.NoSchedule})
+				f.addNodes(0, 1, nil, api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule})
 			},
 			want: counts{},
 		},
@@ -314,7 +313,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "NetworkUnavailableTaintWithoutHostNetwork",
 			reason: "the network-unavailable toleration is added only with hostNetwork",
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyNetworkUnavailable, Effect: taints.NoSchedule})
+				f.addNodes(0, 1, nil, api.Taint{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule})
 			},
 			want: counts{},
 		},
@@ -323,7 +322,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			reason: "hostNetwork daemons tolerate network-unavailable:NoSchedule",
 			ds:     []func(*api.DaemonSet){func(ds *api.DaemonSet) { ds.Template.HostNetwork = true }},
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: taints.KeyNetworkUnavailable, Effect: taints.NoSchedule})
+				f.addNodes(0, 1, nil, api.Taint{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule})
 			},
 			want: counts{Creates: 1},
 		},
@@ -331,7 +330,7 @@ func TestManageUpstreamScenarios(t *testing.T) {
 			name:   "PreferNoScheduleTaintIgnored",
 			reason: "PreferNoSchedule taints play no part",
 			build: func(f *fixture) {
-				f.addNodes(0, 1, nil, taints.Taint{Key: "soft", Effect: taints.PreferNoSchedule})
+				f.addNodes(0, 1, nil, api.Taint{Key: "soft", Effect: api.TaintEffectPreferNoSchedule})
 			},
 			want: counts{Creates: 1},
 		},
@@ -647,7 +646,7 @@ func TestSurgeScenarios(t *testing.T) {
 func TestManageTemplateWithoutLabels(t *testing.T) {
 	unlabelled := func(gen bool) func(*api.DaemonSet) {
 		return func(ds *api.DaemonSet) {
-			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "team", Operator: selector.DoesNotExist}}}
+			ds.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.SelectorOpDoesNotExist}}}
 			ds.Template.Labels = nil
 			if gen {
 				ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: "3"}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/enum"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
 
@@ -79,11 +78,11 @@ type Create struct {
 	Labels map[string]string
 	// Tolerations are the template's merged with the daemon defaults
 	// (docs/eligibility.md, E10).
-	Tolerations []taints.Toleration
+	Tolerations []api.Toleration
 	// NodeAffinity replaces the template's required node affinity: one term
 	// pinning metadata.name to Node (docs/manage.md, M13). Preferred terms, pod
 	// (anti-)affinity and spec.nodeSelector are kept as in the template.
-	NodeAffinity *selector.NodeSelector
+	NodeAffinity *api.NodeSelector
 }
 
 // Delete is one pod to delete.
@@ -375,15 +374,15 @@ func (c *Compiled) PodLabels(hash string) map[string]string {
 // PodTolerations returns the tolerations of a created pod: the template's
 // merged with the daemon defaults (docs/eligibility.md, E10). It returns a
 // new slice.
-func (c *Compiled) PodTolerations() []taints.Toleration {
+func (c *Compiled) PodTolerations() []api.Toleration {
 	return taints.MergeDaemonDefaults(c.ds.Template.Tolerations, c.ds.Template.HostNetwork)
 }
 
 // PodNodeAffinity returns the required node affinity a created pod gets: a
 // single term pinning metadata.name to node (docs/manage.md, M13).
-func PodNodeAffinity(node string) *selector.NodeSelector {
-	return &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-		MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{node}}},
+func PodNodeAffinity(node string) *api.NodeSelector {
+	return &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+		MatchFields: []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{node}}},
 	}}}
 }
 

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
-	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/plantest"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 )
 
 // run plans one sync of s with the fast planner.
@@ -59,8 +59,8 @@ var (
 	// plain nodes (one NoSchedule taint in the pool, no labels), to
 	// exercise one node's pods: duplicates, surge pairs, failed pods.
 	crowded = plantest.Options{
-		MaxNodes: 2, MaxPods: 8, Labels: []plantest.Label{}, Tolerations: []taints.Toleration{},
-		Taints:  []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}},
+		MaxNodes: 2, MaxPods: 8, Labels: []plantest.Label{}, Tolerations: []api.Toleration{},
+		Taints:  []api.Taint{{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}},
 		Rollout: true, Failed: true, Terminating: true,
 	}
 )
@@ -209,21 +209,21 @@ func TestPropertyExtraNodeIndependent(t *testing.T) {
 func TestPropertyTolerationNeverShrinks(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := snapshot(t, clusters)
-		tol := rapid.SampledFrom([]taints.Toleration{
-			{Key: "dedicated", Operator: taints.Exists},
-			{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute},
-			{Key: taints.KeyNotReady, Operator: taints.Exists},
-			{Operator: taints.Exists},
+		tol := rapid.SampledFrom([]api.Toleration{
+			{Key: "dedicated", Operator: api.TolerationOpExists},
+			{Key: "gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
+			{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists},
+			{Operator: api.TolerationOpExists},
 		}).Draw(t, "toleration")
 		// Mostly tolerate exactly one taint of one node, so that blocking
 		// taints are actually lifted.
-		var all []taints.Taint
+		var all []api.Taint
 		for _, n := range s.Nodes {
 			all = append(all, n.Taints...)
 		}
 		if len(all) > 0 && rapid.IntRange(0, 3).Draw(t, "fromNode") > 0 {
 			taint := rapid.SampledFrom(all).Draw(t, "taint")
-			tol = taints.Toleration{Key: taint.Key, Operator: taints.Equal, Value: taint.Value, Effect: taint.Effect}
+			tol = api.Toleration{Key: taint.Key, Operator: api.TolerationOpEqual, Value: taint.Value, Effect: taint.Effect}
 		}
 		more := s.DaemonSet.DeepCopy()
 		more.Template.Tolerations = append(more.Template.Tolerations, tol)

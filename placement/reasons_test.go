@@ -3,9 +3,9 @@ package placement_test
 import (
 	"testing"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // TestManageDeleteReasons checks the reason each delete carries: callers
@@ -14,7 +14,7 @@ import (
 func TestManageDeleteReasons(t *testing.T) {
 	tests := []struct {
 		name, reason string
-		taints       []taints.Taint
+		taints       []api.Taint
 		labels       map[string]string // node labels; nil matches the template
 		podMods      []func(*api.Pod)
 		pods         int
@@ -23,14 +23,14 @@ func TestManageDeleteReasons(t *testing.T) {
 		{
 			name:   "untolerated NoExecute",
 			reason: "a NoExecute taint the pod does not tolerate evicts it: the reason names the taint, not eligibility",
-			taints: []taints.Taint{noExecuteTaint},
+			taints: []api.Taint{noExecuteTaint},
 			pods:   1,
 			want:   "UntoleratedTaint",
 		},
 		{
 			name:   "NoSchedule first, NoExecute later",
 			reason: "the first untolerated taint is NoSchedule, but a later NoExecute one still evicts",
-			taints: []taints.Taint{noScheduleTaint, {Key: "evict", Effect: taints.NoExecute}},
+			taints: []api.Taint{noScheduleTaint, {Key: "evict", Effect: api.TaintEffectNoExecute}},
 			pods:   1,
 			want:   "UntoleratedTaint",
 		},

@@ -162,7 +162,7 @@ func (v *view) claimsRevision(r *revision.Revision) (bool, bool, bool) {
 // stopped reports a sync that upstream ends before any write: the
 // DaemonSet is being deleted or its selector is exactly empty.
 func (v *view) stopped() bool {
-	return v.ds.Deleting || v.ds.Selector != nil && reflect.DeepEqual(*v.ds.Selector, selector.LabelSelector{})
+	return v.ds.Deleting || v.ds.Selector != nil && reflect.DeepEqual(*v.ds.Selector, api.LabelSelector{})
 }
 
 // CheckPlan runs every single-plan checker (CheckOwnership,

@@ -9,7 +9,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 )
 
@@ -86,7 +85,7 @@ func (printer) Fatalf(format string, args ...any) { fmt.Printf("FAIL: "+format+"
 // every sync; Sync checks one.
 func ExampleRollout() {
 	ds := api.DaemonSet{Namespace: "default", Name: "agent", UID: "uid-agent",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 			MaxUnavailable: api.Int(1), MaxSurge: api.Int(0)}}}
 	tmpl := func(image string) sim.Template {
@@ -182,7 +181,7 @@ func ExampleCheckStop() {
 // names the step that broke.
 func ExampleCheckSteps() {
 	ds := api.DaemonSet{Namespace: "ns", Name: "ds", UID: "ds-uid",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}}}
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "ds"}}}
 	c := sim.New(ds, sim.Template{Image: "v1", PodTemplate: api.PodTemplate{Labels: map[string]string{"app": "ds"}}},
 		[]api.Node{{Name: "node-0"}, {Name: "node-1"}}, plantest.Epoch)
 	steps := plantest.Rollout(printer{}, c, plantest.RolloutOptions{})

@@ -13,8 +13,6 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // bytes hands out the fuzzer's bytes one at a time, then zeros.
@@ -40,14 +38,14 @@ func pick[T any](b *bytes, pool []T) T { return pool[b.intn(len(pool))] }
 // that the checkers meet what validation would reject.
 var (
 	fuzzLabelSets = []map[string]string{nil, {}, {"app": "ds"}, {"app": "ds", "tier": "web"}, {"app": "other"}, {"app": "ds", "bad key": "x"}}
-	fuzzSelectors = []*selector.LabelSelector{
+	fuzzSelectors = []*api.LabelSelector{
 		nil, {}, {MatchLabels: map[string]string{"app": "ds"}},
-		{MatchLabels: map[string]string{"app": "ds"}, MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"web"}}}},
-		{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "app", Operator: "bogus"}}},
+		{MatchLabels: map[string]string{"app": "ds"}, MatchExpressions: []api.LabelSelectorRequirement{{Key: "tier", Operator: api.SelectorOpIn, Values: []string{"web"}}}},
+		{MatchExpressions: []api.LabelSelectorRequirement{{Key: "app", Operator: "bogus"}}},
 	}
 	fuzzNodes   = []string{"node-0", "node-1", "node-2", "node-3", ""}
-	fuzzTaints  = []taints.Taint{{Key: "a", Effect: taints.NoSchedule}, {Key: "a", Effect: taints.NoExecute}, {Key: "b", Effect: taints.PreferNoSchedule}, {Key: taints.KeyNotReady, Effect: taints.NoExecute}, {Key: "x", Effect: "Other"}}
-	fuzzTols    = []taints.Toleration{{Key: "a", Operator: taints.Exists}, {Key: "a", Operator: taints.Equal, Effect: taints.NoSchedule}, {Operator: taints.Exists}, {Key: "a", Operator: "bogus"}}
+	fuzzTaints  = []api.Taint{{Key: "a", Effect: api.TaintEffectNoSchedule}, {Key: "a", Effect: api.TaintEffectNoExecute}, {Key: "b", Effect: api.TaintEffectPreferNoSchedule}, {Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute}, {Key: "x", Effect: "Other"}}
+	fuzzTols    = []api.Toleration{{Key: "a", Operator: api.TolerationOpExists}, {Key: "a", Operator: api.TolerationOpEqual, Effect: api.TaintEffectNoSchedule}, {Operator: api.TolerationOpExists}, {Key: "a", Operator: "bogus"}}
 	fuzzPhases  = []api.PodPhase{"", api.PodPending, api.PodRunning, api.PodRunning, api.PodSucceeded, api.PodFailed, api.PodUnknown}
 	fuzzBudgets = []*api.IntOrPercent{nil, api.Int(0), api.Int(1), api.Int(2), api.Int(-1), api.Percent("50%"), api.Percent("x%"), api.Percent("7"), api.Percent("200%")}
 	fuzzTypes   = []api.StrategyType{"", api.RollingUpdate, api.RollingUpdate, api.OnDelete, "Bogus"}

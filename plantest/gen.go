@@ -6,16 +6,16 @@ import (
 	"strings"
 
 	"fmt"
-	"github.com/daemonplan/daemonplan/internal/reference"
 	"time"
+
+	"github.com/daemonplan/daemonplan/internal/reference"
+
+	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
-	"pgregory.net/rapid"
 )
 
 // Epoch is the instant generated clusters are built around: a Cluster's
@@ -59,11 +59,11 @@ type Options struct {
 	// soft:PreferNoSchedule, and the not-ready, unreachable,
 	// unschedulable, disk-pressure and network-unavailable taints the
 	// controller's default tolerations deal with). Empty means no taints.
-	Taints []taints.Taint
+	Taints []api.Taint
 	// Tolerations is the pool the DaemonSet's template draws from; nil
 	// means the default pool, which tolerates some of the default taints
 	// and not others. Empty means no tolerations.
-	Tolerations []taints.Toleration
+	Tolerations []api.Toleration
 	// Rollout puts an update in progress: the history holds up to three
 	// old revisions (sometimes numbered above the current one, as after a
 	// rollback), and pods carry their hashes, no hash, or a stale
@@ -99,26 +99,26 @@ var (
 		{Key: "disk", Values: []string{"a", "b", "c"}},
 		{Key: "gpu", Values: []string{"a", "b", "c"}},
 	}
-	defaultTaints = []taints.Taint{
-		{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
-		{Key: "dedicated", Value: "infra", Effect: taints.NoExecute},
-		{Key: "gpu", Effect: taints.NoExecute},
-		{Key: "soft", Effect: taints.PreferNoSchedule},
-		{Key: taints.KeyNotReady, Effect: taints.NoExecute},
-		{Key: taints.KeyNotReady, Effect: taints.NoSchedule},
-		{Key: taints.KeyUnreachable, Effect: taints.NoSchedule},
-		{Key: taints.KeyUnschedulable, Effect: taints.NoSchedule},
-		{Key: taints.KeyDiskPressure, Effect: taints.NoSchedule},
-		{Key: taints.KeyNetworkUnavailable, Effect: taints.NoSchedule},
+	defaultTaints = []api.Taint{
+		{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule},
+		{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoExecute},
+		{Key: "gpu", Effect: api.TaintEffectNoExecute},
+		{Key: "soft", Effect: api.TaintEffectPreferNoSchedule},
+		{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute},
+		{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule},
 	}
-	defaultTolerations = []taints.Toleration{
-		{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule},
-		{Key: "dedicated", Operator: taints.Exists},
-		{Key: "gpu", Operator: taints.Exists, Effect: taints.NoExecute},
-		{Key: taints.KeyNotReady, Operator: taints.Exists, Effect: taints.NoSchedule},
-		{Key: taints.KeyUnreachable, Operator: taints.Exists},
-		{Key: "", Operator: taints.Exists, Effect: taints.NoSchedule},
-		{Key: "dedicated", Operator: taints.Equal, Value: "other", Effect: taints.NoExecute},
+	defaultTolerations = []api.Toleration{
+		{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule},
+		{Key: "dedicated", Operator: api.TolerationOpExists},
+		{Key: "gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
+		{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists},
+		{Key: "", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+		{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "other", Effect: api.TaintEffectNoExecute},
 	}
 	unavailablePool = []*api.IntOrPercent{api.Int(0), api.Int(1), api.Int(1), api.Int(2), api.Percent("50%")}
 	surgePool       = []*api.IntOrPercent{nil, api.Int(0), api.Int(1), api.Int(1), api.Int(2), api.Percent("0%"), api.Percent("50%"), api.Percent("50%")}
@@ -147,14 +147,14 @@ func (o Options) labels() []Label {
 	return o.Labels
 }
 
-func (o Options) taints() []taints.Taint {
+func (o Options) taints() []api.Taint {
 	if o.Taints == nil {
 		return defaultTaints
 	}
 	return o.Taints
 }
 
-func (o Options) tolerations() []taints.Toleration {
+func (o Options) tolerations() []api.Toleration {
 	if o.Tolerations == nil {
 		return defaultTolerations
 	}
@@ -197,15 +197,15 @@ func Node(opts Options, i int) *rapid.Generator[api.Node] {
 	})
 }
 
-func drawRequirement(t *rapid.T, opts Options) selector.NodeSelectorRequirement {
+func drawRequirement(t *rapid.T, opts Options) api.NodeSelectorRequirement {
 	l := rapid.SampledFrom(opts.labels()).Draw(t, "key")
-	op := rapid.SampledFrom([]selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.DoesNotExist}).Draw(t, "op")
-	r := selector.NodeSelectorRequirement{Key: l.Key, Operator: op}
-	if (op == selector.In || op == selector.NotIn) && len(l.Values) > 0 {
+	op := rapid.SampledFrom([]api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist}).Draw(t, "op")
+	r := api.NodeSelectorRequirement{Key: l.Key, Operator: op}
+	if (op == api.SelectorOpIn || op == api.SelectorOpNotIn) && len(l.Values) > 0 {
 		r.Values = rapid.SliceOfNDistinct(rapid.SampledFrom(l.Values), 1, 2, rapid.ID[string]).Draw(t, "values")
 	}
-	if (op == selector.In || op == selector.NotIn) && len(r.Values) == 0 {
-		r.Operator = selector.Exists
+	if (op == api.SelectorOpIn || op == api.SelectorOpNotIn) && len(r.Values) == 0 {
+		r.Operator = api.SelectorOpExists
 	}
 	return r
 }
@@ -213,20 +213,20 @@ func drawRequirement(t *rapid.T, opts Options) selector.NodeSelectorRequirement 
 // affinity draws a required node affinity: nil three times in four, else
 // one or two terms of label expressions and, rarely, a metadata.name field
 // requirement or an empty term.
-func affinity(t *rapid.T, opts Options) *selector.NodeSelector {
+func affinity(t *rapid.T, opts Options) *api.NodeSelector {
 	if len(opts.labels()) == 0 || rapid.IntRange(0, 3).Draw(t, "hasAffinity") > 0 {
 		return nil
 	}
-	ns := &selector.NodeSelector{}
+	ns := &api.NodeSelector{}
 	for range rapid.IntRange(0, 2).Draw(t, "terms") {
-		var term selector.NodeSelectorTerm
+		var term api.NodeSelectorTerm
 		for range rapid.IntRange(0, 2).Draw(t, "exprs") {
 			term.MatchExpressions = append(term.MatchExpressions, drawRequirement(t, opts))
 		}
 		if rapid.IntRange(0, 4).Draw(t, "hasField") == 0 {
-			op := rapid.SampledFrom([]selector.Operator{selector.In, selector.NotIn}).Draw(t, "fieldOp")
+			op := rapid.SampledFrom([]api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn}).Draw(t, "fieldOp")
 			node := NodeName(rapid.IntRange(0, opts.universe()-1).Draw(t, "fieldNode"))
-			term.MatchFields = append(term.MatchFields, selector.NodeSelectorRequirement{Key: selector.NodeNameField, Operator: op, Values: []string{node}})
+			term.MatchFields = append(term.MatchFields, api.NodeSelectorRequirement{Key: api.NodeNameField, Operator: op, Values: []string{node}})
 		}
 		ns.Terms = append(ns.Terms, term)
 	}
@@ -253,7 +253,7 @@ func DaemonSet(opts Options) *rapid.Generator[*api.DaemonSet] {
 			Name:       Name,
 			UID:        UID,
 			Generation: gen,
-			Selector:   &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+			Selector:   &api.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
 			Template: api.PodTemplate{
 				Labels:               map[string]string{"app": "ds", "tier": "web"},
 				RequiredNodeAffinity: affinity(t, opts),
@@ -269,7 +269,7 @@ func DaemonSet(opts Options) *rapid.Generator[*api.DaemonSet] {
 			ds.Annotations = map[string]string{api.AnnotationTemplateGeneration: fmt.Sprint(gen)}
 		}
 		if rapid.Bool().Draw(t, "selectTier") {
-			ds.Selector.MatchExpressions = []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.In, Values: []string{"web", "db"}}}
+			ds.Selector.MatchExpressions = []api.LabelSelectorRequirement{{Key: "tier", Operator: api.SelectorOpIn, Values: []string{"web", "db"}}}
 		}
 		if pool := opts.labels(); len(pool) > 0 {
 			for range rapid.SampledFrom([]int{0, 0, 0, 0, 1, 2}).Draw(t, "nodeSelectorKeys") {
@@ -402,8 +402,8 @@ func Pod(opts Options, ds *api.DaemonSet, i int, nodes []string, hashes []string
 			// No target node: the planner ignores the pod.
 		case 2:
 			// Two candidate nodes: no target either.
-			p.RequiredNodeAffinity = &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-				MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{node, "node-x"}}},
+			p.RequiredNodeAffinity = &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+				MatchFields: []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{node, "node-x"}}},
 			}}}
 		default:
 			p.NodeName = node

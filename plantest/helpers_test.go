@@ -9,7 +9,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // midUpdate is a DaemonSet ns/ds whose template just changed, on n plain
@@ -19,7 +18,7 @@ import (
 func midUpdate(n int, maxUnavailable, maxSurge int32, foreign bool) daemonplan.Input {
 	ds := &api.DaemonSet{
 		Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: 2,
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "ds"}, Annotations: map[string]string{"version": "2"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 			MaxUnavailable: api.Int(maxUnavailable), MaxSurge: api.Int(maxSurge)}},

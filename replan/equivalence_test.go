@@ -21,8 +21,6 @@ import (
 	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // errorText compares errors by their text: plans build their errors anew.
@@ -55,7 +53,7 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 	ds := &api.DaemonSet{
 		Namespace: "ns", Name: "ds", UID: "ds-uid", Generation: 2,
 		Annotations:     map[string]string{api.AnnotationTemplateGeneration: "2"},
-		Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+		Selector:        &api.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
 		Template:        api.PodTemplate{Labels: map[string]string{"app": "ds", "tier": "web"}},
 		MinReadySeconds: rapid.SampledFrom([]int32{0, 10}).Draw(t, "minReady"),
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
@@ -71,7 +69,7 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 		node := api.Node{Name: name}
 		if rapid.IntRange(0, 3).Draw(t, "cordoned") == 0 {
 			// should not run the pod, may keep it
-			node.Taints = []taints.Taint{{Key: "dedicated", Value: "other", Effect: taints.NoSchedule}}
+			node.Taints = []api.Taint{{Key: "dedicated", Value: "other", Effect: api.TaintEffectNoSchedule}}
 		}
 		in.Nodes = append(in.Nodes, node)
 		// old only, new only, or both (a surge in progress)

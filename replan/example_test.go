@@ -7,7 +7,6 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/replan"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // exampleInput is a DaemonSet on two nodes, each running its pod, ready
@@ -15,7 +14,7 @@ import (
 func exampleInput() daemonplan.Input {
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	ds := &api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "u1", Generation: 1,
-		Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:        &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:        api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		MinReadySeconds: 30,
 		Status:          api.Status{ObservedGeneration: 1}}

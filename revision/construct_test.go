@@ -9,7 +9,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // created is the revision Construct creates for testDS(data).
@@ -349,7 +348,7 @@ func TestConstructErrors(t *testing.T) {
 	})
 	t.Run("InvalidSelector", func(t *testing.T) {
 		ds := testDS("v1", func(ds *api.DaemonSet) {
-			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"1"}}}}
+			ds.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"1"}}}}
 		})
 		h, err := Construct(ds, []Revision{rev("agent-v1", 1, "v1")}, nil, testOpts)
 		var list field.ErrorList

@@ -5,7 +5,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // agent returns a DaemonSet whose template content is data.
@@ -14,7 +13,7 @@ func agent(data string) *api.DaemonSet {
 		Namespace:    "kube-system",
 		Name:         "agent",
 		UID:          "uid-1",
-		Selector:     &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:     &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:     api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		TemplateData: []byte(data),
 	}

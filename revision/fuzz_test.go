@@ -48,10 +48,10 @@ func (in *fuzzInput) daemonSet() *api.DaemonSet {
 	case 1:
 		ds.Selector = nil
 	case 2:
-		ds.Selector = &selector.LabelSelector{}
+		ds.Selector = &api.LabelSelector{}
 	case 3:
-		ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{
-			{Key: "app", Operator: selector.In, Values: []string{"agent", "x"}},
+		ds.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{
+			{Key: "app", Operator: api.SelectorOpIn, Values: []string{"agent", "x"}},
 		}}
 	}
 	if flags&16 != 0 {

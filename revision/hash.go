@@ -8,8 +8,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // HashFunc names new revisions: Construct creates the current revision as
@@ -231,7 +229,7 @@ func encodeContainers(cs []api.Container) []any {
 	return out
 }
 
-func encodeTolerations(ts []taints.Toleration) []any {
+func encodeTolerations(ts []api.Toleration) []any {
 	out := make([]any, len(ts))
 	for i, t := range ts {
 		m := map[string]any{}
@@ -247,7 +245,7 @@ func encodeTolerations(ts []taints.Toleration) []any {
 	return out
 }
 
-func encodeTerms(terms []selector.NodeSelectorTerm) []any {
+func encodeTerms(terms []api.NodeSelectorTerm) []any {
 	out := make([]any, len(terms))
 	for i, t := range terms {
 		m := map[string]any{}
@@ -262,7 +260,7 @@ func encodeTerms(terms []selector.NodeSelectorTerm) []any {
 	return out
 }
 
-func encodeRequirements(rs []selector.NodeSelectorRequirement) []any {
+func encodeRequirements(rs []api.NodeSelectorRequirement) []any {
 	out := make([]any, len(rs))
 	for i, r := range rs {
 		m := map[string]any{}

@@ -7,8 +7,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func TestSafeEncode(t *testing.T) {
@@ -79,13 +77,13 @@ func TestTemplateData(t *testing.T) {
 		Annotations:  map[string]string{"note": "<&>"},
 		NodeName:     "n1",
 		NodeSelector: map[string]string{"disk": "ssd"},
-		RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-			MatchExpressions: []selector.NodeSelectorRequirement{{Key: "zone", Operator: selector.In, Values: []string{"a", "b"}}},
-			MatchFields:      []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"n1"}}},
+		RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+			MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}}},
+			MatchFields:      []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{"n1"}}},
 		}}},
-		Tolerations: []taints.Toleration{
-			{Key: "k", Operator: taints.Equal, Value: "v", Effect: taints.NoExecute, TolerationSeconds: &secs},
-			{Operator: taints.Exists},
+		Tolerations: []api.Toleration{
+			{Key: "k", Operator: api.TolerationOpEqual, Value: "v", Effect: api.TaintEffectNoExecute, TolerationSeconds: &secs},
+			{Operator: api.TolerationOpExists},
 		},
 		HostNetwork:           true,
 		RestartPolicy:         "Always",
@@ -113,12 +111,12 @@ func TestTemplateData(t *testing.T) {
 	}, {
 		name:   "EmptyMapsLikeNil",
 		reason: "nil and empty label maps encode alike",
-		ds:     api.DaemonSet{Template: api.PodTemplate{Labels: map[string]string{}, Tolerations: []taints.Toleration{}}},
+		ds:     api.DaemonSet{Template: api.PodTemplate{Labels: map[string]string{}, Tolerations: []api.Toleration{}}},
 		want:   `{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{}}}}`,
 	}, {
 		name:   "NodeSelectorWithoutTerms",
 		reason: "a non-nil required affinity without terms is written, so that it differs from none",
-		ds:     api.DaemonSet{Template: api.PodTemplate{RequiredNodeAffinity: &selector.NodeSelector{}}},
+		ds:     api.DaemonSet{Template: api.PodTemplate{RequiredNodeAffinity: &api.NodeSelector{}}},
 		want:   `{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}}}}}`,
 	}, {
 		name:   "FullTemplate",
@@ -190,8 +188,8 @@ func TestTemplateData(t *testing.T) {
 		}
 	})
 	t.Run("TolerationOrderMatters", func(t *testing.T) {
-		a := api.DaemonSet{Template: api.PodTemplate{Tolerations: []taints.Toleration{{Key: "a"}, {Key: "b"}}}}
-		b := api.DaemonSet{Template: api.PodTemplate{Tolerations: []taints.Toleration{{Key: "b"}, {Key: "a"}}}}
+		a := api.DaemonSet{Template: api.PodTemplate{Tolerations: []api.Toleration{{Key: "a"}, {Key: "b"}}}}
+		b := api.DaemonSet{Template: api.PodTemplate{Tolerations: []api.Toleration{{Key: "b"}, {Key: "a"}}}}
 		if string(TemplateData(&a)) == string(TemplateData(&b)) {
 			t.Errorf("TemplateData() ignores toleration order")
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 const (
@@ -22,7 +21,7 @@ func testDS(data string, mods ...func(*api.DaemonSet)) *api.DaemonSet {
 		Name:         "agent",
 		UID:          testUID,
 		Annotations:  map[string]string{api.AnnotationChangeCause: "edit " + data},
-		Selector:     &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:     &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:     api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		TemplateData: []byte(data),
 	}

@@ -1,6 +1,7 @@
 package revision
 
 import (
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -10,7 +11,7 @@ import (
 // field.ErrorList of selector.Compile rooted at "spec.selector", as
 // upstream fails constructHistory and kubectl fails rollout commands when
 // LabelSelectorAsSelector does.
-func compileSelector(ls *selector.LabelSelector) (func(map[string]string) bool, error) {
+func compileSelector(ls *api.LabelSelector) (func(map[string]string) bool, error) {
 	s, err := selector.Compile(ls)
 	if err != nil {
 		if list, ok := err.(field.ErrorList); ok {

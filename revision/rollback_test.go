@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 func limit(n int32) func(*api.DaemonSet) {
@@ -214,7 +213,7 @@ func TestRollback(t *testing.T) {
 	}
 	t.Run("InvalidSelector", func(t *testing.T) {
 		ds := testDS("v1", func(ds *api.DaemonSet) {
-			ds.Selector = &selector.LabelSelector{MatchExpressions: []selector.LabelSelectorRequirement{{Key: "a", Operator: selector.In}}}
+			ds.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "a", Operator: api.SelectorOpIn}}}
 		})
 		if _, err := Rollback(ds, history, 0); err == nil {
 			t.Errorf("Rollback() with an invalid selector: no error")

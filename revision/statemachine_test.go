@@ -14,7 +14,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // templates is the pool the machine edits the DaemonSet's template from, so
@@ -55,7 +54,7 @@ func newMachine(t *rapid.T) *machine {
 		Namespace:    "ns",
 		Name:         "ds",
 		UID:          "uid-ds",
-		Selector:     &selector.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
+		Selector:     &api.LabelSelector{MatchLabels: map[string]string{"app": "ds"}},
 		Template:     api.PodTemplate{Labels: map[string]string{"app": "ds"}},
 		TemplateData: []byte(rapid.SampledFrom(templates).Draw(t, "template")),
 	}

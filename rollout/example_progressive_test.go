@@ -8,7 +8,6 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // exampleCluster indexes six nodes in zones a, a, b, b, c, c, each running
@@ -42,7 +41,7 @@ func exampleDaemonSet(maxUnavailable int32) *api.DaemonSet {
 	return &api.DaemonSet{
 		Namespace: "default", Name: "agent", UID: "uid-agent",
 		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
-		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:    &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:    api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 			MaxUnavailable: api.Int(maxUnavailable), MaxSurge: api.Int(0),

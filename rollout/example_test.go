@@ -7,7 +7,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 func ExampleResolveBudgets() {
@@ -55,7 +54,7 @@ func ExampleRollingUpdate() {
 	ds := &api.DaemonSet{
 		Namespace: "default", Name: "agent", UID: "uid-agent",
 		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
-		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:    &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template:    api.PodTemplate{Labels: map[string]string{"app": "agent"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 			MaxUnavailable: api.Int(1), MaxSurge: api.Int(0),

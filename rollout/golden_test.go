@@ -8,12 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -24,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // reasons, into testdata/rollouts.golden. Regenerate with -update and read
 // the diff before committing it.
 func TestGoldenRollouts(t *testing.T) {
-	controlPlane := taints.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}
+	controlPlane := api.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule}
 	scenarios := []struct {
 		name     string
 		strategy api.UpdateStrategy
@@ -46,11 +45,11 @@ func TestGoldenRollouts(t *testing.T) {
 		}
 		v1 := simTemplate("v1")
 		if sc.tainted {
-			nodes[0].Taints = []taints.Taint{controlPlane}
-			v1.Tolerations = []taints.Toleration{{Key: controlPlane.Key, Operator: taints.Exists}}
+			nodes[0].Taints = []api.Taint{controlPlane}
+			v1.Tolerations = []api.Toleration{{Key: controlPlane.Key, Operator: api.TolerationOpExists}}
 		}
 		ds := api.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
-			Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, UpdateStrategy: sc.strategy}
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, UpdateStrategy: sc.strategy}
 		c := sim.New(ds, v1, nodes, t0)
 		if sc.hangV1 {
 			c.FateOf = func(string, *api.Pod) sim.Fate { return sim.Hang }

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
-	"github.com/stretchr/testify/require"
 )
 
 // t0 is the fixed clock of the fixtures.
@@ -41,7 +40,7 @@ func newDS(strategy api.UpdateStrategy) *api.DaemonSet {
 		UID:            "uid-foo",
 		Generation:     2,
 		Annotations:    map[string]string{api.AnnotationTemplateGeneration: genNew},
-		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
 		Template:       api.PodTemplate{Labels: map[string]string{"app": "foo"}},
 		UpdateStrategy: strategy,
 	}
@@ -83,7 +82,7 @@ func build(strategy api.UpdateStrategy, layout ...string) *fixture {
 		switch {
 		case strings.HasPrefix(entry, "!"):
 			entry = entry[1:]
-			f.nodes = append(f.nodes, api.Node{Name: node, Taints: []taints.Taint{{Key: "dedicated", Value: "other", Effect: taints.NoSchedule}}})
+			f.nodes = append(f.nodes, api.Node{Name: node, Taints: []api.Taint{{Key: "dedicated", Value: "other", Effect: api.TaintEffectNoSchedule}}})
 		case strings.HasPrefix(entry, "?"):
 			entry = entry[1:]
 		default:

@@ -12,7 +12,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/enum"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // LabelZone is the node label Zones groups by when Zones.Key is empty.
@@ -37,7 +36,7 @@ type Progressive struct {
 	// (OpenKruise's rollingUpdate.selector); other nodes keep their pods.
 	// nil means every node; a selector with no requirements also matches
 	// every node.
-	Scope *selector.LabelSelector
+	Scope *api.LabelSelector
 	// Pause stops the rolling update: no deletes for being outdated and no
 	// surge creates. Manage still creates pods on nodes without one and
 	// deletes pods from nodes that may no longer run them.
@@ -112,7 +111,7 @@ type Canary struct {
 	Nodes *api.IntOrPercent
 	// Selector limits canaries to nodes whose labels match; nil means
 	// every node.
-	Selector *selector.LabelSelector
+	Selector *api.LabelSelector
 	// SpreadKeys spread canaries over the values of these node labels
 	// (e.g. one per zone): no combination of values gets more than
 	// ceil(Nodes / number of combinations) canaries.
@@ -161,10 +160,10 @@ func (p Progressive) IsZero() bool {
 func (p Progressive) Validate() field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, countErrors(field.NewPath("partition"), p.Partition, 0)...)
-	errs = append(errs, selector.ValidateLabelSelector(p.Scope).Prefix("scope")...)
+	errs = append(errs, api.ValidateLabelSelector(p.Scope).Prefix("scope")...)
 	if z := p.Zones; z != nil {
 		if z.Key != "" {
-			for _, msg := range selector.ValidateLabelKey(z.Key) {
+			for _, msg := range api.ValidateLabelKey(z.Key) {
 				errs = append(errs, field.Invalid(field.NewPath("zones", "key"), z.Key, msg))
 			}
 		}
@@ -179,11 +178,11 @@ func (p Progressive) Validate() field.ErrorList {
 		} else {
 			errs = append(errs, countErrors(cp.Child("nodes"), c.Nodes, 1)...)
 		}
-		errs = append(errs, selector.ValidateLabelSelector(c.Selector).Prefix("canary.selector")...)
+		errs = append(errs, api.ValidateLabelSelector(c.Selector).Prefix("canary.selector")...)
 		seen := map[string]bool{}
 		for i, k := range c.SpreadKeys {
 			kp := cp.Child("spreadKeys").Index(i)
-			for _, msg := range selector.ValidateLabelKey(k) {
+			for _, msg := range api.ValidateLabelKey(k) {
 				errs = append(errs, field.Invalid(kp, k, msg))
 			}
 			if seen[k] {

@@ -8,7 +8,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // benchCluster indexes n nodes in 3 zones with 20 labels each, half of
@@ -58,12 +57,12 @@ func BenchmarkProgressiveRollingUpdate(b *testing.B) {
 	}{
 		{"upstream", rollout.Progressive{}},
 		{"partition", rollout.Progressive{Partition: api.Percent("20%")}},
-		{"scope", rollout.Progressive{Scope: &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}}},
+		{"scope", rollout.Progressive{Scope: &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}}},
 		{"strict", rollout.Progressive{StrictBudgets: true}},
 		{"zones", rollout.Progressive{Zones: &rollout.Zones{}}},
 		{"canary", rollout.Progressive{Canary: &rollout.Canary{Nodes: api.Percent("5%"), SpreadKeys: []string{rollout.LabelZone}}}},
 		{"all", rollout.Progressive{Partition: api.Percent("20%"), StrictBudgets: true, Zones: &rollout.Zones{MaxConcurrent: 2},
-			Scope:  &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}},
+			Scope:  &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}},
 			Canary: &rollout.Canary{Nodes: api.Int(3), Verdicts: map[string]rollout.Verdict{hashNew: rollout.Promote}}}},
 	}
 	for _, n := range []int{1000, 5000, 15000} {

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // fuzzBytes hands out the fuzzer's bytes one at a time, then zeros.
@@ -74,7 +74,7 @@ func fuzzFixture(data []byte) (*fixture, rollout.Progressive) {
 		p.PartitionedScaling = b.bool()
 	}
 	if b.intn(3) == 0 {
-		p.Scope = &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
+		p.Scope = &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
 	}
 	p.Pause = b.intn(6) == 0
 	p.Freeze = b.intn(6) == 0

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/google/go-cmp/cmp"
-	"github.com/stretchr/testify/require"
 )
 
 // progressiveScenario is one golden rollout: six nodes in zones a, a, b,
@@ -51,7 +51,7 @@ func TestGoldenProgressive(t *testing.T) {
 		},
 		{
 			name: "scope pool=blue, maxSurge 2", strategy: maxSurge(api.Int(2)),
-			opts: rollout.Progressive{Scope: &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}},
+			opts: rollout.Progressive{Scope: &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}},
 		},
 		{
 			name: "pause after the first sync, then resume", strategy: maxUnavailable(api.Int(2)),
@@ -131,7 +131,7 @@ func TestGoldenProgressive(t *testing.T) {
 				rollout.LabelZone: string(rune('a' + i/2)), "pool": []string{"blue", "green"}[i%2]}}
 		}
 		ds := api.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
-			Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, UpdateStrategy: sc.strategy}
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, UpdateStrategy: sc.strategy}
 		c := sim.New(ds, simTemplate("v1"), nodes, t0)
 		if sc.hangV1 {
 			c.FateOf = func(string, *api.Pod) sim.Fate { return sim.Hang }

@@ -7,15 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/rounds"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
-	"pgregory.net/rapid"
 )
 
 // The alphabets the progressive machine draws from.
@@ -24,7 +23,7 @@ var (
 	pPools    = []string{"blue", "green"}
 	pImages   = []string{"v1", "v2", "v3"}
 	pAdvances = []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
-	gpuTaint  = taints.Taint{Key: "dedicated", Value: "gpu", Effect: taints.NoSchedule}
+	gpuTaint  = api.Taint{Key: "dedicated", Value: "gpu", Effect: api.TaintEffectNoSchedule}
 )
 
 func pNode(t *rapid.T, name string) api.Node {
@@ -37,7 +36,7 @@ func pNode(t *rapid.T, name string) api.Node {
 		n.Labels["canary"] = "yes"
 	}
 	if rapid.IntRange(0, 7).Draw(t, "gpu") == 0 {
-		n.Taints = []taints.Taint{gpuTaint}
+		n.Taints = []api.Taint{gpuTaint}
 	}
 	return n
 }
@@ -67,7 +66,7 @@ func pOptions(t *rapid.T) rollout.Progressive {
 		p.PartitionedScaling = rapid.Bool().Draw(t, "partitionedScaling")
 	}
 	if rapid.IntRange(0, 2).Draw(t, "scope?") == 0 {
-		p.Scope = &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
+		p.Scope = &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
 	}
 	p.StrictBudgets = rapid.Bool().Draw(t, "strict")
 	p.SurgeWithUnavailable = rapid.Bool().Draw(t, "surgeWithUnavailable")
@@ -80,7 +79,7 @@ func pOptions(t *rapid.T) rollout.Progressive {
 			c.SpreadKeys = []string{rollout.LabelZone}
 		}
 		if rapid.IntRange(0, 2).Draw(t, "canary-selector") == 0 {
-			c.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"canary": "yes"}}
+			c.Selector = &api.LabelSelector{MatchLabels: map[string]string{"canary": "yes"}}
 		}
 		if rapid.Bool().Draw(t, "autoFail") {
 			c.AutoFail = &rollout.AutoFail{MaxRestarts: int32(rapid.IntRange(0, 2).Draw(t, "maxRestarts")),
@@ -111,7 +110,7 @@ func newProgressiveMachine(t *rapid.T) *progressiveMachine {
 	}
 	opts := pOptions(t)
 	ds := api.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
-		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
 		UpdateStrategy: pStrategy(t, opts.SurgeWithUnavailable)}
 	ds.MinReadySeconds = rapid.SampledFrom([]int32{0, 5, 15}).Draw(t, "minReadySeconds")
 	m := &progressiveMachine{c: sim.New(ds, simTemplate(rapid.SampledFrom(pImages).Draw(t, "image")), nodes, t0), t: t,

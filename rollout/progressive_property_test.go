@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // drawLayout draws a layout for build: up to 12 nodes, each with an
@@ -77,7 +77,7 @@ func TestProgressiveNeutral(t *testing.T) {
 		}
 		if !vanished {
 			neutral = append(neutral,
-				rollout.Progressive{Scope: &selector.LabelSelector{}},
+				rollout.Progressive{Scope: &api.LabelSelector{}},
 				rollout.Progressive{Partition: api.Percent("0%"), PartitionedScaling: true},
 				rollout.Progressive{Zones: &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 3).Draw(rt, "k")}},
 				rollout.Progressive{Canary: &rollout.Canary{Nodes: api.Percent("50%"), SpreadKeys: []string{"zone"},

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // progressiveCase is one rule of docs/progressive-delivery.md on a layout
@@ -55,12 +55,12 @@ func (f *fixture) label(specs []string) {
 	}
 }
 
-func scope(kv ...string) *selector.LabelSelector {
+func scope(kv ...string) *api.LabelSelector {
 	m := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
 	}
-	return &selector.LabelSelector{MatchLabels: m}
+	return &api.LabelSelector{MatchLabels: m}
 }
 
 func surgeAndUnavailable(s, u int32) api.UpdateStrategy {

@@ -2,6 +2,8 @@ package selector
 
 import (
 	"testing"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // realisticNode is the label set of a cloud node: 20 labels, the kind the
@@ -60,34 +62,34 @@ func realisticPod() map[string]string {
 }
 
 // realisticSelector is a DaemonSet spec.selector as charts write them.
-func realisticSelector() *LabelSelector {
-	return &LabelSelector{
+func realisticSelector() *api.LabelSelector {
+	return &api.LabelSelector{
 		MatchLabels: map[string]string{
 			"app.kubernetes.io/name":     "fluent-bit",
 			"app.kubernetes.io/instance": "logging",
 		},
-		MatchExpressions: []LabelSelectorRequirement{
-			{Key: "env", Operator: In, Values: []string{"prod", "staging"}},
-			{Key: "canary", Operator: DoesNotExist},
+		MatchExpressions: []api.LabelSelectorRequirement{
+			{Key: "env", Operator: api.SelectorOpIn, Values: []string{"prod", "staging"}},
+			{Key: "canary", Operator: api.SelectorOpDoesNotExist},
 		},
 	}
 }
 
 // realisticNodeConstraints: a 2-key nodeSelector and two required terms, the
 // first of which fails on the realistic node so that both are evaluated.
-func realisticNodeConstraints() (map[string]string, *NodeSelector) {
+func realisticNodeConstraints() (map[string]string, *api.NodeSelector) {
 	return map[string]string{
 			"kubernetes.io/os":   "linux",
 			"kubernetes.io/arch": "amd64",
-		}, &NodeSelector{Terms: []NodeSelectorTerm{
-			{MatchExpressions: []NodeSelectorRequirement{
-				{Key: "gpu", Operator: In, Values: []string{"true"}},
-				{Key: "node-role.kubernetes.io/worker", Operator: Exists},
+		}, &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+			{MatchExpressions: []api.NodeSelectorRequirement{
+				{Key: "gpu", Operator: api.SelectorOpIn, Values: []string{"true"}},
+				{Key: "node-role.kubernetes.io/worker", Operator: api.SelectorOpExists},
 			}},
-			{MatchExpressions: []NodeSelectorRequirement{
-				{Key: "topology.kubernetes.io/zone", Operator: In, Values: []string{"eu-west-1a", "eu-west-1b"}},
-				{Key: "kernel-version", Operator: Gt, Values: []string{"0415"}},
-				{Key: "node.kubernetes.io/exclude-from-external-load-balancers", Operator: DoesNotExist},
+			{MatchExpressions: []api.NodeSelectorRequirement{
+				{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"eu-west-1a", "eu-west-1b"}},
+				{Key: "kernel-version", Operator: api.SelectorOpGt, Values: []string{"0415"}},
+				{Key: "node.kubernetes.io/exclude-from-external-load-balancers", Operator: api.SelectorOpDoesNotExist},
 			}},
 		}}
 }
@@ -169,7 +171,7 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 	for name, f := range map[string]func(){
 		"Selector.Matches":           func() { sinkBool = s.Matches(pod) },
 		"Selector.Matches Gt/Lt":     func() { sinkBool = gt.Matches(node) },
-		"Requirement.Matches Gt":     func() { sinkBool = Requirement{"gpu", Gt, []string{"1"}}.Matches(node) },
+		"Requirement.Matches Gt":     func() { sinkBool = Requirement{"gpu", api.SelectorOpGt, []string{"1"}}.Matches(node) },
 		"NodeMatcher.Match":          func() { sinkBool, _ = m.Match("ip-10-0-12-34", node) },
 		"NodeMatcher.Match mismatch": func() { sinkBool, _ = m.Match("n", pod) },
 	} {

@@ -5,16 +5,18 @@
 //
 // # What it owns
 //
-//   - Label selectors (LabelSelector, the DaemonSet's spec.selector):
-//     validation with field paths and compilation into a Selector.
-//   - The kubectl -l string syntax: Parse and Selector.String.
+//   - Label selectors (api.LabelSelector, the DaemonSet's spec.selector):
+//     compilation into a Selector, checked as the API checks them.
+//   - The kubectl -l string syntax: Parse and Selector.String, with its
+//     three extra operators Equals, DoubleEquals and NotEquals.
 //   - Node selection of a pod template: spec.nodeSelector AND the required
-//     node affinity, with upstream's lazy handling of malformed terms
-//     (CompileNode, NodeMatcher), and their strict API validation.
-//   - Label key and value syntax (ValidateLabelKey, ValidateLabelValue,
-//     IsDNS1123Subdomain).
+//     node affinity (api.NodeSelector), with upstream's lazy handling of
+//     malformed terms (CompileNode, NodeMatcher).
 //
-// It does not own taints and tolerations (package taints), preferred node
+// The selector types themselves, and their strict API validation
+// (api.ValidateLabelSelector, api.ValidateNodeSelector, label key and value
+// syntax), belong to package api, which every package reads. It does not
+// own taints and tolerations (package taints), preferred node
 // affinity, pod (anti-)affinity, field selectors other than a node's
 // metadata.name, or where validation errors are rooted: every path is
 // relative to the value validated ("matchExpressions[0].key"), and the
@@ -23,16 +25,13 @@
 //
 // # Entry points
 //
-//   - Compile(*LabelSelector) (Selector, error) and
-//     ValidateLabelSelector(*LabelSelector) field.ErrorList.
+//   - Compile(*api.LabelSelector) (Selector, error).
 //   - Parse(string) (Selector, error), failing with a *ParseError;
 //     Everything, Nothing, FromSet.
 //   - Selector: Matches, MatchesNothing, Empty, String, Requirements, Equal;
 //     Requirement.Matches for a single requirement.
-//   - CompileNode(nodeSelector, *NodeSelector) NodeMatcher, then
+//   - CompileNode(nodeSelector, *api.NodeSelector) NodeMatcher, then
 //     NodeMatcher.Match(nodeName, labels) (bool, Mismatch) per node.
-//   - ValidateNodeSelector(*NodeSelector) and ValidateNodeSelectorMap(map).
-//   - ValidateLabelKey, ValidateLabelValue, IsDNS1123Subdomain.
 //
 // Compile once, match many: Selector and NodeMatcher are immutable values,
 // safe for concurrent use, whose Matches and Match do not allocate.
@@ -61,6 +60,6 @@
 //     from matching (NodeMatcher.ParseErrors tells what was wrong).
 //  5. Both 1 and 3 must hold; a nodeSelector failure is reported first.
 //
-// ValidateNodeSelector is the stricter API-server check of the same input;
-// CompileNode accepts everything and degrades as the controller does.
+// api.ValidateNodeSelector is the stricter API-server check of the same
+// input; CompileNode accepts everything and degrades as the controller does.
 package selector

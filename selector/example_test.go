@@ -3,14 +3,15 @@ package selector_test
 import (
 	"fmt"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
 func ExampleCompile() {
-	s, err := selector.Compile(&selector.LabelSelector{
+	s, err := selector.Compile(&api.LabelSelector{
 		MatchLabels: map[string]string{"app": "fluent-bit"},
-		MatchExpressions: []selector.LabelSelectorRequirement{
-			{Key: "env", Operator: selector.In, Values: []string{"staging", "prod"}},
+		MatchExpressions: []api.LabelSelectorRequirement{
+			{Key: "env", Operator: api.SelectorOpIn, Values: []string{"staging", "prod"}},
 		},
 	})
 	if err != nil {
@@ -21,7 +22,7 @@ func ExampleCompile() {
 	fmt.Println(s.Matches(map[string]string{"app": "fluent-bit"}))
 
 	nothing, _ := selector.Compile(nil)
-	everything, _ := selector.Compile(&selector.LabelSelector{})
+	everything, _ := selector.Compile(&api.LabelSelector{})
 	fmt.Println(nothing.MatchesNothing(), everything.Empty())
 	// Output:
 	// app=fluent-bit,env in (prod,staging)
@@ -31,10 +32,10 @@ func ExampleCompile() {
 }
 
 func ExampleCompile_errors() {
-	_, err := selector.Compile(&selector.LabelSelector{
-		MatchExpressions: []selector.LabelSelectorRequirement{
-			{Key: "env", Operator: selector.In},
-			{Key: "gpu", Operator: selector.Exists, Values: []string{"yes"}},
+	_, err := selector.Compile(&api.LabelSelector{
+		MatchExpressions: []api.LabelSelectorRequirement{
+			{Key: "env", Operator: api.SelectorOpIn},
+			{Key: "gpu", Operator: api.SelectorOpExists, Values: []string{"yes"}},
 		},
 	})
 	fmt.Println(err)
@@ -67,14 +68,14 @@ func ExampleParse() {
 func ExampleCompileNode() {
 	m := selector.CompileNode(
 		map[string]string{"kubernetes.io/os": "linux"},
-		&selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+		&api.NodeSelector{Terms: []api.NodeSelectorTerm{
 			// Malformed (Gt needs an integer): matches nothing, the other
 			// term still counts.
-			{MatchExpressions: []selector.NodeSelectorRequirement{
-				{Key: "kernel", Operator: selector.Gt, Values: []string{"five"}},
+			{MatchExpressions: []api.NodeSelectorRequirement{
+				{Key: "kernel", Operator: api.SelectorOpGt, Values: []string{"five"}},
 			}},
-			{MatchFields: []selector.NodeSelectorRequirement{
-				{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-a"}},
+			{MatchFields: []api.NodeSelectorRequirement{
+				{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{"node-a"}},
 			}},
 		}},
 	)
@@ -96,21 +97,4 @@ func ExampleCompileNode() {
 	// node-b map[kubernetes.io/os:linux]: false "no required node affinity term matched"
 	// node-a map[kubernetes.io/os:windows]: false "node selector key \"kubernetes.io/os\" not matched"
 	// nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "five": for 'Gt', 'Lt' operators, the value must be an integer
-}
-
-func ExampleValidateNodeSelector() {
-	errs := selector.ValidateNodeSelector(&selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-		MatchFields: []selector.NodeSelectorRequirement{{Key: "metadata.uid", Operator: selector.In, Values: []string{"x"}}},
-	}}})
-	fmt.Println(errs.Prefix("spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"))
-	// Output:
-	// spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key
-}
-
-func ExampleValidateLabelKey() {
-	fmt.Println(selector.ValidateLabelKey("example.com/app"))
-	fmt.Println(len(selector.ValidateLabelKey("a/b/c")))
-	// Output:
-	// []
-	// 1
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // FuzzParse: Parse never panics, and what it accepts renders canonically
@@ -69,11 +71,11 @@ func FuzzValidateLabelKey(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, k string) {
-		probs := ValidateLabelKey(k)
+		probs := api.ValidateLabelKey(k)
 		if got, want := len(probs) == 0, refValidKey(k); got != want {
 			t.Fatalf("ValidateLabelKey(%q) = %q (valid %v), reference says valid %v", k, probs, got, want)
 		}
-		if got, want := len(IsDNS1123Subdomain(k)) == 0, len(k) <= 253 && subdomainRE.MatchString(k); got != want {
+		if got, want := len(api.IsDNS1123Subdomain(k)) == 0, len(k) <= 253 && subdomainRE.MatchString(k); got != want {
 			t.Fatalf("IsDNS1123Subdomain(%q) valid = %v, reference says %v", k, got, want)
 		}
 	})
@@ -87,7 +89,7 @@ func FuzzLabelValue(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		probs := ValidateLabelValue(v)
+		probs := api.ValidateLabelValue(v)
 		want := v == "" || len(v) <= 63 && nameRE.MatchString(v)
 		if got := len(probs) == 0; got != want {
 			t.Fatalf("ValidateLabelValue(%q) = %q (valid %v), reference says valid %v", v, probs, got, want)
@@ -114,11 +116,11 @@ func FuzzCompileNodeMatch(f *testing.F) {
 			}
 			return strings.Split(s, ",")
 		}
-		r1 := NodeSelectorRequirement{Key: k1, Operator: Operator(op1), Values: split(v1)}
-		r2 := NodeSelectorRequirement{Key: k2, Operator: Operator(op2), Values: split(v2)}
-		rf := NodeSelectorRequirement{Key: NodeNameField, Operator: Operator(fop), Values: split(fv)}
+		r1 := api.NodeSelectorRequirement{Key: k1, Operator: api.SelectorOperator(op1), Values: split(v1)}
+		r2 := api.NodeSelectorRequirement{Key: k2, Operator: api.SelectorOperator(op2), Values: split(v2)}
+		rf := api.NodeSelectorRequirement{Key: api.NodeNameField, Operator: api.SelectorOperator(fop), Values: split(fv)}
 		// shape's bits pick which requirements each of three terms holds.
-		all := []NodeSelectorTerm{
+		all := []api.NodeSelectorTerm{
 			{MatchExpressions: pick(shape&1 != 0, r1), MatchFields: pick(shape&2 != 0, rf)},
 			{MatchExpressions: append(pick(shape&4 != 0, r1), pick(shape&8 != 0, r2)...)},
 			{MatchExpressions: pick(shape&16 != 0, r2), MatchFields: pick(shape&32 != 0, rf)},
@@ -130,12 +132,12 @@ func FuzzCompileNodeMatch(f *testing.F) {
 		}
 		node := map[string]string{lk: lv, k1: v1, k2: v2}
 
-		m := CompileNode(nodeSel, &NodeSelector{Terms: ts})
+		m := CompileNode(nodeSel, &api.NodeSelector{Terms: ts})
 		got, mm := m.Match(nodeName, node)
 		want := false
 		nodeSelOK := nodeSel == nil || node[lk] == lv
 		for _, term := range ts {
-			one := CompileNode(nil, &NodeSelector{Terms: []NodeSelectorTerm{term}})
+			one := CompileNode(nil, &api.NodeSelector{Terms: []api.NodeSelectorTerm{term}})
 			if ok, _ := one.Match(nodeName, node); ok {
 				want = nodeSelOK
 			}
@@ -146,15 +148,15 @@ func FuzzCompileNodeMatch(f *testing.F) {
 		if got != (mm == Mismatch{}) {
 			t.Fatalf("Match = %v with mismatch %+v", got, mm)
 		}
-		_ = ValidateNodeSelector(&NodeSelector{Terms: ts})
+		_ = api.ValidateNodeSelector(&api.NodeSelector{Terms: ts})
 	})
 }
 
-func pick(ok bool, r NodeSelectorRequirement) []NodeSelectorRequirement {
+func pick(ok bool, r api.NodeSelectorRequirement) []api.NodeSelectorRequirement {
 	if !ok {
 		return nil
 	}
-	return []NodeSelectorRequirement{r}
+	return []api.NodeSelectorRequirement{r}
 }
 
 func refParseInt(s string) *int64 {

@@ -2,10 +2,9 @@ package selector
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
-	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // Requirement is one condition of a Selector: a key, an operator and its
@@ -15,7 +14,7 @@ import (
 // fallbacks (an unknown operator matches nothing).
 type Requirement struct {
 	Key      string
-	Operator Operator
+	Operator api.SelectorOperator
 	Values   []string
 }
 
@@ -35,15 +34,15 @@ type Requirement struct {
 func (r Requirement) Matches(labels map[string]string) bool {
 	v, ok := labels[r.Key]
 	switch r.Operator {
-	case In, Equals, DoubleEquals:
+	case api.SelectorOpIn, Equals, DoubleEquals:
 		return ok && slices.Contains(r.Values, v)
-	case NotIn, NotEquals:
+	case api.SelectorOpNotIn, NotEquals:
 		return !ok || !slices.Contains(r.Values, v)
-	case Exists:
+	case api.SelectorOpExists:
 		return ok
-	case DoesNotExist:
+	case api.SelectorOpDoesNotExist:
 		return !ok
-	case Gt, Lt:
+	case api.SelectorOpGt, api.SelectorOpLt:
 		if !ok || len(r.Values) != 1 {
 			return false
 		}
@@ -52,7 +51,7 @@ func (r Requirement) Matches(labels map[string]string) bool {
 		if !ok1 || !ok2 {
 			return false
 		}
-		if r.Operator == Gt {
+		if r.Operator == api.SelectorOpGt {
 			return have > bound
 		}
 		return have < bound
@@ -69,21 +68,21 @@ func (r Requirement) String() string {
 	return b.String()
 }
 
-func writeRequirement(b *strings.Builder, key string, op Operator, values []string) {
-	if op == DoesNotExist {
+func writeRequirement(b *strings.Builder, key string, op api.SelectorOperator, values []string) {
+	if op == api.SelectorOpDoesNotExist {
 		b.WriteByte('!')
 	}
 	b.WriteString(key)
 	switch op {
-	case Exists, DoesNotExist:
+	case api.SelectorOpExists, api.SelectorOpDoesNotExist:
 		return
-	case In:
+	case api.SelectorOpIn:
 		b.WriteString(" in (")
-	case NotIn:
+	case api.SelectorOpNotIn:
 		b.WriteString(" notin (")
-	case Gt:
+	case api.SelectorOpGt:
 		b.WriteByte('>')
-	case Lt:
+	case api.SelectorOpLt:
 		b.WriteByte('<')
 	default: // "=", "==", "!="; anything else is written as is
 		b.WriteString(string(op))
@@ -92,7 +91,7 @@ func writeRequirement(b *strings.Builder, key string, op Operator, values []stri
 		values = slices.Sorted(slices.Values(values))
 	}
 	b.WriteString(strings.Join(values, ","))
-	if op == In || op == NotIn {
+	if op == api.SelectorOpIn || op == api.SelectorOpNotIn {
 		b.WriteByte(')')
 	}
 }
@@ -100,7 +99,7 @@ func writeRequirement(b *strings.Builder, key string, op Operator, values []stri
 // requirement is the compiled form of a valid Requirement.
 type requirement struct {
 	key    string
-	op     Operator
+	op     api.SelectorOperator
 	values []string // sorted, without duplicates
 	bound  int64    // the parsed value of Gt and Lt
 }
@@ -125,18 +124,18 @@ func (r *requirement) has(v string) bool {
 func (r *requirement) matches(labels map[string]string) bool {
 	v, ok := labels[r.key]
 	switch r.op {
-	case In, Equals, DoubleEquals:
+	case api.SelectorOpIn, Equals, DoubleEquals:
 		return ok && r.has(v)
-	case NotIn, NotEquals:
+	case api.SelectorOpNotIn, NotEquals:
 		return !ok || !r.has(v)
-	case Exists:
+	case api.SelectorOpExists:
 		return ok
-	case DoesNotExist:
+	case api.SelectorOpDoesNotExist:
 		return !ok
-	case Gt:
+	case api.SelectorOpGt:
 		n, good := parseInt64(v)
 		return ok && good && n > r.bound
-	case Lt:
+	case api.SelectorOpLt:
 		n, good := parseInt64(v)
 		return ok && good && n < r.bound
 	}
@@ -144,12 +143,12 @@ func (r *requirement) matches(labels map[string]string) bool {
 }
 
 // newRequirement compiles a requirement the caller has validated.
-func newRequirement(key string, op Operator, values []string) requirement {
+func newRequirement(key string, op api.SelectorOperator, values []string) requirement {
 	vs := slices.Clone(values)
 	slices.Sort(vs)
 	vs = slices.Compact(vs)
 	r := requirement{key: key, op: op, values: vs}
-	if (op == Gt || op == Lt) && len(vs) == 1 {
+	if (op == api.SelectorOpGt || op == api.SelectorOpLt) && len(vs) == 1 {
 		r.bound, _ = parseInt64(vs[0])
 	}
 	return r
@@ -216,11 +215,11 @@ func FromSet(set map[string]string) Selector {
 // field.ErrorList holding every problem, with paths relative to the selector
 // ("matchExpressions[0].values"); callers root them with ErrorList.Prefix.
 // ls is not changed and not retained.
-func Compile(ls *LabelSelector) (Selector, error) {
+func Compile(ls *api.LabelSelector) (Selector, error) {
 	if ls == nil {
 		return Selector{}, nil
 	}
-	if errs := ValidateLabelSelector(ls); len(errs) > 0 {
+	if errs := api.ValidateLabelSelector(ls); len(errs) > 0 {
 		return Selector{}, errs
 	}
 	reqs := make([]requirement, 0, len(ls.MatchLabels)+len(ls.MatchExpressions))
@@ -231,86 +230,6 @@ func Compile(ls *LabelSelector) (Selector, error) {
 		reqs = append(reqs, newRequirement(e.Key, e.Operator, e.Values))
 	}
 	return newSelector(reqs), nil
-}
-
-// ValidateLabelSelector reports every problem of ls as the API server does
-// (docs/validation.md, V3), with paths relative to the selector:
-//
-//  1. nil: no problem.
-//  2. matchLabels: each invalid key or value is Invalid at "matchLabels"
-//     (keys visited in sorted order).
-//  3. matchExpressions[i]: In and NotIn without values are Required at
-//     ".values"; Exists and DoesNotExist with values are Forbidden at
-//     ".values"; any other operator (Gt, Lt and "=" included) is Invalid at
-//     ".operator"; an invalid key is Invalid at ".key"; each invalid value is
-//     Invalid at ".values[j]".
-func ValidateLabelSelector(ls *LabelSelector) field.ErrorList {
-	if ls == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	labelsPath := field.NewPath("matchLabels")
-	for _, k := range sortedKeys(ls.MatchLabels) {
-		for _, p := range ValidateLabelKey(k) {
-			errs = append(errs, field.Invalid(labelsPath, k, p))
-		}
-		v := ls.MatchLabels[k]
-		for _, p := range ValidateLabelValue(v) {
-			errs = append(errs, field.Invalid(labelsPath, v, p))
-		}
-	}
-	exprsPath := field.NewPath("matchExpressions")
-	for i, e := range ls.MatchExpressions {
-		p := exprsPath.Index(i)
-		switch e.Operator {
-		case In, NotIn:
-			if len(e.Values) == 0 {
-				errs = append(errs, field.Required(p.Child("values"),
-					"must be specified when `operator` is 'In' or 'NotIn'"))
-			}
-		case Exists, DoesNotExist:
-			if len(e.Values) > 0 {
-				errs = append(errs, field.Forbidden(p.Child("values"),
-					"may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-			}
-		default:
-			errs = append(errs, field.Invalid(p.Child("operator"), string(e.Operator),
-				"not a valid selector operator"))
-		}
-		errs = append(errs, validateKey(p.Child("key"), e.Key)...)
-		errs = append(errs, validateValues(p.Child("values"), e.Values)...)
-	}
-	return errs
-}
-
-// validateKey reports each problem of a label key as Invalid at p.
-func validateKey(p *field.Path, key string) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range ValidateLabelKey(key) {
-		errs = append(errs, field.Invalid(p, key, msg))
-	}
-	return errs
-}
-
-// validateValues reports each problem of each label value as Invalid at
-// p[j].
-func validateValues(p *field.Path, values []string) field.ErrorList {
-	var errs field.ErrorList
-	for j, v := range values {
-		for _, msg := range ValidateLabelValue(v) {
-			errs = append(errs, field.Invalid(p.Index(j), v, msg))
-		}
-	}
-	return errs
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Matches reports whether labels satisfy every requirement of s. The zero

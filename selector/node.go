@@ -1,8 +1,11 @@
 package selector
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 )
 
@@ -113,9 +116,9 @@ type fieldRequirement struct {
 //     these problems.
 //
 // The inputs are copied, not retained.
-func CompileNode(nodeSelector map[string]string, required *NodeSelector) NodeMatcher {
+func CompileNode(nodeSelector map[string]string, required *api.NodeSelector) NodeMatcher {
 	var m NodeMatcher
-	for _, k := range sortedKeys(nodeSelector) {
+	for _, k := range slices.Sorted(maps.Keys(nodeSelector)) {
 		m.nodeSelector = append(m.nodeSelector, labelPair{k, nodeSelector[k]})
 	}
 	if required == nil {
@@ -137,13 +140,13 @@ func CompileNode(nodeSelector map[string]string, required *NodeSelector) NodeMat
 	return m
 }
 
-func compileTerm(p *field.Path, t NodeSelectorTerm) (nodeTerm, field.ErrorList) {
+func compileTerm(p *field.Path, t api.NodeSelectorTerm) (nodeTerm, field.ErrorList) {
 	var term nodeTerm
 	var errs field.ErrorList
 	for j, e := range t.MatchExpressions {
 		ep := p.Child("matchExpressions").Index(j)
 		switch e.Operator {
-		case In, NotIn, Exists, DoesNotExist, Gt, Lt:
+		case api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist, api.SelectorOpGt, api.SelectorOpLt:
 		default:
 			errs = append(errs, field.NotSupported(ep.Child("operator"), string(e.Operator)))
 			continue
@@ -157,14 +160,14 @@ func compileTerm(p *field.Path, t NodeSelectorTerm) (nodeTerm, field.ErrorList) 
 	for j, f := range t.MatchFields {
 		fp := p.Child("matchFields").Index(j)
 		switch f.Operator {
-		case In, NotIn:
+		case api.SelectorOpIn, api.SelectorOpNotIn:
 			if len(f.Values) != 1 {
 				errs = append(errs, field.Invalid(fp.Child("values"), f.Values, "must have one element"))
 				continue
 			}
-			term.fields = append(term.fields, fieldRequirement{key: f.Key, value: f.Values[0], notIn: f.Operator == NotIn})
+			term.fields = append(term.fields, fieldRequirement{key: f.Key, value: f.Values[0], notIn: f.Operator == api.SelectorOpNotIn})
 		default:
-			errs = append(errs, field.NotSupported(fp.Child("operator"), string(f.Operator), string(In), string(NotIn)))
+			errs = append(errs, field.NotSupported(fp.Child("operator"), string(f.Operator), string(api.SelectorOpIn), string(api.SelectorOpNotIn)))
 		}
 	}
 	return term, errs
@@ -173,19 +176,19 @@ func compileTerm(p *field.Path, t NodeSelectorTerm) (nodeTerm, field.ErrorList) 
 // validateNodeRequirement applies upstream's requirement construction rules
 // (labels.NewRequirement) to a node label requirement whose operator is one
 // of the six node operators.
-func validateNodeRequirement(p *field.Path, e NodeSelectorRequirement) field.ErrorList {
-	errs := validateKey(p.Child("key"), e.Key)
+func validateNodeRequirement(p *field.Path, e api.NodeSelectorRequirement) field.ErrorList {
+	errs := keyErrors(p.Child("key"), e.Key)
 	vp := p.Child("values")
 	switch e.Operator {
-	case In, NotIn:
+	case api.SelectorOpIn, api.SelectorOpNotIn:
 		if len(e.Values) == 0 {
 			errs = append(errs, field.Invalid(vp, e.Values, "for 'in', 'notin' operators, values set can't be empty"))
 		}
-	case Exists, DoesNotExist:
+	case api.SelectorOpExists, api.SelectorOpDoesNotExist:
 		if len(e.Values) != 0 {
 			errs = append(errs, field.Invalid(vp, e.Values, "values set must be empty for exists and does not exist"))
 		}
-	case Gt, Lt:
+	case api.SelectorOpGt, api.SelectorOpLt:
 		if len(e.Values) != 1 {
 			errs = append(errs, field.Invalid(vp, e.Values, "for 'Gt', 'Lt' operators, exactly one value is required"))
 		}
@@ -195,7 +198,7 @@ func validateNodeRequirement(p *field.Path, e NodeSelectorRequirement) field.Err
 			}
 		}
 	}
-	return append(errs, validateValues(vp, e.Values)...)
+	return append(errs, valueErrors(vp, e.Values)...)
 }
 
 // ParseErrors returns the problems that made terms of the required node
@@ -249,7 +252,7 @@ func (t *nodeTerm) matches(nodeName string, labels map[string]string) bool {
 	for i := range t.fields {
 		f := &t.fields[i]
 		have := ""
-		if f.key == NodeNameField {
+		if f.key == api.NodeNameField {
 			have = nodeName
 		}
 		if (have == f.value) == f.notIn {
@@ -257,108 +260,4 @@ func (t *nodeTerm) matches(nodeName string, labels map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// ValidateNodeSelector reports every problem of a required node affinity as
-// the API server does (docs/validation.md, V8), with paths relative to the
-// node selector:
-//
-//  1. nil: no problem. No terms: Required at "nodeSelectorTerms".
-//  2. matchExpressions[j] of term i, at "nodeSelectorTerms[i].matchExpressions[j]":
-//     In and NotIn without values are Required at ".values"; Exists and
-//     DoesNotExist with values Forbidden at ".values"; Gt and Lt without
-//     exactly one value Required at ".values"; another operator Invalid at
-//     ".operator"; an invalid key Invalid at ".key" (one error per
-//     problem); each invalid value Invalid at ".values[k]".
-//  3. matchFields[j]: In and NotIn without exactly one value Required at
-//     ".values"; another operator Invalid at ".operator"; a key other than
-//     metadata.name Invalid at ".key"; for metadata.name, each value that is
-//     not a DNS-1123 subdomain Invalid at ".values[k]".
-//
-// An empty term is valid here (it matches nothing). Unlike CompileNode,
-// strict validation does not check that Gt and Lt values are integers.
-func ValidateNodeSelector(ns *NodeSelector) field.ErrorList {
-	if ns == nil {
-		return nil
-	}
-	termsPath := field.NewPath("nodeSelectorTerms")
-	if len(ns.Terms) == 0 {
-		return field.ErrorList{field.Required(termsPath, "must have at least one node selector term")}
-	}
-	var errs field.ErrorList
-	for i, t := range ns.Terms {
-		tp := termsPath.Index(i)
-		for j, e := range t.MatchExpressions {
-			errs = append(errs, validateNodeExpression(tp.Child("matchExpressions").Index(j), e)...)
-		}
-		for j, f := range t.MatchFields {
-			errs = append(errs, validateNodeField(tp.Child("matchFields").Index(j), f)...)
-		}
-	}
-	return errs
-}
-
-func validateNodeExpression(p *field.Path, e NodeSelectorRequirement) field.ErrorList {
-	var errs field.ErrorList
-	vp := p.Child("values")
-	switch e.Operator {
-	case In, NotIn:
-		if len(e.Values) == 0 {
-			errs = append(errs, field.Required(vp, "must be specified when `operator` is 'In' or 'NotIn'"))
-		}
-	case Exists, DoesNotExist:
-		if len(e.Values) > 0 {
-			errs = append(errs, field.Forbidden(vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-		}
-	case Gt, Lt:
-		if len(e.Values) != 1 {
-			errs = append(errs, field.Required(vp, "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-		}
-	default:
-		errs = append(errs, field.Invalid(p.Child("operator"), string(e.Operator), "not a valid selector operator"))
-	}
-	errs = append(errs, validateKey(p.Child("key"), e.Key)...)
-	return append(errs, validateValues(vp, e.Values)...)
-}
-
-func validateNodeField(p *field.Path, f NodeSelectorRequirement) field.ErrorList {
-	var errs field.ErrorList
-	vp := p.Child("values")
-	switch f.Operator {
-	case In, NotIn:
-		if len(f.Values) != 1 {
-			errs = append(errs, field.Required(vp, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
-		}
-	default:
-		errs = append(errs, field.Invalid(p.Child("operator"), string(f.Operator), "not a valid selector operator"))
-	}
-	if f.Key != NodeNameField {
-		return append(errs, field.Invalid(p.Child("key"), f.Key, "not a valid field selector key"))
-	}
-	for k, v := range f.Values {
-		for _, msg := range IsDNS1123Subdomain(v) {
-			errs = append(errs, field.Invalid(vp.Index(k), v, msg))
-		}
-	}
-	return errs
-}
-
-// ValidateNodeSelectorMap reports every problem of a pod's spec.nodeSelector
-// map: each key must be a label key and each value a label value. Problems
-// are Invalid at "[key]" (keys in sorted order; the key's problems, then the
-// value's), relative to the map.
-func ValidateNodeSelectorMap(m map[string]string) field.ErrorList {
-	var errs field.ErrorList
-	root := &field.Path{}
-	for _, k := range sortedKeys(m) {
-		p := root.Key(k)
-		for _, msg := range ValidateLabelKey(k) {
-			errs = append(errs, field.Invalid(p, k, msg))
-		}
-		v := m[k]
-		for _, msg := range ValidateLabelValue(v) {
-			errs = append(errs, field.Invalid(p, v, msg))
-		}
-	}
-	return errs
 }

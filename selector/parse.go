@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 )
 
@@ -234,21 +235,21 @@ func (p *parser) requirement() (requirement, error) {
 		return requirement{}, p.fail(t, "a key")
 	}
 	key := t.text
-	if msgs := ValidateLabelKey(key); len(msgs) > 0 {
-		return requirement{}, p.invalid(start, key, validateKey(field.NewPath("key"), key))
+	if msgs := api.ValidateLabelKey(key); len(msgs) > 0 {
+		return requirement{}, p.invalid(start, key, keyErrors(field.NewPath("key"), key))
 	}
 	if negated {
-		return newRequirement(key, DoesNotExist, nil), nil
+		return newRequirement(key, api.SelectorOpDoesNotExist, nil), nil
 	}
 	if k := p.peek().kind; k == tokEnd || k == tokComma {
-		return newRequirement(key, Exists, nil), nil
+		return newRequirement(key, api.SelectorOpExists, nil), nil
 	}
-	var op Operator
+	var op api.SelectorOperator
 	switch t := p.nextRaw(); t.kind {
 	case tokIn:
-		op = In
+		op = api.SelectorOpIn
 	case tokNotIn:
-		op = NotIn
+		op = api.SelectorOpNotIn
 	case tokEq:
 		op = Equals
 	case tokDEq:
@@ -256,15 +257,15 @@ func (p *parser) requirement() (requirement, error) {
 	case tokNEq:
 		op = NotEquals
 	case tokGt:
-		op = Gt
+		op = api.SelectorOpGt
 	case tokLt:
-		op = Lt
+		op = api.SelectorOpLt
 	default:
 		return requirement{}, p.fail(t, `one of "in", "notin", "=", "==", "!=", ">", "<"`)
 	}
 	var values []string
 	var err error
-	if op == In || op == NotIn {
+	if op == api.SelectorOpIn || op == api.SelectorOpNotIn {
 		values, err = p.valueSet()
 	} else {
 		values, err = p.exactValue()
@@ -287,10 +288,10 @@ func (p *parser) invalid(at token, key string, errs field.ErrorList) error {
 // be a label value, and the value of Gt and Lt an int64. (The parser always
 // yields at least one value, and exactly one for the single-value
 // operators.)
-func validateParsedValues(op Operator, values []string) field.ErrorList {
+func validateParsedValues(op api.SelectorOperator, values []string) field.ErrorList {
 	vp := field.NewPath("values")
 	var errs field.ErrorList
-	if op == Gt || op == Lt {
+	if op == api.SelectorOpGt || op == api.SelectorOpLt {
 		for i, v := range values {
 			if _, ok := parseInt64(v); !ok {
 				errs = append(errs, field.Invalid(vp.Index(i), v,
@@ -298,7 +299,7 @@ func validateParsedValues(op Operator, values []string) field.ErrorList {
 			}
 		}
 	}
-	return append(errs, validateValues(vp, values)...)
+	return append(errs, valueErrors(vp, values)...)
 }
 
 // exactValue parses the value after "=", "==", "!=", ">" or "<"; a missing
@@ -361,3 +362,13 @@ func (p *parser) valueSet() ([]string, error) {
 		}
 	}
 }
+
+// The operators that exist only in the string syntax ("key=value",
+// "key==value", "key!=value"): Equals and DoubleEquals mean In with one
+// value, NotEquals NotIn with one value. Compile and FromSet use Equals for
+// matchLabels pairs.
+const (
+	Equals       api.SelectorOperator = "="
+	DoubleEquals api.SelectorOperator = "=="
+	NotEquals    api.SelectorOperator = "!="
+)

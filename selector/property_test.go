@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // Generators. Keys and values come mostly from small pools so that
@@ -38,13 +40,13 @@ func genValue() *rapid.Generator[string] {
 // genRequirement draws a valid requirement of any operator the string
 // syntax has.
 func genRequirement() *rapid.Generator[Requirement] {
-	ops := []Operator{In, NotIn, Exists, DoesNotExist, Gt, Lt, Equals, DoubleEquals, NotEquals}
+	ops := []api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist, api.SelectorOpGt, api.SelectorOpLt, Equals, DoubleEquals, NotEquals}
 	return rapid.Custom(func(t *rapid.T) Requirement {
 		r := Requirement{Key: genKey().Draw(t, "key"), Operator: rapid.SampledFrom(ops).Draw(t, "op")}
 		switch r.Operator {
-		case In, NotIn:
+		case api.SelectorOpIn, api.SelectorOpNotIn:
 			r.Values = rapid.SliceOfN(genValue(), 1, 4).Draw(t, "values")
-		case Gt, Lt:
+		case api.SelectorOpGt, api.SelectorOpLt:
 			r.Values = []string{rapid.SampledFrom(numberPool).Draw(t, "bound")}
 		case Equals, DoubleEquals, NotEquals:
 			r.Values = []string{genValue().Draw(t, "value")}
@@ -64,11 +66,11 @@ func genSelector() *rapid.Generator[Selector] {
 		return newSelector(reqs)
 	})
 	compiled := rapid.Custom(func(t *rapid.T) Selector {
-		ls := &LabelSelector{MatchLabels: rapid.MapOfN(genKey(), genValue(), 0, 3).Draw(t, "matchLabels")}
+		ls := &api.LabelSelector{MatchLabels: rapid.MapOfN(genKey(), genValue(), 0, 3).Draw(t, "matchLabels")}
 		for _, r := range rapid.SliceOfN(genRequirement(), 0, 3).Draw(t, "exprs") {
 			switch r.Operator {
-			case In, NotIn, Exists, DoesNotExist:
-				ls.MatchExpressions = append(ls.MatchExpressions, LabelSelectorRequirement(r))
+			case api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist:
+				ls.MatchExpressions = append(ls.MatchExpressions, api.LabelSelectorRequirement(r))
 			}
 		}
 		s, err := Compile(ls)
@@ -95,15 +97,15 @@ func refMatches(r Requirement, l map[string]string) bool {
 		}
 	}
 	switch r.Operator {
-	case In, Equals, DoubleEquals:
+	case api.SelectorOpIn, Equals, DoubleEquals:
 		return ok && in
-	case NotIn, NotEquals:
+	case api.SelectorOpNotIn, NotEquals:
 		return !ok || !in
-	case Exists:
+	case api.SelectorOpExists:
 		return ok
-	case DoesNotExist:
+	case api.SelectorOpDoesNotExist:
 		return !ok
-	case Gt, Lt:
+	case api.SelectorOpGt, api.SelectorOpLt:
 		if !ok || len(r.Values) != 1 {
 			return false
 		}
@@ -112,7 +114,7 @@ func refMatches(r Requirement, l map[string]string) bool {
 		if err1 != nil || err2 != nil {
 			return false
 		}
-		return r.Operator == Gt && a > b || r.Operator == Lt && a < b
+		return r.Operator == api.SelectorOpGt && a > b || r.Operator == api.SelectorOpLt && a < b
 	}
 	return false
 }
@@ -159,10 +161,10 @@ func TestPropertyNotInComplementsIn(t *testing.T) {
 		key := rapid.SampledFrom(keyPool).Draw(t, "key")
 		values := rapid.SliceOfN(genValue(), 1, 4).Draw(t, "values")
 		l := genLabels().Draw(t, "labels")
-		in := Requirement{Key: key, Operator: In, Values: values}
-		notIn := Requirement{Key: key, Operator: NotIn, Values: values}
-		inSel := newSelector([]requirement{newRequirement(key, In, values)})
-		notInSel := newSelector([]requirement{newRequirement(key, NotIn, values)})
+		in := Requirement{Key: key, Operator: api.SelectorOpIn, Values: values}
+		notIn := Requirement{Key: key, Operator: api.SelectorOpNotIn, Values: values}
+		inSel := newSelector([]requirement{newRequirement(key, api.SelectorOpIn, values)})
+		notInSel := newSelector([]requirement{newRequirement(key, api.SelectorOpNotIn, values)})
 		if _, ok := l[key]; ok {
 			if notIn.Matches(l) == in.Matches(l) {
 				t.Fatalf("key present: In %v and NotIn %v agree (%v) on %v", in, notIn, in.Matches(l), l)
@@ -181,24 +183,24 @@ func TestPropertyNotInComplementsIn(t *testing.T) {
 // Node selector generators.
 
 // genNodeRequirement draws a well-formed node label requirement.
-func genNodeRequirement() *rapid.Generator[NodeSelectorRequirement] {
-	return rapid.Custom(func(t *rapid.T) NodeSelectorRequirement {
+func genNodeRequirement() *rapid.Generator[api.NodeSelectorRequirement] {
+	return rapid.Custom(func(t *rapid.T) api.NodeSelectorRequirement {
 		for {
 			r := genRequirement().Draw(t, "req")
 			switch r.Operator {
 			case Equals, DoubleEquals, NotEquals:
 				continue // not node operators
 			}
-			return NodeSelectorRequirement(r)
+			return api.NodeSelectorRequirement(r)
 		}
 	})
 }
 
-func genFieldRequirement() *rapid.Generator[NodeSelectorRequirement] {
-	return rapid.Custom(func(t *rapid.T) NodeSelectorRequirement {
-		return NodeSelectorRequirement{
-			Key:      NodeNameField,
-			Operator: rapid.SampledFrom([]Operator{In, NotIn}).Draw(t, "op"),
+func genFieldRequirement() *rapid.Generator[api.NodeSelectorRequirement] {
+	return rapid.Custom(func(t *rapid.T) api.NodeSelectorRequirement {
+		return api.NodeSelectorRequirement{
+			Key:      api.NodeNameField,
+			Operator: rapid.SampledFrom([]api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn}).Draw(t, "op"),
 			Values:   []string{rapid.SampledFrom(nodeNames).Draw(t, "name")},
 		}
 	})
@@ -206,9 +208,9 @@ func genFieldRequirement() *rapid.Generator[NodeSelectorRequirement] {
 
 var nodeNames = []string{"", "n1", "n2", "n3"}
 
-func genTerm() *rapid.Generator[NodeSelectorTerm] {
-	return rapid.Custom(func(t *rapid.T) NodeSelectorTerm {
-		return NodeSelectorTerm{
+func genTerm() *rapid.Generator[api.NodeSelectorTerm] {
+	return rapid.Custom(func(t *rapid.T) api.NodeSelectorTerm {
+		return api.NodeSelectorTerm{
 			MatchExpressions: rapid.SliceOfN(genNodeRequirement(), 0, 3).Draw(t, "exprs"),
 			MatchFields:      rapid.SliceOfN(genFieldRequirement(), 0, 1).Draw(t, "fields"),
 		}
@@ -217,25 +219,25 @@ func genTerm() *rapid.Generator[NodeSelectorTerm] {
 
 // genMalformedTerm draws a term with at least one requirement that upstream
 // cannot parse, among well-formed ones.
-func genMalformedTerm() *rapid.Generator[NodeSelectorTerm] {
-	bad := []NodeSelectorRequirement{
+func genMalformedTerm() *rapid.Generator[api.NodeSelectorTerm] {
+	bad := []api.NodeSelectorRequirement{
 		{Key: "a", Operator: "Like", Values: []string{"x"}},
-		{Key: "a", Operator: In},
-		{Key: "a", Operator: NotIn, Values: []string{}},
-		{Key: "a", Operator: Exists, Values: []string{"x"}},
-		{Key: "a", Operator: Gt, Values: []string{"x"}},
-		{Key: "a", Operator: Lt, Values: []string{"1", "2"}},
-		{Key: "a", Operator: Gt, Values: []string{"-1"}},
-		{Key: "bad key", Operator: Exists},
-		{Key: "a", Operator: NotIn, Values: []string{"bad value"}},
+		{Key: "a", Operator: api.SelectorOpIn},
+		{Key: "a", Operator: api.SelectorOpNotIn, Values: []string{}},
+		{Key: "a", Operator: api.SelectorOpExists, Values: []string{"x"}},
+		{Key: "a", Operator: api.SelectorOpGt, Values: []string{"x"}},
+		{Key: "a", Operator: api.SelectorOpLt, Values: []string{"1", "2"}},
+		{Key: "a", Operator: api.SelectorOpGt, Values: []string{"-1"}},
+		{Key: "bad key", Operator: api.SelectorOpExists},
+		{Key: "a", Operator: api.SelectorOpNotIn, Values: []string{"bad value"}},
 		{Key: "a", Operator: Equals, Values: []string{"x"}},
 	}
-	badFields := []NodeSelectorRequirement{
-		{Key: NodeNameField, Operator: In, Values: []string{"n1", "n2"}},
-		{Key: NodeNameField, Operator: NotIn},
-		{Key: NodeNameField, Operator: Exists},
+	badFields := []api.NodeSelectorRequirement{
+		{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{"n1", "n2"}},
+		{Key: api.NodeNameField, Operator: api.SelectorOpNotIn},
+		{Key: api.NodeNameField, Operator: api.SelectorOpExists},
 	}
-	return rapid.Custom(func(t *rapid.T) NodeSelectorTerm {
+	return rapid.Custom(func(t *rapid.T) api.NodeSelectorTerm {
 		term := genTerm().Draw(t, "good part")
 		if rapid.Bool().Draw(t, "bad field") {
 			r := rapid.SampledFrom(badFields).Draw(t, "bad")
@@ -263,9 +265,9 @@ func TestPropertyLazyErrors(t *testing.T) {
 		name := rapid.SampledFrom(nodeNames).Draw(t, "node")
 		l := genLabels().Draw(t, "labels")
 
-		before := CompileNode(nodeSel, &NodeSelector{Terms: base})
-		withBad := CompileNode(nodeSel, &NodeSelector{Terms: slices.Insert(slices.Clone(base), i, bad)})
-		withAny := CompileNode(nodeSel, &NodeSelector{Terms: slices.Insert(slices.Clone(base), i, any)})
+		before := CompileNode(nodeSel, &api.NodeSelector{Terms: base})
+		withBad := CompileNode(nodeSel, &api.NodeSelector{Terms: slices.Insert(slices.Clone(base), i, bad)})
+		withAny := CompileNode(nodeSel, &api.NodeSelector{Terms: slices.Insert(slices.Clone(base), i, any)})
 
 		ok, _ := before.Match(name, l)
 		okBad, _ := withBad.Match(name, l)

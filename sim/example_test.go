@@ -7,7 +7,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 )
 
@@ -16,7 +15,7 @@ import (
 func Example() {
 	ds := api.DaemonSet{
 		Namespace: "default", Name: "agent", UID: "uid-agent",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 			MaxUnavailable: api.Int(1), MaxSurge: api.Int(0),
 		}},
@@ -74,7 +73,7 @@ func Example() {
 func ExampleLoad() {
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	ds := &api.DaemonSet{Namespace: "default", Name: "agent", UID: "uid-agent",
-		Selector: &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
 	c := sim.Load(daemonplan.Input{
 		DaemonSet: ds,

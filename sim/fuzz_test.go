@@ -13,7 +13,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // fuzzBytes hands out the fuzzer's bytes, then zeros.
@@ -155,7 +154,7 @@ func FuzzSim(f *testing.F) {
 		calm = true
 		c.Nodes = slices.Clone(c.Nodes)
 		for i := range c.Nodes {
-			c.Nodes[i].Taints = slices.DeleteFunc(slices.Clone(c.Nodes[i].Taints), func(tt taints.Taint) bool { return tt.Effect == taints.NoExecute })
+			c.Nodes[i].Taints = slices.DeleteFunc(slices.Clone(c.Nodes[i].Taints), func(tt api.Taint) bool { return tt.Effect == api.TaintEffectNoExecute })
 		}
 		plantest.Rollout(t, c, plantest.RolloutOptions{BeforeSync: endHangs, AfterSync: func(plantest.Step) { checkGuests() }})
 	})

@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
-	"github.com/stretchr/testify/require"
 )
 
 // start is the simulated clock's origin.
@@ -32,12 +31,12 @@ func daemonSet(strategy api.UpdateStrategy) api.DaemonSet {
 		Namespace:      "default",
 		Name:           "foo",
 		UID:            "uid-foo",
-		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
 		UpdateStrategy: strategy,
 	}
 }
 
-func template(image string, tols ...taints.Toleration) sim.Template {
+func template(image string, tols ...api.Toleration) sim.Template {
 	return sim.Template{Image: image, PodTemplate: api.PodTemplate{
 		Labels:        map[string]string{"app": "foo"},
 		RestartPolicy: "Always",
@@ -99,7 +98,7 @@ func untilQuiet(t testing.TB, c *sim.Cluster, limit int) []string {
 
 // running starts a cluster on nodes and rolls out its first template, so
 // that every eligible node runs a Ready pod of image v1.
-func running(t testing.TB, strategy api.UpdateStrategy, nodes []api.Node, tols ...taints.Toleration) *sim.Cluster {
+func running(t testing.TB, strategy api.UpdateStrategy, nodes []api.Node, tols ...api.Toleration) *sim.Cluster {
 	t.Helper()
 	c := sim.New(daemonSet(strategy), template("v1", tols...), nodes, start)
 	untilQuiet(t, c, 10)

@@ -7,25 +7,25 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
-	"pgregory.net/rapid"
 )
 
 // The small alphabets the state machine draws nodes and templates from.
 var (
 	zones     = []string{"a", "b"}
-	taintPool = []taints.Taint{
-		{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
-		{Key: "dedicated", Value: "infra", Effect: taints.NoExecute},
-		{Key: "gpu", Effect: taints.NoSchedule},
-		{Key: "soft", Effect: taints.PreferNoSchedule},
+	taintPool = []api.Taint{
+		{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule},
+		{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoExecute},
+		{Key: "gpu", Effect: api.TaintEffectNoSchedule},
+		{Key: "soft", Effect: api.TaintEffectPreferNoSchedule},
 	}
-	tolerateInfra = taints.Toleration{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}
+	tolerateInfra = api.Toleration{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule}
 	imageNames    = []string{"v1", "v2", "v3", "v4"}
 	advances      = []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 )
@@ -45,7 +45,7 @@ func drawStrategy(t *rapid.T) api.UpdateStrategy {
 func drawTemplate(t *rapid.T) sim.Template {
 	tmpl := template(rapid.SampledFrom(imageNames).Draw(t, "image"))
 	if rapid.Bool().Draw(t, "tolerate-infra") {
-		tmpl.Tolerations = []taints.Toleration{tolerateInfra}
+		tmpl.Tolerations = []api.Toleration{tolerateInfra}
 	}
 	if rapid.IntRange(0, 3).Draw(t, "zone-selector") == 0 {
 		tmpl.NodeSelector = map[string]string{"zone": "a"}

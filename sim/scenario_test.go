@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
-	"github.com/google/go-cmp/cmp"
-	"github.com/stretchr/testify/require"
 )
 
 // TestRolloutScenarios drives upstream's update_test.go scenarios
@@ -23,8 +23,8 @@ import (
 // create fall in different syncs. Upstream's unit tests observe their own
 // writes at once and merge those; each reason says where that differs.
 func TestRolloutScenarios(t *testing.T) {
-	controlPlane := taints.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}
-	tolerateControlPlane := taints.Toleration{Key: "node-role.kubernetes.io/control-plane", Operator: taints.Exists}
+	controlPlane := api.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule}
+	tolerateControlPlane := api.Toleration{Key: "node-role.kubernetes.io/control-plane", Operator: api.TolerationOpExists}
 	tests := []struct {
 		name   string
 		reason string
@@ -79,7 +79,7 @@ func TestRolloutScenarios(t *testing.T) {
 				"create 1, delete 1 per round and a last delete 1; here each round is split into the rolling update's create and manage's delete",
 			setup: func(t *testing.T) *sim.Cluster {
 				nodes := plainNodes(5)
-				nodes[0].Taints = []taints.Taint{controlPlane}
+				nodes[0].Taints = []api.Taint{controlPlane}
 				c := running(t, surgeStrategy(1), nodes, tolerateControlPlane)
 				require.Equal(t, 5, len(c.Pods))
 				c.Update(template("v2"), "")
@@ -221,7 +221,7 @@ func TestRolloutWaitsForASurgedPodOnATaintedNode(t *testing.T) {
 		}
 		c.Advance(c.ReadyAfter)
 	}
-	c.Nodes[1].Taints = []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}
+	c.Nodes[1].Taints = []api.Taint{{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}}
 	quiet := syncOnce(t, c)
 	require.Equal(t, "nothing", syncCount(quiet), "the new pod on node-1 is not available yet")
 	require.True(t, quiet.Rollout.Done, "node-1 is no longer desired, node-0 is updated")

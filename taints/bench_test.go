@@ -3,6 +3,8 @@ package taints
 import (
 	"fmt"
 	"testing"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // benchFixture is a realistic node and daemon pod: a node with five taints
@@ -10,31 +12,31 @@ import (
 // GPU NoExecute taint) and a pod with six tolerations of its own plus the
 // daemon defaults. Every NoSchedule/NoExecute taint is tolerated, so
 // FirstUntolerated scans the whole node.
-func benchFixture() (*Set, []Taint) {
-	taints := []Taint{
-		{Key: "node-role.kubernetes.io/control-plane", Effect: NoSchedule},
-		{Key: "example.com/dedicated", Value: "infra", Effect: NoSchedule},
-		{Key: "example.com/spot", Value: "true", Effect: PreferNoSchedule},
-		{Key: KeyUnschedulable, Effect: NoSchedule},
-		{Key: "nvidia.com/gpu", Value: "present", Effect: NoExecute},
+func benchFixture() (*Set, []api.Taint) {
+	taints := []api.Taint{
+		{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule},
+		{Key: "example.com/dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule},
+		{Key: "example.com/spot", Value: "true", Effect: api.TaintEffectPreferNoSchedule},
+		{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule},
+		{Key: "nvidia.com/gpu", Value: "present", Effect: api.TaintEffectNoExecute},
 	}
 	set := NewSet(benchTolerations(), Options{})
 	return &set, taints
 }
 
-func benchTolerations() []Toleration {
-	return MergeDaemonDefaults([]Toleration{
-		{Key: "CriticalAddonsOnly", Operator: Exists},
-		{Key: "example.com/team", Operator: Equal, Value: "platform", Effect: NoSchedule},
-		{Key: "node-role.kubernetes.io/control-plane", Operator: Exists, Effect: NoSchedule},
-		{Key: "example.com/dedicated", Operator: Equal, Value: "infra", Effect: NoSchedule},
-		{Key: KeyNotReady, Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(300))},
-		{Key: "nvidia.com/gpu", Operator: Exists, Effect: NoExecute},
+func benchTolerations() []api.Toleration {
+	return MergeDaemonDefaults([]api.Toleration{
+		{Key: "CriticalAddonsOnly", Operator: api.TolerationOpExists},
+		{Key: "example.com/team", Operator: api.TolerationOpEqual, Value: "platform", Effect: api.TaintEffectNoSchedule},
+		{Key: "node-role.kubernetes.io/control-plane", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+		{Key: "example.com/dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
+		{Key: "nvidia.com/gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
 	}, true)
 }
 
 var (
-	sinkTaint Taint
+	sinkTaint api.Taint
 	sinkFound bool
 )
 
@@ -64,7 +66,7 @@ func BenchmarkNewSet(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := NewSet(tols, Options{})
-		sinkFound = s.Tolerates(Taint{})
+		sinkFound = s.Tolerates(api.Taint{})
 	}
 }
 
@@ -82,7 +84,7 @@ func BenchmarkTolerationFlood(b *testing.B) {
 		key, value   func(i int) string
 		taintKey     func(i int) string
 		taintValue   string
-		tolsOperator Operator
+		tolsOperator api.TolerationOperator
 	}{
 		{name: "distinct-endings", key: func(i int) string { return fmt.Sprintf("example.com/dedicated-%07d", i) },
 			value: func(int) string { return "v" }, taintKey: func(i int) string { return fmt.Sprintf("example.com/dedicated-%07d", nTols+i) }},
@@ -92,13 +94,13 @@ func BenchmarkTolerationFlood(b *testing.B) {
 			value: func(i int) string { return fmt.Sprintf("v%07d", i) }, taintKey: func(int) string { return "example.com/dedicated" }},
 	}
 	for _, tc := range cases {
-		tols := make([]Toleration, nTols)
+		tols := make([]api.Toleration, nTols)
 		for i := range tols {
-			tols[i] = Toleration{Key: tc.key(i), Operator: Equal, Value: tc.value(i), Effect: NoSchedule}
+			tols[i] = api.Toleration{Key: tc.key(i), Operator: api.TolerationOpEqual, Value: tc.value(i), Effect: api.TaintEffectNoSchedule}
 		}
-		taints := make([]Taint, nTaints)
+		taints := make([]api.Taint, nTaints)
 		for i := range taints {
-			taints[i] = Taint{Key: tc.taintKey(i), Value: "x", Effect: NoSchedule}
+			taints[i] = api.Taint{Key: tc.taintKey(i), Value: "x", Effect: api.TaintEffectNoSchedule}
 		}
 		set := NewSet(tols, Options{})
 		b.Run(tc.name, func(b *testing.B) {

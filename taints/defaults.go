@@ -1,16 +1,6 @@
 package taints
 
-// Taint keys that the node lifecycle controller and the kubelet put on nodes,
-// and that the default DaemonSet tolerations name.
-const (
-	KeyNotReady           = "node.kubernetes.io/not-ready"
-	KeyUnreachable        = "node.kubernetes.io/unreachable"
-	KeyDiskPressure       = "node.kubernetes.io/disk-pressure"
-	KeyMemoryPressure     = "node.kubernetes.io/memory-pressure"
-	KeyPIDPressure        = "node.kubernetes.io/pid-pressure"
-	KeyUnschedulable      = "node.kubernetes.io/unschedulable"
-	KeyNetworkUnavailable = "node.kubernetes.io/network-unavailable"
-)
+import "github.com/daemonplan/daemonplan/api"
 
 // DaemonDefaults returns, in a fresh slice, the tolerations the DaemonSet
 // controller adds to every daemon pod (upstream
@@ -23,18 +13,18 @@ const (
 //
 // All use operator Exists, no value and no TolerationSeconds (tolerate
 // forever).
-func DaemonDefaults(hostNetwork bool) []Toleration {
-	out := make([]Toleration, 0, 7)
+func DaemonDefaults(hostNetwork bool) []api.Toleration {
+	out := make([]api.Toleration, 0, 7)
 	out = append(out,
-		Toleration{Key: KeyNotReady, Operator: Exists, Effect: NoExecute},
-		Toleration{Key: KeyUnreachable, Operator: Exists, Effect: NoExecute},
-		Toleration{Key: KeyDiskPressure, Operator: Exists, Effect: NoSchedule},
-		Toleration{Key: KeyMemoryPressure, Operator: Exists, Effect: NoSchedule},
-		Toleration{Key: KeyPIDPressure, Operator: Exists, Effect: NoSchedule},
-		Toleration{Key: KeyUnschedulable, Operator: Exists, Effect: NoSchedule},
+		api.Toleration{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
+		api.Toleration{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
+		api.Toleration{Key: api.TaintNodeDiskPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+		api.Toleration{Key: api.TaintNodeMemoryPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+		api.Toleration{Key: api.TaintNodePIDPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+		api.Toleration{Key: api.TaintNodeUnschedulable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
 	)
 	if hostNetwork {
-		out = append(out, Toleration{Key: KeyNetworkUnavailable, Operator: Exists, Effect: NoSchedule})
+		out = append(out, api.Toleration{Key: api.TaintNodeNetworkUnavailable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule})
 	}
 	return out
 }
@@ -57,9 +47,9 @@ func DaemonDefaults(hostNetwork bool) []Toleration {
 // Tolerations that match no default keep their order and values. The result
 // is a new slice that shares no TolerationSeconds pointer with tols; tols is
 // not changed. Merging twice gives the same result as merging once.
-func MergeDaemonDefaults(tols []Toleration, hostNetwork bool) []Toleration {
+func MergeDaemonDefaults(tols []api.Toleration, hostNetwork bool) []api.Toleration {
 	defaults := DaemonDefaults(hostNetwork)
-	out := make([]Toleration, len(tols), len(tols)+len(defaults))
+	out := make([]api.Toleration, len(tols), len(tols)+len(defaults))
 	for i, t := range tols {
 		out[i] = t.DeepCopy()
 	}
@@ -80,6 +70,6 @@ func MergeDaemonDefaults(tols []Toleration, hostNetwork bool) []Toleration {
 
 // sameIdentity reports whether a and b are the same toleration for merging:
 // equal key, operator, value and effect (upstream Toleration.MatchToleration).
-func sameIdentity(a, b Toleration) bool {
+func sameIdentity(a, b api.Toleration) bool {
 	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect
 }

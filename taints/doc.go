@@ -5,8 +5,9 @@
 // It owns: toleration matching (k8s.io/api Toleration.ToleratesTaint), the
 // search for the first untolerated taint (component-helpers
 // FindMatchingUntoleratedTaint), the daemon default tolerations and how they
-// are merged into a pod's own (AddOrUpdateDaemonPodTolerations), and
-// toleration validation (core ValidateTolerations). It does not decide
+// are merged into a pod's own (AddOrUpdateDaemonPodTolerations). The types
+// (api.Taint, api.Toleration), the well-known taint keys and toleration
+// validation (api.ValidateTolerations) belong to package api. It does not decide
 // whether a pod should run on a node: that combines the taint check with the
 // node name and node affinity, and belongs to the caller, which passes
 // ScheduleBlocking for shouldRun and ExecuteBlocking for
@@ -69,7 +70,7 @@
 //
 // # Entry points
 //
-//   - Toleration.Tolerates: one toleration against one taint.
+//   - Tolerates: one toleration against one taint.
 //   - NewSet, Set.Tolerates, Set.FirstUntolerated, Set.IndexUntolerated,
 //     Set.Tolerations: compile a pod's tolerations once, then check many
 //     nodes without allocating, in time linear in the taints whatever the
@@ -77,10 +78,8 @@
 //   - FindUntolerated: the same search without compiling.
 //   - EffectsOf, ScheduleBlocking, ExecuteBlocking, AllEffects: which taints
 //     to check.
-//   - DaemonDefaults, MergeDaemonDefaults, the Key constants: the
-//     controller's default tolerations.
-//   - ValidateTolerations: API validation, with paths relative to the list.
-//   - Taint.String, Toleration.String: renderings for messages.
+//   - DaemonDefaults, MergeDaemonDefaults: the controller's default
+//     tolerations.
 //
 // All functions are pure: they never change their inputs and keep no
 // reference to them.

@@ -1,5 +1,7 @@
 package taints
 
+import "github.com/daemonplan/daemonplan/api"
+
 // Effects is a set of the three taint effects, used to say which taints a
 // check looks at ("NoSchedule or NoExecute"). The zero value selects nothing.
 // Effects other than NoSchedule, PreferNoSchedule and NoExecute have no bit:
@@ -32,7 +34,7 @@ const (
 
 // EffectsOf returns the set holding the given effects. Unknown effects are
 // ignored, since no taint check can select them.
-func EffectsOf(effects ...Effect) Effects {
+func EffectsOf(effects ...api.TaintEffect) Effects {
 	var s Effects
 	for _, e := range effects {
 		s |= Effects(effectBit(e) & knownBits)
@@ -41,14 +43,14 @@ func EffectsOf(effects ...Effect) Effects {
 }
 
 // Has reports whether e is in s.
-func (s Effects) Has(e Effect) bool {
+func (s Effects) Has(e api.TaintEffect) bool {
 	return uint8(s)&knownBits&effectBit(e) != 0
 }
 
 // String lists the effects in s, e.g. "NoSchedule|NoExecute"; "" when empty.
 func (s Effects) String() string {
 	out := ""
-	for _, e := range [...]Effect{NoSchedule, PreferNoSchedule, NoExecute} {
+	for _, e := range [...]api.TaintEffect{api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute} {
 		if s.Has(e) {
 			if out != "" {
 				out += "|"
@@ -60,13 +62,13 @@ func (s Effects) String() string {
 }
 
 // effectBit maps an effect to its bit; any other string maps to bitOther.
-func effectBit(e Effect) uint8 {
+func effectBit(e api.TaintEffect) uint8 {
 	switch e {
-	case NoSchedule:
+	case api.TaintEffectNoSchedule:
 		return bitNoSchedule
-	case PreferNoSchedule:
+	case api.TaintEffectPreferNoSchedule:
 		return bitPreferNoSchedule
-	case NoExecute:
+	case api.TaintEffectNoExecute:
 		return bitNoExecute
 	}
 	return bitOther

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // The generators draw from small pools so that keys, values and effects
@@ -14,19 +16,19 @@ import (
 // non-canonical numbers).
 var (
 	genKey = rapid.SampledFrom([]string{
-		"", "a", "b", "example.com/a", KeyNotReady, KeyUnreachable, KeyUnschedulable,
-		KeyDiskPressure, KeyNetworkUnavailable,
+		"", "a", "b", "example.com/a", api.TaintNodeNotReady, api.TaintNodeUnreachable, api.TaintNodeUnschedulable,
+		api.TaintNodeDiskPressure, api.TaintNodeNetworkUnavailable,
 	})
 	genValue = rapid.SampledFrom([]string{
 		"", "x", "y", "0", "1", "-1", "10", "-10", "9223372036854775807", "-9223372036854775808",
 		"007", "+3", " 1", "1.5", "-", "-0",
 	})
-	genOperator = rapid.SampledFrom([]Operator{"", Equal, Exists, Exists, Lt, Gt, Lt, Gt, "In", "exists"})
-	genEffect   = rapid.SampledFrom([]Effect{"", NoSchedule, NoSchedule, PreferNoSchedule, NoExecute, NoExecute, "Custom"})
+	genOperator = rapid.SampledFrom([]api.TolerationOperator{"", api.TolerationOpEqual, api.TolerationOpExists, api.TolerationOpExists, api.TolerationOpLt, api.TolerationOpGt, api.TolerationOpLt, api.TolerationOpGt, "In", "exists"})
+	genEffect   = rapid.SampledFrom([]api.TaintEffect{"", api.TaintEffectNoSchedule, api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute, api.TaintEffectNoExecute, "Custom"})
 	genSeconds  = rapid.Ptr(rapid.Int64Range(-5, 600), true)
 
-	genToleration = rapid.Custom(func(t *rapid.T) Toleration {
-		return Toleration{
+	genToleration = rapid.Custom(func(t *rapid.T) api.Toleration {
+		return api.Toleration{
 			Key:               genKey.Draw(t, "key"),
 			Operator:          genOperator.Draw(t, "operator"),
 			Value:             genValue.Draw(t, "value"),
@@ -34,8 +36,8 @@ var (
 			TolerationSeconds: genSeconds.Draw(t, "seconds"),
 		}
 	})
-	genTaint = rapid.Custom(func(t *rapid.T) Taint {
-		return Taint{
+	genTaint = rapid.Custom(func(t *rapid.T) api.Taint {
+		return api.Taint{
 			Key:    genKey.Draw(t, "key"),
 			Value:  genValue.Draw(t, "value"),
 			Effect: genEffect.Draw(t, "effect"),
@@ -54,9 +56,9 @@ var (
 // drawTaints draws a node's taints. Half of them are aimed at one of tols
 // (its key, and its value or a neighbouring number, and its effect) so that
 // near misses and hits are common, not rare.
-func drawTaints(t *rapid.T, tols []Toleration) []Taint {
+func drawTaints(t *rapid.T, tols []api.Toleration) []api.Taint {
 	n := rapid.IntRange(0, 6).Draw(t, "taintCount")
-	taints := make([]Taint, n)
+	taints := make([]api.Taint, n)
 	for i := range taints {
 		taint := genTaint.Draw(t, "taint")
 		if len(tols) > 0 && rapid.Bool().Draw(t, "aimed") {
@@ -79,9 +81,9 @@ func drawTaints(t *rapid.T, tols []Toleration) []Taint {
 }
 
 // naiveTolerates is the reference: some toleration tolerates the taint.
-func naiveTolerates(tols []Toleration, taint Taint, opts Options) bool {
+func naiveTolerates(tols []api.Toleration, taint api.Taint, opts Options) bool {
 	for _, tol := range tols {
-		if tol.Tolerates(taint, opts) {
+		if Tolerates(tol, taint, opts) {
 			return true
 		}
 	}
@@ -96,11 +98,11 @@ func TestPropAddingTolerationNeverUntolerates(t *testing.T) {
 		tols := genTolerations.Draw(t, "tolerations")
 		extra := genToleration.Draw(t, "extra")
 		at := rapid.IntRange(0, len(tols)).Draw(t, "at")
-		taints := drawTaints(t, append([]Toleration{extra}, tols...))
+		taints := drawTaints(t, append([]api.Toleration{extra}, tols...))
 		effects := genEffects.Draw(t, "effects")
 		opts := genOptions.Draw(t, "opts")
 
-		more := append(append(append([]Toleration(nil), tols[:at]...), extra), tols[at:]...)
+		more := append(append(append([]api.Toleration(nil), tols[:at]...), extra), tols[at:]...)
 		before, after := NewSet(tols, opts), NewSet(more, opts)
 		for _, taint := range taints {
 			if before.Tolerates(taint) && !after.Tolerates(taint) {
@@ -134,7 +136,7 @@ func TestPropMergeLeavesInputAlone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tols := genTolerations.Draw(t, "tolerations")
 		hostNetwork := rapid.Bool().Draw(t, "hostNetwork")
-		before := CloneTolerations(tols)
+		before := api.CloneTolerations(tols)
 		out := MergeDaemonDefaults(tols, hostNetwork)
 		if diff := cmp.Diff(before, tols); diff != "" {
 			t.Fatalf("input changed by merge (-before +after):\n%s", diff)
@@ -177,7 +179,7 @@ func TestPropSetAgreesWithUncompiled(t *testing.T) {
 // TestPropFirstUntoleratedContract: a reported taint is in the input, has a
 // selected effect and is untolerated, and every earlier selected taint is
 // tolerated; when nothing is reported, every selected taint is tolerated.
-// Checked against Toleration.Tolerates directly, not against the Set.
+// Checked against Tolerates directly, not against the Set.
 func TestPropFirstUntoleratedContract(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tols := genTolerations.Draw(t, "tolerations")
@@ -204,7 +206,7 @@ func TestPropFirstUntoleratedContract(t *testing.T) {
 			if naiveTolerates(tols, got, opts) {
 				t.Fatalf("reported taint %v is tolerated", got)
 			}
-		} else if (got != Taint{}) {
+		} else if (got != api.Taint{}) {
 			t.Fatalf("nothing found but taint %v returned", got)
 		}
 		for _, taint := range taints[:stop] {

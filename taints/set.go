@@ -3,6 +3,8 @@ package taints
 import (
 	"slices"
 	"sort"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // Set is a compiled list of tolerations: each toleration's operator, effect
@@ -27,7 +29,7 @@ type Set struct {
 	// anyKey holds the tolerations with an empty key that the wildcard
 	// bits do not already cover; nil when there are none.
 	anyKey *keyRules
-	src    []Toleration // deep copy of the input, for Tolerations
+	src    []api.Toleration // deep copy of the input, for Tolerations
 }
 
 // The rule slots of a key, by taint effect; slotAny holds the tolerations
@@ -45,7 +47,7 @@ type keyRules struct {
 	slots [numSlots]rule
 	// other holds the tolerations whose effect is none of the three known
 	// ones: they match only taints with exactly that effect.
-	other map[Effect]*rule
+	other map[api.TaintEffect]*rule
 }
 
 // rule is what the tolerations of one key and one effect accept together.
@@ -85,19 +87,19 @@ const (
 
 // NewSet compiles tols under opts. It copies what it needs and keeps no
 // reference to tols or to its TolerationSeconds pointers.
-func NewSet(tols []Toleration, opts Options) Set {
-	s := Set{src: CloneTolerations(tols)}
+func NewSet(tols []api.Toleration, opts Options) Set {
+	s := Set{src: api.CloneTolerations(tols)}
 	for _, t := range tols {
 		op, num := opNever, int64(0)
 		switch t.Operator {
-		case "", Equal:
+		case "", api.TolerationOpEqual:
 			op = opEqual
-		case Exists:
+		case api.TolerationOpExists:
 			op = opExists
-		case Lt, Gt:
+		case api.TolerationOpLt, api.TolerationOpGt:
 			if n, ok := parseCanonicalInt(t.Value); ok && opts.ComparisonOperators {
 				op, num = opLt, n
-				if t.Operator == Gt {
+				if t.Operator == api.TolerationOpGt {
 					op = opGt
 				}
 			}
@@ -141,7 +143,7 @@ func NewSet(tols []Toleration, opts Options) Set {
 }
 
 // rule returns the rule of a toleration effect, whose bit is bit.
-func (k *keyRules) rule(e Effect, bit uint8) *rule {
+func (k *keyRules) rule(e api.TaintEffect, bit uint8) *rule {
 	if e == "" {
 		return &k.slots[slotAny]
 	}
@@ -149,7 +151,7 @@ func (k *keyRules) rule(e Effect, bit uint8) *rule {
 		return &k.slots[i]
 	}
 	if k.other == nil {
-		k.other = map[Effect]*rule{}
+		k.other = map[api.TaintEffect]*rule{}
 	}
 	r := k.other[e]
 	if r == nil {
@@ -203,16 +205,16 @@ func (r *rule) finish() {
 
 // Tolerations returns a deep copy of the tolerations the set was built from,
 // in their original order.
-func (s *Set) Tolerations() []Toleration {
+func (s *Set) Tolerations() []api.Toleration {
 	if s == nil {
 		return nil
 	}
-	return CloneTolerations(s.src)
+	return api.CloneTolerations(s.src)
 }
 
 // Tolerates reports whether some toleration in the set tolerates t. It agrees
-// with Toleration.Tolerates applied to each toleration given to NewSet.
-func (s *Set) Tolerates(t Taint) bool {
+// with Tolerates applied to each toleration given to NewSet.
+func (s *Set) Tolerates(t api.Taint) bool {
 	return s.tolerates(&t, effectBit(t.Effect))
 }
 
@@ -220,17 +222,17 @@ func (s *Set) Tolerates(t Taint) bool {
 // is in effects and that no toleration in the set tolerates (upstream
 // FindMatchingUntoleratedTaint with an effect filter). It reports false when
 // every selected taint is tolerated. It does not allocate.
-func (s *Set) FirstUntolerated(taints []Taint, effects Effects) (Taint, bool) {
+func (s *Set) FirstUntolerated(taints []api.Taint, effects Effects) (api.Taint, bool) {
 	if i := s.IndexUntolerated(taints, effects); i >= 0 {
 		return taints[i], true
 	}
-	return Taint{}, false
+	return api.Taint{}, false
 }
 
 // IndexUntolerated is FirstUntolerated returning the taint's index in
 // taints, or -1 when every selected taint is tolerated: for a caller that
 // refers to the node's own taint instead of copying it.
-func (s *Set) IndexUntolerated(taints []Taint, effects Effects) int {
+func (s *Set) IndexUntolerated(taints []api.Taint, effects Effects) int {
 	sel := uint8(effects) & knownBits
 	for i := range taints {
 		t := &taints[i]
@@ -243,7 +245,7 @@ func (s *Set) IndexUntolerated(taints []Taint, effects Effects) int {
 }
 
 // tolerates reports whether the set tolerates t, whose effect bit is bit.
-func (s *Set) tolerates(t *Taint, bit uint8) bool {
+func (s *Set) tolerates(t *api.Taint, bit uint8) bool {
 	if s == nil {
 		return false
 	}
@@ -262,7 +264,7 @@ func (s *Set) tolerates(t *Taint, bit uint8) bool {
 
 // accepts reports whether the tolerations of k tolerate t, whose effect bit
 // is bit, given that the keys already match.
-func (k *keyRules) accepts(t *Taint, bit uint8) bool {
+func (k *keyRules) accepts(t *api.Taint, bit uint8) bool {
 	if i := slotOf(bit); i >= 0 {
 		if k.slots[i].accepts(t.Value) {
 			return true

@@ -4,11 +4,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // untolerated is what FirstUntolerated returns.
 type untolerated struct {
-	Taint Taint
+	Taint api.Taint
 	Found bool
 }
 
@@ -18,28 +20,28 @@ type untolerated struct {
 // shouldContinueRunning.
 func TestDaemonTaintDecisions(t *testing.T) {
 	none := untolerated{}
-	blocked := func(tt Taint) untolerated { return untolerated{Taint: tt, Found: true} }
+	blocked := func(tt api.Taint) untolerated { return untolerated{Taint: tt, Found: true} }
 	var (
-		noSchedule  = Taint{Key: "example.com/dedicated", Value: "infra", Effect: NoSchedule}
-		noExecute   = Taint{Key: "example.com/evict", Effect: NoExecute}
-		prefer      = Taint{Key: "example.com/soft", Effect: PreferNoSchedule}
-		notReadyNS  = Taint{Key: KeyNotReady, Effect: NoSchedule}
-		notReadyNE  = Taint{Key: KeyNotReady, Effect: NoExecute}
-		unreachNS   = Taint{Key: KeyUnreachable, Effect: NoSchedule}
-		unreachNE   = Taint{Key: KeyUnreachable, Effect: NoExecute}
-		unsched     = Taint{Key: KeyUnschedulable, Effect: NoSchedule}
-		netUnavail  = Taint{Key: KeyNetworkUnavailable, Effect: NoSchedule}
-		diskPress   = Taint{Key: KeyDiskPressure, Effect: NoSchedule}
-		memPress    = Taint{Key: KeyMemoryPressure, Effect: NoSchedule}
-		pidPress    = Taint{Key: KeyPIDPressure, Effect: NoSchedule}
-		controlPlan = Taint{Key: "node-role.kubernetes.io/control-plane", Effect: NoSchedule}
+		noSchedule  = api.Taint{Key: "example.com/dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}
+		noExecute   = api.Taint{Key: "example.com/evict", Effect: api.TaintEffectNoExecute}
+		prefer      = api.Taint{Key: "example.com/soft", Effect: api.TaintEffectPreferNoSchedule}
+		notReadyNS  = api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule}
+		notReadyNE  = api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute}
+		unreachNS   = api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule}
+		unreachNE   = api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}
+		unsched     = api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}
+		netUnavail  = api.Taint{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}
+		diskPress   = api.Taint{Key: api.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule}
+		memPress    = api.Taint{Key: api.TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule}
+		pidPress    = api.Taint{Key: api.TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule}
+		controlPlan = api.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule}
 	)
 	tests := []struct {
 		name         string
 		reason       string
-		tols         []Toleration
+		tols         []api.Toleration
 		hostNetwork  bool
-		taints       []Taint
+		taints       []api.Taint
 		wantRun      untolerated // FirstUntolerated(ScheduleBlocking)
 		wantContinue untolerated // FirstUntolerated(ExecuteBlocking)
 	}{
@@ -50,60 +52,60 @@ func TestDaemonTaintDecisions(t *testing.T) {
 		{
 			name:         "untolerated NoExecute",
 			reason:       "shouldRun false, shouldContinueRunning false (TestNoExecuteTaintedDoesEvicitRunningIntolerantPod)",
-			taints:       []Taint{noExecute},
+			taints:       []api.Taint{noExecute},
 			wantRun:      blocked(noExecute),
 			wantContinue: blocked(noExecute),
 		},
 		{
 			name:         "untolerated NoSchedule only",
 			reason:       "shouldRun false, shouldContinueRunning true (TestNoScheduleTaintedDoesntEvicitRunningIntolerantPod)",
-			taints:       []Taint{noSchedule},
+			taints:       []api.Taint{noSchedule},
 			wantRun:      blocked(noSchedule),
 			wantContinue: none,
 		},
 		{
 			name:   "only PreferNoSchedule untolerated",
 			reason: "PreferNoSchedule never affects eligibility",
-			taints: []Taint{prefer},
+			taints: []api.Taint{prefer},
 		},
 		{
 			name:   "unschedulable taint",
 			reason: "the default unschedulable:NoSchedule toleration covers it",
-			taints: []Taint{unsched},
+			taints: []api.Taint{unsched},
 		},
 		{
 			name:   "not-ready NoExecute",
 			reason: "TestNotReadyNodeDaemonLaunchesPod, default toleration",
-			taints: []Taint{notReadyNE},
+			taints: []api.Taint{notReadyNE},
 		},
 		{
 			name:   "unreachable NoExecute",
 			reason: "TestUnreachableNodeDaemonLaunchesPod, default toleration",
-			taints: []Taint{unreachNE},
+			taints: []api.Taint{unreachNE},
 		},
 		{
 			name:         "not-ready NoSchedule",
 			reason:       "the default not-ready toleration is NoExecute only, so shouldRun false, shouldContinueRunning true",
-			taints:       []Taint{notReadyNS},
+			taints:       []api.Taint{notReadyNS},
 			wantRun:      blocked(notReadyNS),
 			wantContinue: none,
 		},
 		{
 			name:         "unreachable NoSchedule",
 			reason:       "the default unreachable toleration is NoExecute only",
-			taints:       []Taint{unreachNS},
+			taints:       []api.Taint{unreachNS},
 			wantRun:      blocked(unreachNS),
 			wantContinue: none,
 		},
 		{
 			name:   "pressure taints",
 			reason: "TestTaintPressureNodeDaemonLaunchesPod: disk/memory/pid-pressure NoSchedule tolerated by defaults",
-			taints: []Taint{diskPress, memPress, pidPress},
+			taints: []api.Taint{diskPress, memPress, pidPress},
 		},
 		{
 			name:         "network-unavailable without hostNetwork",
 			reason:       "AddOrUpdateDaemonPodTolerations: the network-unavailable default is added only with hostNetwork",
-			taints:       []Taint{netUnavail},
+			taints:       []api.Taint{netUnavail},
 			wantRun:      blocked(netUnavail),
 			wantContinue: none,
 		},
@@ -111,46 +113,46 @@ func TestDaemonTaintDecisions(t *testing.T) {
 			name:        "network-unavailable with hostNetwork",
 			reason:      "AddOrUpdateDaemonPodTolerations: the 7th default, with hostNetwork",
 			hostNetwork: true,
-			taints:      []Taint{netUnavail},
+			taints:      []api.Taint{netUnavail},
 		},
 		{
 			name:   "user toleration",
 			reason: "TestTaintedNodeDaemonLaunchesToleratePod",
-			tols:   []Toleration{{Key: "example.com/dedicated", Operator: Equal, Value: "infra", Effect: NoSchedule}},
-			taints: []Taint{noSchedule},
+			tols:   []api.Toleration{{Key: "example.com/dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule}},
+			taints: []api.Taint{noSchedule},
 		},
 		{
 			name:   "NoExecute tolerated for a limited time",
 			reason: "ToleratesTaint: tolerationSeconds is ignored, the taint counts as tolerated",
-			tols:   []Toleration{{Key: "example.com/evict", Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(60))}},
-			taints: []Taint{noExecute},
+			tols:   []api.Toleration{{Key: "example.com/evict", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(60))}},
+			taints: []api.Taint{noExecute},
 		},
 		{
 			name:         "first untolerated in node order",
 			reason:       "FindMatchingUntoleratedTaint reports the first selected untolerated taint",
-			taints:       []Taint{prefer, unsched, controlPlan, noSchedule, noExecute},
+			taints:       []api.Taint{prefer, unsched, controlPlan, noSchedule, noExecute},
 			wantRun:      blocked(controlPlan),
 			wantContinue: blocked(noExecute),
 		},
 		{
 			name:   "tolerate everything",
 			reason: "empty key with Exists tolerates every taint",
-			tols:   []Toleration{{Operator: Exists}},
-			taints: []Taint{controlPlan, noSchedule, noExecute, notReadyNS},
+			tols:   []api.Toleration{{Operator: api.TolerationOpExists}},
+			taints: []api.Taint{controlPlan, noSchedule, noExecute, notReadyNS},
 		},
 		{
 			name:         "tolerate every NoSchedule",
 			reason:       "empty key with Exists and an effect tolerates every taint of that effect only",
-			tols:         []Toleration{{Operator: Exists, Effect: NoSchedule}},
-			taints:       []Taint{controlPlan, noExecute, noSchedule},
+			tols:         []api.Toleration{{Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule}},
+			taints:       []api.Taint{controlPlan, noExecute, noSchedule},
 			wantRun:      blocked(noExecute),
 			wantContinue: blocked(noExecute),
 		},
 		{
 			name:         "user not-ready toleration with seconds",
 			reason:       "AddOrUpdateTolerationInPodSpec: merged to the default, still NoExecute only",
-			tols:         []Toleration{{Key: KeyNotReady, Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(300))}},
-			taints:       []Taint{notReadyNE, notReadyNS},
+			tols:         []api.Toleration{{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))}},
+			taints:       []api.Taint{notReadyNE, notReadyNS},
 			wantRun:      blocked(notReadyNS),
 			wantContinue: none,
 		},
@@ -177,7 +179,7 @@ func TestDaemonTaintDecisions(t *testing.T) {
 }
 
 func TestSetEdges(t *testing.T) {
-	taints := []Taint{{Key: "a", Effect: NoSchedule}}
+	taints := []api.Taint{{Key: "a", Effect: api.TaintEffectNoSchedule}}
 	t.Run("zero Set tolerates nothing", func(t *testing.T) {
 		var s Set
 		got, ok := s.FirstUntolerated(taints, AllEffects)
@@ -196,20 +198,20 @@ func TestSetEdges(t *testing.T) {
 	})
 	t.Run("unknown taint effects are never selected", func(t *testing.T) {
 		var s Set
-		odd := []Taint{{Key: "a", Effect: "Custom"}, {Key: "b"}}
+		odd := []api.Taint{{Key: "a", Effect: "Custom"}, {Key: "b"}}
 		if got, ok := s.FirstUntolerated(odd, Effects(0xFF)); ok {
 			t.Errorf("FirstUntolerated = %v, true; want nothing", got)
 		}
 	})
 	t.Run("NewSet keeps no reference to its input", func(t *testing.T) {
-		tols := []Toleration{{Key: "a", Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(5))}}
+		tols := []api.Toleration{{Key: "a", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(5))}}
 		s := NewSet(tols, Options{})
 		tols[0].Key = "b"
 		*tols[0].TolerationSeconds = 99
-		if !s.Tolerates(Taint{Key: "a", Effect: NoExecute}) {
+		if !s.Tolerates(api.Taint{Key: "a", Effect: api.TaintEffectNoExecute}) {
 			t.Errorf("set changed when its input slice changed")
 		}
-		want := []Toleration{{Key: "a", Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(5))}}
+		want := []api.Toleration{{Key: "a", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(5))}}
 		if diff := cmp.Diff(want, s.Tolerations()); diff != "" {
 			t.Errorf("Tolerations() mismatch (-want +got):\n%s", diff)
 		}

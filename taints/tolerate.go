@@ -1,8 +1,7 @@
 package taints
 
 import (
-	"strings"
-
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/decimal"
 )
 
@@ -18,7 +17,7 @@ type Options struct {
 
 // Tolerates reports whether t tolerates taint, following the numbered rules
 // in the package documentation. TolerationSeconds plays no part.
-func (t Toleration) Tolerates(taint Taint, opts Options) bool {
+func Tolerates(t api.Toleration, taint api.Taint, opts Options) bool {
 	if t.Effect != "" && t.Effect != taint.Effect {
 		return false
 	}
@@ -26,11 +25,11 @@ func (t Toleration) Tolerates(taint Taint, opts Options) bool {
 		return false
 	}
 	switch t.Operator {
-	case "", Equal:
+	case "", api.TolerationOpEqual:
 		return t.Value == taint.Value
-	case Exists:
+	case api.TolerationOpExists:
 		return true
-	case Lt, Gt:
+	case api.TolerationOpLt, api.TolerationOpGt:
 		if !opts.ComparisonOperators {
 			return false
 		}
@@ -42,7 +41,7 @@ func (t Toleration) Tolerates(taint Taint, opts Options) bool {
 		if !ok {
 			return false
 		}
-		if t.Operator == Lt {
+		if t.Operator == api.TolerationOpLt {
 			return got < want
 		}
 		return got > want
@@ -57,14 +56,14 @@ func (t Toleration) Tolerates(taint Taint, opts Options) bool {
 //
 // Callers that check many nodes against the same tolerations should compile
 // them once with NewSet instead.
-func FindUntolerated(taints []Taint, tols []Toleration, effects Effects, opts Options) (Taint, bool) {
+func FindUntolerated(taints []api.Taint, tols []api.Toleration, effects Effects, opts Options) (api.Taint, bool) {
 	for _, taint := range taints {
 		if !effects.Has(taint.Effect) {
 			continue
 		}
 		tolerated := false
 		for _, tol := range tols {
-			if tol.Tolerates(taint, opts) {
+			if Tolerates(tol, taint, opts) {
 				tolerated = true
 				break
 			}
@@ -73,36 +72,16 @@ func FindUntolerated(taints []Taint, tols []Toleration, effects Effects, opts Op
 			return taint, true
 		}
 	}
-	return Taint{}, false
+	return api.Taint{}, false
 }
 
 // parseCanonicalInt parses s as a base-10 int64 written in canonical form
 // (canonicalDigits); values outside the int64 range are rejected too. It
 // never allocates.
 func parseCanonicalInt(s string) (int64, bool) {
-	digits, neg, ok := canonicalDigits(s)
+	digits, neg, ok := decimal.Canonical(s)
 	if !ok {
 		return 0, false
 	}
 	return decimal.Magnitude(digits, neg)
-}
-
-// canonicalDigits splits s, a base-10 integer in canonical form ("0", or
-// an optional '-' followed by a digit 1-9 and more digits), into its
-// digits and sign. Leading zeros, '+', spaces, "-0" and the empty string
-// are not canonical (ok false). The range is not checked.
-func canonicalDigits(s string) (digits string, neg, ok bool) {
-	if s == "0" {
-		return s, false, true
-	}
-	digits, neg = strings.CutPrefix(s, "-")
-	if digits == "" || digits[0] < '1' || digits[0] > '9' {
-		return "", false, false
-	}
-	for i := 1; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return "", false, false
-		}
-	}
-	return digits, neg, true
 }

@@ -11,9 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/reference"
 	"github.com/daemonplan/daemonplan/plantest"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/daemonplan/daemonplan/timeline"
 )
 
@@ -27,7 +25,7 @@ func fuzzCluster(t *testing.T, data []byte) (c *sim.Cluster, opts timeline.Optio
 	strategies := []api.UpdateStrategy{maxUnavailable(1), maxUnavailable(3), maxSurge(1), maxSurge(2), onDelete,
 		{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Percent("30%"), MaxSurge: api.Int(1)}}}
 	ds := api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "uid-agent",
-		Selector:        &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:        &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		UpdateStrategy:  reference.Pick(b, strategies),
 		MinReadySeconds: int32([]int{0, 5, 45}[b.Intn(3)]),
 	}
@@ -62,9 +60,9 @@ func fuzzCluster(t *testing.T, data []byte) (c *sim.Cluster, opts timeline.Optio
 	for i := range c.Nodes {
 		switch b.Intn(8) {
 		case 0:
-			c.Nodes[i].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoSchedule}}
+			c.Nodes[i].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoSchedule}}
 		case 1:
-			c.Nodes[i].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoExecute}}
+			c.Nodes[i].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoExecute}}
 		case 2:
 			c.Pods = append(c.Pods, api.Pod{Namespace: "kube-system", Name: fmt.Sprintf("leaving-%d", i), UID: fmt.Sprintf("leaving-%d", i),
 				Labels: map[string]string{"app": "agent"}, NodeName: c.Nodes[i].Name, Phase: api.PodRunning, Deleting: true, Created: start,

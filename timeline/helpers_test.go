@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/timeline"
 )
@@ -40,7 +39,7 @@ func template(image string) sim.Template {
 // pod Ready, with the given strategy; new pods take readyAfter.
 func settled(t require.TestingT, n int, strategy api.UpdateStrategy, readyAfter time.Duration) *sim.Cluster {
 	ds := api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "uid-agent",
-		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		UpdateStrategy: strategy}
 	nodes := make([]api.Node, n)
 	for i := range nodes {

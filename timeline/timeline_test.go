@@ -11,9 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/daemonplan/daemonplan/timeline"
 )
 
@@ -253,7 +251,7 @@ func TestFailedPodOnAnIneligibleNode(t *testing.T) {
 			c.Pods[i].Phase, c.Pods[i].Ready = api.PodFailed, false
 		}
 	}
-	c.Nodes[1].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoExecute}}
+	c.Nodes[1].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoExecute}}
 	tl := mustRun(t, c, timeline.Options{})
 	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
 	n := tl.Nodes[1]
@@ -306,7 +304,7 @@ func TestFailedPodStaysUntilReplaced(t *testing.T) {
 // fuzzed CLI input took 20 s doing so).
 func TestUnclaimedPodsStop(t *testing.T) {
 	c := settled(t, 2, maxUnavailable(1), 10*time.Second)
-	c.DaemonSet.Selector = &selector.LabelSelector{MatchLabels: map[string]string{"app": "elsewhere"}}
+	c.DaemonSet.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "elsewhere"}}
 	tl := mustRun(t, c, timeline.Options{})
 	require.Equal(t, timeline.Stalled, tl.Outcome, tl.Summary())
 	require.Equal(t, timeline.Unclaimed, tl.Stall.Kind)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/daemonplan/daemonplan/whatif"
 )
 
@@ -21,7 +20,7 @@ func ExampleDiff() {
 	nodes := slices.Clone(before.Nodes)
 	nodes[1] = api.Node{Name: "node-1", Labels: map[string]string{"pool": "gpu"}}
 	nodes[3] = api.Node{Name: "node-3", Labels: map[string]string{"pool": "general"},
-		Taints: []taints.Taint{{Key: "maintenance", Effect: taints.NoExecute}}}
+		Taints: []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoExecute}}}
 
 	rep, err := whatif.Diff(before, daemonplan.Input{DaemonSet: ds, Nodes: nodes}, whatif.Options{})
 	if err != nil {

@@ -12,9 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
 	"github.com/daemonplan/daemonplan/whatif"
 )
 
@@ -31,7 +29,7 @@ func template(image string) sim.Template {
 // everywhere, every pod Ready, with the given strategy.
 func settled(t require.TestingT, n int, strategy api.UpdateStrategy) daemonplan.Input {
 	ds := api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "uid-agent",
-		Selector:       &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		UpdateStrategy: strategy}
 	var nodes []api.Node
 	for i := range n {
@@ -136,7 +134,7 @@ func TestDiff(t *testing.T) {
 			reason:   "an untolerated NoExecute taint evicts the pod",
 			strategy: maxUnavailable(1),
 			edit: func(_ *api.DaemonSet, nodes []api.Node) []api.Node {
-				nodes[2].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoExecute}}
+				nodes[2].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoExecute}}
 				return nodes
 			},
 			want:  map[string]string{"node-0": "Unchanged", "node-1": "Unchanged", "node-2": "Loses/UntoleratedTaint"},
@@ -147,7 +145,7 @@ func TestDiff(t *testing.T) {
 			reason:   "an untolerated NoSchedule taint lets the pod stay",
 			strategy: maxUnavailable(1),
 			edit: func(_ *api.DaemonSet, nodes []api.Node) []api.Node {
-				nodes[2].Taints = []taints.Taint{{Key: "maintenance", Effect: taints.NoSchedule}}
+				nodes[2].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoSchedule}}
 				return nodes
 			},
 			want:  map[string]string{"node-0": "Unchanged", "node-1": "Unchanged", "node-2": "Unchanged"},
@@ -267,7 +265,7 @@ func TestPropertyDiff(t *testing.T) {
 			case 0:
 				nodes[i].Labels = map[string]string{"pool": "gpu"}
 			case 1:
-				nodes[i].Taints = []taints.Taint{{Key: "maintenance", Effect: rapid.SampledFrom([]taints.Effect{taints.NoSchedule, taints.NoExecute}).Draw(t, "effect")}}
+				nodes[i].Taints = []api.Taint{{Key: "maintenance", Effect: rapid.SampledFrom([]api.TaintEffect{api.TaintEffectNoSchedule, api.TaintEffectNoExecute}).Draw(t, "effect")}}
 			}
 		}
 		if rapid.Bool().Draw(t, "dropNode") {

@@ -27,8 +27,6 @@ import (
 	"github.com/daemonplan/daemonplan/overhead"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func main() {
@@ -68,12 +66,12 @@ func pools() []pool {
 	}, {
 		name: "gpu",
 		node: api.Node{Name: "gpu-template", Labels: linux("node.kubernetes.io/instance-type", "g5.2xlarge", "nvidia.com/gpu.present", "true"),
-			Taints: []taints.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: taints.NoSchedule}}},
+			Taints: []api.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: api.TaintEffectNoSchedule}}},
 		allocatable: list("cpu", "7910m", "memory", "29Gi", "pods", "58", "nvidia.com/gpu", "1"),
 	}, {
 		name: "infra",
 		node: api.Node{Name: "infra-template", Labels: linux("node.kubernetes.io/instance-type", "m5.large", "dedicated", "infra"),
-			Taints: []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}},
+			Taints: []api.Taint{{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}}},
 		allocatable: list("cpu", "1930m", "memory", "6Gi", "pods", "29"),
 	}}
 }
@@ -82,7 +80,7 @@ func daemonSets() []*api.DaemonSet {
 	container := func(name, image string, requests, limits resource.List) api.Container {
 		return api.Container{Name: name, Image: image, Resources: api.Resources{Requests: requests, Limits: limits}}
 	}
-	everything := []taints.Toleration{{Operator: taints.Exists}}
+	everything := []api.Toleration{{Operator: api.TolerationOpExists}}
 	return []*api.DaemonSet{{
 		Namespace: "kube-system", Name: "kube-proxy", UID: "kube-proxy",
 		Template: api.PodTemplate{
@@ -101,7 +99,7 @@ func daemonSets() []*api.DaemonSet {
 	}, {
 		Namespace: "logging", Name: "fluent-bit", UID: "fluent-bit",
 		Template: api.PodTemplate{
-			Tolerations: []taints.Toleration{{Operator: taints.Exists, Effect: taints.NoSchedule}},
+			Tolerations: []api.Toleration{{Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule}},
 			Containers: []api.Container{container("fluent-bit", "fluent/fluent-bit:4.0",
 				list("cpu", "50m"), list("memory", "128Mi"))}, // memory requested at its limit
 			InitContainers: []api.Container{{
@@ -122,10 +120,10 @@ func daemonSets() []*api.DaemonSet {
 	}, {
 		Namespace: "kube-system", Name: "nvidia-device-plugin", UID: "nvidia-device-plugin",
 		Template: api.PodTemplate{
-			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{MatchExpressions: []selector.NodeSelectorRequirement{
-				{Key: "nvidia.com/gpu.present", Operator: selector.In, Values: []string{"true"}},
+			RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{
+				{Key: "nvidia.com/gpu.present", Operator: api.SelectorOpIn, Values: []string{"true"}},
 			}}}},
-			Tolerations: []taints.Toleration{{Key: "nvidia.com/gpu", Operator: taints.Exists, Effect: taints.NoSchedule}},
+			Tolerations: []api.Toleration{{Key: "nvidia.com/gpu", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule}},
 			Containers:  []api.Container{container("nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17", list("cpu", "50m", "memory", "64Mi"), nil)},
 		},
 	}}

@@ -27,9 +27,7 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/sim"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -253,7 +251,7 @@ func explain(c *sim.Cluster) {
 func fluentd() api.DaemonSet {
 	return api.DaemonSet{
 		Namespace: "kube-system", Name: "fluentd-elasticsearch", UID: "uid-fluentd",
-		Selector:             &selector.LabelSelector{MatchLabels: map[string]string{"name": "fluentd-elasticsearch"}},
+		Selector:             &api.LabelSelector{MatchLabels: map[string]string{"name": "fluentd-elasticsearch"}},
 		UpdateStrategy:       api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(1)}},
 		RevisionHistoryLimit: ptr(int32(10)),
 	}
@@ -263,9 +261,9 @@ func fluentdTemplate(image string) sim.Template {
 	return sim.Template{Image: image, PodTemplate: api.PodTemplate{
 		Labels:        map[string]string{"name": "fluentd-elasticsearch"},
 		RestartPolicy: "Always",
-		Tolerations: []taints.Toleration{
-			{Key: "node-role.kubernetes.io/control-plane", Operator: taints.Exists, Effect: taints.NoSchedule},
-			{Key: "node-role.kubernetes.io/master", Operator: taints.Exists, Effect: taints.NoSchedule},
+		Tolerations: []api.Toleration{
+			{Key: "node-role.kubernetes.io/control-plane", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+			{Key: "node-role.kubernetes.io/master", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
 		},
 	}}
 }
@@ -273,7 +271,7 @@ func fluentdTemplate(image string) sim.Template {
 func threeNodes() []api.Node {
 	return []api.Node{
 		{Name: "control-plane", Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""},
-			Taints: []taints.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: taints.NoSchedule}}},
+			Taints: []api.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule}}},
 		{Name: "worker-1", Labels: map[string]string{"kubernetes.io/os": "linux"}},
 		{Name: "worker-2", Labels: map[string]string{"kubernetes.io/os": "linux"}},
 	}
@@ -282,7 +280,7 @@ func threeNodes() []api.Node {
 func nodeAgent() api.DaemonSet {
 	return api.DaemonSet{
 		Namespace: "default", Name: "node-agent", UID: "uid-node-agent",
-		Selector:             &selector.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
+		Selector:             &api.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
 		UpdateStrategy:       api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Int(3)}},
 		RevisionHistoryLimit: ptr(int32(10)),
 		MinReadySeconds:      5,
@@ -294,7 +292,7 @@ func agentTemplate(image string) sim.Template {
 		Labels:        map[string]string{"app": "node-agent"},
 		RestartPolicy: "Always",
 		NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
-		Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}},
+		Tolerations:   []api.Toleration{{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule}},
 	}}
 }
 
@@ -314,12 +312,12 @@ func manyNodes(n int) []api.Node {
 		}
 		switch {
 		case i%11 == 10:
-			node.Taints = append(node.Taints, taints.Taint{Key: "dedicated", Value: "gpu", Effect: taints.NoSchedule})
+			node.Taints = append(node.Taints, api.Taint{Key: "dedicated", Value: "gpu", Effect: api.TaintEffectNoSchedule})
 		case i%5 == 4:
-			node.Taints = append(node.Taints, taints.Taint{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule})
+			node.Taints = append(node.Taints, api.Taint{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule})
 		}
 		if i%13 == 12 {
-			node.Taints = append(node.Taints, taints.Taint{Key: "node.kubernetes.io/unschedulable", Effect: taints.NoSchedule})
+			node.Taints = append(node.Taints, api.Taint{Key: "node.kubernetes.io/unschedulable", Effect: api.TaintEffectNoSchedule})
 		}
 		nodes[i] = node
 	}

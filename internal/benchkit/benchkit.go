@@ -13,8 +13,6 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // Sizes are the cluster sizes of the sync benchmarks. 1M nodes takes
@@ -53,12 +51,12 @@ func Cluster(n int, rolling bool) daemonplan.Input {
 	ds := &api.DaemonSet{
 		Namespace: "kube-system", Name: "agent", UID: "ds-uid", Generation: 2,
 		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
-		Selector:    &selector.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Selector:    &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{
 			Labels:        map[string]string{"app": "agent"},
 			RestartPolicy: "Always",
 			NodeSelector:  map[string]string{"kubernetes.io/os": "linux"},
-			Tolerations:   []taints.Toleration{{Key: "dedicated", Operator: taints.Equal, Value: "infra", Effect: taints.NoSchedule}},
+			Tolerations:   []api.Toleration{{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "infra", Effect: api.TaintEffectNoSchedule}},
 		},
 		UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate,
 			RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: api.Percent("10%"), MaxSurge: api.Int(0)}},
@@ -85,7 +83,7 @@ func Cluster(n int, rolling bool) daemonplan.Input {
 		labels["kubernetes.io/hostname"] = name
 		in.Nodes[i] = api.Node{Name: name, Labels: labels}
 		if i%50 == 7 {
-			in.Nodes[i].Taints = []taints.Taint{{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule}}
+			in.Nodes[i].Taints = []api.Taint{{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}}
 		}
 		l := newLabels
 		if rolling && i%2 == 1 {

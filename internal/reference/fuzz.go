@@ -7,8 +7,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // fuzzEpoch is the instant FuzzSnapshot builds around (plantest.Epoch,
@@ -42,12 +40,12 @@ func Pick[T any](b *Bytes, pool []T) T { return pool[b.Intn(len(pool))] }
 // Pools for the byte-driven builder: valid and invalid values alike, so
 // that the planner sees what validation would reject.
 var (
-	fuzzKeys      = []string{"a", "b", "zone", "", "bad key", "example.com/x", "-x", selector.NodeNameField}
+	fuzzKeys      = []string{"a", "b", "zone", "", "bad key", "example.com/x", "-x", api.NodeNameField}
 	fuzzValues    = []string{"", "a", "b", "1", "-1", "x y", "99999999999999999999", "node-0"}
 	fuzzNodeNames = []string{"node-0", "node-1", "node-2", "node-3", "", "node-0"}
-	fuzzOps       = []selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.DoesNotExist, selector.Gt, selector.Lt, "=", "bogus"}
-	fuzzTolOps    = []taints.Operator{"", taints.Equal, taints.Exists, taints.Lt, taints.Gt, "bogus"}
-	fuzzEffects   = []taints.Effect{"", taints.NoSchedule, taints.PreferNoSchedule, taints.NoExecute, "Other"}
+	fuzzOps       = []api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist, api.SelectorOpGt, api.SelectorOpLt, "=", "bogus"}
+	fuzzTolOps    = []api.TolerationOperator{"", api.TolerationOpEqual, api.TolerationOpExists, api.TolerationOpLt, api.TolerationOpGt, "bogus"}
+	fuzzEffects   = []api.TaintEffect{"", api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute, "Other"}
 	fuzzPhases    = []api.PodPhase{"", api.PodPending, api.PodRunning, api.PodSucceeded, api.PodFailed, api.PodUnknown, "Weird"}
 	fuzzBudgets   = []*api.IntOrPercent{nil, api.Int(0), api.Int(1), api.Int(-3), api.Percent("50%"), api.Percent("x%"), api.Percent("%"), api.Percent("7"), api.Percent("-5%"), api.Percent("99999999999%")}
 	fuzzTypes     = []api.StrategyType{"", api.RollingUpdate, api.OnDelete, "Bogus"}
@@ -64,10 +62,10 @@ func fuzzLabels(b *Bytes) map[string]string {
 	return m
 }
 
-func fuzzRequirements(b *Bytes) []selector.NodeSelectorRequirement {
-	var out []selector.NodeSelectorRequirement
+func fuzzRequirements(b *Bytes) []api.NodeSelectorRequirement {
+	var out []api.NodeSelectorRequirement
 	for range b.Intn(3) {
-		r := selector.NodeSelectorRequirement{Key: Pick(b, fuzzKeys), Operator: Pick(b, fuzzOps)}
+		r := api.NodeSelectorRequirement{Key: Pick(b, fuzzKeys), Operator: Pick(b, fuzzOps)}
 		for range b.Intn(3) {
 			r.Values = append(r.Values, Pick(b, fuzzValues))
 		}
@@ -76,13 +74,13 @@ func fuzzRequirements(b *Bytes) []selector.NodeSelectorRequirement {
 	return out
 }
 
-func fuzzNodeSelector(b *Bytes) *selector.NodeSelector {
+func fuzzNodeSelector(b *Bytes) *api.NodeSelector {
 	if b.Intn(3) == 0 {
 		return nil
 	}
-	ns := &selector.NodeSelector{}
+	ns := &api.NodeSelector{}
 	for range b.Intn(3) {
-		ns.Terms = append(ns.Terms, selector.NodeSelectorTerm{MatchExpressions: fuzzRequirements(b), MatchFields: fuzzRequirements(b)})
+		ns.Terms = append(ns.Terms, api.NodeSelectorTerm{MatchExpressions: fuzzRequirements(b), MatchFields: fuzzRequirements(b)})
 	}
 	return ns
 }
@@ -95,11 +93,11 @@ func FuzzSnapshot(b *Bytes) (Snapshot, placement.Options) {
 	case 0:
 		ds.Selector = nil
 	case 1:
-		ds.Selector = &selector.LabelSelector{}
+		ds.Selector = &api.LabelSelector{}
 	default:
-		ds.Selector = &selector.LabelSelector{MatchLabels: fuzzLabels(b)}
+		ds.Selector = &api.LabelSelector{MatchLabels: fuzzLabels(b)}
 		for range b.Intn(2) {
-			e := selector.LabelSelectorRequirement{Key: Pick(b, fuzzKeys), Operator: Pick(b, fuzzOps)}
+			e := api.LabelSelectorRequirement{Key: Pick(b, fuzzKeys), Operator: Pick(b, fuzzOps)}
 			for range b.Intn(3) {
 				e.Values = append(e.Values, Pick(b, fuzzValues))
 			}
@@ -115,7 +113,7 @@ func FuzzSnapshot(b *Bytes) (Snapshot, placement.Options) {
 	ds.Template.RequiredNodeAffinity = fuzzNodeSelector(b)
 	ds.Template.HostNetwork = b.Bool()
 	for range b.Intn(4) {
-		ds.Template.Tolerations = append(ds.Template.Tolerations, taints.Toleration{
+		ds.Template.Tolerations = append(ds.Template.Tolerations, api.Toleration{
 			Key: Pick(b, fuzzKeys), Operator: Pick(b, fuzzTolOps), Value: Pick(b, fuzzValues), Effect: Pick(b, fuzzEffects),
 		})
 	}
@@ -133,7 +131,7 @@ func FuzzSnapshot(b *Bytes) (Snapshot, placement.Options) {
 	for range b.Intn(6) {
 		n := api.Node{Name: Pick(b, fuzzNodeNames), Labels: fuzzLabels(b)}
 		for range b.Intn(3) {
-			n.Taints = append(n.Taints, taints.Taint{Key: Pick(b, fuzzKeys), Value: Pick(b, fuzzValues), Effect: Pick(b, fuzzEffects)})
+			n.Taints = append(n.Taints, api.Taint{Key: Pick(b, fuzzKeys), Value: Pick(b, fuzzValues), Effect: Pick(b, fuzzEffects)})
 		}
 		s.Nodes = append(s.Nodes, n)
 	}

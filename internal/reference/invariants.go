@@ -10,7 +10,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // Snapshot is one sync's input.
@@ -359,7 +358,7 @@ func Render(s Snapshot) string {
 	return b.String()
 }
 
-func renderAffinity(ns *selector.NodeSelector) string {
+func renderAffinity(ns *api.NodeSelector) string {
 	if ns == nil {
 		return "nil"
 	}

@@ -9,7 +9,7 @@
 // be used by it.
 //
 // It shares with placement only the snapshot types and the leaf helpers
-// (selector.Compile, selector.CompileNode, taints.Toleration.Tolerates,
+// (selector.Compile, selector.CompileNode, taints.Tolerates,
 // taints.MergeDaemonDefaults). Everything else (claiming, target nodes,
 // pod order, availability, backoff, the manage cases and the status
 // counters) is written again here, in the plainest form. It has no burst
@@ -62,18 +62,18 @@ func ShouldRun(ds *api.DaemonSet, node *api.Node) (shouldRun, shouldContinueRunn
 	tols := taints.MergeDaemonDefaults(ds.Template.Tolerations, ds.Template.HostNetwork)
 	untoleratedSchedule, untoleratedExecute := false, false
 	for _, taint := range node.Taints {
-		if taint.Effect != taints.NoSchedule && taint.Effect != taints.NoExecute {
+		if taint.Effect != api.TaintEffectNoSchedule && taint.Effect != api.TaintEffectNoExecute {
 			continue
 		}
 		tolerated := false
 		for _, tol := range tols {
-			if tol.Tolerates(taint, taints.Options{}) {
+			if taints.Tolerates(tol, taint, taints.Options{}) {
 				tolerated = true
 			}
 		}
 		if !tolerated {
 			untoleratedSchedule = true
-			if taint.Effect == taints.NoExecute {
+			if taint.Effect == api.TaintEffectNoExecute {
 				untoleratedExecute = true
 			}
 		}
@@ -95,7 +95,7 @@ func TargetNode(p *api.Pod) (string, bool) {
 	}
 	for _, term := range p.RequiredNodeAffinity.Terms {
 		for _, f := range term.MatchFields {
-			if f.Key == "metadata.name" && f.Operator == selector.In {
+			if f.Key == "metadata.name" && f.Operator == api.SelectorOpIn {
 				if len(f.Values) != 1 {
 					return "", false
 				}

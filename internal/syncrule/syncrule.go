@@ -11,14 +11,13 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // IsExactlyEmpty reports a selector deep-equal to an empty LabelSelector
 // (nil maps and slices): upstream refuses to act on it, and a sync writes
 // nothing (docs/manage.md, M1).
-func IsExactlyEmpty(s *selector.LabelSelector) bool {
-	return s != nil && reflect.DeepEqual(*s, selector.LabelSelector{})
+func IsExactlyEmpty(s *api.LabelSelector) bool {
+	return s != nil && reflect.DeepEqual(*s, api.LabelSelector{})
 }
 
 // EqualCount reports whether two collision counts are equal: both nil, or

@@ -15,8 +15,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // DaemonSet converts ds. TemplateData is upstream.RevisionData(ds), the
@@ -237,9 +235,9 @@ func Node(n *corev1.Node) api.Node {
 	}
 	out := api.Node{Name: n.Name, Labels: n.Labels}
 	if len(n.Spec.Taints) > 0 {
-		out.Taints = make([]taints.Taint, len(n.Spec.Taints))
+		out.Taints = make([]api.Taint, len(n.Spec.Taints))
 		for i, t := range n.Spec.Taints {
-			out.Taints[i] = taints.Taint{Key: t.Key, Value: t.Value, Effect: taints.Effect(t.Effect)}
+			out.Taints[i] = api.Taint{Key: t.Key, Value: t.Value, Effect: api.TaintEffect(t.Effect)}
 		}
 	}
 	return out
@@ -336,16 +334,16 @@ func controllerOf(refs []metav1.OwnerReference) *api.OwnerRef {
 	return nil
 }
 
-func labelSelector(ls *metav1.LabelSelector) *selector.LabelSelector {
+func labelSelector(ls *metav1.LabelSelector) *api.LabelSelector {
 	if ls == nil {
 		return nil
 	}
-	out := &selector.LabelSelector{MatchLabels: ls.MatchLabels}
+	out := &api.LabelSelector{MatchLabels: ls.MatchLabels}
 	if len(ls.MatchExpressions) > 0 {
-		out.MatchExpressions = make([]selector.LabelSelectorRequirement, len(ls.MatchExpressions))
+		out.MatchExpressions = make([]api.LabelSelectorRequirement, len(ls.MatchExpressions))
 		for i, r := range ls.MatchExpressions {
-			out.MatchExpressions[i] = selector.LabelSelectorRequirement{
-				Key: r.Key, Operator: selector.Operator(r.Operator), Values: r.Values,
+			out.MatchExpressions[i] = api.LabelSelectorRequirement{
+				Key: r.Key, Operator: api.SelectorOperator(r.Operator), Values: r.Values,
 			}
 		}
 	}
@@ -355,14 +353,14 @@ func labelSelector(ls *metav1.LabelSelector) *selector.LabelSelector {
 // requiredNodeAffinity returns
 // affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, nil
 // when any step is nil.
-func requiredNodeAffinity(a *corev1.Affinity) *selector.NodeSelector {
+func requiredNodeAffinity(a *corev1.Affinity) *api.NodeSelector {
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return nil
 	}
 	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	out := &selector.NodeSelector{Terms: make([]selector.NodeSelectorTerm, len(terms))}
+	out := &api.NodeSelector{Terms: make([]api.NodeSelectorTerm, len(terms))}
 	for i, t := range terms {
-		out.Terms[i] = selector.NodeSelectorTerm{
+		out.Terms[i] = api.NodeSelectorTerm{
 			MatchExpressions: nodeRequirements(t.MatchExpressions),
 			MatchFields:      nodeRequirements(t.MatchFields),
 		}
@@ -370,28 +368,28 @@ func requiredNodeAffinity(a *corev1.Affinity) *selector.NodeSelector {
 	return out
 }
 
-func nodeRequirements(rs []corev1.NodeSelectorRequirement) []selector.NodeSelectorRequirement {
+func nodeRequirements(rs []corev1.NodeSelectorRequirement) []api.NodeSelectorRequirement {
 	if len(rs) == 0 {
 		return nil
 	}
-	out := make([]selector.NodeSelectorRequirement, len(rs))
+	out := make([]api.NodeSelectorRequirement, len(rs))
 	for i, r := range rs {
-		out[i] = selector.NodeSelectorRequirement{Key: r.Key, Operator: selector.Operator(r.Operator), Values: r.Values}
+		out[i] = api.NodeSelectorRequirement{Key: r.Key, Operator: api.SelectorOperator(r.Operator), Values: r.Values}
 	}
 	return out
 }
 
-func tolerations(ts []corev1.Toleration) []taints.Toleration {
+func tolerations(ts []corev1.Toleration) []api.Toleration {
 	if len(ts) == 0 {
 		return nil
 	}
-	out := make([]taints.Toleration, len(ts))
+	out := make([]api.Toleration, len(ts))
 	for i, t := range ts {
-		out[i] = taints.Toleration{
+		out[i] = api.Toleration{
 			Key:               t.Key,
-			Operator:          taints.Operator(t.Operator),
+			Operator:          api.TolerationOperator(t.Operator),
 			Value:             t.Value,
-			Effect:            taints.Effect(t.Effect),
+			Effect:            api.TaintEffect(t.Effect),
 			TolerationSeconds: clone(t.TolerationSeconds),
 		}
 	}

@@ -18,8 +18,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -71,24 +69,24 @@ func TestDaemonSet(t *testing.T) {
 		Generation:  3,
 		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"},
 		Deleting:    true,
-		Selector: &selector.LabelSelector{
+		Selector: &api.LabelSelector{
 			MatchLabels:      map[string]string{"app": "agent"},
-			MatchExpressions: []selector.LabelSelectorRequirement{{Key: "tier", Operator: selector.NotIn, Values: []string{"web"}}},
+			MatchExpressions: []api.LabelSelectorRequirement{{Key: "tier", Operator: api.SelectorOpNotIn, Values: []string{"web"}}},
 		},
 		Template: api.PodTemplate{
 			Labels:       map[string]string{"app": "agent"},
 			Annotations:  map[string]string{"note": "<b>"},
 			NodeName:     "node-1",
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
-			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{
+			RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
 				{
-					MatchExpressions: []selector.NodeSelectorRequirement{{Key: "gen", Operator: selector.Gt, Values: []string{"3"}}},
-					MatchFields:      []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-1"}}},
+					MatchExpressions: []api.NodeSelectorRequirement{{Key: "gen", Operator: api.SelectorOpGt, Values: []string{"3"}}},
+					MatchFields:      []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{"node-1"}}},
 				},
 				{},
 			}},
-			Tolerations: []taints.Toleration{
-				{Key: "node.kubernetes.io/not-ready", Operator: taints.Exists, Effect: taints.NoExecute, TolerationSeconds: ptr(int64(300))},
+			Tolerations: []api.Toleration{
+				{Key: "node.kubernetes.io/not-ready", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
 				{Key: "dedicated", Value: "infra"},
 			},
 			HostNetwork:           true,
@@ -165,7 +163,7 @@ func TestDaemonSetMinimal(t *testing.T) {
 				}},
 			}},
 			want: &api.DaemonSet{Template: api.PodTemplate{
-				RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{}},
+				RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{}},
 			}},
 		},
 	}
@@ -189,9 +187,9 @@ func TestDaemonSetMinimal(t *testing.T) {
 func TestNodes(t *testing.T) {
 	c := readCluster(t)
 	want := []api.Node{
-		{Name: "node-1", Labels: map[string]string{"gen": "4"}, Taints: []taints.Taint{
-			{Key: "node.kubernetes.io/not-ready", Effect: taints.NoExecute},
-			{Key: "dedicated", Value: "infra", Effect: taints.NoSchedule},
+		{Name: "node-1", Labels: map[string]string{"gen": "4"}, Taints: []api.Taint{
+			{Key: "node.kubernetes.io/not-ready", Effect: api.TaintEffectNoExecute},
+			{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule},
 		}},
 		{Name: "node-2"},
 	}
@@ -213,8 +211,8 @@ func TestPods(t *testing.T) {
 			UID:        "pod-uid",
 			Labels:     map[string]string{"app": "agent", api.LabelRevisionHash: "5d8f9c"},
 			Controller: &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"},
-			RequiredNodeAffinity: &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{{
-				MatchFields: []selector.NodeSelectorRequirement{{Key: selector.NodeNameField, Operator: selector.In, Values: []string{"node-2"}}},
+			RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{
+				MatchFields: []api.NodeSelectorRequirement{{Key: api.NodeNameField, Operator: api.SelectorOpIn, Values: []string{"node-2"}}},
 			}}},
 			Phase:      api.PodRunning,
 			Ready:      true,

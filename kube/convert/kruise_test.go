@@ -17,7 +17,6 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // readKruise reads the one OpenKruise DaemonSet of testdata/kruise.yaml,
@@ -60,7 +59,7 @@ func TestKruiseDaemonSet(t *testing.T) {
 	want := rollout.Progressive{
 		Partition:          api.Int(3),
 		PartitionedScaling: true,
-		Scope:              &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}},
+		Scope:              &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}},
 	}
 	if diff := cmp.Diff(want, k.Progressive); diff != "" {
 		t.Errorf("Progressive mismatch (-want +got):\n%s", diff)
@@ -119,14 +118,14 @@ func TestKruiseDaemonSetVersionsAndErrors(t *testing.T) {
 				"  lifecycle:\n    preDelete:\n      labelsHandler:\n        example.com/drain: \"true\"\n", "",
 				"      rollingUpdateType: InPlaceIfPossible\n", ""},
 			want: &rollout.Progressive{Partition: api.Int(3), PartitionedScaling: true,
-				Scope: &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}},
+				Scope: &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}},
 		},
 		{
 			name:   "percent partition and paused",
 			reason: "v1beta1's partition is an int or a percentage; paused maps to Pause",
 			edit:   []string{"partition: 3", "partition: 50%\n      paused: true", "  scaleStrategy:\n    partitionedScaling: true\n", ""},
 			want: &rollout.Progressive{Partition: api.Percent("50%"), Pause: true,
-				Scope: &selector.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}},
+				Scope: &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}},
 			wantWarn: []finding{
 				{field.TypeForbidden, "spec.updateStrategy.rollingUpdate.rollingUpdateType"},
 				{field.TypeForbidden, "spec.lifecycle"},

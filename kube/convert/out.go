@@ -13,7 +13,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // DaemonSetKind is the group, version and kind of the controller owner
@@ -121,7 +120,7 @@ func ReplaceNodeNameNodeAffinity(a *corev1.Affinity, node string) *corev1.Affini
 	return out
 }
 
-func k8sTolerations(ts []taints.Toleration) []corev1.Toleration {
+func k8sTolerations(ts []api.Toleration) []corev1.Toleration {
 	if ts == nil {
 		return nil
 	}

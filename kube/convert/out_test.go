@@ -20,7 +20,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 // TestNewPodConformance builds the pod of every create daemonplan plans for
@@ -173,7 +172,7 @@ func TestNewPod(t *testing.T) {
 	c := placement.Create{
 		Node:        "n1",
 		Labels:      map[string]string{"app": "agent", api.LabelRevisionHash: "h", api.LabelTemplateGeneration: "1"},
-		Tolerations: []taints.Toleration{{Key: "user", Operator: taints.Exists}, {Key: "node.kubernetes.io/not-ready", Operator: taints.Exists, Effect: taints.NoExecute}},
+		Tolerations: []api.Toleration{{Key: "user", Operator: api.TolerationOpExists}, {Key: "node.kubernetes.io/not-ready", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute}},
 	}
 	pod, err := convert.NewPod(ds, c)
 	if err != nil {

@@ -5,7 +5,7 @@
 //     and labels.Parse from k8s.io/apimachinery;
 //   - selector.CompileNode against nodeaffinity.GetRequiredNodeAffinity from
 //     k8s.io/component-helpers;
-//   - taints.Toleration.Tolerates and taints.Set.FirstUntolerated against
+//   - taints.Tolerates and taints.Set.FirstUntolerated against
 //     corev1.Toleration.ToleratesTaint and FindMatchingUntoleratedTaint;
 //   - resource.Parse, Quantity.String, Cmp, Add, Sub and the rounded values
 //     against apimachinery's resource.Quantity, on generated texts and a

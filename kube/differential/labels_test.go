@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"pgregory.net/rapid"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -16,7 +17,7 @@ import (
 var (
 	labelKeys   = []string{"a", "b", "app", "x.io/tier", "a", "b", "-a", "a b", "", "x.io/"}
 	labelValues = []string{"", "1", "v", "w", "10", "v", "-v", "v w", strings.Repeat("v", 64)}
-	labelOps    = []selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.DoesNotExist}
+	labelOps    = []api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist}
 )
 
 func genLabelKey() *rapid.Generator[string]   { return rapid.SampledFrom(labelKeys) }
@@ -31,10 +32,10 @@ func genLabelSet() *rapid.Generator[map[string]string] {
 	return rapid.MapOfN(rapid.SampledFrom([]string{"a", "b", "app", "x.io/tier"}), genGoodValue(), 0, 4)
 }
 
-func genLabelOp() *rapid.Generator[selector.Operator] {
-	return rapid.Custom(func(t *rapid.T) selector.Operator {
+func genLabelOp() *rapid.Generator[api.SelectorOperator] {
+	return rapid.Custom(func(t *rapid.T) api.SelectorOperator {
 		if rapid.IntRange(0, 19).Draw(t, "bogusOp") == 0 {
-			return rapid.SampledFrom([]selector.Operator{"Bogus", selector.Gt, selector.Equals, ""}).Draw(t, "op")
+			return rapid.SampledFrom([]api.SelectorOperator{"Bogus", api.SelectorOpGt, selector.Equals, ""}).Draw(t, "op")
 		}
 		return rapid.SampledFrom(labelOps).Draw(t, "op")
 	})
@@ -42,14 +43,14 @@ func genLabelOp() *rapid.Generator[selector.Operator] {
 
 // genValues draws a value list that usually fits the operator but sometimes
 // does not (In without values, Exists with values) or holds invalid values.
-func genValues(t *rapid.T, op selector.Operator) []string {
+func genValues(t *rapid.T, op api.SelectorOperator) []string {
 	vg := genGoodValue()
 	if rapid.IntRange(0, 9).Draw(t, "badValues") == 0 {
 		vg = genLabelValue()
 	}
 	lo, hi := 1, 3
 	switch op {
-	case selector.Exists, selector.DoesNotExist:
+	case api.SelectorOpExists, api.SelectorOpDoesNotExist:
 		lo, hi = 0, 0
 	}
 	if rapid.IntRange(0, 14).Draw(t, "wrongCount") == 0 {
@@ -58,12 +59,12 @@ func genValues(t *rapid.T, op selector.Operator) []string {
 	return rapid.SliceOfN(vg, lo, hi).Draw(t, "values")
 }
 
-func genLabelSelector() *rapid.Generator[*selector.LabelSelector] {
-	return rapid.Custom(func(t *rapid.T) *selector.LabelSelector {
+func genLabelSelector() *rapid.Generator[*api.LabelSelector] {
+	return rapid.Custom(func(t *rapid.T) *api.LabelSelector {
 		if rapid.IntRange(0, 19).Draw(t, "nil") == 0 {
 			return nil
 		}
-		ls := &selector.LabelSelector{}
+		ls := &api.LabelSelector{}
 		if rapid.Bool().Draw(t, "hasMatchLabels") {
 			kg := rapid.SampledFrom([]string{"a", "b", "app", "x.io/tier"})
 			vg := genGoodValue()
@@ -79,7 +80,7 @@ func genLabelSelector() *rapid.Generator[*selector.LabelSelector] {
 				kg = genLabelKey()
 			}
 			op := genLabelOp().Draw(t, "op")
-			ls.MatchExpressions = append(ls.MatchExpressions, selector.LabelSelectorRequirement{
+			ls.MatchExpressions = append(ls.MatchExpressions, api.LabelSelectorRequirement{
 				Key:      kg.Draw(t, "key"),
 				Operator: op,
 				Values:   genValues(t, op),
@@ -89,7 +90,7 @@ func genLabelSelector() *rapid.Generator[*selector.LabelSelector] {
 	})
 }
 
-func toMetaLabelSelector(ls *selector.LabelSelector) *metav1.LabelSelector {
+func toMetaLabelSelector(ls *api.LabelSelector) *metav1.LabelSelector {
 	if ls == nil {
 		return nil
 	}
@@ -138,17 +139,17 @@ func TestCompileAgreesWithLabelSelectorAsSelector(t *testing.T) {
 // renderRequirement writes a generated requirement in the string syntax,
 // whatever its validity, so that Parse sees bad keys, bad values and odd
 // operators too.
-func renderRequirement(t *rapid.T, e selector.LabelSelectorRequirement) string {
+func renderRequirement(t *rapid.T, e api.LabelSelectorRequirement) string {
 	switch e.Operator {
-	case selector.In, selector.NotIn:
+	case api.SelectorOpIn, api.SelectorOpNotIn:
 		op := " in "
-		if e.Operator == selector.NotIn {
+		if e.Operator == api.SelectorOpNotIn {
 			op = " notin "
 		}
 		return e.Key + op + "(" + strings.Join(e.Values, ",") + ")"
-	case selector.Exists:
+	case api.SelectorOpExists:
 		return e.Key
-	case selector.DoesNotExist:
+	case api.SelectorOpDoesNotExist:
 		return "!" + e.Key
 	}
 	v := ""

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"pgregory.net/rapid"
 
-	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // TestLabelSyntaxMessagesAgreeWithApimachinery: for generated label keys,
@@ -43,9 +43,9 @@ func TestLabelSyntaxMessagesAgreeWithApimachinery(t *testing.T) {
 			name        string
 			ours, their []string
 		}{
-			{"ValidateLabelKey", selector.ValidateLabelKey(s), content.IsLabelKey(s)},
-			{"ValidateLabelValue", selector.ValidateLabelValue(s), content.IsLabelValue(s)},
-			{"IsDNS1123Subdomain", selector.IsDNS1123Subdomain(s), validation.IsDNS1123Subdomain(s)},
+			{"ValidateLabelKey", api.ValidateLabelKey(s), content.IsLabelKey(s)},
+			{"ValidateLabelValue", api.ValidateLabelValue(s), content.IsLabelValue(s)},
+			{"IsDNS1123Subdomain", api.IsDNS1123Subdomain(s), validation.IsDNS1123Subdomain(s)},
 		} {
 			if !slices.Equal(fn.ours, fn.their) {
 				t.Fatalf("%s(%q) = %q, apimachinery %q", fn.name, s, fn.ours, fn.their)

@@ -8,11 +8,12 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"pgregory.net/rapid"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
 var (
-	nodeOps     = []selector.Operator{selector.In, selector.NotIn, selector.Exists, selector.DoesNotExist, selector.Gt, selector.Lt}
+	nodeOps     = []api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn, api.SelectorOpExists, api.SelectorOpDoesNotExist, api.SelectorOpGt, api.SelectorOpLt}
 	nodeNames   = []string{"", "n1", "n2", "node-a"}
 	intValues   = []string{"1", "5", "10", "-3", "0", "01", "+2", "x", "", "9223372036854775808"}
 	nodeLabelVs = []string{"", "v", "w", "1", "5", "10", "-3", "x"}
@@ -22,18 +23,18 @@ func genNodeLabels() *rapid.Generator[map[string]string] {
 	return rapid.MapOfN(rapid.SampledFrom([]string{"a", "b", "app", "x.io/tier"}), rapid.SampledFrom(nodeLabelVs), 0, 4)
 }
 
-func genNodeExpr(t *rapid.T) selector.NodeSelectorRequirement {
+func genNodeExpr(t *rapid.T) api.NodeSelectorRequirement {
 	op := rapid.SampledFrom(nodeOps).Draw(t, "op")
 	if rapid.IntRange(0, 19).Draw(t, "bogusOp") == 0 {
-		op = rapid.SampledFrom([]selector.Operator{"Bogus", selector.Equals, ""}).Draw(t, "op")
+		op = rapid.SampledFrom([]api.SelectorOperator{"Bogus", selector.Equals, ""}).Draw(t, "op")
 	}
 	kg := rapid.SampledFrom([]string{"a", "b", "app", "x.io/tier"})
 	if rapid.IntRange(0, 9).Draw(t, "badKey") == 0 {
 		kg = genLabelKey()
 	}
-	e := selector.NodeSelectorRequirement{Key: kg.Draw(t, "key"), Operator: op}
+	e := api.NodeSelectorRequirement{Key: kg.Draw(t, "key"), Operator: op}
 	switch op {
-	case selector.Gt, selector.Lt:
+	case api.SelectorOpGt, api.SelectorOpLt:
 		n := 1
 		if rapid.IntRange(0, 9).Draw(t, "wrongCount") == 0 {
 			n = rapid.IntRange(0, 2).Draw(t, "count")
@@ -48,16 +49,16 @@ func genNodeExpr(t *rapid.T) selector.NodeSelectorRequirement {
 	return e
 }
 
-func genNodeField(t *rapid.T) selector.NodeSelectorRequirement {
-	f := selector.NodeSelectorRequirement{
-		Key:      selector.NodeNameField,
-		Operator: rapid.SampledFrom([]selector.Operator{selector.In, selector.NotIn}).Draw(t, "fieldOp"),
+func genNodeField(t *rapid.T) api.NodeSelectorRequirement {
+	f := api.NodeSelectorRequirement{
+		Key:      api.NodeNameField,
+		Operator: rapid.SampledFrom([]api.SelectorOperator{api.SelectorOpIn, api.SelectorOpNotIn}).Draw(t, "fieldOp"),
 	}
 	if rapid.IntRange(0, 9).Draw(t, "bogusField") == 0 {
 		f.Key = rapid.SampledFrom([]string{"metadata.namespace", "spec.unschedulable", "", "bogus"}).Draw(t, "fieldKey")
 	}
 	if rapid.IntRange(0, 14).Draw(t, "bogusFieldOp") == 0 {
-		f.Operator = rapid.SampledFrom([]selector.Operator{selector.Exists, selector.Gt, "Bogus", ""}).Draw(t, "fieldOp")
+		f.Operator = rapid.SampledFrom([]api.SelectorOperator{api.SelectorOpExists, api.SelectorOpGt, "Bogus", ""}).Draw(t, "fieldOp")
 	}
 	n := 1
 	if rapid.IntRange(0, 9).Draw(t, "fieldCount") == 0 {
@@ -67,14 +68,14 @@ func genNodeField(t *rapid.T) selector.NodeSelectorRequirement {
 	return f
 }
 
-func genRequired() *rapid.Generator[*selector.NodeSelector] {
-	return rapid.Custom(func(t *rapid.T) *selector.NodeSelector {
+func genRequired() *rapid.Generator[*api.NodeSelector] {
+	return rapid.Custom(func(t *rapid.T) *api.NodeSelector {
 		if rapid.IntRange(0, 4).Draw(t, "nilAffinity") == 0 {
 			return nil
 		}
-		ns := &selector.NodeSelector{}
+		ns := &api.NodeSelector{}
 		for range rapid.IntRange(0, 3).Draw(t, "numTerms") {
-			var term selector.NodeSelectorTerm
+			var term api.NodeSelectorTerm
 			for range rapid.IntRange(0, 2).Draw(t, "numExprs") {
 				term.MatchExpressions = append(term.MatchExpressions, genNodeExpr(t))
 			}
@@ -87,7 +88,7 @@ func genRequired() *rapid.Generator[*selector.NodeSelector] {
 	})
 }
 
-func toV1Requirements(rs []selector.NodeSelectorRequirement) []v1.NodeSelectorRequirement {
+func toV1Requirements(rs []api.NodeSelectorRequirement) []v1.NodeSelectorRequirement {
 	var out []v1.NodeSelectorRequirement
 	for _, r := range rs {
 		out = append(out, v1.NodeSelectorRequirement{
@@ -99,7 +100,7 @@ func toV1Requirements(rs []selector.NodeSelectorRequirement) []v1.NodeSelectorRe
 	return out
 }
 
-func toPod(nodeSelector map[string]string, required *selector.NodeSelector) *v1.Pod {
+func toPod(nodeSelector map[string]string, required *api.NodeSelector) *v1.Pod {
 	pod := &v1.Pod{Spec: v1.PodSpec{NodeSelector: nodeSelector}}
 	if required == nil {
 		return pod

@@ -8,19 +8,20 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"pgregory.net/rapid"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/taints"
 )
 
 var (
 	taintKeys    = []string{"", "k", "dedicated", "node.kubernetes.io/unreachable"}
 	taintValues  = []string{"", "v", "1", "gpu"}
-	taintEffects = []taints.Effect{taints.NoSchedule, taints.PreferNoSchedule, taints.NoExecute, "", "Bogus"}
-	tolOps       = []taints.Operator{"", taints.Equal, taints.Exists, taints.Lt, taints.Gt, "Bogus"}
+	taintEffects = []api.TaintEffect{api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute, "", "Bogus"}
+	tolOps       = []api.TolerationOperator{"", api.TolerationOpEqual, api.TolerationOpExists, api.TolerationOpLt, api.TolerationOpGt, "Bogus"}
 )
 
-func genTaint() *rapid.Generator[taints.Taint] {
-	return rapid.Custom(func(t *rapid.T) taints.Taint {
-		return taints.Taint{
+func genTaint() *rapid.Generator[api.Taint] {
+	return rapid.Custom(func(t *rapid.T) api.Taint {
+		return api.Taint{
 			Key:    rapid.SampledFrom(taintKeys[1:]).Draw(t, "key"),
 			Value:  rapid.SampledFrom(taintValues).Draw(t, "value"),
 			Effect: rapid.SampledFrom(taintEffects).Draw(t, "effect"),
@@ -28,9 +29,9 @@ func genTaint() *rapid.Generator[taints.Taint] {
 	})
 }
 
-func genToleration() *rapid.Generator[taints.Toleration] {
-	return rapid.Custom(func(t *rapid.T) taints.Toleration {
-		tol := taints.Toleration{
+func genToleration() *rapid.Generator[api.Toleration] {
+	return rapid.Custom(func(t *rapid.T) api.Toleration {
+		tol := api.Toleration{
 			Key:      rapid.SampledFrom(taintKeys).Draw(t, "key"),
 			Operator: rapid.SampledFrom(tolOps).Draw(t, "op"),
 			Value:    rapid.SampledFrom(taintValues).Draw(t, "value"),
@@ -44,11 +45,11 @@ func genToleration() *rapid.Generator[taints.Toleration] {
 	})
 }
 
-func toV1Taint(t taints.Taint) v1.Taint {
+func toV1Taint(t api.Taint) v1.Taint {
 	return v1.Taint{Key: t.Key, Value: t.Value, Effect: v1.TaintEffect(t.Effect)}
 }
 
-func toV1Toleration(t taints.Toleration) v1.Toleration {
+func toV1Toleration(t api.Toleration) v1.Toleration {
 	return v1.Toleration{
 		Key:               t.Key,
 		Operator:          v1.TolerationOperator(t.Operator),
@@ -58,7 +59,7 @@ func toV1Toleration(t taints.Toleration) v1.Toleration {
 	}
 }
 
-// TestToleratesAgreesWithToleratesTaint: taints.Toleration.Tolerates with the
+// TestToleratesAgreesWithToleratesTaint: taints.Tolerates with the
 // zero Options (comparison operators off, upstream's default) agrees with
 // v1.Toleration.ToleratesTaint with its comparison operators off.
 func TestToleratesAgreesWithToleratesTaint(t *testing.T) {
@@ -75,7 +76,7 @@ func TestToleratesAgreesWithToleratesTaint(t *testing.T) {
 		if rapid.Bool().Draw(t, "sameValue") {
 			taint.Value = tol.Value
 		}
-		got := tol.Tolerates(taint, taints.Options{})
+		got := taints.Tolerates(tol, taint, taints.Options{})
 		vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
 		want := vt.ToleratesTaint(logr.Discard(), &vtaint, false)
 		if got != want {

@@ -7,11 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"pgregory.net/rapid"
 
-	"github.com/daemonplan/daemonplan/taints"
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // TestComparisonValueAgreesWithUpstream: with the comparison operators
-// gate on, the problems taints.ValidateTolerations reports for an Lt or Gt
+// gate on, the problems api.ValidateTolerations reports for an Lt or Gt
 // value are, in order, apimachinery's content.IsDecimalInteger messages
 // and then strconv.ParseInt's error, as upstream's core validation builds
 // them, for generated values (digits, signs, leading zeros, letters,
@@ -29,7 +29,7 @@ func TestComparisonValueAgreesWithUpstream(t *testing.T) {
 		if _, err := strconv.ParseInt(value, 10, 64); err != nil {
 			want = append(want, err.Error())
 		}
-		errs := taints.ValidateTolerations([]taints.Toleration{{Key: "k", Operator: taints.Gt, Value: value}}, taints.Options{ComparisonOperators: true})
+		errs := api.ValidateTolerations([]api.Toleration{{Key: "k", Operator: api.TolerationOpGt, Value: value}}, api.ValidateOptions{ComparisonOperators: true})
 		var got []string
 		for _, e := range errs {
 			if e.Field != "[0].value" || e.BadValue != value {

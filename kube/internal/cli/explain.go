@@ -104,7 +104,7 @@ func problems(ds *api.DaemonSet, n *api.Node) []problem {
 			either = " (any one term is enough: the terms are ORed)"
 		}
 		for i, term := range ra.Terms {
-			m := selector.CompileNode(nil, &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{term}})
+			m := selector.CompileNode(nil, &api.NodeSelector{Terms: []api.NodeSelectorTerm{term}})
 			ok, _ := m.Match(n.Name, n.Labels)
 			if ok {
 				matched = true
@@ -127,7 +127,7 @@ func problems(ds *api.DaemonSet, n *api.Node) []problem {
 			continue
 		}
 		what := "taint " + taint.String() + " is not tolerated: no new pod"
-		if taint.Effect == taints.NoExecute {
+		if taint.Effect == api.TaintEffectNoExecute {
 			what += ", and a running pod is deleted"
 		}
 		tol := fmt.Sprintf("{key: %s, operator: Exists, effect: %s}", taint.Key, taint.Effect)
@@ -142,19 +142,19 @@ func problems(ds *api.DaemonSet, n *api.Node) []problem {
 
 // failedRequirements renders each requirement of term that n fails, with
 // what the node has.
-func failedRequirements(term selector.NodeSelectorTerm, n *api.Node) []string {
+func failedRequirements(term api.NodeSelectorTerm, n *api.Node) []string {
 	var out []string
-	check := func(r selector.NodeSelectorRequirement, fields bool) {
-		t := selector.NodeSelectorTerm{MatchExpressions: []selector.NodeSelectorRequirement{r}}
+	check := func(r api.NodeSelectorRequirement, fields bool) {
+		t := api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{r}}
 		have := "has no label " + r.Key
 		if v, ok := n.Labels[r.Key]; ok {
 			have = "has " + r.Key + "=" + v
 		}
 		if fields {
-			t = selector.NodeSelectorTerm{MatchFields: []selector.NodeSelectorRequirement{r}}
+			t = api.NodeSelectorTerm{MatchFields: []api.NodeSelectorRequirement{r}}
 			have = "is named " + n.Name
 		}
-		if ok, _ := selector.CompileNode(nil, &selector.NodeSelector{Terms: []selector.NodeSelectorTerm{t}}).Match(n.Name, n.Labels); !ok {
+		if ok, _ := selector.CompileNode(nil, &api.NodeSelector{Terms: []api.NodeSelectorTerm{t}}).Match(n.Name, n.Labels); !ok {
 			out = append(out, fmt.Sprintf("%s %s %v (the node %s)", r.Key, r.Operator, r.Values, have))
 		}
 	}

@@ -1,12 +1,13 @@
-package taints
+package api
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/field"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/daemonplan/daemonplan/field"
 )
 
 // ignoreDetail compares errors by type, field and bad value only.
@@ -14,12 +15,14 @@ var ignoreDetail = cmpopts.IgnoreFields(field.Error{}, "Detail")
 
 func TestValidateTolerations(t *testing.T) {
 	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
-	exists := func(key, value string) Toleration { return Toleration{Key: key, Operator: Exists, Value: value} }
+	exists := func(key, value string) Toleration {
+		return Toleration{Key: key, Operator: TolerationOpExists, Value: value}
+	}
 	tests := []struct {
 		name   string
 		reason string
 		in     []Toleration
-		gate   bool // Options.ComparisonOperators
+		gate   bool // ValidateOptions.ComparisonOperators
 		want   field.ErrorList
 	}{
 		{name: "nil", reason: "no tolerations, no problems"},
@@ -27,12 +30,12 @@ func TestValidateTolerations(t *testing.T) {
 			name:   "valid tolerations",
 			reason: "every rule satisfied",
 			in: []Toleration{
-				{Key: "example.com/dedicated", Operator: Equal, Value: "infra", Effect: NoSchedule},
+				{Key: "example.com/dedicated", Operator: TolerationOpEqual, Value: "infra", Effect: TaintEffectNoSchedule},
 				{Key: "foo", Value: "bar"},
-				{Key: "foo", Operator: Equal},
-				{Operator: Exists},
-				{Key: KeyNotReady, Operator: Exists, Effect: NoExecute, TolerationSeconds: ptr(int64(300))},
-				{Key: "a", Operator: Exists, Effect: PreferNoSchedule},
+				{Key: "foo", Operator: TolerationOpEqual},
+				{Operator: TolerationOpExists},
+				{Key: TaintNodeNotReady, Operator: TolerationOpExists, Effect: TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
+				{Key: "a", Operator: TolerationOpExists, Effect: TaintEffectPreferNoSchedule},
 			},
 		},
 		{
@@ -82,31 +85,31 @@ func TestValidateTolerations(t *testing.T) {
 		{
 			name:   "empty key with Equal",
 			reason: "an empty key requires Exists: Invalid at .operator",
-			in:     []Toleration{{Operator: Equal, Effect: NoSchedule}},
+			in:     []Toleration{{Operator: TolerationOpEqual, Effect: TaintEffectNoSchedule}},
 			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: "Equal"}},
 		},
 		{
 			name:   "empty key with empty operator",
 			reason: "\"\" is not Exists",
-			in:     []Toleration{{Effect: NoSchedule}},
+			in:     []Toleration{{Effect: TaintEffectNoSchedule}},
 			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: ""}},
 		},
 		{
 			name:   "tolerationSeconds without NoExecute",
 			reason: "Invalid at .effect, bad value the effect",
-			in:     []Toleration{{Key: "k", Operator: Exists, Effect: NoSchedule, TolerationSeconds: ptr(int64(1))}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpExists, Effect: TaintEffectNoSchedule, TolerationSeconds: ptr(int64(1))}},
 			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].effect", BadValue: "NoSchedule"}},
 		},
 		{
 			name:   "tolerationSeconds with empty effect",
 			reason: "an empty effect is not NoExecute",
-			in:     []Toleration{{Key: "k", Operator: Exists, TolerationSeconds: ptr(int64(1))}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpExists, TolerationSeconds: ptr(int64(1))}},
 			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].effect", BadValue: ""}},
 		},
 		{
 			name:   "Equal with invalid value",
 			reason: "an Equal value must be a label value, reported at .operator",
-			in:     []Toleration{{Key: "k", Operator: Equal, Value: "not valid!"}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpEqual, Value: "not valid!"}},
 			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].operator", BadValue: "not valid!"}},
 		},
 		{
@@ -130,21 +133,21 @@ func TestValidateTolerations(t *testing.T) {
 		{
 			name:   "Gt without the gate",
 			reason: "Lt and Gt are refused unless the comparison operators gate is on",
-			in:     []Toleration{{Key: "k", Operator: Gt, Value: "5"}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpGt, Value: "5"}},
 			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].operator", BadValue: "Gt"}},
 		},
 		{
 			name:   "Lt and Gt with the gate",
 			reason: "with the gate a canonical int64 value is accepted",
-			in:     []Toleration{{Key: "k", Operator: Lt, Value: "5"}, {Key: "k", Operator: Gt, Value: "-9223372036854775808", Effect: NoSchedule}, {Key: "k", Operator: Gt, Value: "0"}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpLt, Value: "5"}, {Key: "k", Operator: TolerationOpGt, Value: "-9223372036854775808", Effect: TaintEffectNoSchedule}, {Key: "k", Operator: TolerationOpGt, Value: "0"}},
 			gate:   true,
 		},
 		{
 			name:   "Lt value not canonical",
 			reason: "a leading zero, a plus sign, -0, an empty or non-numeric value: not an integer in canonical form, nor parsed by ParseInt where it fails",
 			in: []Toleration{
-				{Key: "k", Operator: Lt, Value: "05"}, {Key: "k", Operator: Lt, Value: "+5"}, {Key: "k", Operator: Lt, Value: "-0"},
-				{Key: "k", Operator: Gt, Value: ""}, {Key: "k", Operator: Gt, Value: "five"},
+				{Key: "k", Operator: TolerationOpLt, Value: "05"}, {Key: "k", Operator: TolerationOpLt, Value: "+5"}, {Key: "k", Operator: TolerationOpLt, Value: "-0"},
+				{Key: "k", Operator: TolerationOpGt, Value: ""}, {Key: "k", Operator: TolerationOpGt, Value: "five"},
 			},
 			gate: true,
 			want: field.ErrorList{
@@ -160,23 +163,23 @@ func TestValidateTolerations(t *testing.T) {
 		{
 			name:   "Gt value out of range",
 			reason: "a canonical integer beyond int64 is refused once, by ParseInt",
-			in:     []Toleration{{Key: "k", Operator: Gt, Value: "9223372036854775808"}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpGt, Value: "9223372036854775808"}},
 			gate:   true,
 			want:   field.ErrorList{{Type: field.TypeInvalid, Field: "[0].value", BadValue: "9223372036854775808"}},
 		},
 		{
 			name:   "unknown effect",
 			reason: "NotSupported at .effect",
-			in:     []Toleration{{Key: "k", Operator: Exists, Effect: "NoScheduleNoAdmit"}},
+			in:     []Toleration{{Key: "k", Operator: TolerationOpExists, Effect: "NoScheduleNoAdmit"}},
 			want:   field.ErrorList{{Type: field.TypeNotSupported, Field: "[0].effect", BadValue: "NoScheduleNoAdmit"}},
 		},
 		{
 			name:   "every problem of every toleration, in order",
 			reason: "errors are collected, indexed, and ordered key, operator, effect(seconds), operator(value), effect",
 			in: []Toleration{
-				{Key: "k", Operator: Exists},
+				{Key: "k", Operator: TolerationOpExists},
 				{Operator: "Bogus", Effect: "Sometimes", TolerationSeconds: ptr(int64(3))},
-				{Key: "bad key", Operator: Exists, Value: "x", Effect: NoExecute, TolerationSeconds: ptr(int64(3))},
+				{Key: "bad key", Operator: TolerationOpExists, Value: "x", Effect: TaintEffectNoExecute, TolerationSeconds: ptr(int64(3))},
 			},
 			want: field.ErrorList{
 				{Type: field.TypeInvalid, Field: "[1].operator", BadValue: "Bogus"},
@@ -185,20 +188,20 @@ func TestValidateTolerations(t *testing.T) {
 				{Type: field.TypeNotSupported, Field: "[1].effect", BadValue: "Sometimes"},
 				{Type: field.TypeInvalid, Field: "[2].key", BadValue: "bad key"},
 				{Type: field.TypeInvalid, Field: "[2].operator",
-					BadValue: Toleration{Key: "bad key", Operator: Exists, Value: "x", Effect: NoExecute, TolerationSeconds: ptr(int64(3))}},
+					BadValue: Toleration{Key: "bad key", Operator: TolerationOpExists, Value: "x", Effect: TaintEffectNoExecute, TolerationSeconds: ptr(int64(3))}},
 			},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ValidateTolerations(tc.in, Options{ComparisonOperators: tc.gate})
+			got := ValidateTolerations(tc.in, ValidateOptions{ComparisonOperators: tc.gate})
 			if diff := cmp.Diff(tc.want, got, ignoreDetail, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("ValidateTolerations() mismatch (-want +got) (%s):\n%s", tc.reason, diff)
 			}
 		})
 	}
 	t.Run("supported values are listed", func(t *testing.T) {
-		got := ValidateTolerations([]Toleration{{Key: "k", Operator: "In", Effect: "Bad"}, {Key: "k", Operator: Lt, Value: "1"}}, Options{})
+		got := ValidateTolerations([]Toleration{{Key: "k", Operator: "In", Effect: "Bad"}, {Key: "k", Operator: TolerationOpLt, Value: "1"}}, ValidateOptions{})
 		want := field.ErrorList{
 			field.NotSupported(new(field.Path).Child("x"), "In", "Equal", "Exists"),
 			field.NotSupported(new(field.Path).Child("x"), "Bad", effects...),
@@ -210,15 +213,15 @@ func TestValidateTolerations(t *testing.T) {
 		}
 	})
 	t.Run("prefix places paths", func(t *testing.T) {
-		got := ValidateTolerations([]Toleration{{Operator: Equal}}, Options{}).Prefix("spec.template.spec.tolerations")
+		got := ValidateTolerations([]Toleration{{Operator: TolerationOpEqual}}, ValidateOptions{}).Prefix("spec.template.spec.tolerations")
 		want := field.ErrorList{{Type: field.TypeInvalid, Field: "spec.template.spec.tolerations[0].operator", BadValue: "Equal"}}
 		if diff := cmp.Diff(want, got, ignoreDetail); diff != "" {
 			t.Errorf("Prefix() mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("bad value does not alias the input", func(t *testing.T) {
-		in := []Toleration{{Key: "k", Operator: Exists, Value: "v", Effect: NoExecute, TolerationSeconds: ptr(int64(1))}}
-		got := ValidateTolerations(in, Options{})
+		in := []Toleration{{Key: "k", Operator: TolerationOpExists, Value: "v", Effect: TaintEffectNoExecute, TolerationSeconds: ptr(int64(1))}}
+		got := ValidateTolerations(in, ValidateOptions{})
 		*in[0].TolerationSeconds = 2
 		bad := got[0].BadValue.(Toleration)
 		if *bad.TolerationSeconds != 1 {
@@ -226,3 +229,5 @@ func TestValidateTolerations(t *testing.T) {
 		}
 	})
 }
+
+func ptr[T any](v T) *T { return &v }

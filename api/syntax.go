@@ -1,10 +1,8 @@
-package selector
+package api
 
 import (
 	"strconv"
 	"strings"
-
-	"github.com/daemonplan/daemonplan/internal/decimal"
 )
 
 // Length limits of label syntax (docs/validation.md, V7).
@@ -168,30 +166,4 @@ func isSubdomain(s string) bool {
 		}
 		s = rest
 	}
-}
-
-func validLabelValue(v string) bool {
-	return len(v) <= MaxLabelNameLength && (v == "" || isNamePart(v))
-}
-
-// parseInt64 parses s exactly like strconv.ParseInt(s, 10, 64) but reports
-// failure with a bool instead of an allocated *strconv.NumError, so that
-// matching Gt and Lt requirements never allocates:
-//
-//  1. An optional '+' or '-' sign, then one or more ASCII digits; nothing
-//     else (no spaces, no underscores, no "0x").
-//  2. The value must fit in an int64.
-func parseInt64(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	neg := false
-	switch s[0] {
-	case '+':
-		s = s[1:]
-	case '-':
-		neg = true
-		s = s[1:]
-	}
-	return decimal.Magnitude(s, neg)
 }
