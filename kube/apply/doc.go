@@ -16,11 +16,11 @@
 // failed slow-start batch of creates (the rest of the creates), a failed
 // pod create or delete (the history cleanup; the status is still written).
 //
-// What it does not do: decide anything (package planner does), retry
-// (sync again), or track expectations. A controller keeps Result.Created and
-// the deleted pods as expectations until its informers have seen them, and
-// passes planner.Options.ExpectationsPending until then; see
-// kube/examples/controller.
+// What it does not do: decide anything (package planner does) or retry
+// (sync again). Expectations keeps the pods a Result created and deleted
+// until the controller's informers show them; the controller passes
+// Expectations.Pending as planner.Options.ExpectationsPending, as
+// kube/examples/controller does.
 //
 // Four departures from upstream, each making a write safer, none changing
 // what is written: pod and revision deletes carry the object's UID as a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -32,4 +33,27 @@ func ExampleApply() {
 	// CreatePod  node-01 <nil>
 	// UpdateStatus agent  <nil>
 	// <nil>
+}
+
+func ExampleExpectations() {
+	c, _ := load.Read(strings.NewReader(cluster + `
+- {apiVersion: v1, kind: Node, metadata: {name: node-00}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-01}}
+`))
+	var expect apply.Expectations
+	opts := planner.Options{ExpectationsPending: expect.Pending(c, now)}
+	p, _ := planner.Plan(c, now, opts)
+	client := fake.NewClientset(c.DaemonSet, c.Pods[0], c.Nodes[0], c.Nodes[1])
+	res := apply.Apply(context.Background(), client, c, p)
+	expect.Expect(res, now)
+
+	// The next sync, on a snapshot the informers have not updated yet: the
+	// create is not seen, so the planner must not create again.
+	fmt.Println(expect.Pending(c, now.Add(time.Second)))
+	// Once the informers show the created pod, nothing is pending.
+	c.Pods = append(c.Pods, res.Created...)
+	fmt.Println(expect.Pending(c, now.Add(2*time.Second)))
+	// Output:
+	// true
+	// false
 }

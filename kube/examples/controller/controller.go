@@ -1,13 +1,12 @@
-// Command controller is a DaemonSet controller for one DaemonSet in about 150
-// lines of code: informers feed daemonplan, package apply writes the plan,
-// and the loop syncs again on any change or after RequeueAfter. It shows
-// what a caller owns: the clock, the failed-pod backoff and the
+// Command controller is a DaemonSet controller for one DaemonSet in about a
+// hundred lines of code: informers feed daemonplan, package apply writes the
+// plan, and the loop syncs again on any change or after RequeueAfter. It
+// shows what a caller owns: the clock, the failed-pod backoff and the
 // expectations (writes not yet seen by the informers).
 package main
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,12 +20,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/placement"
 )
-
-// ExpectationsTTL is how long a pod create or delete the informers have
-// not shown holds further creates and deletes back (upstream:
-// ExpectationsTimeout), should the informers never show it. It is checked
-// at each sync (on a change, or every Resync).
-const ExpectationsTTL = 5 * time.Minute
 
 // Controller runs daemonplan for the DaemonSet Namespace/Name.
 type Controller struct {
@@ -42,21 +35,13 @@ type Controller struct {
 	factory informers.SharedInformerFactory
 	changed chan struct{}
 	backoff placement.Backoff
-	mu      sync.Mutex          // guards expect, which forget changes
-	expect  map[string]expected // by pod name: writes not yet seen
-}
-
-// expected is a pod create (gone false) or delete (gone true) issued at at.
-type expected struct {
-	gone bool
-	at   time.Time
+	expect  apply.Expectations // writes the informers have not shown yet
 }
 
 // Run syncs until ctx is done.
 func (c *Controller) Run(ctx context.Context) error {
 	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace))
 	c.changed = make(chan struct{}, 1)
-	c.expect = map[string]expected{}
 	poke := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.poke() },
 		UpdateFunc: func(any, any) { c.poke() },
@@ -100,9 +85,7 @@ func (c *Controller) forget(obj any) {
 		obj = d.Obj
 	}
 	if pod, ok := obj.(*corev1.Pod); ok {
-		c.mu.Lock()
-		delete(c.expect, pod.Name)
-		c.mu.Unlock()
+		c.expect.Deleted(pod.Name)
 	}
 	c.poke()
 }
@@ -122,23 +105,14 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 		return time.Second // DaemonSet not seen yet, or gone
 	}
 	now := c.Now()
-	opts := planner.Options{Backoff: c.backoff, ExpectationsPending: c.pending(cl, now)}
+	opts := planner.Options{Backoff: c.backoff, ExpectationsPending: c.expect.Pending(cl, now)}
 	p, err := planner.Plan(cl, now, opts)
 	if err != nil {
 		return time.Second
 	}
 	res := apply.Apply(ctx, c.Client, cl, p)
 	c.backoff = p.Backoff
-	c.mu.Lock()
-	for _, pod := range res.Created {
-		c.expect[pod.Name] = expected{at: now}
-	}
-	for _, w := range res.Writes {
-		if w.Action == apply.DeletePod && w.Err == nil {
-			c.expect[w.Name] = expected{gone: true, at: now}
-		}
-	}
-	c.mu.Unlock()
+	c.expect.Expect(res, now)
 	if c.OnSync != nil {
 		c.OnSync(opts, res)
 	}
@@ -146,23 +120,6 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 		return time.Second
 	}
 	return p.RequeueAfter
-}
-
-// pending reports writes the informers have not shown yet, and forgets
-// those they have, and those older than ExpectationsTTL.
-func (c *Controller) pending(cl *load.Cluster, now time.Time) bool {
-	seen := map[string]bool{}
-	for _, p := range cl.Pods {
-		seen[p.Name] = true
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for name, e := range c.expect {
-		if seen[name] != e.gone || now.Sub(e.at) >= ExpectationsTTL {
-			delete(c.expect, name)
-		}
-	}
-	return len(c.expect) > 0
 }
 
 func (c *Controller) snapshot() (*load.Cluster, error) {

@@ -181,46 +181,19 @@ func state(ds *appsv1.DaemonSet, pods []corev1.Pod, rec *recorder) string {
 	return b.String()
 }
 
-// TestExpectations checks when a pod write stops holding the controller
-// back: when the informers show it, when the pod informer saw the pod
-// deleted, or after ExpectationsTTL.
-func TestExpectations(t *testing.T) {
+// TestForget: the pod informer's delete handler, given a tombstone as
+// informers deliver after a missed event, forgets the pod's expectation
+// and pokes the loop (apply.Expectations has the rest of the rules).
+func TestForget(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name, reason string
-		gone         bool // a delete, not a create
-		inSnapshot   bool
-		deleteSeen   bool // the pod informer's delete handler ran
-		after        time.Duration
-		wantPending  bool
-	}{
-		{"create not seen", "the cache does not show the created pod yet", false, false, false, 0, true},
-		{"create seen", "the cache shows the created pod", false, true, false, 0, false},
-		{"create deleted unseen", "the pod was created and deleted before a sync saw it", false, false, true, 0, false},
-		{"create expired", "the cache never showed it within the TTL", false, false, false, ExpectationsTTL, false},
-		{"create just in time", "one nanosecond before the TTL it still holds", false, false, false, ExpectationsTTL - 1, true},
-		{"delete not seen", "the cache still shows the deleted pod", true, true, false, 0, true},
-		{"delete seen", "the cache no longer shows the pod", true, false, false, 0, false},
-		{"delete handler ran", "the delete event arrived; the lister shows the pod still (a stale snapshot)", true, true, true, 0, false},
-		{"delete expired", "the cache showed the pod past the TTL", true, true, false, ExpectationsTTL, false},
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-00001", Namespace: "default"}}
+	c := &Controller{changed: make(chan struct{}, 1)}
+	c.expect.Expect(apply.Result{Created: []*corev1.Pod{pod}}, t0)
+	c.forget(cache.DeletedFinalStateUnknown{Key: "default/agent-00001", Obj: pod})
+	if len(c.changed) != 1 {
+		t.Error("forget did not poke the loop")
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-00001", Namespace: "default"}}
-			c := &Controller{changed: make(chan struct{}, 1), expect: map[string]expected{pod.Name: {gone: tc.gone, at: t0}}}
-			if tc.deleteSeen {
-				c.forget(cache.DeletedFinalStateUnknown{Key: "default/agent-00001", Obj: pod})
-				if len(c.changed) != 1 {
-					t.Errorf("%s: forget did not poke the loop", tc.reason)
-				}
-			}
-			cl := &load.Cluster{}
-			if tc.inSnapshot {
-				cl.Pods = []*corev1.Pod{pod}
-			}
-			if got := c.pending(cl, t0.Add(tc.after)); got != tc.wantPending {
-				t.Errorf("%s: pending = %v, want %v", tc.reason, got, tc.wantPending)
-			}
-		})
+	if c.expect.Pending(&load.Cluster{}, t0) {
+		t.Error("the create is still expected after the pod's delete event")
 	}
 }

@@ -1,0 +1,90 @@
+package apply
+
+import (
+	"sync"
+	"time"
+
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+// DefaultExpectationsTTL is how long Expectations waits for the informers
+// to show a pod create or delete before it gives up on it (upstream's
+// ExpectationsTimeout), should they never show it.
+const DefaultExpectationsTTL = 5 * time.Minute
+
+// Expectations remembers the pod creates and deletes that Apply issued
+// until a controller's informers show them, so that the plans made in
+// between are made with planner.Options.ExpectationsPending, as upstream's
+// ControllerExpectations hold its sync back. Upstream counts writes; this
+// keeps them by pod name, so that a snapshot alone tells which are seen.
+//
+// The zero value is ready to use. Its methods may be called concurrently,
+// from informer event handlers and the sync loop. The caller supplies the
+// time, as everywhere in daemonplan.
+type Expectations struct {
+	// TTL is how long an unseen write is expected; 0 means
+	// DefaultExpectationsTTL.
+	TTL time.Duration
+
+	mu   sync.Mutex
+	pods map[string]expectation // by pod name
+}
+
+// expectation is a pod create (gone false) or delete (gone true) issued at
+// at.
+type expectation struct {
+	gone bool
+	at   time.Time
+}
+
+// Expect records the pods res created and the pods it deleted, at now.
+// Failed writes are not expected: nothing will show them.
+func (e *Expectations) Expect(res Result, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pods == nil {
+		e.pods = map[string]expectation{}
+	}
+	for _, pod := range res.Created {
+		e.pods[pod.Name] = expectation{at: now}
+	}
+	for _, w := range res.Writes {
+		if w.Action == DeletePod && w.Err == nil {
+			e.pods[w.Name] = expectation{gone: true, at: now}
+		}
+	}
+}
+
+// Deleted forgets the expectation of the named pod, for an informer's
+// delete event: a deleted pod was seen gone, and, if it was expected as a
+// create, seen created first.
+func (e *Expectations) Deleted(podName string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.pods, podName)
+}
+
+// Pending reports whether a write is still unseen in the snapshot c at
+// now. It forgets, first, every create whose pod c holds, every delete
+// whose pod c lacks, and every expectation older than the TTL.
+func (e *Expectations) Pending(c *load.Cluster, now time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.pods) == 0 {
+		return false
+	}
+	present := make(map[string]bool, len(c.Pods))
+	for _, p := range c.Pods {
+		present[p.Name] = true
+	}
+	ttl := e.TTL
+	if ttl <= 0 {
+		ttl = DefaultExpectationsTTL
+	}
+	for name, x := range e.pods {
+		if present[name] != x.gone || now.Sub(x.at) >= ttl {
+			delete(e.pods, name)
+		}
+	}
+	return len(e.pods) > 0
+}

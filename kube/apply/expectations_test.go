@@ -1,0 +1,102 @@
+package apply_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+func podNamed(name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
+}
+
+func snapshotWith(names ...string) *load.Cluster {
+	c := &load.Cluster{}
+	for _, n := range names {
+		c.Pods = append(c.Pods, podNamed(n))
+	}
+	return c
+}
+
+func TestExpectations(t *testing.T) {
+	created := apply.Result{Created: []*corev1.Pod{podNamed("agent-new")}}
+	deleted := apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "agent-old"}}}
+	failed := apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "agent-old", Err: errors.New("conflict")}}}
+	tests := []struct {
+		name    string
+		reason  string
+		applied apply.Result
+		deleted string // an informer delete event before the snapshot
+		seen    *load.Cluster
+		after   time.Duration
+		ttl     time.Duration
+		pending bool
+	}{
+		{"nothing applied", "the zero value expects nothing", apply.Result{}, "", snapshotWith(), 0, 0, false},
+		{"create unseen", "the informers have not shown the new pod", created, "", snapshotWith("agent-old"), time.Second, 0, true},
+		{"create seen", "the snapshot holds the new pod", created, "", snapshotWith("agent-new"), time.Second, 0, false},
+		{"delete unseen", "the snapshot still holds the deleted pod", deleted, "", snapshotWith("agent-old"), time.Second, 0, true},
+		{"delete seen", "the snapshot lacks the deleted pod", deleted, "", snapshotWith(), time.Second, 0, false},
+		{"failed delete", "a refused delete will never show; nothing is expected", failed, "", snapshotWith("agent-old"), time.Second, 0, false},
+		{"delete event", "an informer delete event forgets the pod, whatever the lister shows", deleted, "agent-old", snapshotWith("agent-old"), time.Second, 0, false},
+		{"created then deleted", "a delete event of a pod expected as created means it was seen", created, "agent-new", snapshotWith(), time.Second, 0, false},
+		{"default TTL not reached", "unseen writes are expected for five minutes", created, "", snapshotWith(), apply.DefaultExpectationsTTL - time.Second, 0, true},
+		{"default TTL reached", "after five minutes an unseen write is given up", created, "", snapshotWith(), apply.DefaultExpectationsTTL, 0, false},
+		{"own TTL", "a TTL of its own replaces the default", deleted, "", snapshotWith("agent-old"), 10 * time.Second, 10 * time.Second, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &apply.Expectations{TTL: tt.ttl}
+			e.Expect(tt.applied, now)
+			if tt.deleted != "" {
+				e.Deleted(tt.deleted)
+			}
+			if got := e.Pending(tt.seen, now.Add(tt.after)); got != tt.pending {
+				t.Errorf("Pending = %v, want %v (%s)", got, tt.pending, tt.reason)
+			}
+		})
+	}
+}
+
+// TestExpectationsForgetOnceSeen: a write seen once is forgotten, so that a
+// later snapshot in which the pod is gone again (deleted by someone else)
+// does not make it pending again.
+func TestExpectationsForgetOnceSeen(t *testing.T) {
+	var e apply.Expectations
+	e.Expect(apply.Result{Created: []*corev1.Pod{podNamed("agent-new")}}, now)
+	if e.Pending(snapshotWith("agent-new"), now) {
+		t.Fatal("pending although the snapshot holds the created pod")
+	}
+	if e.Pending(snapshotWith(), now) {
+		t.Error("pending again after the created pod was seen once")
+	}
+}
+
+// TestExpectationsConcurrent runs informer delete events against the sync
+// loop's calls, for the race detector.
+func TestExpectationsConcurrent(t *testing.T) {
+	var e apply.Expectations
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for range 100 {
+			e.Expect(apply.Result{Created: []*corev1.Pod{podNamed("p")}}, now)
+			e.Pending(snapshotWith(), now)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range 100 {
+			e.Deleted("p")
+		}
+	}()
+	wg.Wait()
+}
