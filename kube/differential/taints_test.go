@@ -136,3 +136,45 @@ func TestFirstUntoleratedAgreesWithFindMatchingUntoleratedTaint(t *testing.T) {
 	})
 	c.report(t, "untolerated found", "all tolerated")
 }
+
+// numericValues are taint and toleration values around the rules of the
+// comparison operators: canonical integers, the int64 limits and one past
+// them, and forms strconv accepts but canonical form does not ("+1",
+// "007", "-0"), next to words and spaces.
+var numericValues = []string{"0", "1", "-1", "42", "100", "007", "+1", "-0", "",
+	"9223372036854775807", "-9223372036854775808", "9223372036854775808", "1 ", "x", "1e3"}
+
+// TestToleratesWithComparisonOperatorsAgrees: with the
+// TaintTolerationComparisonOperators gate on (taints.Options
+// ComparisonOperators), taints.Tolerates agrees with v1.Toleration.ToleratesTaint
+// with its comparison operators enabled, on values chosen to exercise Lt and
+// Gt.
+func TestToleratesWithComparisonOperatorsAgrees(t *testing.T) {
+	var c counter
+	rapid.Check(t, func(t *rapid.T) {
+		tol := genToleration().Draw(t, "toleration")
+		taint := genTaint().Draw(t, "taint")
+		if rapid.Bool().Draw(t, "numeric") {
+			tol.Operator = rapid.SampledFrom([]api.TolerationOperator{api.TolerationOpLt, api.TolerationOpGt}).Draw(t, "op")
+			tol.Value = rapid.SampledFrom(numericValues).Draw(t, "tolValue")
+			taint.Value = rapid.SampledFrom(numericValues).Draw(t, "taintValue")
+			taint.Key, tol.Effect = tol.Key, ""
+			if taint.Key == "" {
+				taint.Key = "k"
+			}
+		}
+		got := taints.Tolerates(tol, taint, taints.Options{ComparisonOperators: true})
+		vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
+		want := vt.ToleratesTaint(logr.Discard(), &vtaint, true)
+		if got != want {
+			t.Fatalf("%+v tolerates %+v: daemonplan %v, upstream %v", tol, taint, got, want)
+		}
+		c.cases.Add(1)
+		if got {
+			c.a.Add(1)
+		} else {
+			c.b.Add(1)
+		}
+	})
+	c.report(t, "tolerated", "not tolerated")
+}
