@@ -1,8 +1,8 @@
-// Command controller is a DaemonSet controller for one DaemonSet in about a
-// hundred lines of code: informers feed daemonplan, package apply writes the
-// plan, and the loop syncs again on any change or after RequeueAfter. It
-// shows what a caller owns: the clock, the failed-pod backoff and the
-// expectations (writes not yet seen by the informers).
+// Command controller is a DaemonSet controller for one DaemonSet in about
+// 115 lines of code, main.go aside: informers feed daemonplan, package
+// apply writes the plan, and the loop syncs again on any change or after
+// RequeueAfter. It shows what a caller owns: the clock, the failed-pod
+// backoff and the expectations (writes not yet seen by the informers).
 package main
 
 import (
