@@ -129,7 +129,7 @@ func ValidateLabelSelector(ls *LabelSelector) field.ErrorList {
 	}
 	var errs field.ErrorList
 	labelsPath := field.NewPath("matchLabels")
-	for _, k := range slices.Sorted(maps.Keys(ls.MatchLabels)) {
+	for _, k := range sortedKeys(ls.MatchLabels) {
 		for _, p := range ValidateLabelKey(k) {
 			errs = append(errs, field.Invalid(labelsPath, k, p))
 		}
@@ -274,7 +274,7 @@ func validateNodeField(p *field.Path, f NodeSelectorRequirement) field.ErrorList
 func ValidateNodeSelectorMap(m map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	root := &field.Path{}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, k := range sortedKeys(m) {
 		p := root.Key(k)
 		for _, msg := range ValidateLabelKey(k) {
 			errs = append(errs, field.Invalid(p, k, msg))
@@ -321,4 +321,15 @@ func validSelectorMatches(ls *LabelSelector, labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// sortedKeys returns the keys of m in order, in one allocation, so that
+// problems are reported in an order that does not depend on the map.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -1,9 +1,9 @@
 package selector
 
 import (
-	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -118,9 +118,11 @@ type fieldRequirement struct {
 // The inputs are copied, not retained.
 func CompileNode(nodeSelector map[string]string, required *api.NodeSelector) NodeMatcher {
 	var m NodeMatcher
-	for _, k := range slices.Sorted(maps.Keys(nodeSelector)) {
-		m.nodeSelector = append(m.nodeSelector, labelPair{k, nodeSelector[k]})
+	m.nodeSelector = make([]labelPair, 0, len(nodeSelector))
+	for k, v := range nodeSelector {
+		m.nodeSelector = append(m.nodeSelector, labelPair{k, v})
 	}
+	slices.SortFunc(m.nodeSelector, func(a, b labelPair) int { return strings.Compare(a.key, b.key) })
 	if required == nil {
 		return m
 	}
