@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -18,9 +20,10 @@ const DefaultExpectationsTTL = 5 * time.Minute
 // ControllerExpectations hold its sync back. Upstream counts writes; this
 // keeps them by pod name, so that a snapshot alone tells which are seen.
 //
-// The zero value is ready to use. Its methods may be called concurrently,
-// from informer event handlers and the sync loop. The caller supplies the
-// time, as everywhere in daemonplan.
+// The zero value is ready to use; a nil *Expectations is not (its methods
+// panic). Its methods may be called concurrently, from informer event
+// handlers and the sync loop. The caller supplies the time, as everywhere
+// in daemonplan.
 type Expectations struct {
 	// TTL is how long an unseen write is expected; 0 means
 	// DefaultExpectationsTTL.
@@ -46,7 +49,9 @@ func (e *Expectations) Expect(res Result, now time.Time) {
 		e.pods = map[string]expectation{}
 	}
 	for _, pod := range res.Created {
-		e.pods[pod.Name] = expectation{at: now}
+		if pod != nil {
+			e.pods[pod.Name] = expectation{at: now}
+		}
 	}
 	for _, w := range res.Writes {
 		if w.Action == DeletePod && w.Err == nil {
@@ -66,16 +71,23 @@ func (e *Expectations) Deleted(podName string) {
 
 // Pending reports whether a write is still unseen in the snapshot c at
 // now. It forgets, first, every create whose pod c holds, every delete
-// whose pod c lacks, and every expectation older than the TTL.
+// whose pod c lacks, and every expectation older than the TTL. A nil c
+// holds no pod.
 func (e *Expectations) Pending(c *load.Cluster, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.pods) == 0 {
 		return false
 	}
-	present := make(map[string]bool, len(c.Pods))
-	for _, p := range c.Pods {
-		present[p.Name] = true
+	var pods []*corev1.Pod
+	if c != nil {
+		pods = c.Pods
+	}
+	present := make(map[string]bool, len(pods))
+	for _, p := range pods {
+		if p != nil {
+			present[p.Name] = true
+		}
 	}
 	ttl := e.TTL
 	if ttl <= 0 {

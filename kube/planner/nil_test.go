@@ -4,11 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan"
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 
 	"github.com/daemonplan/daemonplan/internal/nilcheck"
+	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
@@ -18,7 +22,7 @@ import (
 // TestNilInputs: no exported function of the kube packages panics on a nil
 // argument its documentation does not forbid (issue 15, item 6).
 func TestNilInputs(t *testing.T) {
-	nilcheck.Run(t, []string{"../convert", "../upstream", "../load", "."}, map[string]func(){
+	nilcheck.Run(t, []string{"../convert", "../upstream", "../load", "../apply", "."}, map[string]func(){
 		"convert.ControllerRef":               func() { convert.ControllerRef(nil) },
 		"convert.DaemonSetWithStatus":         func() { convert.DaemonSetWithStatus(nil, api.Status{}) },
 		"convert.NewControllerRevision":       func() { convert.NewControllerRevision(nil, revision.Revision{}) },
@@ -52,5 +56,15 @@ func TestNilInputs(t *testing.T) {
 		"upstream.RevisionData":               func() { upstream.RevisionData(nil) },
 		"upstream.StoredData":                 func() { upstream.StoredData(nil) },
 		"load.Sources, nil R":                 func() { load.Sources(load.Source{}) },
+		"apply.Apply":                         func() { apply.Apply(nil, nil, nil, daemonplan.Plan{}) },
+		"apply.Expectations.Deleted":          func() { (*apply.Expectations)(nil).Deleted("") },
+		"apply.Expectations.Expect":           func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
+		"apply.Expectations.Pending":          func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },
+		"apply.Expectations.Pending, nil c": func() {
+			var e apply.Expectations
+			e.Expect(apply.Result{Created: []*corev1.Pod{{}}}, time.Time{})
+			e.Pending(nil, time.Time{})
+		},
+		"apply.Expectations.Expect, nil pod": func() { (&apply.Expectations{}).Expect(apply.Result{Created: []*corev1.Pod{nil}}, time.Time{}) },
 	})
 }
