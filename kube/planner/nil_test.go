@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func TestNilInputs(t *testing.T) {
 		"upstream.RevisionData":               func() { upstream.RevisionData(nil) },
 		"upstream.StoredData":                 func() { upstream.StoredData(nil) },
 		"load.Sources, nil R":                 func() { load.Sources(load.Source{}) },
-		"apply.Apply":                         func() { apply.Apply(nil, nil, nil, daemonplan.Plan{}) },
+		"apply.Apply":                         func() { apply.Apply(context.TODO(), nil, nil, daemonplan.Plan{}) },
 		"apply.Expectations.Deleted":          func() { (*apply.Expectations)(nil).Deleted("") },
 		"apply.Expectations.Expect":           func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
 		"apply.Expectations.Pending":          func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },
