@@ -38,7 +38,7 @@
 //
 // # Label selectors
 //
-//  1. A nil *LabelSelector matches nothing (Compile returns the zero
+//  1. A nil *api.LabelSelector matches nothing (Compile returns the zero
 //     Selector, for which MatchesNothing is true).
 //  2. A non-nil one with no matchLabels and no matchExpressions matches
 //     everything (Empty is true). The DaemonSet API rejects it, and listers

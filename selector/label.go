@@ -168,7 +168,7 @@ func compareRequirements(a, b requirement) int {
 // checked once and matched many times without allocating. It is immutable
 // and safe for concurrent use.
 //
-// The zero Selector matches nothing, like a nil *LabelSelector; Everything
+// The zero Selector matches nothing, like a nil *api.LabelSelector; Everything
 // (or Parse("")) matches everything. Build one with Compile, Parse,
 // Everything, Nothing or FromSet.
 type Selector struct {
@@ -247,7 +247,7 @@ func (s Selector) Matches(labels map[string]string) bool {
 	return true
 }
 
-// MatchesNothing reports whether s is the selector of a nil *LabelSelector
+// MatchesNothing reports whether s is the selector of a nil *api.LabelSelector
 // (the zero Selector). A selector whose requirements contradict each other
 // ("a=x,a=y") is not reported: it is compiled, it just never matches.
 func (s Selector) MatchesNothing() bool { return !s.selects }
