@@ -11,7 +11,7 @@ import (
 // TaintEffect is what a taint does to pods that do not tolerate it.
 type TaintEffect string
 
-// The taint effects. An empty Effect on a toleration matches every effect.
+// The taint effects. An empty effect on a toleration matches every effect.
 const (
 	TaintEffectNoSchedule       TaintEffect = "NoSchedule"
 	TaintEffectPreferNoSchedule TaintEffect = "PreferNoSchedule"
@@ -23,8 +23,10 @@ const (
 type TolerationOperator string
 
 // The toleration operators. The empty operator means Equal. Lt and Gt are
-// honoured only when taints.Options.ComparisonOperators is set (upstream's alpha
-// TaintTolerationComparisonOperators gate, alpha since v1.35 and off by default).
+// honoured only when taints.Options.ComparisonOperators is set (upstream's
+// TaintTolerationComparisonOperators gate, alpha since v1.35 and off by
+// default), and accepted by validation only with
+// ValidateOptions.ComparisonOperators.
 const (
 	TolerationOpEqual  TolerationOperator = "Equal"
 	TolerationOpExists TolerationOperator = "Exists"
