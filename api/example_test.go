@@ -201,3 +201,19 @@ func ExampleValidateLabelKey() {
 	// []
 	// 1
 }
+
+func ExampleValidateLabelSelector() {
+	sel := &api.LabelSelector{
+		MatchLabels: map[string]string{"app": "agent"},
+		MatchExpressions: []api.LabelSelectorRequirement{
+			{Key: "tier", Operator: api.SelectorOpIn},
+			{Key: "canary", Operator: api.SelectorOpDoesNotExist, Values: []string{"true"}},
+		},
+	}
+	for _, e := range api.ValidateLabelSelector(sel).Prefix("spec.selector") {
+		fmt.Println(e)
+	}
+	// Output:
+	// spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'
+	// spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'
+}
