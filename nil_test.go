@@ -48,6 +48,7 @@ var nilCalls = map[string]func(){
 	"field.Error.Error":  func() { _ = (*field.Error)(nil).Error() },
 	"field.Forbidden":    func() { _ = field.Forbidden(nil, "").Error() },
 	"field.Invalid":      func() { _ = field.Invalid(nil, nil, "").Error() },
+	"field.InvalidEach":  func() { _ = field.InvalidEach(nil, nil, []string{""}).Error() },
 	"field.NewPath":      func() { field.NewPath("a", nil...) },
 	"field.NotSupported": func() { _ = field.NotSupported(nil, nil, nil...).Error() },
 	"field.Path.Child":   func() { _ = (*field.Path)(nil).Child("a", nil...).String() },
@@ -164,6 +165,7 @@ var nilCalls = map[string]func(){
 	"taints.Set.IndexUntolerated":  func() { (*taints.Set)(nil).IndexUntolerated(nil, taints.AllEffects) },
 	"taints.Set.Tolerates":         func() { (*taints.Set)(nil).Tolerates(api.Taint{}) },
 	"taints.Set.Tolerations":       func() { (*taints.Set)(nil).Tolerations() },
+	"api.ValidateLabelValues":      func() { api.ValidateLabelValues(nil, []string{"-"}) },
 	"api.ValidateTolerations":      func() { api.ValidateTolerations(nil, api.ValidateOptions{}) },
 	"placement.Backoff.InBackoff":  func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
 }

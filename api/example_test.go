@@ -217,3 +217,12 @@ func ExampleValidateLabelSelector() {
 	// spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'
 	// spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'
 }
+
+func ExampleValidateLabelValues() {
+	p := field.NewPath("spec", "selector", "matchExpressions").Index(0).Child("values")
+	for _, e := range api.ValidateLabelValues(p, []string{"ok", "-bad"}) {
+		fmt.Println(e.Field, e.BadValue)
+	}
+	// Output:
+	// spec.selector.matchExpressions[0].values[1] -bad
+}

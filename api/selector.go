@@ -130,13 +130,9 @@ func ValidateLabelSelector(ls *LabelSelector) field.ErrorList {
 	var errs field.ErrorList
 	labelsPath := field.NewPath("matchLabels")
 	for _, k := range sortedKeys(ls.MatchLabels) {
-		for _, p := range ValidateLabelKey(k) {
-			errs = append(errs, field.Invalid(labelsPath, k, p))
-		}
+		errs = append(errs, field.InvalidEach(labelsPath, k, ValidateLabelKey(k))...)
 		v := ls.MatchLabels[k]
-		for _, p := range ValidateLabelValue(v) {
-			errs = append(errs, field.Invalid(labelsPath, v, p))
-		}
+		errs = append(errs, field.InvalidEach(labelsPath, v, ValidateLabelValue(v))...)
 	}
 	exprsPath := field.NewPath("matchExpressions")
 	for i, e := range ls.MatchExpressions {
@@ -156,29 +152,18 @@ func ValidateLabelSelector(ls *LabelSelector) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("operator"), string(e.Operator),
 				"not a valid selector operator"))
 		}
-		errs = append(errs, validateKey(p.Child("key"), e.Key)...)
-		errs = append(errs, validateValues(p.Child("values"), e.Values)...)
+		errs = append(errs, field.InvalidEach(p.Child("key"), e.Key, ValidateLabelKey(e.Key))...)
+		errs = append(errs, ValidateLabelValues(p.Child("values"), e.Values)...)
 	}
 	return errs
 }
 
-// validateKey reports each problem of a label key as Invalid at p.
-func validateKey(p *field.Path, key string) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range ValidateLabelKey(key) {
-		errs = append(errs, field.Invalid(p, key, msg))
-	}
-	return errs
-}
-
-// validateValues reports each problem of each label value as Invalid at
-// p[j].
-func validateValues(p *field.Path, values []string) field.ErrorList {
+// ValidateLabelValues reports each problem of each label value as Invalid
+// at p[j], for lists of values such as a requirement's.
+func ValidateLabelValues(p *field.Path, values []string) field.ErrorList {
 	var errs field.ErrorList
 	for j, v := range values {
-		for _, msg := range ValidateLabelValue(v) {
-			errs = append(errs, field.Invalid(p.Index(j), v, msg))
-		}
+		errs = append(errs, field.InvalidEach(p.Index(j), v, ValidateLabelValue(v))...)
 	}
 	return errs
 }
@@ -241,8 +226,8 @@ func validateNodeExpression(p *field.Path, e NodeSelectorRequirement) field.Erro
 	default:
 		errs = append(errs, field.Invalid(p.Child("operator"), string(e.Operator), "not a valid selector operator"))
 	}
-	errs = append(errs, validateKey(p.Child("key"), e.Key)...)
-	return append(errs, validateValues(vp, e.Values)...)
+	errs = append(errs, field.InvalidEach(p.Child("key"), e.Key, ValidateLabelKey(e.Key))...)
+	return append(errs, ValidateLabelValues(vp, e.Values)...)
 }
 
 func validateNodeField(p *field.Path, f NodeSelectorRequirement) field.ErrorList {
@@ -260,9 +245,7 @@ func validateNodeField(p *field.Path, f NodeSelectorRequirement) field.ErrorList
 		return append(errs, field.Invalid(p.Child("key"), f.Key, "not a valid field selector key"))
 	}
 	for k, v := range f.Values {
-		for _, msg := range IsDNS1123Subdomain(v) {
-			errs = append(errs, field.Invalid(vp.Index(k), v, msg))
-		}
+		errs = append(errs, field.InvalidEach(vp.Index(k), v, IsDNS1123Subdomain(v))...)
 	}
 	return errs
 }
@@ -276,13 +259,9 @@ func ValidateNodeSelectorMap(m map[string]string) field.ErrorList {
 	root := &field.Path{}
 	for _, k := range sortedKeys(m) {
 		p := root.Key(k)
-		for _, msg := range ValidateLabelKey(k) {
-			errs = append(errs, field.Invalid(p, k, msg))
-		}
+		errs = append(errs, field.InvalidEach(p, k, ValidateLabelKey(k))...)
 		v := m[k]
-		for _, msg := range ValidateLabelValue(v) {
-			errs = append(errs, field.Invalid(p, v, msg))
-		}
+		errs = append(errs, field.InvalidEach(p, v, ValidateLabelValue(v))...)
 	}
 	return errs
 }

@@ -153,9 +153,7 @@ func ValidateTolerations(tols []Toleration, opts ValidateOptions) field.ErrorLis
 	for i, t := range tols {
 		p := root.Index(i)
 		if t.Key != "" {
-			for _, msg := range ValidateLabelKey(t.Key) {
-				errs = append(errs, field.Invalid(p.Child("key"), t.Key, msg))
-			}
+			errs = append(errs, field.InvalidEach(p.Child("key"), t.Key, ValidateLabelKey(t.Key))...)
 		}
 		if t.Key == "" && t.Operator != TolerationOpExists {
 			errs = append(errs, field.Invalid(p.Child("operator"), string(t.Operator),

@@ -248,14 +248,10 @@ func validateMeta(ds *DaemonSet) field.ErrorList {
 	if ds.Name == "" {
 		errs = append(errs, field.Required(meta.Child("name"), msgNameRequired))
 	} else {
-		for _, msg := range IsDNS1123Subdomain(ds.Name) {
-			errs = append(errs, field.Invalid(meta.Child("name"), ds.Name, msg))
-		}
+		errs = append(errs, field.InvalidEach(meta.Child("name"), ds.Name, IsDNS1123Subdomain(ds.Name))...)
 	}
 	if ds.Namespace != "" {
-		for _, msg := range dns1123LabelErrors(ds.Namespace) {
-			errs = append(errs, field.Invalid(meta.Child("namespace"), ds.Namespace, msg))
-		}
+		errs = append(errs, field.InvalidEach(meta.Child("namespace"), ds.Namespace, dns1123LabelErrors(ds.Namespace))...)
 	}
 	return append(errs, annotationErrors(meta.Child("annotations"), ds.Annotations)...)
 }
@@ -290,9 +286,7 @@ func validateTemplate(t *PodTemplate, opts ValidateOptions) field.ErrorList {
 	errs = append(errs, ValidateNodeSelector(t.RequiredNodeAffinity).
 		Prefix(sp.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution").String())...)
 	if t.NodeName != "" {
-		for _, msg := range IsDNS1123Subdomain(t.NodeName) {
-			errs = append(errs, field.Invalid(sp.Child("nodeName"), t.NodeName, msg))
-		}
+		errs = append(errs, field.InvalidEach(sp.Child("nodeName"), t.NodeName, IsDNS1123Subdomain(t.NodeName))...)
 	}
 	if d := t.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
 		errs = append(errs, field.Invalid(sp.Child("activeDeadlineSeconds"), *d,
@@ -422,12 +416,8 @@ func nonNegativeErrors(p *field.Path, v int64) field.ErrorList {
 func labelErrors(p *field.Path, m map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedLabelKeys(m) {
-		for _, msg := range ValidateLabelKey(k) {
-			errs = append(errs, field.Invalid(p, k, msg))
-		}
-		for _, msg := range ValidateLabelValue(m[k]) {
-			errs = append(errs, field.Invalid(p, m[k], msg))
-		}
+		errs = append(errs, field.InvalidEach(p, k, ValidateLabelKey(k))...)
+		errs = append(errs, field.InvalidEach(p, m[k], ValidateLabelValue(m[k]))...)
 	}
 	return errs
 }
@@ -439,9 +429,7 @@ func annotationErrors(p *field.Path, m map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	size := 0
 	for _, k := range sortedLabelKeys(m) {
-		for _, msg := range ValidateLabelKey(strings.ToLower(k)) {
-			errs = append(errs, field.Invalid(p, k, msg))
-		}
+		errs = append(errs, field.InvalidEach(p, k, ValidateLabelKey(strings.ToLower(k)))...)
 		size += len(k) + len(m[k])
 	}
 	if size > maxAnnotationsBytes {

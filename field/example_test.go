@@ -29,3 +29,17 @@ func ExampleErrorList_ToError() {
 	// true
 	// spec.updateStrategy.type: Unsupported value: "Canary": supported values: "OnDelete", "RollingUpdate"
 }
+
+// InvalidEach turns a validator's list of problems into one error each.
+func ExampleInvalidEach() {
+	p := field.NewPath("metadata", "labels")
+	problems := []string{"name part must be non-empty", "prefix part must be non-empty"}
+	for _, e := range field.InvalidEach(p, "/", problems) {
+		fmt.Println(e)
+	}
+	fmt.Println(field.InvalidEach(p, "app", nil) == nil)
+	// Output:
+	// metadata.labels: Invalid value: "/": name part must be non-empty
+	// metadata.labels: Invalid value: "/": prefix part must be non-empty
+	// true
+}

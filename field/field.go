@@ -190,6 +190,17 @@ func Invalid(p *Path, value any, detail string) *Error {
 	return &Error{Type: TypeInvalid, Field: p.String(), BadValue: value, Detail: detail}
 }
 
+// InvalidEach reports value as Invalid at p once for each detail, in
+// order: the form of validators that return every problem as a string
+// (api.ValidateLabelKey, api.IsDNS1123Subdomain). No details, no errors.
+func InvalidEach(p *Path, value any, details []string) ErrorList {
+	var errs ErrorList
+	for _, d := range details {
+		errs = append(errs, Invalid(p, value, d))
+	}
+	return errs
+}
+
 // NotSupported reports a value at p that is not among supported.
 func NotSupported(p *Path, value any, supported ...string) *Error {
 	detail := ""

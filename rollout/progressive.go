@@ -163,9 +163,7 @@ func (p Progressive) Validate() field.ErrorList {
 	errs = append(errs, api.ValidateLabelSelector(p.Scope).Prefix("scope")...)
 	if z := p.Zones; z != nil {
 		if z.Key != "" {
-			for _, msg := range api.ValidateLabelKey(z.Key) {
-				errs = append(errs, field.Invalid(field.NewPath("zones", "key"), z.Key, msg))
-			}
+			errs = append(errs, field.InvalidEach(field.NewPath("zones", "key"), z.Key, api.ValidateLabelKey(z.Key))...)
 		}
 		if z.MaxConcurrent < 0 {
 			errs = append(errs, field.Invalid(field.NewPath("zones", "maxConcurrent"), int64(z.MaxConcurrent), msgNonNegative))
@@ -182,9 +180,7 @@ func (p Progressive) Validate() field.ErrorList {
 		seen := map[string]bool{}
 		for i, k := range c.SpreadKeys {
 			kp := cp.Child("spreadKeys").Index(i)
-			for _, msg := range api.ValidateLabelKey(k) {
-				errs = append(errs, field.Invalid(kp, k, msg))
-			}
+			errs = append(errs, field.InvalidEach(kp, k, api.ValidateLabelKey(k))...)
 			if seen[k] {
 				errs = append(errs, field.Duplicate(kp, k))
 			}

@@ -179,7 +179,7 @@ func compileTerm(p *field.Path, t api.NodeSelectorTerm) (nodeTerm, field.ErrorLi
 // (labels.NewRequirement) to a node label requirement whose operator is one
 // of the six node operators.
 func validateNodeRequirement(p *field.Path, e api.NodeSelectorRequirement) field.ErrorList {
-	errs := keyErrors(p.Child("key"), e.Key)
+	errs := field.InvalidEach(p.Child("key"), e.Key, api.ValidateLabelKey(e.Key))
 	vp := p.Child("values")
 	switch e.Operator {
 	case api.SelectorOpIn, api.SelectorOpNotIn:
@@ -200,7 +200,7 @@ func validateNodeRequirement(p *field.Path, e api.NodeSelectorRequirement) field
 			}
 		}
 	}
-	return append(errs, valueErrors(vp, e.Values)...)
+	return append(errs, api.ValidateLabelValues(vp, e.Values)...)
 }
 
 // ParseErrors returns the problems that made terms of the required node

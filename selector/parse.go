@@ -235,8 +235,8 @@ func (p *parser) requirement() (requirement, error) {
 		return requirement{}, p.fail(t, "a key")
 	}
 	key := t.text
-	if msgs := api.ValidateLabelKey(key); len(msgs) > 0 {
-		return requirement{}, p.invalid(start, key, keyErrors(field.NewPath("key"), key))
+	if errs := field.InvalidEach(field.NewPath("key"), key, api.ValidateLabelKey(key)); len(errs) > 0 {
+		return requirement{}, p.invalid(start, key, errs)
 	}
 	if negated {
 		return newRequirement(key, api.SelectorOpDoesNotExist, nil), nil
@@ -299,7 +299,7 @@ func validateParsedValues(op api.SelectorOperator, values []string) field.ErrorL
 			}
 		}
 	}
-	return append(errs, valueErrors(vp, values)...)
+	return append(errs, api.ValidateLabelValues(vp, values)...)
 }
 
 // exactValue parses the value after "=", "==", "!=", ">" or "<"; a missing
