@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -79,14 +77,17 @@ func (e *Expectations) Pending(c *load.Cluster, now time.Time) bool {
 	if len(e.pods) == 0 {
 		return false
 	}
-	var pods []*corev1.Pod
+	// One pass over the snapshot, marking the expected pods it holds:
+	// nothing allocated per pod, as a controller calls this every sync.
+	present := make(map[string]bool, len(e.pods))
 	if c != nil {
-		pods = c.Pods
-	}
-	present := make(map[string]bool, len(pods))
-	for _, p := range pods {
-		if p != nil {
-			present[p.Name] = true
+		for _, p := range c.Pods {
+			if p == nil {
+				continue
+			}
+			if _, ok := e.pods[p.Name]; ok {
+				present[p.Name] = true
+			}
 		}
 	}
 	ttl := e.TTL
