@@ -76,20 +76,26 @@ func TestToleratesAgreesWithToleratesTaint(t *testing.T) {
 		if rapid.Bool().Draw(t, "sameValue") {
 			taint.Value = tol.Value
 		}
-		got := taints.Tolerates(tol, taint, taints.Options{})
-		vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
-		want := vt.ToleratesTaint(logr.Discard(), &vtaint, false)
-		if got != want {
-			t.Fatalf("%+v tolerates %+v: daemonplan %v, upstream %v", tol, taint, got, want)
-		}
-		c.cases.Add(1)
-		if got {
-			c.a.Add(1)
-		} else {
-			c.b.Add(1)
-		}
+		agreeOnTolerates(t, &c, tol, taint, false)
 	})
 	c.report(t, "tolerated", "not tolerated")
+}
+
+// agreeOnTolerates fails t unless taints.Tolerates and upstream's
+// ToleratesTaint, both with the comparison operators gate set to gate,
+// agree on tol and taint, and counts the case.
+func agreeOnTolerates(t *rapid.T, c *counter, tol api.Toleration, taint api.Taint, gate bool) {
+	got := taints.Tolerates(tol, taint, taints.Options{ComparisonOperators: gate})
+	vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
+	if want := vt.ToleratesTaint(logr.Discard(), &vtaint, gate); got != want {
+		t.Fatalf("%+v tolerates %+v (gate %v): daemonplan %v, upstream %v", tol, taint, gate, got, want)
+	}
+	c.cases.Add(1)
+	if got {
+		c.a.Add(1)
+	} else {
+		c.b.Add(1)
+	}
 }
 
 func scheduleBlocking(t *v1.Taint) bool {
@@ -163,18 +169,7 @@ func TestToleratesWithComparisonOperatorsAgrees(t *testing.T) {
 				taint.Key = "k"
 			}
 		}
-		got := taints.Tolerates(tol, taint, taints.Options{ComparisonOperators: true})
-		vt, vtaint := toV1Toleration(tol), toV1Taint(taint)
-		want := vt.ToleratesTaint(logr.Discard(), &vtaint, true)
-		if got != want {
-			t.Fatalf("%+v tolerates %+v: daemonplan %v, upstream %v", tol, taint, got, want)
-		}
-		c.cases.Add(1)
-		if got {
-			c.a.Add(1)
-		} else {
-			c.b.Add(1)
-		}
+		agreeOnTolerates(t, &c, tol, taint, true)
 	})
 	c.report(t, "tolerated", "not tolerated")
 }
