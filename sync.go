@@ -43,9 +43,9 @@ type Input struct {
 // own; kube/planner gives the upstream hash of the version chosen.
 type Options struct {
 	// Strict refuses to plan for a DaemonSet the API server would reject:
-	// Sync returns the FieldErrors instead. By default such findings are
-	// reported as Plan.Warnings and the plan is what the controller, which
-	// trusts the API server, would do.
+	// Sync returns the validation errors (a field.ErrorList) instead of a
+	// plan. By default such findings are reported as Plan.Warnings and the
+	// plan is what the controller, which trusts the API server, would do.
 	Strict bool
 	// Placement sets burst limits and toleration matching.
 	Placement placement.Options
