@@ -43,8 +43,9 @@
 //
 // A few states that a sync handles without indexing the cluster, or that
 // upstream treats as errors (an exactly empty selector, a DaemonSet being
-// deleted, a selector that does not parse, a template without labels that
-// must create pods), are planned by a whole Sync of Input, and so is every
+// deleted, a selector that does not parse, a template without labels, an
+// input daemonplan.CheckInput refuses, a DaemonSet without a UID), are
+// planned by a whole Sync of Input, and so is every
 // plan with Options.Progressive set: its budgets span update groups. Duplicate
 // current revisions (a transient state) make every pod change rebuild the
 // history, O(n).

@@ -31,8 +31,9 @@ func inFlight(n *pnode, avail func(*api.Pod) bool) bool {
 	}
 }
 
-// rank groups the present nodes by the zone label and orders the groups:
-// groups with a node in flight first, then by name, the group "" last. It
+// rank groups the present nodes by the zone label and orders the groups in
+// two tiers, those with a node in flight and then the others, each tier by
+// name with the group "" last (docs/progressive-delivery.md, 7.2). It
 // sets each node's group to its group's rank.
 func (z *Zones) rank(ns []pnode, avail func(*api.Pod) bool) []*zgroup {
 	key := z.key()

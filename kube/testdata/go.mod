@@ -1,4 +1,4 @@
-// This go.mod only keeps kube/testdata (the conformance cases, about 9 MB)
+// This go.mod only keeps kube/testdata (the conformance cases, about 25 MB)
 // out of the kube module's zip: a directory with its own go.mod is not part
 // of the enclosing module. It holds no Go packages and is never published
 // or required; the kube tests read the files from the checkout.

@@ -11,8 +11,6 @@
 //   - Version (V1_34 … V1_37, Latest), Versions, ParseVersion: the
 //     Kubernetes minor to reproduce. Latest is the default target.
 //   - Version.Hash: the revision hash that minor's controller computes.
-//   - Hash: V1_34.Hash, kept for callers written before the version was a
-//     choice.
 //   - RevisionData and StoredData: a revision's content, and kubectl's
 //     indented data.raw made compact for comparison with it.
 //
