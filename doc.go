@@ -49,8 +49,10 @@
 //
 //   - api: the snapshot types (selectors, taints and tolerations included),
 //     API defaulting and validation, DeepCopy; it imports no other package
-//     of daemonplan but field and resource;
+//     of daemonplan but field, resource and an internal digit parser;
 //   - field: validation errors with Kubernetes field paths;
+//   - resource: exact quantities, resource lists and a pod's effective
+//     requests;
 //   - selector, taints: matching label and node selectors, and tolerations
 //     against taints;
 //   - placement: node eligibility, the manage pass (creates and deletes),
@@ -59,6 +61,8 @@
 //   - rollout: RollingUpdate budgets and steps, the rollout status text, and
 //     the opt-in progressive-delivery extensions (Options.Progressive,
 //     docs/progressive-delivery.md);
+//   - overhead: which DaemonSets put a pod on a given node, real or
+//     hypothetical, what those pods request, and whether each fits;
 //   - sim: an in-memory cluster that applies plans, for demos and tests;
 //   - plantest: generators, invariant checkers and a checked rollout
 //     driver for property tests of plans, yours included (the only

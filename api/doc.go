@@ -3,7 +3,8 @@
 // controller writes, label and node selectors, taints and tolerations, and
 // the well-known labels, annotations and taint keys. Every other package of
 // daemonplan reads these types; api itself imports only package field (its
-// errors) and package resource (the quantities of requests and limits), so
+// errors), package resource (the quantities of requests and limits) and an
+// internal digit parser, so
 // it is the leaf that the deciding packages (selector, taints, placement,
 // revision, rollout) build on.
 //

@@ -48,7 +48,9 @@
 // 1-9 and more digits, within the int64 range. Leading zeros, '+', spaces,
 // "-0", fractions and empty strings never match. Lt tolerates when the taint
 // value is strictly less than the toleration value, Gt when it is strictly
-// greater. ValidateTolerations rejects Lt and Gt, as the API server does with the gate off.
+// greater. api.ValidateTolerations rejects Lt and Gt unless
+// api.ValidateOptions.ComparisonOperators is set, as the API server does
+// with the gate off and on.
 //
 // # Default tolerations
 //

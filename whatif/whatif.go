@@ -67,8 +67,9 @@ type NodeChange struct {
 	Pod, Replacement string
 	// Why says, for Loses, why the pod goes: the reason of the sync that
 	// deletes it. A removed node's pod is usually left to pod garbage
-	// collection, Why then zero; the rolling update still deletes it when
-	// it is outdated (docs/rolling-update.md, R16), Why then Outdated.
+	// collection, Why then zero; the rolling update without surge still
+	// deletes it when it is outdated (docs/rolling-update.md, R3, R8-R9),
+	// Why then Outdated.
 	Why placement.DeleteReason
 }
 
