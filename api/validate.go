@@ -117,8 +117,9 @@ const (
 //  21. spec.revisionHistoryLimit, when set, < 0 is Invalid "must be greater
 //     than or equal to 0" (0 is allowed).
 //
-// Container, volume and other pod-spec rules need fields the snapshot does
-// not hold and are not checked. Rules that need the previous object
+// Containers, init containers, overhead and pod-level resources are held
+// but not validated; volume and other pod-spec rules need fields the
+// snapshot does not hold and are not checked. Rules that need the previous object
 // (selector immutability, status counters, collisionCount decrements) are in
 // ValidateUpdate.
 func Validate(ds *DaemonSet) field.ErrorList {
