@@ -67,8 +67,10 @@ type problem struct {
 }
 
 // problems lists every reason n fails ds's placement rules, in the order
-// upstream checks them (nodeName, nodeSelector, affinity, taints).
-func problems(ds *api.DaemonSet, n *api.Node) []problem {
+// upstream checks them (nodeName, nodeSelector, affinity, taints). Taints
+// are matched with opts, as the decision matches them (the comparison
+// operators' gate).
+func problems(ds *api.DaemonSet, n *api.Node, opts taints.Options) []problem {
 	var out []problem
 	t := &ds.Template
 	if t.NodeName != "" && t.NodeName != n.Name {
@@ -121,7 +123,7 @@ func problems(ds *api.DaemonSet, n *api.Node) []problem {
 			out = append(out, failed...)
 		}
 	}
-	set := taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), taints.Options{})
+	set := taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts)
 	for _, taint := range n.Taints {
 		if !taints.ScheduleBlocking.Has(taint.Effect) || set.Tolerates(taint) {
 			continue
@@ -300,7 +302,7 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 	field("Message", nd.Message())
 	var probs []problem
 	if node != nil {
-		probs = problems(&d, node)
+		probs = problems(&d, node, taints.Options{ComparisonOperators: in.comparison})
 	}
 	if len(probs) == 0 {
 		field("Failing", "nothing: the node meets every placement rule")

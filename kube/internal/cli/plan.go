@@ -110,7 +110,7 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 	for _, r := range rv.Update {
 		revs = append(revs, r.Name)
 	}
-	revs = append(append(append(revs, rv.Delete...), rv.Adopt...), rv.Release...)
+	revs = append(append(append(append(revs, rv.DeleteDuplicates...), rv.Delete...), rv.Adopt...), rv.Release...)
 	slices.Sort(revs)
 	for _, r := range slices.Compact(revs) {
 		lines = append(lines, "controllerrevision.apps/"+r)
@@ -203,7 +203,7 @@ func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
 		}
 	}
 	rv := p.Revisions
-	if n := len(rv.Create) + len(rv.Update) + len(rv.Delete) + len(rv.Adopt) + len(rv.Release); n > 0 {
+	if n := len(rv.Create) + len(rv.Update) + len(rv.DeleteDuplicates) + len(rv.Delete) + len(rv.Adopt) + len(rv.Release); n > 0 {
 		section("CONTROLLERREVISIONS", n)
 		row("NAME", "ACTION", "REVISION", "HASH")
 		for _, r := range rv.Create {
@@ -217,6 +217,9 @@ func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
 		}
 		for _, name := range rv.Release {
 			row(name, "release", "", "")
+		}
+		for _, name := range rv.DeleteDuplicates {
+			row(name, "delete-duplicate", "", "") // a second copy of the current template
 		}
 		for _, name := range rv.Delete {
 			row(name, "delete", "", "")
