@@ -28,7 +28,9 @@ import (
 // Action names one kind of write.
 type Action uint8
 
-// The writes Apply issues, in the order it issues them.
+// The writes Apply issues, listed by the step that issues them; Apply's
+// doc gives the exact order (the history cleanup's DeleteRevision comes
+// after the pod writes, and duplicate revisions move the pod claims ahead).
 const (
 	AdoptRevision   Action = iota + 1 // strategic merge patch adding the controller reference
 	ReleaseRevision                   // strategic merge patch deleting the controller reference

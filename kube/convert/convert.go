@@ -19,8 +19,8 @@ import (
 
 // DaemonSet converts ds. TemplateData is upstream.RevisionData(ds), the
 // exact bytes upstream's revisions store, so that existing
-// ControllerRevisions match as they do in a cluster. It fails only if ds
-// cannot be encoded as JSON.
+// ControllerRevisions match as they do in a cluster. It fails if ds is nil,
+// cannot be encoded as JSON, or holds a quantity Workload cannot convert.
 func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 	data, err := upstream.RevisionData(ds)
 	if err != nil {
@@ -209,7 +209,7 @@ func format(f apiresource.Format) resource.Format {
 // version v computes it (upstream.Version.Hash of ds.Spec.Template), as a
 // revision.HashFunc. The returned function ignores its *api.DaemonSet
 // argument, which must be the conversion of ds, and uses the collision count
-// it is given. The error reports an unsupported version; ds must not change
+// it is given. The error reports a nil ds or an unsupported version; ds must not change
 // while the function is in use.
 func HashFunc(ds *appsv1.DaemonSet, v upstream.Version) (revision.HashFunc, error) {
 	if ds == nil {

@@ -16,8 +16,11 @@
 //
 //  1. apps/v1 DaemonSet, v1 Node, v1 Pod and apps/v1 ControllerRevision are
 //     decoded into their k8s.io/api types;
-//  2. one of those kinds under another apiVersion is an error (the API server
-//     of v1.34 serves no other version of them);
+//  2. one of those kinds under another version of its group (DaemonSet in
+//     apps or extensions, ControllerRevision in apps, Node and Pod in the
+//     core group) is an error: the API server serves no other version of
+//     them; the same kind in another group (an apps.kruise.io DaemonSet) is
+//     ignored, as every other kind;
 //  3. every other kind is ignored;
 //  4. an object without apiVersion or kind is an error.
 //
@@ -42,7 +45,7 @@
 //     "---" would otherwise lose the first one's items), or a JSON object
 //     that gives a field twice (decoding would keep the last silently).
 //
-// Every error is an *Error naming the source, the YAML document or JSON
+// Every decoding error is an *Error naming the source, the YAML document or JSON
 // value (counted from 1) and the List items that lead to the object
 // (Position), and every object's Position is kept in Objects.At.
 //

@@ -42,8 +42,10 @@ type Options struct {
 
 // Plan converts c and runs daemonplan.Sync at now with upstream's revision
 // hash: daemonplan.Sync of what Input returns. The error is a conversion
-// failure or, with Strict, the validation findings (field.ErrorList). A nil
-// c, or one without a DaemonSet, is an error.
+// or version error, daemonplan.ErrInvalidInput wrapping CheckInput's
+// findings, the validation errors of Options.Progressive, or, with Strict,
+// the validation findings (field.ErrorList). A nil c, or one without a
+// DaemonSet, is an error.
 func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error) {
 	in, syncOpts, err := Input(c, now, opts)
 	if err != nil {

@@ -6,8 +6,9 @@
 // present and sorted. Its first keys, up to "warnings", are the schema the
 // conformance cases (kube/testdata/conformance/README.md) record upstream's
 // plan in, with the same names and meaning; the keys after them
-// (statusChanged, hash, keep, skippedCreates, skippedDeletes, requeueAfter,
-// backoff, and revisions.release) carry the rest of the plan.
+// (kubernetesVersion, statusChanged, hash, keep, skippedCreates,
+// skippedDeletes, requeueAfter, backoff, progress, and revisions.release)
+// carry the rest of the plan.
 //
 // Simulation is the document `daemonplan simulate -o json` prints: a
 // rollout simulated to convergence or to a stall (package timeline). Diff

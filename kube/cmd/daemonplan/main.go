@@ -5,8 +5,8 @@
 //	daemonplan plan -f cluster.yaml
 //	daemonplan explain -f cluster.yaml node-017
 //
-// Run "daemonplan --help" for the commands, and "daemonplan plan --help"
-// for a command's flags and exit codes. kubectl-daemonplan is the same
+// Run "daemonplan --help" for the commands and the exit codes, and
+// "daemonplan plan --help" for a command's flags. kubectl-daemonplan is the same
 // command built as a kubectl plugin.
 package main
 

@@ -29,7 +29,8 @@ type Controller struct {
 	// Resync, if positive, is the informers' resync period: the loop then
 	// also syncs that often with nothing changed.
 	Resync time.Duration
-	// OnSync, if set, is called after each sync with its plan and result.
+	// OnSync, if set, is called after each applied sync with the planner
+	// options it used and the apply result.
 	OnSync func(planner.Options, apply.Result)
 
 	factory informers.SharedInformerFactory
