@@ -83,8 +83,9 @@ type RevisionWrites struct {
 
 // Plan is the outcome of one sync: every write the controller would issue,
 // and what the caller keeps for the next sync. Every list is sorted (nodes
-// and creates by node, pods and revisions by name) and the pod lists are
-// disjoint. Apply it in this order, as upstream does:
+// and creates by node, pods and revisions by name); Adopt and Release are
+// disjoint, and so are Delete and Keep, while an adopted pod may also be in
+// Keep, Delete or Relabel. Apply it in this order, as upstream does:
 //
 //  1. Revisions: adopt and release, update (hash labels and renumbering),
 //     create; then, when revisions duplicate the current template, adopt
@@ -125,8 +126,8 @@ type Plan struct {
 	Create []placement.Create
 	// Delete are the pods to delete, each with its reason.
 	Delete []placement.Delete
-	// Keep names the claimed pods this plan leaves alone, deletes cut by the
-	// burst limit included. It is information, not a write.
+	// Keep names the pods placed on a node (docs/manage.md, M5) that this
+	// plan does not delete, deletes cut by the burst limit included. It is information, not a write.
 	Keep []string
 	// SkippedCreates and SkippedDeletes count the creates and deletes the
 	// burst limit (placement.Options.BurstReplicas) cut from this plan. A
@@ -135,7 +136,8 @@ type Plan struct {
 	SkippedCreates, SkippedDeletes int
 	// Relabel are pods whose controller-revision-hash label must be
 	// rewritten because their revision was a duplicate of the current one.
-	// Apply them after the revision writes and before Revisions.Delete.
+	// Apply them after the revision updates and creates, before
+	// Revisions.DeleteDuplicates.
 	Relabel []revision.PodRelabel
 	// Revisions are the ControllerRevision writes.
 	Revisions RevisionWrites

@@ -16,8 +16,9 @@
 //     reject, each with its Kubernetes field path (field.ErrorList); the
 //     parts they are built from are exported for callers that check one
 //     value: ValidateLabelSelector, ValidateNodeSelector,
-//     ValidateNodeSelectorMap, ValidateTolerations, ValidateLabelKey,
-//     ValidateLabelValue, IsDNS1123Subdomain;
+//     ValidateTolerations, ValidateLabelKey, ValidateLabelValue,
+//     IsDNS1123Subdomain (and ValidateNodeSelectorMap, which reports each
+//     key at its own path, where Validate reports the map);
 //   - the DeepCopy methods copy an object so that nothing is shared.
 //
 // And the facts about one pod that several packages need: TargetNodeName,

@@ -59,7 +59,7 @@ func resourceContainers(cs []Container, init bool) []resource.Container {
 //     requests replacing cpu, memory and hugepages-*, overhead added.
 //
 // The result is a new, non-nil List; a template without containers
-// requests nothing but its overhead.
+// requests only its overhead and its pod-level requests (or limits).
 //
 // A nil t is the empty template.
 func (t *PodTemplate) Requests() resource.List {

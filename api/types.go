@@ -82,7 +82,8 @@ type PodTemplate struct {
 	RequiredNodeAffinity *NodeSelector
 	Tolerations          []Toleration
 	HostNetwork          bool
-	// RestartPolicy and ActiveDeadlineSeconds are read only by validation.
+	// RestartPolicy and ActiveDeadlineSeconds are read by validation and
+	// stored in revisions (revision.TemplateData); decisions never read them.
 	RestartPolicy         string
 	ActiveDeadlineSeconds *int64
 	// Containers and InitContainers are spec.containers and

@@ -264,7 +264,8 @@ func (l ErrorList) ToError() error {
 	return l
 }
 
-// Prefix returns a copy of l with every field path placed below prefix, so
+// Prefix returns l with every field path placed below prefix (a new list,
+// but l itself when prefix is empty or l has no errors), so
 // that a package can report paths relative to what it validates and the
 // caller can root them ("matchLabels" below "spec.selector" gives
 // "spec.selector.matchLabels"; "[0].key" below "spec.template.spec.tolerations"

@@ -36,8 +36,9 @@ type Daemon struct {
 }
 
 // Compile compiles dss, sorted by namespace then name (ties keep their
-// input order). opts carries the toleration options the planner uses; its
-// other fields play no part. The DaemonSets are read, never changed, and
+// input order). opts sets toleration matching and IgnoredDuringExecution
+// (which changes the Decisions reported, not which pods land); the burst
+// limit plays no part. The DaemonSets are read, never changed, and
 // must not change while the Set is in use. A DaemonSet being deleted is
 // compiled like any other: the caller decides whether it still counts.
 func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {

@@ -63,8 +63,8 @@ type Compiled struct {
 	labelKey, labelWant string
 }
 
-// Compile checks and compiles ds. It fails only when the DaemonSet's
-// selector cannot be parsed (upstream's sync fails the same way); node
+// Compile checks and compiles ds. It fails when ds is nil or when the
+// DaemonSet's selector cannot be parsed (upstream's sync fails the same way); node
 // eligibility alone never fails, see NewEligibility. ds is read, never
 // changed, and must not be changed while the result is in use.
 func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {

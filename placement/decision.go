@@ -58,8 +58,9 @@ type Decision struct {
 	Reason                Reason
 	// Key is the nodeSelector key that failed, for NodeSelectorMismatch.
 	Key string
-	// Taint is the first untolerated taint in node order, for the
-	// Untolerated reasons, nil otherwise. It points at the taint in the
+	// Taint is the first untolerated taint, in node order, of the reason's
+	// effect (NoExecute for UntoleratedNoExecute, NoSchedule for
+	// UntoleratedNoSchedule), nil for other reasons. It points at the taint in the
 	// node's Taints, which it shares with the input: treat it as read-only.
 	// Comparing Decisions with == compares it by address; compare
 	// *Taint, or use cmp or reflect.DeepEqual, to compare the taints.

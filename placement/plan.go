@@ -93,23 +93,26 @@ type Delete struct {
 }
 
 // Plan is what one manage pass decides. Every list is sorted: Nodes and
-// Create by node name, Delete, Keep, Adopt and Release by pod name. The
-// lists of pods are disjoint.
+// Create by node name, Delete, Keep, Adopt and Release by pod name. Adopt
+// and Release are disjoint, and so are Delete and Keep; an adopted pod may
+// also be in Keep or Delete.
 type Plan struct {
 	Nodes   []NodeDecision
 	Adopt   []string
 	Release []string
 	Create  []Create
 	Delete  []Delete
-	// Keep names the claimed pods the plan leaves alone (including deletes
-	// beyond the burst limit, which a later plan will issue).
+	// Keep names the pods placed on a node (docs/manage.md, M5) that the
+	// plan does not delete (including deletes beyond the burst limit, which
+	// a later plan will issue).
 	Keep []string
 	// Backoff is the failed-pod backoff state to keep for the next plan.
 	Backoff Backoff
 	// RequeueAfter, when positive, is when a failed pod held back by
 	// backoff may be deleted: plan again no later than that.
 	RequeueAfter time.Duration
-	// Skipped counts creates and deletes cut by the burst limit.
+	// SkippedCreates and SkippedDeletes count the creates and deletes cut
+	// by the burst limit.
 	SkippedCreates, SkippedDeletes int
 }
 

@@ -8,9 +8,10 @@ import (
 
 // Cleanup returns, sorted, the names of the old revisions to delete at the
 // end of a sync (upstream: cleanupHistory; docs/history.md, H13). old is
-// History.Old; livePods are all the
-// DaemonSet's claimed pods, including pods that are terminal and being
-// deleted (upstream lists them with includeDeletedTerminal).
+// History.Old; livePods are the DaemonSet's claimed pods that have a
+// target node (placement.Cluster.Targeted), including pods that are
+// terminal and being deleted (upstream lists them with
+// includeDeletedTerminal).
 //
 //  1. limit = *ds.RevisionHistoryLimit, or api.DefaultRevisionHistoryLimit when nil.
 //     Nothing is deleted when len(old) <= limit.

@@ -12,7 +12,8 @@ import (
 // changed; with the zero Progressive it is returned as is.
 //
 //  1. Freeze: no creates and no deletes. The backoff state stays as it
-//     was (backoff), nothing is requeued, and every claimed pod is kept.
+//     was (backoff), nothing is requeued, and every pod placed on a node
+//     is kept.
 //  2. PartitionedScaling with a Partition P (at most the desired count):
 //     only the first max(0, desired − nodes with a new pod − P) creates, by
 //     node name, are kept, so that creates never push more than desired −

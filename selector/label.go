@@ -203,7 +203,7 @@ func FromSet(set map[string]string) Selector {
 	return newSelector(reqs)
 }
 
-// Compile checks a label selector as the API does (ValidateLabelSelector)
+// Compile checks a label selector as the API does (api.ValidateLabelSelector)
 // and compiles it (docs/manage.md, M4):
 //
 //  1. nil: the Selector matches nothing (the zero Selector), no error.

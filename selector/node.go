@@ -93,7 +93,7 @@ type fieldRequirement struct {
 //
 //  1. nodeSelector: every key must be a node label with exactly that value.
 //     A nil or empty map does not constrain. Keys and values are not
-//     validated here (see ValidateNodeSelectorMap).
+//     validated here (see api.ValidateNodeSelectorMap).
 //  2. required == nil: no affinity constraint.
 //  3. required != nil: the node must match at least one term (terms ORed).
 //     A required selector with no terms, or with only empty terms, matches

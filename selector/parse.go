@@ -9,9 +9,9 @@ import (
 )
 
 // ParseError is why Parse rejected its input: either a syntax error at a
-// byte offset, or a well-formed requirement whose key, operator or values
-// are invalid (then Errs lists every problem, with paths relative to the
-// requirement: "key", "values", "values[1]").
+// byte offset (an unknown operator is one), or a well-formed requirement
+// whose key or values are invalid (then Errs lists every problem, with
+// paths relative to the requirement: "key", "values[1]").
 type ParseError struct {
 	Input  string          // the whole input
 	Offset int             // byte offset of the offending token

@@ -10,7 +10,8 @@ import (
 // Set is a compiled list of tolerations: each toleration's operator, effect
 // and comparison value are decoded once by NewSet, and tolerations are
 // grouped by key and effect into rules, so that checking a node's taints
-// does no parsing, no allocation and no scan over unrelated tolerations.
+// parses no toleration again (only a taint's value, for Lt and Gt rules),
+// allocates nothing and scans no unrelated toleration.
 //
 // Checking one taint costs one map lookup of its key and a binary search
 // among the values the tolerations of that key and effect accept, whatever
