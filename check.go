@@ -29,8 +29,9 @@ import (
 //  4. Create names nodes of the input that should run the pod, at most once
 //     each.
 //  5. Revisions: Adopt names orphans of the namespace that are not being
-//     deleted (under the same conditions as pods); Release, Update and
-//     Delete name revisions the DaemonSet controls or adopts; Create names
+//     deleted (under the same conditions as pods); Release, Update,
+//     DeleteDuplicates and Delete name revisions the DaemonSet controls or
+//     adopts; Create names
 //     no existing revision of the namespace.
 //  6. A plan whose revision history failed (Errors not empty and Hash
 //     empty) creates and deletes nothing and relabels no pod; a plan for a
@@ -193,7 +194,7 @@ func CheckPlan(in Input, p Plan) error {
 	for _, l := range []struct {
 		what  string
 		names []string
-	}{{"releases", rv.Release}, {"updates", revUpdate}, {"deletes", rv.Delete}} {
+	}{{"releases", rv.Release}, {"updates", revUpdate}, {"deletes", rv.Delete}, {"deletes as a duplicate", rv.DeleteDuplicates}} {
 		for _, name := range l.names {
 			if !revOwned(name) {
 				fail("%s revision %s, which the DaemonSet neither controls nor adopts", l.what, name)
@@ -207,7 +208,7 @@ func CheckPlan(in Input, p Plan) error {
 	}
 
 	// 6.
-	writes := len(p.Create) + len(p.Delete) + len(p.Relabel) + len(rv.Create) + len(rv.Delete)
+	writes := len(p.Create) + len(p.Delete) + len(p.Relabel) + len(rv.Create) + len(rv.DeleteDuplicates) + len(rv.Delete)
 	if len(p.Errors) > 0 && p.Hash == "" && writes > 0 {
 		fail("revision history failed (%v) but the plan still creates, deletes or relabels", errors.Join(p.Errors...))
 	}
