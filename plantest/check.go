@@ -471,8 +471,8 @@ func (v *view) available(p *api.Pod) bool {
 // write of p is the rolling update's (docs/rolling-update.md, R1; upstream:
 // rollingUpdate). Budgets
 // are scaled against the nodes that should run the pod, percentages
-// rounded up, both zero meaning maxUnavailable 1; surge means a positive
-// maxSurge. A node is visited when
+// rounded up, both zero meaning maxUnavailable 1; surge means a non-zero
+// maxSurge (a negative one takes the surge path, as upstream's branch). A node is visited when
 // it should run the pod or holds pods of the DaemonSet (gone nodes
 // included); its pods not being deleted are new (up to date) or old.
 //
@@ -671,8 +671,9 @@ func renderCount(c *int32) string {
 //     no write at all, and no status write.
 //  2. A plan with Errors creates no pod. If the sync failed before or
 //     while constructing the history (a selector that does not parse, a
-//     node listed twice, a name collision that bumps the collision count,
-//     two revisions of one name), it also deletes, adopts, releases and
+//     name collision that bumps the collision count; from a planner of
+//     your own, also a node or a revision name listed twice, which
+//     daemonplan.Sync refuses up front), it also deletes, adopts, releases and
 //     relabels no pod, and creates and deletes no revision.
 //  3. A plan with Errors or with expectations pending cleans up no history:
 //     every revision it deletes holds the current template (a duplicate of

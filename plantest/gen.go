@@ -460,9 +460,10 @@ func CurrentHash(ds *api.DaemonSet) string {
 // time in four, first (as after a rollback); with Options.Orphans, each in
 // one case out of six, an orphan old revision, one of another controller,
 // one in another namespace, a legacy revision without hash label, a
-// duplicate of the current revision with a lower number, and a revision
-// that holds an old template under the current revision's name (a name
-// collision: Sync then fails to construct the history).
+// duplicate of the current revision with a lower number; and, one time in
+// ten when no current revision is drawn, a revision that holds an old
+// template under the current revision's name (a name collision: Sync then
+// fails to construct the history).
 func Revisions(opts Options, ds *api.DaemonSet) *rapid.Generator[[]revision.Revision] {
 	return rapid.Custom(func(t *rapid.T) []revision.Revision {
 		var revs []revision.Revision

@@ -40,7 +40,8 @@ func ResourceList() *rapid.Generator[resource.List] {
 	})
 }
 
-// Containers generates n containers (init containers when init is set,
+// Containers generates up to three containers, nil for none (init
+// containers when init is set,
 // then sometimes sidecars) with names c0, c1, … or i0, i1, …, images from a
 // small pool, requests, limits and host ports.
 func Containers(init bool) *rapid.Generator[[]api.Container] {
@@ -81,7 +82,7 @@ func Containers(init bool) *rapid.Generator[[]api.Container] {
 }
 
 // Workload draws containers, init containers, overhead and pod-level
-// resources into t (which must not be shared).
+// resources into tpl (which must not be shared), drawing with t.
 func Workload(t *rapid.T, tpl *api.PodTemplate) {
 	tpl.Containers = Containers(false).Draw(t, "regular")
 	tpl.InitContainers = Containers(true).Draw(t, "init")

@@ -20,8 +20,8 @@ import (
 // documentation.
 //
 // A Planner keeps the values it is given: the labels, taints and other
-// maps and slices of nodes, pods, revisions and the DaemonSet must not be
-// changed afterwards; pass a new value instead. It is not safe for
+// maps and slices of nodes, pods and revisions must not be changed
+// afterwards; pass a new value instead (the DaemonSet is copied). It is not safe for
 // concurrent use. Make one with New: a nil *Planner is not usable, and its
 // methods panic.
 type Planner struct {
@@ -93,9 +93,9 @@ func (ps *podState) claimed() bool {
 // of a namespace, twice: a Planner keys them by name.
 var ErrDuplicate = errors.New("replan.New: a node or a pod appears twice")
 
-// New returns a Planner holding in, planning with opts. in.DaemonSet must
-// not be nil, and names of nodes (and of pods within a namespace) must be
-// unique.
+// New returns a Planner holding in, planning with opts. It returns
+// daemonplan.ErrNilDaemonSet when in.DaemonSet is nil, and ErrDuplicate
+// when a node name (or a pod name within a namespace) repeats.
 func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 	if in.DaemonSet == nil {
 		return nil, daemonplan.ErrNilDaemonSet

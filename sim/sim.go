@@ -64,8 +64,9 @@ type Cluster struct {
 }
 
 // New returns a cluster running ds (whose Template and image are given by
-// t) on nodes, at time start. ds is copied; its generation and template
-// generation start at 1 unless set.
+// t) on nodes, at time start. ds is copied shallowly: its maps and
+// pointers, but Annotations, stay shared with the caller's. Its generation
+// and template generation start at 1 unless set.
 func New(ds api.DaemonSet, t Template, nodes []api.Node, start time.Time) *Cluster {
 	c := &Cluster{
 		DaemonSet:  ds,
@@ -134,7 +135,9 @@ func (c *Cluster) SetStrategy(s api.UpdateStrategy) {
 }
 
 // Rollback does what `kubectl rollout undo --to-revision=N` does: when the
-// outcome is RolledBack, the DaemonSet's template becomes that revision's.
+// outcome is RolledBack, the DaemonSet's template becomes that revision's,
+// unless the cluster never set that template (one loaded from a snapshot):
+// the error is then non-nil and nothing changes.
 func (c *Cluster) Rollback(toRevision int64) (revision.RollbackResult, error) {
 	res, err := revision.Rollback(&c.DaemonSet, c.Revisions, toRevision)
 	if err != nil || res.Outcome != revision.RolledBack {
@@ -161,7 +164,9 @@ func (c *Cluster) Sync() (daemonplan.Plan, error) {
 	return plan, nil
 }
 
-// Apply carries out a plan in the documented order.
+// Apply carries out every write of a plan at once: no observer sees the
+// cluster between two writes of one Apply, so the order of application
+// the package documentation gives is not observable here.
 func (c *Cluster) Apply(p daemonplan.Plan) {
 	owner := &api.OwnerRef{Kind: "DaemonSet", Name: c.DaemonSet.Name, UID: c.DaemonSet.UID}
 	// Revisions.

@@ -69,7 +69,8 @@ p.more{font-size:13px;color:#495057}`
 // well-formed XML, inline CSS and SVG, no script, no external resource):
 // the summary, one row per node with its pods coloured by revision and
 // state over time, the unavailable budget as a band below the rows, a
-// legend, and the step table. The only error is w's.
+// legend, and the step table. The error is ErrNoTimeline for a nil tl,
+// else w's.
 func WriteHTML(w io.Writer, tl *Timeline, opts HTMLOptions) error {
 	if tl == nil {
 		return ErrNoTimeline

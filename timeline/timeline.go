@@ -140,7 +140,8 @@ const (
 	Stuck StallKind = iota + 1
 	// SyncLimit: Options.MaxSyncs syncs ran.
 	SyncLimit
-	// TimeLimit: the simulated clock reached Options.MaxDuration.
+	// TimeLimit: the next event lies beyond Options.MaxDuration (the clock
+	// stops short of it).
 	TimeLimit
 	// Unclaimed: a sync created pods the DaemonSet never claims, because
 	// its selector does not select them (a spec the API server refuses)
@@ -161,8 +162,9 @@ type Holder struct {
 	Node string
 	// Pod is the pod the node holds ("" for none).
 	Pod string
-	// Why says it in a few words: "pod never became Ready", "pod failed 3
-	// times", "no pod".
+	// Why says it in a few words: "never became Ready", "not Ready yet",
+	// "Ready, not yet available (minReadySeconds)", "is being deleted",
+	// "failed (3 failures on the node)", "has no pod" (docs/timeline.md).
 	Why string
 }
 
@@ -254,7 +256,7 @@ type Timeline struct {
 }
 
 // Summary renders the outcome in one line: "converged in 1m30s: 6 steps,
-// 8 syncs" or "stalled after 40s (5 syncs): node-3 pod ... never became
+// 8 syncs" or "stalled after 40s (3 steps, 5 syncs): node-3 pod ... never became
 // Ready; maxUnavailable 1 used up".
 func (t *Timeline) Summary() string {
 	if t.Outcome == Converged {
@@ -303,11 +305,12 @@ var (
 //
 //  1. Sync: plan at the current time and apply the plan.
 //  2. If the sync created or deleted nothing and nothing is left to wait
-//     for (no pod due to become Ready or fail, no requeue), stop:
+//     for (no pod due to become Ready or fail, no Ready pod due to become
+//     available, no terminating pod due to go, no requeue), stop:
 //     converged when the rollout is done (for OnDelete, always), stalled
 //     (Stuck) otherwise.
 //  3. Advance the clock to the next pod due to become Ready or fail, the
-//     plan's requeue, or the end of Options.Terminating, whichever comes
+//     next Ready pod due to become available, the plan's requeue, or the end of Options.Terminating, whichever comes
 //     first (not at all when the sync wrote and nothing is due: the next
 //     sync runs at once).
 //

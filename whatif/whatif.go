@@ -143,14 +143,17 @@ var ErrNoDaemonSet = errors.New("whatif: before.DaemonSet is nil")
 // spec does not change the pods.
 //
 // The edited DaemonSet gets what the API server gives an update: its
-// status is the original's, and when its template differs from the
-// original's while its generation, or its template-generation annotation,
-// is the original's, that number goes up by one, so that the pods of the
-// old template count as outdated (as they would in a real cluster).
+// status is the original's; when its spec (template, strategy,
+// minReadySeconds, selector, history limit) differs while its generation
+// is the original's, the generation goes up by one, and when its template
+// differs while its template-generation annotation is the original's or
+// missing, the annotation goes up by one too, so that the pods of the old
+// template count as outdated (as they would in a real cluster).
 //
 // Diff then drives package sim from the edited state: each sync is applied
 // at once, new pods become Ready after Options.ReadyAfter, the clock jumps
-// to the next pod becoming Ready or the next requeue, until a sync has
+// to the next pod becoming Ready, the next Ready pod becoming available
+// (minReadySeconds and one second later) or the next requeue, until a sync has
 // nothing to do and nothing is to be waited for. A node's change compares
 // the pod it runs now with the pod it runs then.
 func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
