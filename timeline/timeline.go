@@ -310,9 +310,9 @@ var (
 //     converged when the rollout is done (for OnDelete, always), stalled
 //     (Stuck) otherwise.
 //  3. Advance the clock to the next pod due to become Ready or fail, the
-//     next Ready pod due to become available, the plan's requeue, or the end of Options.Terminating, whichever comes
-//     first (not at all when the sync wrote and nothing is due: the next
-//     sync runs at once).
+//     next Ready pod due to become available, the plan's requeue, or the
+//     end of Options.Terminating, whichever comes first (not at all when
+//     the sync wrote and nothing is due: the next sync runs at once).
 //
 // Run stops as SyncLimit after Options.MaxSyncs syncs, as TimeLimit when
 // the next event lies beyond Options.MaxDuration, and as Unclaimed after a
