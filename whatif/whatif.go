@@ -128,6 +128,10 @@ type Options struct {
 	ReadyAfter time.Duration
 	// MaxSyncs bounds the simulation; 0 means 10,000.
 	MaxSyncs int
+	// Terminating is how long the pods found being deleted take to go
+	// (their grace period); 0 means they never go, and a node whose pod
+	// never goes is never replaced (timeline.Options.Terminating).
+	Terminating time.Duration
 }
 
 // ErrNoDaemonSet is returned when before has no DaemonSet.
@@ -177,6 +181,7 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	var last daemonplan.Plan
 	tl, err := timeline.Run(c, timeline.Options{
 		MaxSyncs:    opts.MaxSyncs,
+		Terminating: opts.Terminating,
 		MaxDuration: math.MaxInt64, // bounded by MaxSyncs alone
 		AfterSync: func(plan daemonplan.Plan) {
 			last = plan

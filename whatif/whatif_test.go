@@ -326,3 +326,38 @@ func TestPropertyDiff(t *testing.T) {
 		}
 	})
 }
+
+// TestDiffTerminating: a pod found being deleted holds its node until it
+// goes. With Options.Terminating it goes after that long and the node is
+// replaced like the others; with 0 it never goes, as in timeline.
+func TestDiffTerminating(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		terminating  time.Duration
+		want         map[string]string
+		done         bool
+	}{
+		{"goes after 30s", "the terminating pod goes and node-0 gains a pod of the new template (a pod being deleted is not the one a node runs, W4); node-1 is replaced",
+			30 * time.Second, map[string]string{"node-0": "Gains", "node-1": "Replaced"}, true},
+		{"never goes", "the terminating pod counts as unavailable for ever: maxUnavailable 1 is used up and nothing rolls",
+			0, map[string]string{"node-0": "Unchanged", "node-1": "Unchanged"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := settled(t, 2, maxUnavailable(1))
+			for i := range before.Pods {
+				if before.Pods[i].NodeName == "node-0" {
+					before.Pods[i].Deleting = true
+				}
+			}
+			ds := before.DaemonSet.DeepCopy()
+			ds.TemplateData = []byte(`{"image":"agent:v2"}`)
+			rep, err := whatif.Diff(before, daemonplan.Input{DaemonSet: ds}, whatif.Options{Terminating: tt.terminating})
+			require.NoError(t, err)
+			if diff := cmp.Diff(tt.want, changes(rep)); diff != "" {
+				t.Errorf("changes (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+			require.Equal(t, tt.done, rep.Done, tt.reason)
+		})
+	}
+}

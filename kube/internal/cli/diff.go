@@ -32,17 +32,18 @@ var diffOutputs = []string{"table", "json"}
 // diffOptions are the parsed flags of "diff".
 type diffOptions struct {
 	common
-	dsFile     string
-	nodeFiles  []string
-	removes    []nodeNames
-	labels     []labelEdit
-	taints     []taintEdit
-	readyAfter time.Duration
-	output     string
+	dsFile      string
+	nodeFiles   []string
+	removes     []nodeNames
+	labels      []labelEdit
+	taints      []taintEdit
+	readyAfter  time.Duration
+	terminating time.Duration
+	output      string
 }
 
 func (c *cli) diffCmd() *cobra.Command {
-	o := diffOptions{output: "table", readyAfter: 10 * time.Second}
+	o := diffOptions{output: "table", readyAfter: 10 * time.Second, terminating: 30 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
 		Short: "Tell what an edit would do: which nodes gain, lose or replace their pod, and how long the rollout takes",
@@ -54,6 +55,7 @@ and how many rolling-update steps the change takes under the edited budgets.
 
 The rollout is simulated sync after sync from the snapshot, each plan applied
 at once, new pods Ready --ready-after after their creation and never failing,
+pods found terminating gone --terminating after the start (as in simulate),
 until a sync has nothing to do (docs/whatif.md). Nothing is written to any
 cluster.
 
@@ -105,6 +107,7 @@ Output formats (-o):
 	f.Var(editFlag[taintEdit]{&o.taints, parseTaintEdit, "NODE[,NODE...]:TAINT"}, "taint",
 		"add (KEY[=VALUE]:EFFECT) or remove (KEY[=VALUE]:EFFECT- or KEY-) a taint of the nodes;\nrepeatable")
 	f.DurationVar(&o.readyAfter, "ready-after", o.readyAfter, "how long a new pod takes to become Ready in the simulation")
+	f.DurationVar(&o.terminating, "terminating", o.terminating, "how long the pods found terminating (deletionTimestamp set) take to go;\n0 keeps them forever")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(diffOutputs, "|"))
 	return cmd
 }
@@ -116,6 +119,9 @@ func (c *cli) diff(o *diffOptions) error {
 	}
 	if o.readyAfter <= 0 {
 		return usagef("diff: --ready-after %v: want a positive duration, e.g. 30s", o.readyAfter)
+	}
+	if o.terminating < 0 {
+		return usagef("diff: --terminating %v: want a duration of 0 or more", o.terminating)
 	}
 	if o.dsFile == "" && len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
 		return usagef("diff: nothing to compare: give --ds-file, --label, --taint, --remove-node or --node-file")
@@ -165,7 +171,7 @@ func (c *cli) diff(o *diffOptions) error {
 			return err
 		}
 	}
-	rep, err := whatif.Diff(before, after, whatif.Options{Sync: opts, ReadyAfter: o.readyAfter})
+	rep, err := whatif.Diff(before, after, whatif.Options{Sync: opts, ReadyAfter: o.readyAfter, Terminating: o.terminating})
 	if err != nil {
 		return c.fail("diff: %v", err)
 	}

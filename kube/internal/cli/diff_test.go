@@ -360,6 +360,7 @@ func TestDiffErrors(t *testing.T) {
 		{"argument", "diff takes no argument", []string{"node-001", "--remove-node", "node-001"}, exitUsage, `unexpected argument "node-001"`},
 		{"ready-after zero", "pods must take some time", []string{"--ready-after", "0s", "--remove-node", "node-001"}, exitUsage, "--ready-after 0s"},
 		{"ready-after unparsable", "a Go duration", []string{"--ready-after", "soon"}, exitUsage, `invalid argument "soon"`},
+		{"terminating negative", "a grace period is 0 or more", []string{"--terminating", "-1s", "--remove-node", "node-001"}, exitUsage, "--terminating -1s"},
 		{"label without node", "NODE: comes first", []string{"--label", "zone=b"}, exitUsage, `"zone=b": want NODE[,NODE...]:EDIT`},
 		{"label empty node", "a comma list without holes", []string{"--label", "node-1,,node-2:zone=b"}, exitUsage, "empty node name"},
 		{"label without =", "KEY=VALUE or KEY-", []string{"--label", "node-001:zone"}, exitUsage, "want NODE:KEY=VALUE or NODE:KEY-"},
@@ -456,7 +457,7 @@ func TestDiffCommonFlags(t *testing.T) {
 func TestDiffHelp(t *testing.T) {
 	r := runCLI(t, "", "diff", "--help")
 	for _, w := range []string{"daemonplan diff -f cluster.yaml --ds-file node-agent.yaml", "--label NODE[,NODE...]:KEY=VALUE|KEY-",
-		"--taint 'node-1:dedicated:NoSchedule-'", "--ready-after duration", "--kubernetes-version", "--strict"} {
+		"--taint 'node-1:dedicated:NoSchedule-'", "--ready-after duration", "--terminating duration", "--kubernetes-version", "--strict"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("diff --help lacks %q:\n%s", w, r.stdout)
 		}
