@@ -348,7 +348,10 @@ func (v *view) after(p daemonplan.Plan) []api.Pod {
 // running pods of the DaemonSet (running: neither Failed, Succeeded nor
 // being deleted); with surge, no node holds two running pods whose
 // revision-hash label is p.Hash, nor two whose label is not
-// (docs/manage.md, M7–M9; upstream: podsShouldBeOnNode). Pods are classified by the labels the sync read:
+// (docs/manage.md, M7–M9; upstream: podsShouldBeOnNode). Surge here is
+// a non-zero maxSurge: a negative one, which validation rejects, does
+// not surge in manage but takes the rolling update's surge path, which
+// creates a new pod beside an unavailable old one (upstream's branch). Pods are classified by the labels the sync read:
 // Relabel is not applied.
 func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckPodsPerNode", in)
@@ -356,7 +359,9 @@ func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
 		return nil
 	}
 	var vs Violations
-	if err := reference.CheckOnePodPerNode(&v.ds, in.Nodes, v.after(p), p.Hash, reference.Surge(&v.ds)); err != nil {
+	b, _ := v.budgets()
+	surge := reference.Surge(&v.ds) || v.ds.UpdateStrategy.Type == api.RollingUpdate && b.maxSurge != 0
+	if err := reference.CheckOnePodPerNode(&v.ds, in.Nodes, v.after(p), p.Hash, surge); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			vs.add(PodsPerNode, "%s", line)
 		}
