@@ -64,7 +64,8 @@ var planOpts = cmp.Options{
 //     adopted, no write after a failed revision history;
 //  4. the rolling update deletes at most maxUnavailable available pods
 //     (none with surge, which replaces available pods only once their new
-//     pod is available);
+//     pod is available), and plantest.CheckBudgets, which also counts the
+//     nodes already unavailable, holds;
 //  5. the same input in another order (perm) gives the same plan.
 func checkNeverHarms(t *testing.T, in daemonplan.Input, opts daemonplan.Options, perm *reference.Bytes) {
 	t.Helper()
@@ -105,6 +106,11 @@ func checkNeverHarms(t *testing.T, in daemonplan.Input, opts daemonplan.Options,
 		t.Fatalf("plantest.CheckStop: %v", err)
 	}
 	checkUnavailableBudget(t, in, plan)
+	// plantest.CheckBudgets recounts the budgets and the pods already
+	// unavailable from the input alone, not from package rollout.
+	if err := plantest.CheckBudgets(in, plan); err != nil {
+		t.Fatalf("plantest.CheckBudgets: %v", err)
+	}
 
 	shuffled := in
 	shuffled.Nodes = slices.Clone(in.Nodes)
