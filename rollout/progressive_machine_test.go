@@ -305,6 +305,27 @@ func TestProgressiveStateMachine(t *testing.T) {
 		})
 	}
 	t.Logf("%+v", stats)
+	if testing.Short() {
+		return // two rounds may draw no run of some extension
+	}
+	// Each extension must have been put to the test, so that a change of
+	// the generators cannot leave an invariant checking nothing: in 20
+	// rounds the rarest (surge with unavailability) writes in about 130
+	// syncs; require two per round.
+	want := 2 * machineRounds()
+	for _, c := range []struct {
+		name string
+		n    int
+	}{
+		{"partition", stats.partition}, {"scope", stats.scope}, {"canary gated", stats.canaryGated},
+		{"canary aborted", stats.canaryAborted}, {"zones, several groups", stats.zonesMulti},
+		{"strict budgets", stats.strict}, {"surge with unavailability", stats.surgeUnavailable},
+		{"paused", stats.paused}, {"frozen", stats.frozen},
+	} {
+		if c.n < want {
+			t.Errorf("%s: %d syncs exercised it, want at least %d", c.name, c.n, want)
+		}
+	}
 }
 
 // machineRounds is how many times TestProgressiveStateMachine runs rapid's
