@@ -44,7 +44,11 @@ func daemonSets() *rapid.Generator[[]*api.DaemonSet] {
 
 // scratch answers the node-centric question the slow way: every
 // DaemonSet evaluated from scratch, requests summed as lists in
-// namespace/name order (a sum's format is its first operand's).
+// namespace/name order (a sum's format is its first operand's). Its
+// decisions come from placement.NewEligibility, as Compile's do, so the
+// comparison checks what overhead adds (order, landing, sums), not
+// eligibility itself, which placement's and kube/differential's tests
+// check against upstream.
 func scratch(dss []*api.DaemonSet, n *api.Node) (map[string]placement.Decision, resource.List) {
 	decisions := map[string]placement.Decision{}
 	total := resource.List{}

@@ -102,6 +102,10 @@ func forSnapshots(t *testing.T, prop func(*rapid.T, reference.Snapshot)) {
 
 // TestPropertyMatchesReference: Manage and Status agree with the naive
 // reference on creates, deletes, adoption, status, decisions and backoff.
+// The reference matches node selectors and merges the default
+// tolerations with the same selector and taints code, so it checks the
+// manage and status rules, not that matching: kube/differential checks
+// the matchers against apimachinery and component-helpers.
 func TestPropertyMatchesReference(t *testing.T) {
 	forSnapshots(t, func(t *rapid.T, s reference.Snapshot) {
 		p, st := run(t, s)
