@@ -31,8 +31,7 @@ import (
 //  5. Revisions: Adopt names orphans of the namespace that are not being
 //     deleted (under the same conditions as pods); Release, Update,
 //     DeleteDuplicates and Delete name revisions the DaemonSet controls or
-//     adopts; Create names
-//     no existing revision of the namespace.
+//     adopts; Create names no existing revision of the namespace.
 //  6. A plan whose revision history failed (Errors not empty and Hash
 //     empty) creates and deletes nothing and relabels no pod; a plan for a
 //     DaemonSet being deleted, or whose selector is exactly empty, writes

@@ -351,8 +351,9 @@ func (v *view) after(p daemonplan.Plan) []api.Pod {
 // (docs/manage.md, M7–M9; upstream: podsShouldBeOnNode). Surge here is
 // a non-zero maxSurge: a negative one, which validation rejects, does
 // not surge in manage but takes the rolling update's surge path, which
-// creates a new pod beside an unavailable old one (upstream's branch). Pods are classified by the labels the sync read:
-// Relabel is not applied.
+// creates a new pod beside an unavailable old one (upstream's branch).
+// Pods are classified by the labels the sync read: Relabel is not
+// applied.
 func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckPodsPerNode", in)
 	if !v.manageRan(p) || p.SkippedDeletes > 0 {
@@ -477,9 +478,10 @@ func (v *view) available(p *api.Pod) bool {
 // rollingUpdate). Budgets
 // are scaled against the nodes that should run the pod, percentages
 // rounded up, both zero meaning maxUnavailable 1; surge means a non-zero
-// maxSurge (a negative one takes the surge path, as upstream's branch). A node is visited when
-// it should run the pod or holds pods of the DaemonSet (gone nodes
-// included); its pods not being deleted are new (up to date) or old.
+// maxSurge (a negative one takes the surge path, as upstream's branch). A
+// node is visited when it should run the pod or holds pods of the
+// DaemonSet (gone nodes included); its pods not being deleted are new (up
+// to date) or old.
 //
 //  1. MaxUnavailable, without surge: the available old pods p deletes are
 //     at most maxUnavailable minus the visited nodes already unavailable
@@ -678,8 +680,8 @@ func renderCount(c *int32) string {
 //     while constructing the history (a selector that does not parse, a
 //     name collision that bumps the collision count; from a planner of
 //     your own, also a node or a revision name listed twice, which
-//     daemonplan.Sync refuses up front), it also deletes, adopts, releases and
-//     relabels no pod, and creates and deletes no revision.
+//     daemonplan.Sync refuses up front), it also deletes, adopts, releases
+//     and relabels no pod, and creates and deletes no revision.
 //  3. A plan with Errors or with expectations pending cleans up no history:
 //     every revision it deletes holds the current template (a duplicate of
 //     the current revision).

@@ -302,7 +302,8 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 	field("Message", nd.Message())
 	var probs []problem
 	if node != nil {
-		probs = problems(&d, node, taints.Options{ComparisonOperators: in.comparison})
+		popts, _ := in.options()
+		probs = problems(&d, node, popts.Taints)
 	}
 	if len(probs) == 0 {
 		field("Failing", "nothing: the node meets every placement rule")

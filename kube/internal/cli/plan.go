@@ -110,7 +110,7 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 	for _, r := range rv.Update {
 		revs = append(revs, r.Name)
 	}
-	revs = append(append(append(append(revs, rv.DeleteDuplicates...), rv.Delete...), rv.Adopt...), rv.Release...)
+	revs = slices.Concat(revs, rv.DeleteDuplicates, rv.Delete, rv.Adopt, rv.Release)
 	slices.Sort(revs)
 	for _, r := range slices.Compact(revs) {
 		lines = append(lines, "controllerrevision.apps/"+r)
