@@ -130,9 +130,8 @@ var nilCalls = map[string]func(){
 		rollout.Progressive{}.Manage(nil, "", placement.Plan{}, nil)
 		rollout.Progressive{Freeze: true}.Manage(nil, "", placement.Plan{}, nil)
 	},
-	"rollout.Progressive.RollingUpdate": func() { rollout.Progressive{}.RollingUpdate(nil, time.Time{}, "") },
-	"rollout.RollingUpdate":             func() { rollout.RollingUpdate(nil, time.Time{}, "") },
-	"rollout.StatusMessage":             func() { rollout.StatusMessage(nil, api.Status{}) },
+	"rollout.RollingUpdate": func() { rollout.RollingUpdate(nil, time.Time{}, "", rollout.Progressive{}) },
+	"rollout.StatusMessage": func() { rollout.StatusMessage(nil, api.Status{}) },
 
 	"selector.Compile":             func() { selector.Compile(nil) },
 	"selector.CompileNode":         func() { selector.CompileNode(nil, nil).Match("n", nil) },

@@ -376,7 +376,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 		plan.Errors = append(plan.Errors, err)
 	} else {
 		if len(mp.Create) == 0 && len(mp.Delete) == 0 && ds.UpdateStrategy.Type == api.RollingUpdate {
-			step, prog, err := opts.Progressive.RollingUpdate(cl, in.Now, hash)
+			step, prog, err := rollout.RollingUpdate(cl, in.Now, hash, opts.Progressive)
 			prog.HeldCreates = plan.Progress.HeldCreates
 			plan.Progress = prog
 			if prog.Canary != nil && prog.Canary.Phase == rollout.PhaseAborted {

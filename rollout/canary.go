@@ -34,8 +34,8 @@ func (p Progressive) canary(ns []pnode, desired int, hash string, now time.Time,
 	for i := range ns {
 		n := &ns[i]
 		switch {
-		case !n.present() || !n.desired:
-		case !n.outdated():
+		case !n.Present || !n.Desired:
+		case !n.Outdated():
 			inSet[i] = true
 			picked++
 			values[c.spreadValue(n.labels)]++
@@ -52,7 +52,7 @@ func (p Progressive) canary(ns []pnode, desired int, hash string, now time.Time,
 		if picked >= want {
 			break
 		}
-		if !n.present() || !n.desired || !n.outdated() || !sel.scope.Matches(n.labels) || !sel.canary.Matches(n.labels) {
+		if !n.Present || !n.Desired || !n.Outdated() || !sel.scope.Matches(n.labels) || !sel.canary.Matches(n.labels) {
 			continue
 		}
 		if v := c.spreadValue(n.labels); values[v] < limit {
@@ -68,16 +68,16 @@ func (p Progressive) canary(ns []pnode, desired int, hash string, now time.Time,
 		n := &ns[i]
 		switch {
 		case inSet[i]:
-			cp.Nodes = append(cp.Nodes, n.node)
-			if !n.ok || n.oldPod != nil || n.newPod == nil || !avail(n.newPod) {
+			cp.Nodes = append(cp.Nodes, n.Name)
+			if n.Crowded || n.Old != nil || n.New == nil || !avail(n.New) {
 				done = false
 			}
-			if n.ok && n.newPod != nil {
-				if why := c.AutoFail.judge(n.newPod, c.Restarts[n.newPod.Name], now); why != "" {
-					failed = append(failed, [2]string{n.newPod.Name, why})
+			if !n.Crowded && n.New != nil {
+				if why := c.AutoFail.judge(n.New, c.Restarts[n.New.Name], now); why != "" {
+					failed = append(failed, [2]string{n.New.Name, why})
 				}
 			}
-		case n.outdated() && n.present() && sel.scope.Matches(n.labels):
+		case n.Outdated() && n.Present && sel.scope.Matches(n.labels):
 			outside = true
 		}
 	}

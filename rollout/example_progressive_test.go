@@ -49,7 +49,7 @@ func exampleDaemonSet(maxUnavailable int32) *api.DaemonSet {
 	}
 }
 
-func ExampleProgressive_RollingUpdate() {
+func ExampleRollingUpdate_progressive() {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	cl := exampleCluster(exampleDaemonSet(6))
 	for _, p := range []rollout.Progressive{
@@ -58,7 +58,7 @@ func ExampleProgressive_RollingUpdate() {
 		{Zones: &rollout.Zones{}},
 		{Canary: &rollout.Canary{Nodes: api.Int(2), SpreadKeys: []string{rollout.LabelZone}}},
 	} {
-		step, prog, err := p.RollingUpdate(cl, now, "new")
+		step, prog, err := rollout.RollingUpdate(cl, now, "new", p)
 		if err != nil {
 			panic(err)
 		}

@@ -82,7 +82,7 @@ func ExampleRollingUpdate() {
 	if err != nil {
 		panic(err)
 	}
-	step, err := rollout.RollingUpdate(cl, now, "new")
+	step, _, err := rollout.RollingUpdate(cl, now, "new", rollout.Progressive{})
 	if err != nil {
 		panic(err)
 	}

@@ -107,7 +107,7 @@ func FuzzRollingUpdate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		step, err := rollout.RollingUpdate(cl, s.Now, s.Hash)
+		step, _, err := rollout.RollingUpdate(cl, s.Now, s.Hash, rollout.Progressive{})
 		if d := cmp.Diff(before, s); d != "" {
 			t.Fatalf("RollingUpdate changed its input (-before +after):\n%s", d)
 		}
@@ -168,7 +168,7 @@ func FuzzRollingUpdate(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := rollout.RollingUpdate(cl2, s.Now, s.Hash)
+		again, _, err := rollout.RollingUpdate(cl2, s.Now, s.Hash, rollout.Progressive{})
 		if err != nil || !slices.Equal(deleteNames(step), deleteNames(again)) || !slices.Equal(createNodes(step), createNodes(again)) {
 			t.Fatalf("shuffled input steps differently: %v, %v vs %v, %v (%v)", deleteNames(step), createNodes(step), deleteNames(again), createNodes(again), err)
 		}

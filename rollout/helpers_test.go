@@ -151,7 +151,8 @@ func (f *fixture) cluster(t tb) *placement.Cluster {
 
 func (f *fixture) step(t tb) (rollout.Step, error) {
 	t.Helper()
-	return rollout.RollingUpdate(f.cluster(t), t0, hashNew)
+	step, _, err := rollout.RollingUpdate(f.cluster(t), t0, hashNew, rollout.Progressive{})
+	return step, err
 }
 
 // del builds the expected deletes of pods named by build.

@@ -46,7 +46,7 @@ func (p Progressive) Manage(cl *placement.Cluster, hash string, mp placement.Pla
 		if cl.Decision(i).ShouldRun {
 			desired++
 		}
-		if newPod, _, ok := splitPods(cl, bucket{index: i, pods: cl.PodsOn(i)}, hash); ok && newPod != nil {
+		if n := nodeOf(cl, bucket{index: i, pods: cl.PodsOn(i)}, hash); n.New != nil {
 			updated++
 		}
 	}

@@ -71,7 +71,7 @@ func BenchmarkProgressiveRollingUpdate(b *testing.B) {
 			b.Run(fmt.Sprintf("nodes=%d/%s", n, o.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for range b.N {
-					if _, _, err := o.p.RollingUpdate(cl, t0, hashNew); err != nil {
+					if _, _, err := rollout.RollingUpdate(cl, t0, hashNew, o.p); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -125,8 +125,8 @@ func FuzzProgressiveStep(f *testing.F) {
 			t.Fatalf("decoder built invalid options: %v", errs)
 		}
 		cl := fx.cluster(t)
-		step, prog, err := p.RollingUpdate(cl, t0, hashNew)
-		step2, prog2, err2 := p.RollingUpdate(fx.cluster(t), t0, hashNew)
+		step, prog, err := rollout.RollingUpdate(cl, t0, hashNew, p)
+		step2, prog2, err2 := rollout.RollingUpdate(fx.cluster(t), t0, hashNew, p)
 		if !errors.Is(err, err2) && (err == nil) != (err2 == nil) {
 			t.Fatalf("errors differ between runs: %v, %v", err, err2)
 		}

@@ -67,7 +67,7 @@ func TestProgressiveNeutral(t *testing.T) {
 		layout := drawLayout(rt, vanished)
 		f := build(drawBudgets(rt), layout...)
 		f.ds.MinReadySeconds = rapid.SampledFrom([]int32{0, 10}).Draw(rt, "minReady")
-		want, wantErr := rollout.RollingUpdate(f.cluster(rt), t0, hashNew)
+		want, _, wantErr := rollout.RollingUpdate(f.cluster(rt), t0, hashNew, rollout.Progressive{})
 
 		neutral := []rollout.Progressive{
 			{PartitionedScaling: true},
@@ -88,12 +88,12 @@ func TestProgressiveNeutral(t *testing.T) {
 			neutral = append(neutral, rollout.Progressive{StrictBudgets: true})
 		}
 		p := rapid.SampledFrom(neutral).Draw(rt, "options")
-		got, prog, gotErr := p.RollingUpdate(f.cluster(rt), t0, hashNew)
+		got, prog, gotErr := rollout.RollingUpdate(f.cluster(rt), t0, hashNew, p)
 		if (wantErr == nil) != (gotErr == nil) {
 			rt.Fatalf("error %v with %+v, upstream %v", gotErr, p, wantErr)
 		}
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-			rt.Fatalf("Progressive%s.RollingUpdate() differs from RollingUpdate (-upstream +progressive):\n%s", describeOpts(p), diff)
+			rt.Fatalf("RollingUpdate with Progressive%s differs from the zero Progressive (-upstream +progressive):\n%s", describeOpts(p), diff)
 		}
 		if prog.Held != rollout.NotHeld {
 			rt.Fatalf("neutral options hold the rollout: %v", prog.Held)
@@ -108,14 +108,14 @@ func TestProgressiveIgnoresInputOrder(t *testing.T) {
 		tt := rapid.SampledFrom(progressiveCases).Draw(rt, "case")
 		f := build(tt.strategy, tt.layout...)
 		f.label(tt.labels)
-		want, wantProg, wantErr := tt.opts.RollingUpdate(f.cluster(rt), t0, hashNew)
+		want, wantProg, wantErr := rollout.RollingUpdate(f.cluster(rt), t0, hashNew, tt.opts)
 
 		g := build(tt.strategy, tt.layout...)
 		g.label(tt.labels)
 		g.nodes = rapid.Permutation(g.nodes).Draw(rt, "nodes")
 		g.pods = rapid.Permutation(g.pods).Draw(rt, "pods")
 		nodesBefore, podsBefore := cloneNodes(g.nodes), clonePods(g.pods)
-		got, gotProg, gotErr := tt.opts.RollingUpdate(g.cluster(rt), t0, hashNew)
+		got, gotProg, gotErr := rollout.RollingUpdate(g.cluster(rt), t0, hashNew, tt.opts)
 		if (wantErr == nil) != (gotErr == nil) {
 			rt.Fatalf("error %v after permuting, %v before", gotErr, wantErr)
 		}

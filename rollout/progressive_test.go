@@ -473,10 +473,10 @@ func TestProgressiveRollingUpdate(t *testing.T) {
 			f := build(tt.strategy, tt.layout...)
 			f.label(tt.labels)
 			require.Empty(t, tt.opts.Validate(), "case options must be valid")
-			got, prog, err := tt.opts.RollingUpdate(f.cluster(t), t0, hashNew)
+			got, prog, err := rollout.RollingUpdate(f.cluster(t), t0, hashNew, tt.opts)
 			require.NoError(t, err, tt.reason)
 			if diff := cmp.Diff(tt.want, shapeOf(got), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("Progressive.RollingUpdate() mismatch (-want +got):\n%s\nreason: %s", diff, tt.reason)
+				t.Errorf("RollingUpdate() mismatch (-want +got):\n%s\nreason: %s", diff, tt.reason)
 			}
 			if prog.Held != tt.wantHeld {
 				t.Errorf("Held = %v, want %v: %s", prog.Held, tt.wantHeld, tt.reason)

@@ -426,10 +426,10 @@ func clonePods(ps []api.Pod) []api.Pod {
 // dereference.
 func TestRollingUpdateZeroCluster(t *testing.T) {
 	var cl placement.Cluster
-	if _, err := rollout.RollingUpdate(&cl, t0, hashNew); err == nil {
+	if _, _, err := rollout.RollingUpdate(&cl, t0, hashNew, rollout.Progressive{}); err == nil {
 		t.Errorf("RollingUpdate on a zero Cluster: no error")
 	}
-	if _, _, err := (rollout.Progressive{Pause: true}).RollingUpdate(&cl, t0, hashNew); err == nil {
-		t.Errorf("Progressive.RollingUpdate on a zero Cluster: no error")
+	if _, _, err := rollout.RollingUpdate(&cl, t0, hashNew, rollout.Progressive{Pause: true}); err == nil {
+		t.Errorf("RollingUpdate with Pause on a zero Cluster: no error")
 	}
 }

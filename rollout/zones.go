@@ -22,12 +22,12 @@ type zgroup struct {
 // a new pod that is not available yet.
 func inFlight(n *pnode, avail func(*api.Pod) bool) bool {
 	switch {
-	case !n.ok:
+	case n.Crowded:
 		return true
-	case n.newPod == nil:
-		return n.oldPod == nil && n.desired
+	case n.New == nil:
+		return n.Old == nil && n.Desired
 	default:
-		return n.oldPod != nil || !avail(n.newPod)
+		return n.Old != nil || !avail(n.New)
 	}
 }
 
@@ -41,7 +41,7 @@ func (z *Zones) rank(ns []pnode, avail func(*api.Pod) bool) []*zgroup {
 	var groups []*zgroup
 	for i := range ns {
 		n := &ns[i]
-		if !n.present() {
+		if !n.Present {
 			continue
 		}
 		name := n.labels[key]
@@ -52,7 +52,7 @@ func (z *Zones) rank(ns []pnode, avail func(*api.Pod) bool) []*zgroup {
 			groups = append(groups, g)
 		}
 		g.nodes = append(g.nodes, n)
-		if n.desired {
+		if n.Desired {
 			g.desired++
 		}
 		g.inFlight = g.inFlight || inFlight(n, avail)
@@ -84,7 +84,7 @@ func b2i(b bool) int {
 func activate(groups []*zgroup, k int) *ZoneProgress {
 	zp := &ZoneProgress{}
 	for _, g := range groups {
-		cand := slices.ContainsFunc(g.nodes, func(n *pnode) bool { return n.allowed })
+		cand := slices.ContainsFunc(g.nodes, func(n *pnode) bool { return n.Allowed })
 		switch {
 		case len(zp.Active) < k && (g.inFlight || cand):
 			g.active = true
@@ -92,7 +92,7 @@ func activate(groups []*zgroup, k int) *ZoneProgress {
 		case cand:
 			zp.Waiting = append(zp.Waiting, g.name)
 			for _, n := range g.nodes {
-				n.allowed = false
+				n.Allowed = false
 			}
 		}
 	}
