@@ -130,6 +130,16 @@ var nilCalls = map[string]func(){
 		rollout.Progressive{}.Manage(nil, "", placement.Plan{}, nil)
 		rollout.Progressive{Freeze: true}.Manage(nil, "", placement.Plan{}, nil)
 	},
+	"rollout.Classifier.Classify": func() {
+		(*rollout.Classifier)(nil).Classify(&rollout.Node{Old: &api.Pod{}})
+		(&rollout.Classifier{}).Classify(nil)
+	},
+	"rollout.Node.Outdated": func() { (*rollout.Node)(nil).Outdated() },
+	"rollout.Node.SetPods": func() {
+		(*rollout.Node)(nil).SetPods(nil, nil)
+		(&rollout.Node{}).SetPods([]*api.Pod{nil, {}}, nil)
+	},
+	"rollout.Tally.Add":     func() { (*rollout.Tally)(nil).Add(rollout.Class{}, true) },
 	"rollout.RollingUpdate": func() { rollout.RollingUpdate(nil, time.Time{}, "", rollout.Progressive{}) },
 	"rollout.StatusMessage": func() { rollout.StatusMessage(nil, api.Status{}) },
 

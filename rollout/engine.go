@@ -51,14 +51,18 @@ type Node struct {
 
 // SetPods sets Pods, New, Old and Crowded from pods, updated(j) telling
 // whether pods[j] carries the current revision (docs/rolling-update.md,
-// R2 and R6).
+// R2 and R6). A nil updated calls every pod outdated; nil pods are
+// skipped; on a nil Node SetPods does nothing.
 func (n *Node) SetPods(pods []*api.Pod, updated func(j int) bool) {
+	if n == nil {
+		return
+	}
 	n.Pods, n.New, n.Old, n.Crowded = pods, nil, nil, false
 	for j, p := range pods {
-		if p.Deleting {
+		if p == nil || p.Deleting {
 			continue
 		}
-		if updated(j) {
+		if updated != nil && updated(j) {
 			if n.New != nil {
 				n.New, n.Old, n.Crowded = nil, nil, true
 				return
@@ -75,8 +79,8 @@ func (n *Node) SetPods(pods []*api.Pod, updated func(j int) bool) {
 }
 
 // Outdated reports a node the rollout still has to update: one outdated
-// pod and no updated one.
-func (n *Node) Outdated() bool { return !n.Crowded && n.New == nil && n.Old != nil }
+// pod and no updated one. A nil Node is not.
+func (n *Node) Outdated() bool { return n != nil && !n.Crowded && n.New == nil && n.Old != nil }
 
 // Action is what a pass does with one node.
 type Action uint8
@@ -147,9 +151,16 @@ func (c *Classifier) available(p *api.Pod) bool {
 // (docs/rolling-update.md, R5–R16; the progressive switches,
 // docs/progressive-delivery.md). A node counts against the budgets unless
 // it is outdated and outside the update set (with StrictBudgets every node
-// counts).
+// counts). A nil Node has no class (the zero Class); a nil Classifier
+// is the zero one.
 func (c *Classifier) Classify(n *Node) Class {
 	var cl Class
+	if n == nil {
+		return cl
+	}
+	if c == nil {
+		c = &Classifier{}
+	}
 	outdated := n.Outdated()
 	counted := c.StrictBudgets || !outdated || n.Allowed
 	var oldAvailable bool
@@ -227,7 +238,7 @@ func (c *Classifier) Classify(n *Node) Class {
 // available.
 func (c *Classifier) anyAvailable(n *Node) bool {
 	for _, p := range n.Pods {
-		if !p.Deleting && c.available(p) {
+		if p != nil && !p.Deleting && c.available(p) {
 			return true
 		}
 	}
@@ -245,8 +256,11 @@ type Tally struct {
 }
 
 // Add adds one node's class to the tally of the pass with or without
-// surge.
+// surge. On a nil Tally it does nothing.
 func (t *Tally) Add(c Class, surge bool) {
+	if t == nil {
+		return
+	}
 	if !surge {
 		if c.Unavailable {
 			t.Unavailable++
