@@ -154,9 +154,9 @@ func (p *Planner) manage(plan *daemonplan.Plan) {
 }
 
 // rollingUpdate assembles the rolling update's step from the node
-// summaries, as rollout.RollingUpdate does in one pass: the running counts
-// that decide there whether a node is a candidate end up, for the nodes
-// it takes, the same as the totals used here (docs/rolling-update.md).
+// classes (rollout.Classifier.Classify) and their sums
+// (rollout.Budgets.Quota), as rollout.RollingUpdate does in one pass: the
+// nodes of each action, taken in name order (docs/rolling-update.md).
 func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
 	b, err := rollout.ResolveBudgets(&p.dds, p.tot.desired)
 	if err != nil {
@@ -194,36 +194,33 @@ func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
 			return true
 		})
 	}
+	reason := func(ns *nodeState) placement.DeleteReason { return ns.sum.roll.Surge.DeleteReason() }
 	outdated := func(*nodeState) placement.DeleteReason { return placement.Outdated }
 	var wantCreates, wantDeletes int
 	if !b.Surge() {
+		q := b.Quota(t.roll, false, false)
 		forced := t.count(fForced)
-		remaining := min(max(b.MaxUnavailable-t.unavailable, 0), t.count(fCand))
-		if n := min(forced+remaining, burst); n > 0 {
+		if n := min(forced+q.Candidates, burst); n > 0 {
 			deletes = make([]placement.Delete, 0, n)
 		}
 		takeDeletes(fForced, forced, outdated)
-		takeDeletes(fCand, remaining, outdated)
-		wantDeletes = forced + remaining
+		takeDeletes(fCand, q.Candidates, outdated)
+		wantDeletes = forced + q.Candidates
 	} else {
 		if t.count(fSErr) > 0 {
 			var name string
 			p.nodes.each(fSErr, func(ns *nodeState) bool { name = ns.name; return false })
 			return fmt.Errorf("couldn't get node for nodeName %q: node %q not found", name, name)
 		}
+		q := b.Quota(t.rollSurge, true, false)
 		now := t.count(fSDelete)
-		takeDeletes(fSDelete, now, func(ns *nodeState) placement.DeleteReason { return ns.sum.sReason })
-		unsched := 0
-		if deletable := t.availableSurge - b.Desired; deletable > 0 {
-			unsched = min(deletable, t.count(fSUnsched))
-		}
-		takeDeletes(fSUnsched, unsched, func(*nodeState) placement.DeleteReason { return placement.Unschedulable })
-		wantDeletes = now + unsched
+		takeDeletes(fSDelete, now, reason)
+		takeDeletes(fSUnsched, q.Surplus, reason)
+		wantDeletes = now + q.Surplus
 		allowed := t.count(fSAllowed)
-		remaining := min(max(b.MaxSurge-t.surging, 0), t.count(fSCand))
 		takeCreates(fSAllowed, allowed)
-		takeCreates(fSCand, remaining)
-		wantCreates = allowed + remaining
+		takeCreates(fSCand, q.Candidates)
+		wantCreates = allowed + q.Candidates
 	}
 	slices.Sort(creates)
 	slices.SortFunc(deletes, byPod)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // nodeState is one node name the plan can mention: a node of the list, or
@@ -43,21 +44,11 @@ type summary struct {
 	// status (placement.Cluster.Status), 0 or 1 each
 	desired, current, ready, available, updated, misscheduled int
 
-	// The rolling update without surge: whether the node counts as
-	// unavailable; class fForced (its old pod is deleted regardless of the
-	// budget) or fCand (its old pod is a candidate for the budget), or 0.
-	unavailable int
-	class       uint32
-	// The rolling update with surge: whether the node counts against
-	// maxSurge and as available; class fSDelete (its old pod is deleted at
-	// once, for sReason), fSAllowed (it gets a new pod at once), fSUnsched
-	// (its old pod may go once enough pods are available), fSCand (it may
-	// get a new pod within maxSurge), fSErr (an old pod on a vanished
-	// node), or 0.
-	surging, availableSurge int
-	sClass                  uint32
-	sReason                 placement.DeleteReason
-	// oldPod is the old pod both paths speak of.
+	// roll is the node's class in the rolling update (both of its
+	// passes: which one runs depends on maxSurge scaled against the
+	// desired count of all nodes), and oldPod the old pod it speaks of;
+	// the rolling update is assembled from the sum of every node's class.
+	roll   rollout.Class
 	oldPod *api.Pod
 
 	// clock says that the node's manage depends on the clock and the
@@ -144,61 +135,14 @@ func (p *Planner) summarize(ns *nodeState) summary {
 	}
 
 	// The rolling update visits the nodes that should run the pod or hold
-	// one. Both of its paths are summarized: which one runs depends on
-	// maxSurge scaled against the desired count of all nodes.
+	// one, and decides each alone (rollout.Classifier.Classify).
 	if !inRollingUpdate(ns) {
 		return s
 	}
-	newPod, oldPod, ok := p.split(pods)
-	s.oldPod = oldPod
-	switch {
-	case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
-		s.unavailable = 1
-	case newPod != nil:
-		if !available(newPod) {
-			s.unavailable = 1
-		}
-	case !available(oldPod):
-		s.unavailable, s.class = 1, fForced
-	default:
-		s.class = fCand
-	}
-
-	if !ok {
-		s.surging = 1
-		return s
-	}
-	switch {
-	case oldPod != nil:
-		if available(oldPod) {
-			s.availableSurge = 1
-		}
-	case newPod != nil:
-		if available(newPod) {
-			s.availableSurge = 1
-		}
-	}
-	switch {
-	case oldPod == nil:
-	case newPod == nil:
-		shouldRun := ns.real && ns.decision.ShouldRun
-		switch {
-		case !ns.real:
-			s.sClass = fSErr
-		case !available(oldPod) && !shouldRun:
-			s.sClass, s.sReason = fSDelete, placement.Outdated
-		case !available(oldPod):
-			s.sClass = fSAllowed
-		case !shouldRun:
-			s.sClass, s.sReason = fSUnsched, placement.Unschedulable
-		default:
-			s.sClass = fSCand
-		}
-	case !available(newPod):
-		s.surging = 1
-	default:
-		s.sClass, s.sReason = fSDelete, placement.SurgeReplaced
-	}
+	n := rollout.Node{Name: ns.name, Present: ns.real, Desired: ns.real && ns.decision.ShouldRun, Allowed: true}
+	n.SetPods(pods, func(j int) bool { return c.IsUpdated(pods[j], hash) })
+	cls := rollout.Classifier{MinReadySeconds: p.dds.MinReadySeconds, Now: now}
+	s.roll, s.oldPod = cls.Classify(&n), n.Old
 	return s
 }
 
@@ -208,33 +152,10 @@ func inRollingUpdate(ns *nodeState) bool {
 	return (ns.real && ns.decision.ShouldRun) || len(ns.pods) > 0
 }
 
-// split finds the one new and the one old pod on a node, ignoring pods
-// being deleted; ok is false when the node has two of either (as the
-// rolling update does, docs/rolling-update.md, R6).
-func (p *Planner) split(pods []*api.Pod) (newPod, oldPod *api.Pod, ok bool) {
-	for _, pod := range pods {
-		if pod.Deleting {
-			continue
-		}
-		if p.c.IsUpdated(pod, p.hash) {
-			if newPod != nil {
-				return nil, nil, false
-			}
-			newPod = pod
-		} else {
-			if oldPod != nil {
-				return nil, nil, false
-			}
-			oldPod = pod
-		}
-	}
-	return newPod, oldPod, true
-}
-
 // flagsOf derives the flags of a node from its summary.
 func flagsOf(ns *nodeState) uint32 {
 	s := &ns.sum
-	f := s.class | s.sClass
+	f := rollFlags(s.roll)
 	if ns.real {
 		f |= fReal
 		if s.create {
@@ -259,7 +180,9 @@ func flagsOf(ns *nodeState) uint32 {
 type totals struct {
 	creates, deletes                                          int
 	desired, current, ready, available, updated, misscheduled int
-	unavailable, surging, availableSurge                      int
+	// roll and rollSurge sum the node classes for each pass of the
+	// rolling update.
+	roll, rollSurge rollout.Tally
 	// per flag: how many nodes carry it
 	flagged [numFlags]int
 }
@@ -290,9 +213,13 @@ func (p *Planner) account(ns *nodeState, sign int) {
 	t.available += sign * s.available
 	t.updated += sign * s.updated
 	t.misscheduled += sign * s.misscheduled
-	t.unavailable += sign * s.unavailable
-	t.surging += sign * s.surging
-	t.availableSurge += sign * s.availableSurge
+	if sign > 0 {
+		t.roll.Add(s.roll, false)
+		t.rollSurge.Add(s.roll, true)
+	} else {
+		t.roll.Remove(s.roll, false)
+		t.rollSurge.Remove(s.roll, true)
+	}
 	for f := ns.flags; f != 0; f &= f - 1 {
 		t.flagged[bits.TrailingZeros32(f)] += sign
 	}
@@ -312,4 +239,30 @@ func (ns *nodeState) removePod(pod *api.Pod) {
 	if i := slices.Index(ns.pods, pod); i >= 0 {
 		ns.pods = slices.Delete(ns.pods, i, i+1)
 	}
+}
+
+// rollFlags are the flags of a node's rolling-update class: one per action
+// of each pass, so that the assembly takes the nodes of an action in name
+// order.
+func rollFlags(c rollout.Class) uint32 {
+	var f uint32
+	switch c.Replace {
+	case rollout.DeleteForced:
+		f |= fForced
+	case rollout.Candidate:
+		f |= fCand
+	}
+	switch c.Surge {
+	case rollout.DeleteForced, rollout.DeleteReplaced:
+		f |= fSDelete
+	case rollout.CreateForced:
+		f |= fSAllowed
+	case rollout.DeleteSurplus:
+		f |= fSUnsched
+	case rollout.Candidate:
+		f |= fSCand
+	case rollout.MissingNode:
+		f |= fSErr
+	}
+	return f
 }

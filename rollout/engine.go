@@ -257,33 +257,31 @@ type Tally struct {
 
 // Add adds one node's class to the tally of the pass with or without
 // surge. On a nil Tally it does nothing.
-func (t *Tally) Add(c Class, surge bool) {
+func (t *Tally) Add(c Class, surge bool) { t.add(c, surge, 1) }
+
+// Remove takes back what Add added, for callers that keep a tally as
+// nodes change. On a nil Tally it does nothing.
+func (t *Tally) Remove(c Class, surge bool) { t.add(c, surge, -1) }
+
+func (t *Tally) add(c Class, surge bool, d int) {
 	if t == nil {
 		return
 	}
 	if !surge {
-		if c.Unavailable {
-			t.Unavailable++
-		}
+		t.Unavailable += d * b2i(c.Unavailable)
 		if c.Replace == Candidate || c.Replace == PriorityCandidate {
-			t.Candidates++
+			t.Candidates += d
 		}
 		return
 	}
-	if c.Surging {
-		t.Surging++
-	}
-	if c.Available {
-		t.Available++
-	}
-	if c.Down {
-		t.Down++
-	}
+	t.Surging += d * b2i(c.Surging)
+	t.Available += d * b2i(c.Available)
+	t.Down += d * b2i(c.Down)
 	switch c.Surge {
 	case Candidate, PriorityCandidate:
-		t.Candidates++
+		t.Candidates += d
 	case DeleteSurplus:
-		t.Surplus++
+		t.Surplus += d
 	}
 }
 
