@@ -103,3 +103,77 @@ func ExampleCompiled_Explain() {
 	// worker-2: Eligible
 	//   node.kubernetes.io/unschedulable:NoSchedule tolerated by the default node.kubernetes.io/unschedulable:NoSchedule
 }
+
+// TestExplainFailures: each rule's culprit, in the order the decision
+// weighs them.
+func TestExplainFailures(t *testing.T) {
+	unsched := api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}
+	netDown := api.Taint{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}
+	gpu := api.Taint{Key: "gpu", Effect: api.TaintEffectNoExecute}
+	tests := []struct {
+		name, reason string
+		tmpl         api.PodTemplate
+		ignored      bool
+		node         api.Node
+		want         []string // Failure.String of each failure, then "defaulted KEY" per Defaulted
+	}{{
+		name:   "every rule",
+		reason: "nodeName, both selector keys, the affinity term, then the NoExecute before the NoSchedule taint",
+		tmpl: api.PodTemplate{NodeName: "other", NodeSelector: map[string]string{"b": "1", "a": "1"},
+			RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{{Key: "zone", Operator: api.SelectorOpExists}}}}}},
+		node: api.Node{Name: "n", Taints: []api.Taint{{Key: "d", Effect: api.TaintEffectNoSchedule}, gpu}},
+		want: []string{"template spec.nodeName is other", "nodeSelector a=1 not matched", "nodeSelector b=1 not matched",
+			"required node affinity term 0 not matched: zone", "untolerated taint gpu:NoExecute", "untolerated taint d:NoSchedule"},
+	}, {
+		name:    "ignored during execution",
+		reason:  "with IgnoredDuringExecution a NoExecute taint decides before the selector (E15)",
+		tmpl:    api.PodTemplate{NodeSelector: map[string]string{"a": "1"}},
+		ignored: true,
+		node:    api.Node{Name: "n", Taints: []api.Taint{gpu}},
+		want:    []string{"untolerated taint gpu:NoExecute", "nodeSelector a=1 not matched"},
+	}, {
+		name:   "empty, malformed and no terms",
+		reason: "dropped terms are still reported, by their index",
+		tmpl: api.PodTemplate{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{{},
+			{MatchExpressions: []api.NodeSelectorRequirement{{Key: "a", Operator: "Like"}}}}}},
+		node: api.Node{Name: "n"},
+		want: []string{"required node affinity term 0 not matched: the term is empty", "required node affinity term 1 not matched: the term is malformed"},
+	}, {
+		name:   "no terms",
+		reason: "a required affinity without terms matches no node",
+		tmpl:   api.PodTemplate{RequiredNodeAffinity: &api.NodeSelector{}},
+		node:   api.Node{Name: "n"},
+		want:   []string{"required node affinity has no terms"},
+	}, {
+		name:   "defaults",
+		reason: "cordoned: the unschedulable default; network-unavailable: the hostNetwork default",
+		tmpl:   api.PodTemplate{HostNetwork: true},
+		node:   api.Node{Name: "n", Taints: []api.Taint{unsched, netDown}},
+		want:   []string{"defaulted " + api.TaintNodeUnschedulable, "defaulted " + api.TaintNodeNetworkUnavailable},
+	}, {
+		name:   "own toleration",
+		reason: "a template toleration that tolerates the taint itself is not a default's doing",
+		tmpl:   api.PodTemplate{Tolerations: []api.Toleration{{Operator: api.TolerationOpExists}}},
+		node:   api.Node{Name: "n", Taints: []api.Taint{unsched}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := &api.DaemonSet{Name: "ds", Template: tt.tmpl}
+			e := placement.NewEligibility(ds, placement.Options{IgnoredDuringExecution: tt.ignored})
+			x := e.Explain(&tt.node)
+			var got []string
+			for _, f := range x.Failing {
+				got = append(got, f.String())
+			}
+			for _, d := range x.Defaulted {
+				got = append(got, "defaulted "+d.Toleration.Key)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("Explain = %q, want %q (%s)", got, tt.want, tt.reason)
+			}
+			if d := e.Decide(&tt.node); d != x.Decision {
+				t.Errorf("Explain decides %+v, Decide %+v", x.Decision, d)
+			}
+		})
+	}
+}
