@@ -123,6 +123,10 @@ type Eligibility struct {
 	plain bool
 	// ignored is Options.IgnoredDuringExecution.
 	ignored bool
+	// hostNetwork is the template's, and taintOpts Options.Taints: Explain
+	// reads them to tell a default daemon toleration from the template's.
+	hostNetwork bool
+	taintOpts   taints.Options
 }
 
 // NewEligibility compiles the node predicate of ds. ds must not be nil:
@@ -133,13 +137,15 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 	}
 	t := &ds.Template
 	e := &Eligibility{
-		nodeName: t.NodeName,
-		nodes:    selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity),
-		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
-		ignored:  opts.IgnoredDuringExecution,
-		keys:     slices.Sorted(maps.Keys(t.NodeSelector)),
-		affinity: selector.CompileNode(nil, t.RequiredNodeAffinity),
-		plain:    t.NodeName == "" && t.RequiredNodeAffinity == nil,
+		nodeName:    t.NodeName,
+		nodes:       selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity),
+		tols:        taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
+		ignored:     opts.IgnoredDuringExecution,
+		hostNetwork: t.HostNetwork,
+		taintOpts:   opts.Taints,
+		keys:        slices.Sorted(maps.Keys(t.NodeSelector)),
+		affinity:    selector.CompileNode(nil, t.RequiredNodeAffinity),
+		plain:       t.NodeName == "" && t.RequiredNodeAffinity == nil,
 	}
 	for _, k := range e.keys {
 		e.values = append(e.values, t.NodeSelector[k])
@@ -213,7 +219,7 @@ var eligible = Decision{ShouldRun: true, ShouldContinueRunning: true, Reason: El
 // decideSelected is Decide for a node whose nodeSelector selectBatch
 // matched: failed is its result for n.
 func (e *Eligibility) decideSelected(n *api.Node, failed int) Decision {
-	if e.nodeName != "" && e.nodeName != n.Name {
+	if e.namesOther(n) {
 		return Decision{Reason: NodeNameMismatch}
 	}
 	if failed >= 0 {
@@ -247,11 +253,17 @@ func (e *Eligibility) Decide(n *api.Node) Decision {
 	if n == nil {
 		panic("placement.Eligibility.Decide: nil node")
 	}
-	if e.nodeName != "" && e.nodeName != n.Name {
+	if e.namesOther(n) {
 		return Decision{Reason: NodeNameMismatch}
 	}
 	ok, why := e.nodes.Match(n.Name, n.Labels)
 	return e.decide(n, ok, why)
+}
+
+// namesOther reports that the template's nodeName names a node other than
+// n (docs/eligibility.md, E2).
+func (e *Eligibility) namesOther(n *api.Node) bool {
+	return e.nodeName != "" && e.nodeName != n.Name
 }
 
 // decide is Decide past the nodeName check, given the result of matching

@@ -12,6 +12,12 @@
 //   - NewEligibility / Eligibility.Decide: one node's Decision in
 //     O(labels + taints), without allocating. Simulators that only ask
 //     "would the daemon pod land here?" need nothing else.
+//   - Eligibility.Explain (or Compiled.Explain): the same Decision with
+//     every failing rule and its culprit (template nodeName, each
+//     nodeSelector key, each affinity term, each untolerated taint) and
+//     the taints only a default daemon toleration lets through
+//     (docs/eligibility.md, E16). A slower path that allocates, for
+//     telling people why; Decide does not collect reasons.
 //   - Compile: the DaemonSet compiled once (selector, node predicate,
 //     tolerations with the daemon defaults merged, template generation).
 //   - Compiled.Index: nodes sorted by name with their decisions, pods

@@ -31,7 +31,10 @@
 //   - Selector: Matches, MatchesNothing, Empty, String, Requirements, Equal;
 //     Requirement.Matches for a single requirement.
 //   - CompileNode(nodeSelector, *api.NodeSelector) NodeMatcher, then
-//     NodeMatcher.Match(nodeName, labels) (bool, Mismatch) per node.
+//     NodeMatcher.Match(nodeName, labels) (bool, Mismatch) per node;
+//     NodeMatcher.Mismatches for every failing nodeSelector key and, per
+//     affinity term, every failing requirement (it allocates: for
+//     explaining a decision, not for making one).
 //
 // Compile once, match many: Selector and NodeMatcher are immutable values,
 // safe for concurrent use, whose Matches and Match do not allocate.

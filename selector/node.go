@@ -68,15 +68,32 @@ type NodeMatcher struct {
 	hasAffinity  bool        // a required node selector was given
 	terms        []nodeTerm  // its well-formed, non-empty terms, in order
 	termErrs     field.ErrorList
+	// dropped are the terms left out of terms, empty or malformed, in
+	// order: Mismatches reports them.
+	dropped []droppedTerm
 }
 
 type labelPair struct{ key, value string }
+
+// matches reports whether labels hold the pair (rule 1 of CompileNode).
+func (p *labelPair) matches(labels map[string]string) bool {
+	v, ok := labels[p.key]
+	return ok && v == p.value
+}
 
 // nodeTerm is a compiled NodeSelectorTerm. An empty exprs or fields list
 // means the term had none, and that part does not constrain.
 type nodeTerm struct {
 	exprs  []requirement
 	fields []fieldRequirement
+	index  int // the term's index in the required node selector's Terms
+}
+
+// droppedTerm is a term CompileNode left out: empty (errs nil) or
+// malformed.
+type droppedTerm struct {
+	index int
+	errs  field.ErrorList
 }
 
 // fieldRequirement is a matchFields entry: the node field key must (or, for
@@ -84,6 +101,16 @@ type nodeTerm struct {
 type fieldRequirement struct {
 	key, value string
 	notIn      bool
+}
+
+// matches reports whether the node named nodeName satisfies f (rule 6 of
+// CompileNode); nodeName is not empty.
+func (f *fieldRequirement) matches(nodeName string) bool {
+	have := ""
+	if f.key == api.NodeNameField {
+		have = nodeName
+	}
+	return (have == f.value) != f.notIn
 }
 
 // CompileNode compiles the node constraints of a pod template. It never
@@ -130,13 +157,16 @@ func CompileNode(nodeSelector map[string]string, required *api.NodeSelector) Nod
 	termsPath := field.NewPath("nodeSelectorTerms")
 	for i, t := range required.Terms {
 		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+			m.dropped = append(m.dropped, droppedTerm{index: i})
 			continue
 		}
 		term, errs := compileTerm(termsPath.Index(i), t)
 		if len(errs) > 0 {
 			m.termErrs = append(m.termErrs, errs...)
+			m.dropped = append(m.dropped, droppedTerm{index: i, errs: errs})
 			continue
 		}
+		term.index = i
 		m.terms = append(m.terms, term)
 	}
 	return m
@@ -226,8 +256,7 @@ func (m NodeMatcher) ParseErrors() field.ErrorList {
 // allocate.
 func (m NodeMatcher) Match(nodeName string, labels map[string]string) (bool, Mismatch) {
 	for i := range m.nodeSelector {
-		p := &m.nodeSelector[i]
-		if v, ok := labels[p.key]; !ok || v != p.value {
+		if p := &m.nodeSelector[i]; !p.matches(labels) {
 			return false, Mismatch{Kind: NodeSelectorMismatch, Key: p.key}
 		}
 	}
@@ -252,14 +281,100 @@ func (t *nodeTerm) matches(nodeName string, labels map[string]string) bool {
 		return true // no node fields: upstream skips matchFields
 	}
 	for i := range t.fields {
-		f := &t.fields[i]
-		have := ""
-		if f.key == api.NodeNameField {
-			have = nodeName
-		}
-		if (have == f.value) == f.notIn {
+		if !t.fields[i].matches(nodeName) {
 			return false
 		}
 	}
 	return true
+}
+
+// Mismatches is every reason a node does not satisfy a NodeMatcher, where
+// Match reports only the first. The zero Mismatches means the node
+// satisfies it.
+type Mismatches struct {
+	// Keys are the nodeSelector keys, in sorted order, that the node's
+	// labels lack or hold with another value.
+	Keys []string
+	// Affinity reports that the node matches no term of the required node
+	// affinity (E4); Terms then says why each term fails, and is empty
+	// when the required node selector has no terms at all.
+	Affinity bool
+	Terms    []TermMismatch
+}
+
+// TermMismatch is why one term of the required node affinity does not
+// match a node.
+type TermMismatch struct {
+	// Term is the term's index in the required node selector's Terms.
+	Term int
+	// Empty: the term has neither matchExpressions nor matchFields and
+	// matches no node (rule 4 of CompileNode).
+	Empty bool
+	// Malformed lists why the term cannot be parsed and never matches
+	// (rule 7), with paths relative to the node selector as ParseErrors
+	// gives them; nil for a well-formed term.
+	Malformed field.ErrorList
+	// Expressions and Fields are the term's matchExpressions and
+	// matchFields requirements that the node fails, in the term's order
+	// (values sorted), for a well-formed term. A Fields requirement's Key
+	// is the node field (metadata.name) and its Operator In or NotIn.
+	Expressions, Fields []Requirement
+}
+
+// Mismatches reports every reason a node with this name and these labels
+// does not satisfy m, by the rules Match applies (see CompileNode): every
+// nodeSelector key it fails and, when no affinity term matches, why each
+// term fails. Match(nodeName, labels) is false exactly when the result is
+// not the zero Mismatches (Keys or Affinity set); its Mismatch names
+// Keys[0] when there is one.
+// Unlike Match, it allocates: it is for explaining a decision, not for
+// making one.
+func (m NodeMatcher) Mismatches(nodeName string, labels map[string]string) Mismatches {
+	var out Mismatches
+	for i := range m.nodeSelector {
+		if p := &m.nodeSelector[i]; !p.matches(labels) {
+			out.Keys = append(out.Keys, p.key)
+		}
+	}
+	if !m.hasAffinity {
+		return out
+	}
+	var terms []TermMismatch
+	for i := range m.terms {
+		t := &m.terms[i]
+		if t.matches(nodeName, labels) {
+			return out
+		}
+		terms = append(terms, t.mismatch(nodeName, labels))
+	}
+	for _, d := range m.dropped {
+		terms = append(terms, TermMismatch{Term: d.index, Empty: d.errs == nil, Malformed: d.errs})
+	}
+	slices.SortFunc(terms, func(a, b TermMismatch) int { return a.Term - b.Term })
+	out.Affinity, out.Terms = true, terms
+	return out
+}
+
+// mismatch lists the requirements of t, which does not match, that the
+// node fails.
+func (t *nodeTerm) mismatch(nodeName string, labels map[string]string) TermMismatch {
+	tm := TermMismatch{Term: t.index}
+	for i := range t.exprs {
+		if r := &t.exprs[i]; !r.matches(labels) {
+			tm.Expressions = append(tm.Expressions, Requirement{Key: r.key, Operator: r.op, Values: slices.Clone(r.values)})
+		}
+	}
+	if nodeName == "" {
+		return tm // as matches: no node fields
+	}
+	for i := range t.fields {
+		if f := &t.fields[i]; !f.matches(nodeName) {
+			op := api.SelectorOpIn
+			if f.notIn {
+				op = api.SelectorOpNotIn
+			}
+			tm.Fields = append(tm.Fields, Requirement{Key: f.key, Operator: op, Values: []string{f.value}})
+		}
+	}
+	return tm
 }

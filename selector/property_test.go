@@ -283,3 +283,57 @@ func TestPropertyLazyErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestPropertyMismatchesAgreeWithMatch: Mismatches reports something
+// exactly when Match fails, names Match's key first, lists every term when
+// no term matches, and each failing requirement it lists fails alone.
+func TestPropertyMismatchesAgreeWithMatch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodeSel := rapid.MapOfN(rapid.SampledFrom(keyPool), rapid.SampledFrom(valuePool), 0, 2).Draw(t, "nodeSelector")
+		var required *api.NodeSelector
+		if rapid.Bool().Draw(t, "hasAffinity") {
+			terms := rapid.SliceOfN(rapid.OneOf(genTerm(), genTerm(), genMalformedTerm()), 0, 3).Draw(t, "terms")
+			required = &api.NodeSelector{Terms: terms}
+		}
+		name := rapid.SampledFrom(nodeNames).Draw(t, "node")
+		l := genLabels().Draw(t, "labels")
+		m := CompileNode(nodeSel, required)
+		ok, why := m.Match(name, l)
+		ms := m.Mismatches(name, l)
+		if failed := len(ms.Keys) > 0 || ms.Affinity; failed == ok {
+			t.Fatalf("Match = %v but Mismatches = %+v", ok, ms)
+		}
+		if len(ms.Keys) > 0 && (why.Kind != NodeSelectorMismatch || why.Key != ms.Keys[0]) {
+			t.Fatalf("Match's mismatch %v, Mismatches' keys %v", why, ms.Keys)
+		}
+		if len(ms.Keys) == 0 && !ok && why.Kind != NodeAffinityMismatch {
+			t.Fatalf("Match's mismatch %v, but Mismatches names no key", why)
+		}
+		if !ms.Affinity {
+			return
+		}
+		if len(ms.Terms) != len(required.Terms) {
+			t.Fatalf("%d terms, Mismatches explains %d: %+v", len(required.Terms), len(ms.Terms), ms.Terms)
+		}
+		for i, tm := range ms.Terms {
+			if tm.Term != i {
+				t.Fatalf("term %d reported as term %d", i, tm.Term)
+			}
+			alone, _ := CompileNode(nil, &api.NodeSelector{Terms: required.Terms[i : i+1]}).Match(name, l)
+			if alone {
+				t.Fatalf("term %d matches alone but is reported: %+v", i, tm)
+			}
+			if tm.Empty || tm.Malformed != nil {
+				continue
+			}
+			if len(tm.Expressions)+len(tm.Fields) == 0 {
+				t.Fatalf("term %d fails but no requirement is named", i)
+			}
+			for _, r := range tm.Expressions {
+				if r.Matches(l) {
+					t.Fatalf("term %d: requirement %v is reported but holds on %v", i, r, l)
+				}
+			}
+		}
+	})
+}

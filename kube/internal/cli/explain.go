@@ -15,7 +15,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
-	"github.com/daemonplan/daemonplan/taints"
 )
 
 func (c *cli) explainCmd() *cobra.Command {
@@ -26,7 +25,8 @@ func (c *cli) explainCmd() *cobra.Command {
 		Long: `Tell why a node does or does not run the DaemonSet's pod: shouldRun,
 shouldContinueRunning, EVERY failing reason (the template's nodeName, each
 nodeSelector key, the required node affinity terms, each untolerated taint),
-the pods on the node and what this sync does with each (kept, replaced, waiting
+the taints only a default daemon toleration lets through (why a cordoned or
+NotReady node still runs the pod), the pods on the node and what this sync does with each (kept, replaced, waiting
 for the maxUnavailable budget, deleted and why), and a hint of the fix: the
 label or toleration that would change the decision.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,108 +66,113 @@ type problem struct {
 	what, hint string
 }
 
-// problems lists every reason n fails ds's placement rules, in the order
-// upstream checks them (nodeName, nodeSelector, affinity, taints). Taints
-// are matched with opts, as the decision matches them (the comparison
-// operators' gate).
-func problems(ds *api.DaemonSet, n *api.Node, opts taints.Options) []problem {
+// problems renders every failing rule of x (placement.Explanation.Failing,
+// the deciding one first) as what fails on n and what would fix it.
+// terms is the number of required node affinity terms.
+func problems(x placement.Explanation, n *api.Node, terms int) []problem {
 	var out []problem
-	t := &ds.Template
-	if t.NodeName != "" && t.NodeName != n.Name {
-		out = append(out, problem{
-			"the template's spec.nodeName is " + t.NodeName,
-			"remove spec.template.spec.nodeName, or set it to " + n.Name})
-	}
-	keys := make([]string, 0, len(t.NodeSelector))
-	for k := range t.NodeSelector {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		want := t.NodeSelector[k]
-		got, ok := n.Labels[k]
-		if ok && got == want {
-			continue
-		}
-		have := "has no label " + k
-		if ok {
-			have = "has " + k + "=" + got
-		}
-		out = append(out, problem{
-			fmt.Sprintf("nodeSelector %s=%s: the node %s", k, want, have),
-			fmt.Sprintf("kubectl label node %s %s=%s --overwrite, or drop %s from spec.template.spec.nodeSelector", n.Name, k, want, k)})
-	}
-	if ra := t.RequiredNodeAffinity; ra != nil {
-		var failed []problem
-		matched := false
-		// The terms are ORed: a node that satisfies any one term matches.
-		either := ""
-		if len(ra.Terms) > 1 {
-			either = " (any one term is enough: the terms are ORed)"
-		}
-		for i, term := range ra.Terms {
-			m := selector.CompileNode(nil, &api.NodeSelector{Terms: []api.NodeSelectorTerm{term}})
-			ok, _ := m.Match(n.Name, n.Labels)
-			if ok {
-				matched = true
-				break
+	for _, f := range x.Failing {
+		switch f.Reason {
+		case placement.NodeNameMismatch:
+			out = append(out, problem{
+				"the template's spec.nodeName is " + f.NodeName,
+				"remove spec.template.spec.nodeName, or set it to " + n.Name})
+		case placement.NodeSelectorMismatch:
+			out = append(out, problem{
+				fmt.Sprintf("nodeSelector %s=%s: the node %s", f.Key, f.Value, hasLabel(n, f.Key)),
+				fmt.Sprintf("kubectl label node %s %s=%s --overwrite, or drop %s from spec.template.spec.nodeSelector", n.Name, f.Key, f.Value, f.Key)})
+		case placement.NodeAffinityMismatch:
+			if f.Term == nil {
+				out = append(out, problem{"required node affinity has no terms: it matches no node", "add a term, or remove requiredDuringSchedulingIgnoredDuringExecution"})
+				continue
 			}
-			failed = append(failed, problem{
-				fmt.Sprintf("required node affinity term %d does not match: %s", i, strings.Join(failedRequirements(term, n), "; ")),
-				fmt.Sprintf("label the node so that every requirement of term %d holds%s, or relax the term in spec.template.spec.affinity.nodeAffinity", i, either)})
-		}
-		if !matched {
-			if len(ra.Terms) == 0 {
-				failed = append(failed, problem{"required node affinity has no terms: it matches no node", "add a term, or remove requiredDuringSchedulingIgnoredDuringExecution"})
+			// The terms are ORed: a node that satisfies any one term matches.
+			either := ""
+			if terms > 1 {
+				either = " (any one term is enough: the terms are ORed)"
 			}
-			out = append(out, failed...)
+			out = append(out, problem{
+				fmt.Sprintf("required node affinity term %d does not match: %s", f.Term.Term, termWhy(f.Term, n)),
+				fmt.Sprintf("label the node so that every requirement of term %d holds%s, or relax the term in spec.template.spec.affinity.nodeAffinity", f.Term.Term, either)})
+		case placement.UntoleratedNoExecute, placement.UntoleratedNoSchedule:
+			out = append(out, taintProblem(f.Taint, n))
 		}
-	}
-	set := taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts)
-	for _, taint := range n.Taints {
-		if !taints.ScheduleBlocking.Has(taint.Effect) || set.Tolerates(taint) {
-			continue
-		}
-		what := "taint " + taint.String() + " is not tolerated: no new pod"
-		if taint.Effect == api.TaintEffectNoExecute {
-			what += ", and a running pod is deleted"
-		}
-		tol := fmt.Sprintf("{key: %s, operator: Exists, effect: %s}", taint.Key, taint.Effect)
-		if taint.Value != "" {
-			tol = fmt.Sprintf("{key: %s, operator: Equal, value: %s, effect: %s}", taint.Key, taint.Value, taint.Effect)
-		}
-		out = append(out, problem{what,
-			fmt.Sprintf("add the toleration %s to spec.template.spec.tolerations, or kubectl taint node %s %s-", tol, n.Name, taint.Key)})
 	}
 	return out
 }
 
-// failedRequirements renders each requirement of term that n fails, with
-// what the node has.
-func failedRequirements(term api.NodeSelectorTerm, n *api.Node) []string {
+// hasLabel says what n has of the label key.
+func hasLabel(n *api.Node, key string) string {
+	if v, ok := n.Labels[key]; ok {
+		return "has " + key + "=" + v
+	}
+	return "has no label " + key
+}
+
+// termWhy renders why an affinity term fails on n: each requirement n
+// fails, with what the node has.
+func termWhy(t *selector.TermMismatch, n *api.Node) string {
+	switch {
+	case t.Empty:
+		return "the term is empty and matches no node"
+	case t.Malformed != nil:
+		return "the term is malformed and matches no node: " + t.Malformed.Error()
+	}
 	var out []string
-	check := func(r api.NodeSelectorRequirement, fields bool) {
-		t := api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{r}}
-		have := "has no label " + r.Key
-		if v, ok := n.Labels[r.Key]; ok {
-			have = "has " + r.Key + "=" + v
-		}
-		if fields {
-			t = api.NodeSelectorTerm{MatchFields: []api.NodeSelectorRequirement{r}}
-			have = "is named " + n.Name
-		}
-		if ok, _ := selector.CompileNode(nil, &api.NodeSelector{Terms: []api.NodeSelectorTerm{t}}).Match(n.Name, n.Labels); !ok {
-			out = append(out, fmt.Sprintf("%s %s %v (the node %s)", r.Key, r.Operator, r.Values, have))
-		}
+	for _, r := range t.Expressions {
+		out = append(out, fmt.Sprintf("%s %s %v (the node %s)", r.Key, r.Operator, r.Values, hasLabel(n, r.Key)))
 	}
-	for _, r := range term.MatchExpressions {
-		check(r, false)
+	for _, r := range t.Fields {
+		out = append(out, fmt.Sprintf("%s %s %v (the node is named %s)", r.Key, r.Operator, r.Values, n.Name))
 	}
-	for _, r := range term.MatchFields {
-		check(r, true)
+	return strings.Join(out, "; ")
+}
+
+// managed says, for the node.kubernetes.io taints that Kubernetes adds and
+// removes itself (the node lifecycle controller and the kubelet), what the
+// taint means about the node and when it goes. Nobody should remove them by
+// hand: the fix is the node's condition, or a toleration.
+var managed = map[string]struct{ state, clears string }{
+	api.TaintNodeNotReady:           {"not ready", "the node lifecycle controller removes the taint when the node's Ready condition turns True"},
+	api.TaintNodeUnreachable:        {"unreachable", "the node lifecycle controller removes the taint when the node's kubelet reports again"},
+	api.TaintNodeUnschedulable:      {"cordoned", "kubectl uncordon removes the taint"},
+	api.TaintNodeDiskPressure:       {"under disk pressure", "the taint goes when the kubelet reports DiskPressure False"},
+	api.TaintNodeMemoryPressure:     {"under memory pressure", "the taint goes when the kubelet reports MemoryPressure False"},
+	api.TaintNodePIDPressure:        {"under PID pressure", "the taint goes when the kubelet reports PIDPressure False"},
+	api.TaintNodeNetworkUnavailable: {"without a configured network", "the taint goes when the network plugin sets up the node's network; pods with hostNetwork: true tolerate it by default"},
+}
+
+// taintProblem is an untolerated taint and its fix: a toleration, or
+// removing the taint, except for a taint Kubernetes manages, whose fix is
+// the node's condition.
+func taintProblem(taint *api.Taint, n *api.Node) problem {
+	what := "taint " + taint.String() + " is not tolerated: no new pod"
+	if taint.Effect == api.TaintEffectNoExecute {
+		what += ", and a running pod is deleted"
 	}
-	if len(out) == 0 {
-		out = append(out, "the term is empty and matches no node")
+	tol := fmt.Sprintf("{key: %s, operator: Exists, effect: %s}", taint.Key, taint.Effect)
+	if taint.Value != "" {
+		tol = fmt.Sprintf("{key: %s, operator: Equal, value: %s, effect: %s}", taint.Key, taint.Value, taint.Effect)
+	}
+	if m, ok := managed[taint.Key]; ok {
+		return problem{what, fmt.Sprintf("the node is %s: %s (Kubernetes manages %s: do not remove it by hand); or add the toleration %s to spec.template.spec.tolerations",
+			m.state, m.clears, taint.Key, tol)}
+	}
+	return problem{what,
+		fmt.Sprintf("add the toleration %s to spec.template.spec.tolerations, or kubectl taint node %s %s-", tol, n.Name, taint.Key)}
+}
+
+// defaulted renders the taints of x that only a default daemon toleration
+// lets through, and what each says about the node.
+func defaulted(x placement.Explanation) []string {
+	var out []string
+	for _, d := range x.Defaulted {
+		s := fmt.Sprintf("%s is tolerated by the default daemon toleration {key: %s, operator: %s, effect: %s}",
+			d.Taint, d.Toleration.Key, d.Toleration.Operator, d.Toleration.Effect)
+		if m, ok := managed[d.Taint.Key]; ok {
+			s += " (the node is " + m.state + ")"
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -301,9 +306,15 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 	field("Reason", nd.Reason.String())
 	field("Message", nd.Message())
 	var probs []problem
+	var tolerated []string
 	if node != nil {
 		popts, _ := in.options()
-		probs = problems(&d, node, popts.Taints)
+		x := placement.NewEligibility(&d, popts).Explain(node)
+		terms := 0
+		if ra := d.Template.RequiredNodeAffinity; ra != nil {
+			terms = len(ra.Terms)
+		}
+		probs, tolerated = problems(x, node, terms), defaulted(x)
 	}
 	if len(probs) == 0 {
 		field("Failing", "nothing: the node meets every placement rule")
@@ -314,6 +325,13 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 			k = "Failing"
 		}
 		field(k, fmt.Sprintf("%d. %s", i+1, pr.what))
+	}
+	for i, s := range tolerated {
+		k := ""
+		if i == 0 {
+			k = "Tolerated"
+		}
+		field(k, s)
 	}
 	fs := fates(in, p, &d)[nd.Node]
 	if len(fs) == 0 {
@@ -336,6 +354,18 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 	return tw.Flush()
 }
 
+// reasonCell is the REASON of -o wide: the reason with its culprit, the
+// untolerated taint (key=value:Effect) or the nodeSelector key.
+func reasonCell(d placement.Decision) string {
+	switch {
+	case d.Taint != nil:
+		return d.Reason.String() + "(" + d.Taint.String() + ")"
+	case d.Reason == placement.NodeSelectorMismatch && d.Key != "":
+		return d.Reason.String() + "(" + d.Key + ")"
+	}
+	return d.Reason.String()
+}
+
 // writeNodes is the per-node view of -o wide.
 func writeNodes(w io.Writer, in *input, p daemonplan.Plan) error {
 	ds, err := convert.DaemonSet(in.cluster.DaemonSet)
@@ -356,7 +386,7 @@ func writeNodes(w io.Writer, in *input, p daemonplan.Plan) error {
 		if pods == "" {
 			pods = "<none>"
 		}
-		fmt.Fprintf(tw, "%s\t%t\t%t\t%s\t%s\n", nd.Node, nd.ShouldRun, nd.ShouldContinueRunning, nd.Reason, pods)
+		fmt.Fprintf(tw, "%s\t%t\t%t\t%s\t%s\n", nd.Node, nd.ShouldRun, nd.ShouldContinueRunning, reasonCell(nd.Decision), pods)
 	}
 	return tw.Flush()
 }

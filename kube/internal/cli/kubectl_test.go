@@ -115,10 +115,11 @@ func TestOutputFormats(t *testing.T) {
 	table := run("table").stdout
 	for _, w := range []string{
 		table,
-		"NODE       SHOULD-RUN   CONTINUE   REASON                  PODS\n",
-		"node-008   true         true       Eligible                node-agent-42m9j=delete(Duplicate),node-agent-vrkv8=keep\n",
-		"node-006   false        true       UntoleratedNoSchedule   node-agent-smqwb=adopt+keep\n",
-		"node-010   true         true       Eligible                (new)=create\n",
+		// The REASON names the untolerated taint (key=value:Effect).
+		"NODE       SHOULD-RUN   CONTINUE   REASON                                                                        PODS\n",
+		"node-008   true         true       Eligible                                                                      node-agent-42m9j=delete(Duplicate),node-agent-vrkv8=keep\n",
+		"node-006   false        true       UntoleratedNoSchedule(ToBeDeletedByClusterAutoscaler=1748779200:NoSchedule)   node-agent-smqwb=adopt+keep\n",
+		"node-010   true         true       Eligible                                                                      (new)=create\n",
 	} {
 		if !strings.Contains(wide, w) {
 			t.Errorf("-o wide lacks %q:\n%s", w, wide)
