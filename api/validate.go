@@ -344,28 +344,17 @@ func budgetFormatErrors(p *field.Path, b *IntOrPercent) field.ErrorList {
 
 // budgetRangeErrors reports a well-formed percentage above 100.
 func budgetRangeErrors(p *field.Path, b *IntOrPercent) field.ErrorList {
-	if v, ok := percentValue(b); ok && v > 100 {
+	if v, ok := b.Percentage(); ok && v > 100 {
 		return field.ErrorList{field.Invalid(p, b.StrVal, msgOver100Percent)}
 	}
 	return nil
-}
-
-// percentValue returns the number of a well-formed percentage. Like
-// upstream it uses strconv.Atoi, which saturates on overflow, so a huge
-// percentage stays above 100.
-func percentValue(b *IntOrPercent) (int, bool) {
-	if b == nil || !b.IsString || !isPercentString(b.StrVal) {
-		return 0, false
-	}
-	v, _ := strconv.Atoi(b.StrVal[:len(b.StrVal)-1])
-	return v, true
 }
 
 // budgetValue is upstream's getIntOrPercentValue: the percentage of a
 // well-formed percent string, strconv.Atoi of any other string (0 when it
 // does not parse), or the int. A nil budget is 0.
 func budgetValue(b *IntOrPercent) int {
-	if v, ok := percentValue(b); ok {
+	if v, ok := b.Percentage(); ok {
 		return v
 	}
 	switch {

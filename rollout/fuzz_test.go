@@ -58,7 +58,7 @@ func FuzzBudgets(f *testing.F) {
 			budget = api.Int(intVal)
 		}
 		for _, roundUp := range []bool{true, false} {
-			got, err := placement.ScaledValue(budget, total, roundUp)
+			got, err := budget.Scaled(total, roundUp)
 			want, ok := int(intVal), true
 			if !isInt {
 				want, ok = exactScaled(pct, total, roundUp)
@@ -74,8 +74,8 @@ func FuzzBudgets(f *testing.F) {
 		ds := &api.DaemonSet{UpdateStrategy: api.UpdateStrategy{Type: api.RollingUpdate,
 			RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: budget, MaxSurge: api.Percent(pct)}}}
 		b, err := rollout.ResolveBudgets(ds, total)
-		_, errU := placement.ScaledValue(budget, total, true)
-		_, errS := placement.ScaledValue(api.Percent(pct), total, true)
+		_, errU := budget.Scaled(total, true)
+		_, errS := api.Percent(pct).Scaled(total, true)
 		if (err != nil) != (errU != nil || errS != nil) {
 			t.Fatalf("ResolveBudgets error %v, scaling errors %v, %v", err, errU, errS)
 		}

@@ -1,12 +1,8 @@
 package rollout
 
 import (
-	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -231,7 +227,7 @@ func countErrors(p *field.Path, v *api.IntOrPercent, least int) field.ErrorList 
 		}
 		return nil
 	}
-	n, ok := percent(v.StrVal)
+	n, ok := v.Percentage()
 	switch {
 	case !ok:
 		return field.ErrorList{field.Invalid(p, v.StrVal, msgPercent)}
@@ -241,41 +237,4 @@ func countErrors(p *field.Path, v *api.IntOrPercent, least int) field.ErrorList 
 		return field.ErrorList{field.Invalid(p, v.StrVal, msg)}
 	}
 	return nil
-}
-
-// percent parses "N%" with N a decimal number.
-func percent(s string) (int, bool) {
-	digits, ok := strings.CutSuffix(s, "%")
-	if !ok || digits == "" {
-		return 0, false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil {
-		return math.MaxInt, true
-	}
-	return n, true
-}
-
-// scaleCount resolves a validated int-or-percent count against desired.
-func scaleCount(v *api.IntOrPercent, desired int, roundUp bool) (int, error) {
-	if v == nil {
-		return 0, nil
-	}
-	if !v.IsString {
-		return int(v.IntVal), nil
-	}
-	n, ok := percent(v.StrVal)
-	if !ok {
-		return 0, fmt.Errorf("invalid percentage %q", v.StrVal)
-	}
-	n = min(n, 100)
-	if roundUp {
-		return (n*desired + 99) / 100, nil
-	}
-	return n * desired / 100, nil
 }

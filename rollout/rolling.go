@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 	"runtime"
 	"time"
@@ -10,48 +9,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 )
-
-// Budgets are the limits of one rolling-update step, resolved against the
-// number of nodes that should run the pod.
-type Budgets struct {
-	// Desired is the number of nodes whose decision is ShouldRun.
-	Desired int
-	// MaxUnavailable and MaxSurge are the scaled budgets (docs/rolling-update.md, R4).
-	MaxUnavailable int
-	MaxSurge       int
-}
-
-// Surge reports whether the rolling update creates new pods before
-// deleting old ones: maxSurge is not zero. A negative maxSurge (which
-// validation rejects) takes this path too, as upstream's rollingUpdate
-// branches on maxSurge == 0, and surges onto no node beyond those whose
-// old pod is unavailable. (Manage's test is placement.AllowsSurge:
-// positive only.)
-func (b Budgets) Surge() bool { return b.MaxSurge != 0 }
-
-// ResolveBudgets scales maxUnavailable and maxSurge of ds against desired
-// (upstream: updatedDesiredNodeCounts; docs/rolling-update.md, R4): ints as
-// they are, percentages of desired rounded up, a nil
-// maxSurge as 0, and both zero (with desired > 0) as maxUnavailable 1. A nil
-// maxUnavailable or a malformed string is an error, as upstream, and so is a
-// nil DaemonSet.
-func ResolveBudgets(ds *api.DaemonSet, desired int) (Budgets, error) {
-	b := Budgets{Desired: desired}
-	if ds == nil {
-		return b, errors.New("rollout.ResolveBudgets: nil DaemonSet")
-	}
-	var err error
-	if b.MaxUnavailable, err = placement.UnavailableCount(ds, desired); err != nil {
-		return b, fmt.Errorf("invalid value for MaxUnavailable: %w", err)
-	}
-	if b.MaxSurge, err = placement.SurgeCount(ds, desired); err != nil {
-		return b, fmt.Errorf("invalid value for MaxSurge: %w", err)
-	}
-	if desired > 0 && b.MaxUnavailable == 0 && b.MaxSurge == 0 {
-		b.MaxUnavailable = 1
-	}
-	return b, nil
-}
 
 // Step is what one rolling-update pass decides, final and ready to merge
 // into a plan: each list is cut to the burst limit (placement.Options.Burst)
