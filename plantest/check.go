@@ -375,7 +375,7 @@ type budgets struct{ desired, maxUnavailable, maxSurge int }
 
 // scale resolves an int-or-percent against desired, rounding up (upstream:
 // GetScaledValueFromIntOrPercent), exactly and saturated at the int32
-// range as placement.ScaledValue documents; ok is false for a malformed
+// range as api.IntOrPercent.Scaled documents; ok is false for a malformed
 // value.
 func scale(x *api.IntOrPercent, desired int) (int, bool) {
 	if x == nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// exactScaled is ScaledValue computed exactly, with big integers, and
+// exactScaled is api.IntOrPercent.Scaled computed exactly, with big integers, and
 // clamped to the int32 range: the oracle of FuzzBudgets.
 func exactScaled(pct string, total int, roundUp bool) (int, bool) {
 	s, ok := strings.CutSuffix(pct, "%")
@@ -64,10 +64,10 @@ func FuzzBudgets(f *testing.F) {
 				want, ok = exactScaled(pct, total, roundUp)
 			}
 			if ok != (err == nil) {
-				t.Fatalf("ScaledValue(%+v, %d, %v) error = %v, want error %v", budget, total, roundUp, err, !ok)
+				t.Fatalf("Scaled(%+v, %d, %v) error = %v, want error %v", budget, total, roundUp, err, !ok)
 			}
 			if ok && got != want {
-				t.Fatalf("ScaledValue(%+v, %d, %v) = %d, want %d", budget, total, roundUp, got, want)
+				t.Fatalf("Scaled(%+v, %d, %v) = %d, want %d", budget, total, roundUp, got, want)
 			}
 		}
 
