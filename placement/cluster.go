@@ -11,6 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/scratch"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -246,19 +247,19 @@ type Cluster struct {
 	release   []string
 
 	// Scratch memory kept across Reset.
-	bucketed []placed           // the pods in buckets (vanished ones included), in input order
-	untarget []*api.Pod         // targeted's own array, when some claimed pod has no target
-	byName   []*api.Pod         // the bucketed pods sorted by name, built by Keep when input order is not
-	sorted   int8               // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
-	index    nameIndex          // node name → position in nodes
-	keep     arena              // backing store of Keep's results
-	check    podCheck           // the pod list's check
-	hints    []int32            // per pod position, its node in the last snapshot, +1; 0 when none
-	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
-	podsIn   []api.Pod          // the snapshot's pods, for byName
-	isBucket []uint64           // a bit per position in podsIn: the pod is bucketed
-	updated  []uint8            // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes; empty until asked after a Reset
-	updHash  string             // the hash updated holds answers for
+	bucketed []placed                   // the pods in buckets (vanished ones included), in input order
+	untarget []*api.Pod                 // targeted's own array, when some claimed pod has no target
+	byName   []*api.Pod                 // the bucketed pods sorted by name, built by Keep when input order is not
+	sorted   int8                       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
+	index    scratch.NodeIndex          // node name → position in nodes
+	keep     scratch.Arena              // backing store of Keep's results
+	check    scratch.PodCheck           // the pod list's check
+	hints    []int32                    // per pod position, its node in the last snapshot, +1; 0 when none
+	nodeSort []scratch.Keyed[*api.Node] // SortByName's scratch for the nodes
+	podsIn   []api.Pod                  // the snapshot's pods, for byName
+	isBucket []uint64                   // a bit per position in podsIn: the pod is bucketed
+	updated  []uint8                    // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes; empty until asked after a Reset
+	updHash  string                     // the hash updated holds answers for
 }
 
 // warmBatch is how many nodes or pods an index pass looks ahead: enough for
@@ -325,7 +326,7 @@ func (cl *Cluster) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i
 // api.ValidateNodes or api.ValidatePods refuses is an error (that
 // field.ErrorList), so that no object is planned twice.
 func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
-	cl := &Cluster{index: nameIndex{once: true}}
+	cl := &Cluster{index: scratch.NodeIndex{Once: true}}
 	if err := cl.Reset(c, nodes, pods); err != nil {
 		return nil, err
 	}
@@ -342,7 +343,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	warmed := 0
 	cl.c = c
 	cl.updated = cl.updated[:0]
-	cl.nodes = resize(cl.nodes, len(nodes))
+	cl.nodes = scratch.Resize(cl.nodes, len(nodes))
 	for i := range nodes {
 		cl.nodes[i] = &nodes[i]
 	}
@@ -353,31 +354,31 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// An index built once takes each name as it is checked, while the
 	// names are in order: the names are read once.
 	suspect, sorted := false, true
-	early := cl.index.once
+	early := cl.index.Once
 	if early {
-		cl.index.start(len(nodes))
+		cl.index.Start(len(nodes))
 	}
 	for i, n := range cl.nodes {
 		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
 		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
 		if early && sorted {
-			cl.index.put(cl.index.hash(n.Name), i)
+			cl.index.Put(cl.index.Hash(n.Name), i)
 		}
 	}
 	if !sorted {
 		var repeats bool
-		cl.nodeSort, repeats = sortByName(cl.nodes, nodeName, cl.nodeSort)
+		cl.nodeSort, repeats = scratch.SortByName(cl.nodes, nodeName, cl.nodeSort)
 		suspect = suspect || repeats
 	}
 	if suspect {
 		if errs := api.ValidateNodes(nodes); len(errs) > 0 {
-			if !cl.check.valid(pods) {
+			if !cl.check.Valid(pods) {
 				errs = append(errs, api.ValidatePods(pods)...)
 			}
 			return errs
 		}
 	}
-	cl.decisions = resize(cl.decisions, len(cl.nodes))
+	cl.decisions = scratch.Resize(cl.decisions, len(cl.nodes))
 	var failed [warmBatch]int
 	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
 		hi := min(lo+warmBatch, len(cl.nodes))
@@ -391,7 +392,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 	}
 	if !early || !sorted {
-		cl.index.build(cl.nodes)
+		cl.index.Build(cl.nodes)
 	}
 
 	// First pass: claim, and find each bucketed pod's node index (or -1 for
@@ -401,10 +402,10 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	cl.vanished = nil
 	cl.byName, cl.sorted = cl.byName[:0], 0
 	cl.podsIn = pods
-	cl.isBucket = resize(cl.isBucket, (len(pods)+63)/64)
+	cl.isBucket = scratch.Resize(cl.isBucket, (len(pods)+63)/64)
 	clear(cl.isBucket)
-	cl.keep.reset()
-	counts := resize(cl.start, len(cl.nodes)+1)
+	cl.keep.Reset()
+	counts := scratch.Resize(cl.start, len(cl.nodes)+1)
 	clear(counts)
 	// Nearly every pod is usually claimed, targeted and bucketed: size the
 	// lists once.
@@ -423,9 +424,9 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// A pod at the same position as in the last snapshot, targeting the
 	// same node, is usually the same pod: a Cluster that is Reset keeps
 	// each position's node as a hint, and checks it before the name table.
-	useHints := !cl.index.once && len(cl.hints) == len(pods)
-	if !useHints && !cl.index.once {
-		cl.hints = resize(cl.hints, len(pods))
+	useHints := !cl.index.Once && len(cl.hints) == len(pods)
+	if !useHints && !cl.index.Once {
+		cl.hints = scratch.Resize(cl.hints, len(pods))
 		clear(cl.hints)
 	}
 	resolve := func() {
@@ -442,8 +443,8 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 					continue
 				}
 			}
-			h[j] = cl.index.hash(q.target)
-			q.node = cl.index.first(h[j])
+			h[j] = cl.index.Hash(q.target)
+			q.node = cl.index.First(h[j])
 		}
 		for j := range batch[:nb] {
 			if n := batch[j].node; n >= 0 {
@@ -459,11 +460,11 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 			ni := q.node
 			if ni < 0 || cl.nodes[ni].Name != q.target {
 				if useHints && h[j] == 0 {
-					h[j] = cl.index.hash(q.target)
+					h[j] = cl.index.Hash(q.target)
 				}
-				ni = cl.index.lookup(cl.nodes, q.target, h[j])
+				ni = cl.index.Lookup(cl.nodes, q.target, h[j])
 			}
-			if !cl.index.once {
+			if !cl.index.Once {
 				cl.hints[q.pos] = ni + 1
 			}
 			cl.bucketed = append(cl.bucketed, placed{claim: q.claim, node: ni})
@@ -483,12 +484,12 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	// api.ValidatePods would make): the pods are read once.
 	untargeted := false
 	var selected [warmBatch]int8
-	cl.check.start(len(pods))
+	cl.check.Start(len(pods))
 	for lo := 0; lo < len(pods); lo += warmBatch {
 		hi := min(lo+warmBatch, len(pods))
 		warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
 		for i := lo; i < hi; i++ {
-			cl.check.add(pods, i)
+			cl.check.Add(pods, i)
 			p := &pods[i]
 			switch c.claim(p, selected[i-lo]) {
 			case Owned:
@@ -514,12 +515,12 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 		}
 		resolve()
 	}
-	if !cl.check.done(pods) {
+	if !cl.check.Done(pods) {
 		if errs := api.ValidatePods(pods); len(errs) > 0 {
 			return errs
 		}
 	}
-	if cl.check.sorted {
+	if cl.check.Sorted() {
 		// Claimed pods share the DaemonSet's namespace: in a pod list
 		// sorted by namespace and name, they come in name order.
 		cl.sorted = 1
@@ -548,7 +549,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	if len(cl.start) > 0 {
 		n = int(cl.start[len(cl.start)-1])
 	}
-	cl.pods = resize(cl.pods, n)
+	cl.pods = scratch.Resize(cl.pods, n)
 	for i := len(cl.start) - 1; i > 0; i-- {
 		cl.start[i] = cl.start[i-1]
 	}
@@ -577,15 +578,6 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	return nil
 }
 
-// resize returns s with length n, reusing its array when large enough. The
-// elements are not cleared. The result is never nil.
-func resize[T any](s []T, n int) []T {
-	if s == nil || cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
 // ownedBy reports whether ref names ds: equal UIDs, never an empty one.
 func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
 	return ref.UID != "" && ref.UID == ds.UID
@@ -607,12 +599,13 @@ func (cl *Cluster) Forget() {
 	clearAll(cl.claimed)
 	clearAll(cl.untarget)
 	clearAll(cl.byName)
-	clearAll(cl.keep.buf)
-	clearAll(cl.index.names)
+	cl.keep.Forget()
+	cl.index.Forget()
 	cl.c, cl.podsIn, cl.vanished, cl.targeted, cl.adopt, cl.release = nil, nil, nil, nil, nil, nil
-	// The next snapshot is another: index it as Index indexes a new one,
-	// taking no hint from this one.
-	cl.index.once, cl.hints = true, nil
+	// The next snapshot is another: index it as Index indexes a new one
+	// (index.Forget made the index one built once), taking no hint from
+	// this one.
+	cl.hints = nil
 }
 
 // clearAll zeroes s up to its capacity: what lies past its length may
@@ -646,7 +639,7 @@ func (cl *Cluster) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.star
 // each answer until the next Reset or a call with another hash.
 func (cl *Cluster) IsUpdated(i, j int, hash string) bool {
 	if len(cl.updated) != len(cl.pods) || hash != cl.updHash {
-		cl.updated = resize(cl.updated, len(cl.pods))
+		cl.updated = scratch.Resize(cl.updated, len(cl.pods))
 		clear(cl.updated)
 		cl.updHash = hash
 	}
