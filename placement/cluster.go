@@ -2,15 +2,12 @@ package placement
 
 import (
 	"errors"
-	"runtime"
-	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/scratch"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )
@@ -246,57 +243,24 @@ type Cluster struct {
 	release   []string
 
 	// Scratch memory kept across Reset.
-	bucketed []placed           // the pods in buckets (vanished ones included), in input order
-	untarget []*api.Pod         // targeted's own array, when some claimed pod has no target
-	byName   []*api.Pod         // the bucketed pods sorted by name, built by Keep when input order is not
-	sorted   int8               // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
-	index    nameIndex          // node name → position in nodes
-	keep     arena              // backing store of Keep's results
-	check    podCheck           // the pod list's check
-	hints    []int32            // per pod position, its node in the last snapshot, +1; 0 when none
-	nodeSort []keyed[*api.Node] // sortByName's scratch for the nodes
-	podsIn   []api.Pod          // the snapshot's pods, for byName
-	isBucket []uint64           // a bit per position in podsIn: the pod is bucketed
-	updated  []uint8            // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes; empty until asked after a Reset
-	updHash  string             // the hash updated holds answers for
+	bucketed []placed                   // the pods in buckets (vanished ones included), in input order
+	untarget []*api.Pod                 // targeted's own array, when some claimed pod has no target
+	byName   []*api.Pod                 // the bucketed pods sorted by name, built by Keep when input order is not
+	sorted   int8                       // whether bucketed is in name order: 0 unknown, 1 yes, -1 no
+	index    scratch.NodeIndex          // node name → position in nodes
+	keep     scratch.Arena              // backing store of Keep's results
+	check    scratch.PodCheck           // the pod list's check
+	hints    []int32                    // per pod position, its node in the last snapshot, +1; 0 when none
+	nodeSort []scratch.Keyed[*api.Node] // SortByName's scratch for the nodes
+	podsIn   []api.Pod                  // the snapshot's pods, for byName
+	isBucket []uint64                   // a bit per position in podsIn: the pod is bucketed
+	updated  []uint8                    // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes; empty until asked after a Reset
+	updHash  string                     // the hash updated holds answers for
 }
 
 // warmBatch is how many nodes or pods an index pass looks ahead: enough for
 // their cache misses to overlap.
 const warmBatch = 16
-
-// pending is a bucketed pod whose node is still to be found.
-type pending struct {
-	pod    *api.Pod
-	target string
-	pos    int   // the pod's position in the input
-	claim  int32 // its position in claimed
-	node   int32 // its node, as the last snapshot's hint or the name table finds it
-}
-
-// warmPods looks up, for a few pods, a label the selector reads and their
-// owner's UID, as Eligibility.warm does for nodes. With a one-label
-// selector it matches it: selected[i] is then 1 when pods[i] carries the
-// label, 0 when not; otherwise -1, for the claim to match the selector.
-func (c *Compiled) warmPods(pods []api.Pod, selected []int8) int {
-	n := 0
-	for i := range pods {
-		selected[i] = -1
-		if c.oneLabel {
-			v, ok := pods[i].Labels[c.labelKey]
-			selected[i] = 0
-			if ok && v == c.labelWant {
-				selected[i] = 1
-			}
-		} else if c.warmKey != "" {
-			n += len(pods[i].Labels[c.warmKey])
-		}
-		if o := pods[i].Controller; o != nil {
-			n += len(o.UID)
-		}
-	}
-	return n
-}
 
 // placed is a bucketed pod, by its position in claimed, and the index of
 // its node, -1 for a vanished node. It holds no pointer: the collector
@@ -325,265 +289,11 @@ func (cl *Cluster) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i
 // api.ValidateNodes or api.ValidatePods refuses is an error (that
 // field.ErrorList), so that no object is planned twice.
 func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
-	cl := &Cluster{index: nameIndex{once: true}}
+	cl := &Cluster{index: scratch.NodeIndex{Once: true}}
 	if err := cl.Reset(c, nodes, pods); err != nil {
 		return nil, err
 	}
 	return cl, nil
-}
-
-// Reset indexes nodes and pods for c into cl as Index does, with the same
-// errors, reusing the memory of cl's previous snapshot. Slices cl returned
-// before are overwritten. After an error cl must not be used until a
-// successful Reset.
-func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
-	// warmed sums what the read-ahead loops read, so that the reads are
-	// not dropped (runtime.KeepAlive at the end).
-	warmed := 0
-	cl.c = c
-	cl.updated = cl.updated[:0]
-	cl.nodes = resize(cl.nodes, len(nodes))
-	for i := range nodes {
-		cl.nodes[i] = &nodes[i]
-	}
-	// The API server lists nodes in name order: check before sorting. A name
-	// that is empty, not UTF-8 or repeated sends the list to the full
-	// check.
-	//
-	// An index built once takes each name as it is checked, while the
-	// names are in order: the names are read once.
-	suspect, sorted := false, true
-	early := cl.index.once
-	if early {
-		cl.index.start(len(nodes))
-	}
-	for i, n := range cl.nodes {
-		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
-		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
-		if early && sorted {
-			cl.index.put(cl.index.hash(n.Name), i)
-		}
-	}
-	if !sorted {
-		var repeats bool
-		cl.nodeSort, repeats = sortByName(cl.nodes, nodeName, cl.nodeSort)
-		suspect = suspect || repeats
-	}
-	if suspect {
-		if errs := api.ValidateNodes(nodes); len(errs) > 0 {
-			if !cl.check.valid(pods) {
-				errs = append(errs, api.ValidatePods(pods)...)
-			}
-			return errs
-		}
-	}
-	cl.decisions = resize(cl.decisions, len(cl.nodes))
-	var failed [warmBatch]int
-	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
-		hi := min(lo+warmBatch, len(cl.nodes))
-		warmed += c.elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
-		for i, n := range cl.nodes[lo:hi] {
-			d := eligible
-			if !c.elig.eligibleAfterSelect(n, failed[i]) {
-				d = c.elig.decideSelected(n, failed[i])
-			}
-			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: d}
-		}
-	}
-	if !early || !sorted {
-		cl.index.build(cl.nodes)
-	}
-
-	// First pass: claim, and find each bucketed pod's node index (or -1 for
-	// a vanished node).
-	cl.bucketed, cl.claimed = cl.bucketed[:0], cl.claimed[:0]
-	cl.adopt, cl.release = nil, nil
-	cl.vanished = nil
-	cl.byName, cl.sorted = cl.byName[:0], 0
-	cl.podsIn = pods
-	cl.isBucket = resize(cl.isBucket, (len(pods)+63)/64)
-	clear(cl.isBucket)
-	cl.keep.reset()
-	counts := resize(cl.start, len(cl.nodes)+1)
-	clear(counts)
-	// Nearly every pod is usually claimed, targeted and bucketed: size the
-	// lists once.
-	if cap(cl.claimed) < len(pods) {
-		cl.claimed = make([]*api.Pod, 0, len(pods))
-	}
-	if cap(cl.bucketed) < len(pods) {
-		cl.bucketed = make([]placed, 0, len(pods))
-	}
-	var vanished map[string][]*api.Pod
-	// Pods are resolved to their node a batch at a time, once their slots
-	// in the name table have been read: the cache misses of a batch
-	// overlap.
-	var batch [warmBatch]pending
-	nb := 0
-	// A pod at the same position as in the last snapshot, targeting the
-	// same node, is usually the same pod: a Cluster that is Reset keeps
-	// each position's node as a hint, and checks it before the name table.
-	useHints := !cl.index.once && len(cl.hints) == len(pods)
-	if !useHints && !cl.index.once {
-		cl.hints = resize(cl.hints, len(pods))
-		clear(cl.hints)
-	}
-	resolve := func() {
-		// Read ahead in tight loops, so that the misses of the batch
-		// overlap: the hinted node or each pod's slot, then the node it
-		// names, then that node's name.
-		var h [warmBatch]uint64
-		for j := range batch[:nb] {
-			q := &batch[j]
-			q.node = -1
-			if useHints {
-				if hint := cl.hints[q.pos] - 1; hint >= 0 && int(hint) < len(cl.nodes) {
-					q.node = hint
-					continue
-				}
-			}
-			h[j] = cl.index.hash(q.target)
-			q.node = cl.index.first(h[j])
-		}
-		for j := range batch[:nb] {
-			if n := batch[j].node; n >= 0 {
-				warmed += len(cl.nodes[n].Name)
-			}
-		}
-		for j := range batch[:nb] {
-			if n := batch[j].node; n >= 0 && len(cl.nodes[n].Name) > 0 {
-				warmed += int(cl.nodes[n].Name[0])
-			}
-		}
-		for j, q := range batch[:nb] {
-			ni := q.node
-			if ni < 0 || cl.nodes[ni].Name != q.target {
-				if useHints && h[j] == 0 {
-					h[j] = cl.index.hash(q.target)
-				}
-				ni = cl.index.lookup(cl.nodes, q.target, h[j])
-			}
-			if !cl.index.once {
-				cl.hints[q.pos] = ni + 1
-			}
-			cl.bucketed = append(cl.bucketed, placed{claim: q.claim, node: ni})
-			cl.isBucket[q.pos/64] |= 1 << (q.pos % 64)
-			if ni < 0 {
-				if vanished == nil {
-					vanished = map[string][]*api.Pod{}
-				}
-				vanished[q.target] = append(vanished[q.target], q.pod)
-				continue
-			}
-			counts[ni+1]++
-		}
-		nb = 0
-	}
-	// The pod list is checked in the same pass (the check is the one
-	// api.ValidatePods would make): the pods are read once.
-	untargeted := false
-	var selected [warmBatch]int8
-	cl.check.start(len(pods))
-	for lo := 0; lo < len(pods); lo += warmBatch {
-		hi := min(lo+warmBatch, len(pods))
-		warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
-		for i := lo; i < hi; i++ {
-			cl.check.add(pods, i)
-			p := &pods[i]
-			switch c.claim(p, selected[i-lo]) {
-			case Owned:
-			case Adopted:
-				cl.adopt = append(cl.adopt, p.Name)
-			case Released:
-				cl.release = append(cl.release, p.Name)
-				continue
-			default:
-				continue
-			}
-			cl.claimed = append(cl.claimed, p)
-			target, err := api.TargetNodeName(p)
-			if err != nil {
-				untargeted = true
-				continue
-			}
-			if p.Deleting && api.IsTerminal(p) {
-				continue
-			}
-			batch[nb] = pending{pod: p, target: target, pos: i, claim: int32(len(cl.claimed) - 1)}
-			nb++
-		}
-		resolve()
-	}
-	if !cl.check.done(pods) {
-		if errs := api.ValidatePods(pods); len(errs) > 0 {
-			return errs
-		}
-	}
-	if cl.check.sorted {
-		// Claimed pods share the DaemonSet's namespace: in a pod list
-		// sorted by namespace and name, they come in name order.
-		cl.sorted = 1
-	}
-	// Claimed pods nearly always have a target node: targeted is then
-	// claimed itself.
-	cl.targeted = cl.claimed
-	if untargeted {
-		cl.untarget = cl.untarget[:0]
-		for _, p := range cl.claimed {
-			if _, err := api.TargetNodeName(p); err == nil {
-				cl.untarget = append(cl.untarget, p)
-			}
-		}
-		cl.targeted = cl.untarget
-	}
-
-	// Second pass: a counting sort into one flat slice, then order each
-	// bucket that holds more than one pod. start[i+1] serves as node i's
-	// fill cursor, and ends as node i+1's start.
-	cl.start = counts
-	for i := 1; i < len(cl.start); i++ {
-		cl.start[i] += cl.start[i-1]
-	}
-	n := 0
-	if len(cl.start) > 0 {
-		n = int(cl.start[len(cl.start)-1])
-	}
-	cl.pods = resize(cl.pods, n)
-	for i := len(cl.start) - 1; i > 0; i-- {
-		cl.start[i] = cl.start[i-1]
-	}
-	for _, pl := range cl.bucketed {
-		if pl.node >= 0 {
-			cl.pods[cl.start[pl.node+1]] = cl.claimed[pl.claim]
-			cl.start[pl.node+1]++
-		}
-	}
-	for i := range cl.nodes {
-		if b := cl.pods[cl.start[i]:cl.start[i+1]]; len(b) > 1 {
-			slices.SortFunc(b, OlderPod)
-		}
-	}
-	if len(vanished) > 0 {
-		cl.vanished = make([]Bucket, 0, len(vanished))
-		for name, ps := range vanished {
-			slices.SortFunc(ps, OlderPod)
-			cl.vanished = append(cl.vanished, Bucket{Node: name, Pods: ps})
-		}
-		slices.SortFunc(cl.vanished, func(a, b Bucket) int { return strings.Compare(a.Node, b.Node) })
-	}
-	slices.Sort(cl.adopt)
-	slices.Sort(cl.release)
-	runtime.KeepAlive(warmed)
-	return nil
-}
-
-// resize returns s with length n, reusing its array when large enough. The
-// elements are not cleared. The result is never nil.
-func resize[T any](s []T, n int) []T {
-	if s == nil || cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
 }
 
 // ownedBy reports whether ref names ds: equal UIDs, never an empty one.
@@ -607,12 +317,13 @@ func (cl *Cluster) Forget() {
 	clearAll(cl.claimed)
 	clearAll(cl.untarget)
 	clearAll(cl.byName)
-	clearAll(cl.keep.buf)
-	clearAll(cl.index.names)
+	cl.keep.Forget()
+	cl.index.Forget()
 	cl.c, cl.podsIn, cl.vanished, cl.targeted, cl.adopt, cl.release = nil, nil, nil, nil, nil, nil
-	// The next snapshot is another: index it as Index indexes a new one,
-	// taking no hint from this one.
-	cl.index.once, cl.hints = true, nil
+	// The next snapshot is another: index it as Index indexes a new one
+	// (index.Forget made the index one built once), taking no hint from
+	// this one.
+	cl.hints = nil
 }
 
 // clearAll zeroes s up to its capacity: what lies past its length may
@@ -646,7 +357,7 @@ func (cl *Cluster) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.star
 // each answer until the next Reset or a call with another hash.
 func (cl *Cluster) IsUpdated(i, j int, hash string) bool {
 	if len(cl.updated) != len(cl.pods) || hash != cl.updHash {
-		cl.updated = resize(cl.updated, len(cl.pods))
+		cl.updated = scratch.Resize(cl.updated, len(cl.pods))
 		clear(cl.updated)
 		cl.updHash = hash
 	}

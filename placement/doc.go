@@ -39,7 +39,9 @@
 // Cluster keeps while the node names stay the same, and skips sorting when
 // the nodes come in name order, as a list from the API server (or kubectl)
 // does. Lists from an informer's lister come in map order: they are sorted
-// by a radix sort on name prefixes (see BenchmarkSyncShuffled).
+// by a radix sort on name prefixes (see BenchmarkSyncShuffled). The table,
+// the sort, the pod list's check and the memory kept across Reset are the
+// module's package internal/scratch: this package holds the rules.
 //
 // # Applying a Plan
 //

@@ -407,7 +407,7 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 // included) that deletes does not name: the pods a plan with these deletes
 // leaves alone. The slice is the Cluster's, valid until its next Reset.
 func (cl *Cluster) Keep(deletes []Delete) []string {
-	dst := cl.keep.alloc(len(cl.bucketed))
+	dst := cl.keep.Alloc(len(cl.bucketed))
 	pods := cl.bucketedByName()
 	n := len(cl.bucketed)
 	name := func(i int) string { return pods(i).Name }
@@ -463,7 +463,7 @@ func (cl *Cluster) bucketedByName() func(int) *api.Pod {
 		// The pod check sorted every pod by name when the list was not
 		// in order: the bucketed ones, in that order.
 		cl.byName = cl.byName[:0]
-		for _, pos := range cl.check.order {
+		for _, pos := range cl.check.Order() {
 			if cl.isBucket[pos/64]&(1<<(pos%64)) != 0 {
 				cl.byName = append(cl.byName, &cl.podsIn[pos])
 			}

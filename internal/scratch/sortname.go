@@ -1,19 +1,19 @@
-package placement
+package scratch
 
 import (
 	"slices"
 	"strings"
 )
 
-// keyed is an item to sort by name, with the eight bytes of its name that
+// Keyed is an item to sort by name, with the eight bytes of its name that
 // follow the prefix every name shares, big-endian: the items are sorted by
 // these integers, without reading the names.
-type keyed[T any] struct {
+type Keyed[T any] struct {
 	key  uint64
 	item T
 }
 
-// sortByName sorts s by name (byte order, as strings.Compare), using buf
+// SortByName sorts s by name (byte order, as strings.Compare), using buf
 // as scratch, and returns buf for reuse and whether some name occurs
 // twice. It gives the order slices.SortFunc with strings.Compare gives, for
 // distinct names; items of the same name end up next to each other, in no
@@ -24,7 +24,7 @@ type keyed[T any] struct {
 // which costs more than all the rest of a sync. Here each name is read
 // twice, in one pass for the shared prefix and one for the keys, the keys
 // are radix-sorted, and only names whose keys tie are compared in full.
-func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) (_ []keyed[T], repeats bool) {
+func SortByName[T any](s []T, name func(T) string, buf []Keyed[T]) (_ []Keyed[T], repeats bool) {
 	if len(s) < 2 {
 		return buf, false
 	}
@@ -35,10 +35,10 @@ func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) (_ []keyed[T]
 	}
 	// buf holds the items and, past them, room for the radix sort's
 	// second copy.
-	buf = resize(buf, 2*len(s))
+	buf = Resize(buf, 2*len(s))
 	a, tmp := buf[:len(s)], buf[len(s):]
 	for i, x := range s {
-		a[i] = keyed[T]{key: nameKey(name(x)[shared:]), item: x}
+		a[i] = Keyed[T]{key: nameKey(name(x)[shared:]), item: x}
 	}
 	a = radixSort(a, tmp)
 	// Names whose keys tie are ordered by the rest of the name; only they
@@ -50,7 +50,7 @@ func sortByName[T any](s []T, name func(T) string, buf []keyed[T]) (_ []keyed[T]
 		}
 		if hi-lo > 1 {
 			run := a[lo:hi]
-			slices.SortFunc(run, func(x, y keyed[T]) int {
+			slices.SortFunc(run, func(x, y Keyed[T]) int {
 				return strings.Compare(name(x.item)[shared:], name(y.item)[shared:])
 			})
 			for i := 1; i < len(run) && !repeats; i++ {
@@ -75,7 +75,7 @@ const radixBits = 11
 // long as a) for the passes, and returns the sorted slice, which is a or
 // tmp. A pass whose digit is the same in every key is skipped: the bytes
 // of a name are mostly letters and digits, and its high bits agree.
-func radixSort[T any](a, tmp []keyed[T]) []keyed[T] {
+func radixSort[T any](a, tmp []Keyed[T]) []Keyed[T] {
 	var count [1 << radixBits]int
 	for shift := uint(0); shift < 64; shift += radixBits {
 		clear(count[:])
@@ -124,4 +124,13 @@ func nameKey(s string) uint64 {
 		}
 	}
 	return k
+}
+
+// Resize returns s with length n, reusing its array when large enough. The
+// elements are not cleared. The result is never nil.
+func Resize[T any](s []T, n int) []T {
+	if s == nil || cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -1,4 +1,4 @@
-package placement
+package scratch
 
 import (
 	"math/rand/v2"
@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestSortByNameSortsAsCompare: sortByName orders any names as sorting
+// TestSortByNameSortsAsCompare: SortByName orders any names as sorting
 // with strings.Compare does, names that share a long prefix, that agree
 // on the eight bytes its keys hold, that end in zero bytes or that are
 // empty included; it leaves no item in its scratch.
@@ -33,7 +33,7 @@ func TestSortByNameSortsAsCompare(t *testing.T) {
 		want := slices.Clone(names)
 		slices.SortFunc(want, func(a, b *string) int { return strings.Compare(*a, *b) })
 		got := slices.Clone(names)
-		buf, repeats := sortByName(got, func(s *string) string { return *s }, nil)
+		buf, repeats := SortByName(got, func(s *string) string { return *s }, nil)
 		if repeats {
 			t.Fatalf("distinct names reported as repeating")
 		}
@@ -85,7 +85,7 @@ func TestSortByNameLarge(t *testing.T) {
 	}
 	want := slices.Clone(names)
 	slices.SortFunc(want, func(a, b *string) int { return strings.Compare(*a, *b) })
-	if _, repeats := sortByName(names, func(s *string) string { return *s }, nil); repeats {
+	if _, repeats := SortByName(names, func(s *string) string { return *s }, nil); repeats {
 		t.Fatal("distinct names reported as repeating")
 	}
 	for i := range names {
@@ -95,7 +95,7 @@ func TestSortByNameLarge(t *testing.T) {
 	}
 }
 
-// TestSortByNameRepeats: with names that repeat, sortByName says so, and
+// TestSortByNameRepeats: with names that repeat, SortByName says so, and
 // orders the items as strings.Compare orders their names.
 func TestSortByNameRepeats(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -112,7 +112,7 @@ func TestSortByNameRepeats(t *testing.T) {
 		for i := range pos {
 			pos[i] = i
 		}
-		_, repeats := sortByName(pos, func(i int) string { return names[i] }, nil)
+		_, repeats := SortByName(pos, func(i int) string { return names[i] }, nil)
 		if repeats != want {
 			t.Fatalf("repeats = %v, want %v", repeats, want)
 		}

@@ -1,0 +1,415 @@
+package placement
+
+import (
+	"runtime"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/internal/scratch"
+)
+
+// Reset indexes nodes and pods for c into cl as Index does, with the same
+// errors, reusing the memory of cl's previous snapshot. Slices cl returned
+// before are overwritten. After an error cl must not be used until a
+// successful Reset.
+//
+// It runs in phases, each a method of an indexer, which holds what they
+// share: the nodes are put in name order, checked, decided and indexed by
+// name; then one pass over the pods claims and checks them and finds the
+// node of each bucketed pod; then the buckets are filled.
+func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
+	cl.c = c
+	cl.updated = cl.updated[:0]
+	x := indexer{cl: cl, c: c}
+	x.orderNodes(nodes)
+	if errs := x.checkNodes(nodes, pods); len(errs) > 0 {
+		return errs
+	}
+	x.decideNodes()
+	x.indexNodes()
+	x.startPods(pods)
+	x.claimPods(pods)
+	if errs := x.checkPods(pods); len(errs) > 0 {
+		return errs
+	}
+	x.listTargeted()
+	x.fillBuckets()
+	x.bucketVanished()
+	slices.Sort(cl.adopt)
+	slices.Sort(cl.release)
+	runtime.KeepAlive(x.warmed)
+	return nil
+}
+
+// indexer is what the phases of one Cluster.Reset share. It lives on
+// Reset's stack (escape analysis keeps it there: no phase keeps a pointer
+// to it), so the phases allocate only what the Cluster keeps, as the one
+// function they were did.
+type indexer struct {
+	cl *Cluster
+	c  *Compiled
+	// warmed sums what the read-ahead loops read, so that the reads are
+	// not dropped: Reset keeps it alive at the end.
+	warmed int
+	// suspect: a node name is empty, not UTF-8 or repeated, and the node
+	// list goes to the full check (checkNodes).
+	suspect bool
+	// indexed: orderNodes put every node in the name index already.
+	indexed bool
+	// counts[i+1] is the number of pods bucketed on node i, on the array
+	// of cl.start, which fillBuckets turns it into.
+	counts []int32
+	// useHints: each pod position's node in the last snapshot is a hint
+	// (see startPods).
+	useHints bool
+	// batch[:nb] are the bucketed pods whose node resolve finds next.
+	batch [warmBatch]pending
+	nb    int
+	// vanished holds, by node name, the bucketed pods of nodes that are
+	// not in the list: nil while there are none.
+	vanished map[string][]*api.Pod
+	// untargeted: some claimed pod has no target node.
+	untargeted bool
+}
+
+// pending is a bucketed pod whose node is still to be found.
+type pending struct {
+	pod    *api.Pod
+	target string
+	pos    int   // the pod's position in the input
+	claim  int32 // its position in claimed
+	node   int32 // its node, as the last snapshot's hint or the name table finds it
+}
+
+// orderNodes points cl.nodes at nodes, in name order. The API server lists
+// nodes in name order: the order is checked before sorting, and a list in
+// order is not sorted. A name that is empty, not UTF-8 or repeated makes
+// the list suspect.
+//
+// An index built once takes each name as it is checked, while the names
+// are in order: the names are read once.
+func (x *indexer) orderNodes(nodes []api.Node) {
+	cl := x.cl
+	cl.nodes = scratch.Resize(cl.nodes, len(nodes))
+	for i := range nodes {
+		cl.nodes[i] = &nodes[i]
+	}
+	suspect, sorted := false, true
+	early := cl.index.Once
+	if early {
+		cl.index.Start(len(nodes))
+	}
+	for i, n := range cl.nodes {
+		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
+		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
+		if early && sorted {
+			cl.index.Put(cl.index.Hash(n.Name), i)
+		}
+	}
+	if !sorted {
+		var repeats bool
+		cl.nodeSort, repeats = scratch.SortByName(cl.nodes, nodeName, cl.nodeSort)
+		suspect = suspect || repeats
+	}
+	x.suspect, x.indexed = suspect, early && sorted
+}
+
+// checkNodes returns what api.ValidateNodes finds in a suspect node list,
+// and then what api.ValidatePods finds in the pods too, so that a refused
+// snapshot reports both lists. A list that is not suspect is valid: its
+// names are non-empty, UTF-8 and distinct, all that api.ValidateNodes
+// checks, and it is not checked again.
+func (x *indexer) checkNodes(nodes []api.Node, pods []api.Pod) field.ErrorList {
+	if !x.suspect {
+		return nil
+	}
+	errs := api.ValidateNodes(nodes)
+	if len(errs) > 0 && !x.cl.check.Valid(pods) {
+		errs = append(errs, api.ValidatePods(pods)...)
+	}
+	return errs
+}
+
+// decideNodes decides every node, a batch at a time: the nodeSelector
+// labels of a batch are read first, in a tight loop, so that their cache
+// misses overlap, and the usual node (selected, untainted, for a template
+// that names no node and requires no affinity) is then eligible without a
+// call.
+func (x *indexer) decideNodes() {
+	cl, elig := x.cl, x.c.elig
+	cl.decisions = scratch.Resize(cl.decisions, len(cl.nodes))
+	warmed := 0
+	var failed [warmBatch]int
+	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
+		hi := min(lo+warmBatch, len(cl.nodes))
+		warmed += elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
+		for i, n := range cl.nodes[lo:hi] {
+			d := eligible
+			if !elig.eligibleAfterSelect(n, failed[i]) {
+				d = elig.decideSelected(n, failed[i])
+			}
+			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: d}
+		}
+	}
+	x.warmed += warmed
+}
+
+// indexNodes builds the name index of the nodes, in name order, unless
+// orderNodes put them in already. A reused Cluster's index is rebuilt only
+// when the names changed (NodeIndex.Build).
+func (x *indexer) indexNodes() {
+	if !x.indexed {
+		x.cl.index.Build(x.cl.nodes)
+	}
+}
+
+// startPods empties what the Cluster held of the last snapshot's pods and
+// sizes the lists for pods, of which nearly every one is usually claimed,
+// targeted and bucketed: they are sized once.
+//
+// A pod at the same position as in the last snapshot, targeting the same
+// node, is usually the same pod: a Cluster that is Reset keeps each
+// position's node as a hint, which resolve checks before the name table,
+// while the pod list keeps its length. An index built once takes none.
+func (x *indexer) startPods(pods []api.Pod) {
+	cl := x.cl
+	cl.bucketed, cl.claimed = cl.bucketed[:0], cl.claimed[:0]
+	cl.adopt, cl.release = nil, nil
+	cl.vanished = nil
+	cl.byName, cl.sorted = cl.byName[:0], 0
+	cl.podsIn = pods
+	cl.isBucket = scratch.Resize(cl.isBucket, (len(pods)+63)/64)
+	clear(cl.isBucket)
+	cl.keep.Reset()
+	x.counts = scratch.Resize(cl.start, len(cl.nodes)+1)
+	clear(x.counts)
+	if cap(cl.claimed) < len(pods) {
+		cl.claimed = make([]*api.Pod, 0, len(pods))
+	}
+	if cap(cl.bucketed) < len(pods) {
+		cl.bucketed = make([]placed, 0, len(pods))
+	}
+	x.useHints = !cl.index.Once && len(cl.hints) == len(pods)
+	if !x.useHints && !cl.index.Once {
+		cl.hints = scratch.Resize(cl.hints, len(pods))
+		clear(cl.hints)
+	}
+}
+
+// claimPods claims the pods (Compiled.Claim), lists the adopted and the
+// released, and hands each bucketed pod to resolve: a claimed pod with a
+// target node, unless it is terminal and being deleted. It goes a batch
+// at a time, reading ahead the labels and owners of a batch (warmPods),
+// and resolves each batch once it is claimed, so that the cache misses of
+// a batch overlap.
+//
+// The pod list is checked in the same pass, with the check api.ValidatePods
+// would make (scratch.PodCheck): the pods are read once.
+func (x *indexer) claimPods(pods []api.Pod) {
+	cl, c := x.cl, x.c
+	warmed := 0
+	var selected [warmBatch]int8
+	cl.check.Start(len(pods))
+	for lo := 0; lo < len(pods); lo += warmBatch {
+		hi := min(lo+warmBatch, len(pods))
+		warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
+		for i := lo; i < hi; i++ {
+			cl.check.Add(pods, i)
+			p := &pods[i]
+			switch c.claim(p, selected[i-lo]) {
+			case Owned:
+			case Adopted:
+				cl.adopt = append(cl.adopt, p.Name)
+			case Released:
+				cl.release = append(cl.release, p.Name)
+				continue
+			default:
+				continue
+			}
+			cl.claimed = append(cl.claimed, p)
+			target, err := api.TargetNodeName(p)
+			if err != nil {
+				x.untargeted = true
+				continue
+			}
+			if p.Deleting && api.IsTerminal(p) {
+				continue
+			}
+			x.batch[x.nb] = pending{pod: p, target: target, pos: i, claim: int32(len(cl.claimed) - 1)}
+			x.nb++
+		}
+		x.resolve()
+	}
+	x.warmed += warmed
+}
+
+// warmPods looks up, for a few pods, a label the selector reads and their
+// owner's UID, as Eligibility.warm does for nodes. With a one-label
+// selector it matches it: selected[i] is then 1 when pods[i] carries the
+// label, 0 when not; otherwise -1, for the claim to match the selector.
+func (c *Compiled) warmPods(pods []api.Pod, selected []int8) int {
+	n := 0
+	for i := range pods {
+		selected[i] = -1
+		if c.oneLabel {
+			v, ok := pods[i].Labels[c.labelKey]
+			selected[i] = 0
+			if ok && v == c.labelWant {
+				selected[i] = 1
+			}
+		} else if c.warmKey != "" {
+			n += len(pods[i].Labels[c.warmKey])
+		}
+		if o := pods[i].Controller; o != nil {
+			n += len(o.UID)
+		}
+	}
+	return n
+}
+
+// resolve finds the node of each pod in the batch (-1 for a node not in
+// the list), buckets the pod, counts it for its node or files it under its
+// vanished node's name, keeps its node as the next snapshot's hint, and
+// empties the batch. It reads ahead in tight loops, so that the misses of
+// the batch overlap: the hinted node or each pod's slot in the name table,
+// then the node it names, then that node's name.
+func (x *indexer) resolve() {
+	cl, useHints := x.cl, x.useHints
+	batch := x.batch[:x.nb]
+	warmed := 0
+	var h [warmBatch]uint64
+	for j := range batch {
+		q := &batch[j]
+		q.node = -1
+		if useHints {
+			if hint := cl.hints[q.pos] - 1; hint >= 0 && int(hint) < len(cl.nodes) {
+				q.node = hint
+				continue
+			}
+		}
+		h[j] = cl.index.Hash(q.target)
+		q.node = cl.index.First(h[j])
+	}
+	for j := range batch {
+		if n := batch[j].node; n >= 0 {
+			warmed += len(cl.nodes[n].Name)
+		}
+	}
+	for j := range batch {
+		if n := batch[j].node; n >= 0 && len(cl.nodes[n].Name) > 0 {
+			warmed += int(cl.nodes[n].Name[0])
+		}
+	}
+	for j, q := range batch {
+		ni := q.node
+		if ni < 0 || cl.nodes[ni].Name != q.target {
+			if useHints && h[j] == 0 {
+				h[j] = cl.index.Hash(q.target)
+			}
+			ni = cl.index.Lookup(cl.nodes, q.target, h[j])
+		}
+		if !cl.index.Once {
+			cl.hints[q.pos] = ni + 1
+		}
+		cl.bucketed = append(cl.bucketed, placed{claim: q.claim, node: ni})
+		cl.isBucket[q.pos/64] |= 1 << (q.pos % 64)
+		if ni < 0 {
+			if x.vanished == nil {
+				x.vanished = map[string][]*api.Pod{}
+			}
+			x.vanished[q.target] = append(x.vanished[q.target], q.pod)
+			continue
+		}
+		x.counts[ni+1]++
+	}
+	x.nb = 0
+	x.warmed += warmed
+}
+
+// checkPods finishes the pod list's check claimPods made, and returns what
+// api.ValidatePods finds when the check doubts the list: it is called only
+// then, for the findings. A list that passed came in (namespace, name)
+// order or not: in order, as from the API server, the claimed pods, which
+// share the DaemonSet's namespace, are in name order, and Keep need not
+// sort them.
+func (x *indexer) checkPods(pods []api.Pod) field.ErrorList {
+	cl := x.cl
+	if !cl.check.Done(pods) {
+		if errs := api.ValidatePods(pods); len(errs) > 0 {
+			return errs
+		}
+	}
+	if cl.check.Sorted() {
+		cl.sorted = 1
+	}
+	return nil
+}
+
+// listTargeted lists the claimed pods that have a target node, whose
+// revision hashes keep revisions alive. Claimed pods nearly always have
+// one: the list is then claimed itself, and is made apart only when
+// claimPods met a pod without.
+func (x *indexer) listTargeted() {
+	cl := x.cl
+	cl.targeted = cl.claimed
+	if x.untargeted {
+		cl.untarget = cl.untarget[:0]
+		for _, p := range cl.claimed {
+			if _, err := api.TargetNodeName(p); err == nil {
+				cl.untarget = append(cl.untarget, p)
+			}
+		}
+		cl.targeted = cl.untarget
+	}
+}
+
+// fillBuckets puts the bucketed pods of the listed nodes into one flat
+// slice by a counting sort on the counts resolve made, node i's pods at
+// pods[start[i]:start[i+1]], and orders each bucket that holds more than
+// one pod oldest first (OlderPod). start[i+1] serves as node i's fill
+// cursor, and ends as node i+1's start.
+func (x *indexer) fillBuckets() {
+	cl := x.cl
+	cl.start = x.counts
+	for i := 1; i < len(cl.start); i++ {
+		cl.start[i] += cl.start[i-1]
+	}
+	n := 0
+	if len(cl.start) > 0 {
+		n = int(cl.start[len(cl.start)-1])
+	}
+	cl.pods = scratch.Resize(cl.pods, n)
+	for i := len(cl.start) - 1; i > 0; i-- {
+		cl.start[i] = cl.start[i-1]
+	}
+	for _, pl := range cl.bucketed {
+		if pl.node >= 0 {
+			cl.pods[cl.start[pl.node+1]] = cl.claimed[pl.claim]
+			cl.start[pl.node+1]++
+		}
+	}
+	for i := range cl.nodes {
+		if b := cl.pods[cl.start[i]:cl.start[i+1]]; len(b) > 1 {
+			slices.SortFunc(b, OlderPod)
+		}
+	}
+}
+
+// bucketVanished makes a Bucket, oldest pod first, of each node that pods
+// target but the node list lacks, sorted by node name: Manage deletes
+// their unbound pods (M12).
+func (x *indexer) bucketVanished() {
+	if len(x.vanished) == 0 {
+		return
+	}
+	cl := x.cl
+	cl.vanished = make([]Bucket, 0, len(x.vanished))
+	for name, ps := range x.vanished {
+		slices.SortFunc(ps, OlderPod)
+		cl.vanished = append(cl.vanished, Bucket{Node: name, Pods: ps})
+	}
+	slices.SortFunc(cl.vanished, func(a, b Bucket) int { return strings.Compare(a.Node, b.Node) })
+}
