@@ -4,13 +4,16 @@
 // simulated cluster out and checks every step. daemonplan's own tests use
 // it; so can yours, against daemonplan or against a planner of your own.
 //
-// It owns no planning. The checkers recount what they need from the
-// snapshot with a deliberately naive transcription of upstream's rules
-// (eligibility, claiming, buckets, availability, budgets), never with the
-// planner's code, and trust only Plan.Hash. They assume daemonplan.Options
-// are zero but for Hash: a plan made with other placement options may
-// break them for good reasons. This is the only package of the module
-// that imports pgregory.net/rapid outside tests.
+// It owns no planning. CheckPlan builds on daemonplan.CheckPlan, the
+// safeguard any caller may run before applying a plan, and reports each of
+// its violations under an Invariant; the checkers it adds recount what
+// they need from the snapshot with a deliberately naive transcription of
+// upstream's rules (eligibility, claiming, buckets, availability, budgets;
+// the module's internal reference planner), never with the planner's code,
+// and trust only Plan.Hash. They assume daemonplan.Options are zero but
+// for Hash: a plan made with other placement options may break them for
+// good reasons. This is the only package of the module that imports
+// pgregory.net/rapid outside tests.
 //
 // # Generators
 //
@@ -36,9 +39,13 @@
 // Input.DaemonSet is nil (Sync refuses such an input). Each promises what
 // its doc lists, no more:
 //
-//   - CheckOwnership (Ownership): deletes, adoptions, releases, relabels
-//     and revision writes touch only what the DaemonSet claims or may
-//     claim; nothing of another controller, namespace or selector.
+//   - CheckPlan: daemonplan.CheckPlan's rules, reported as Sorted (every
+//     list sorted, without repeats), Ownership (adoptions, releases,
+//     deletes, relabels and revision writes touch only what the DaemonSet
+//     claims or may claim; nothing of another controller, namespace or
+//     selector), Eligibility (creates only on nodes that should run the
+//     pod) and Stop (no write for a DaemonSet being deleted or after a
+//     failed history); then the four checkers below.
 //   - CheckPodsPerNode (PodsPerNode): after the plan, at most one running
 //     pod per node, or one new and one old with surge.
 //   - CheckBudgets (MaxUnavailable, MaxSurge, Surplus): a rolling-update
@@ -47,12 +54,12 @@
 //     availability below the desired count.
 //   - CheckStatus (StatusRecount): the status equals a recount of the
 //     snapshot, and is written exactly when upstream writes it.
-//   - CheckStop (Stop): a sync that fails, or meets a DaemonSet being
-//     deleted, or waits on expectations, issues no write past that point.
-//   - CheckPlan: all of the above at once.
+//   - CheckStop (Stop): beyond daemonplan.CheckPlan, a sync that fails or
+//     waits on expectations creates no pod and cleans up no history, and
+//     one that stops early writes no status.
 //   - CheckConverged (Converged): a settled cluster runs exactly one
 //     available, up-to-date pod on every node that should run one.
-//   - CheckPermutation (Determinism): a Planner returns the same plan for
+//   - CheckPermutation (Determinism): a SyncFunc returns the same plan for
 //     a permuted input.
 //   - CheckSteps: CheckPlan over a sequence of syncs.
 //

@@ -668,3 +668,10 @@ func rollingUpdate(ds *api.DaemonSet) string {
 	}
 	return fmt.Sprintf("%s(maxUnavailable %s, maxSurge %s)", ds.UpdateStrategy.Type, budget(ru.MaxUnavailable), budget(ru.MaxSurge))
 }
+
+func owner(ref *api.OwnerRef) string {
+	if ref == nil {
+		return "orphan"
+	}
+	return "controller " + ref.UID
+}
