@@ -719,10 +719,12 @@ func CheckConverged(in daemonplan.Input, p daemonplan.Plan) error {
 	return vs.err()
 }
 
-// Planner plans one sync. daemonplan.Sync with fixed Options is one:
+// SyncFunc plans one sync. daemonplan.Sync with fixed Options is one:
 //
 //	func(in daemonplan.Input) (daemonplan.Plan, error) { return daemonplan.Sync(in, opts) }
-type Planner func(daemonplan.Input) (daemonplan.Plan, error)
+//
+// and so is the Sync method of a daemonplan.Planner.
+type SyncFunc func(daemonplan.Input) (daemonplan.Plan, error)
 
 // CheckPermutation reports a Determinism violation when plan returns
 // anything different for in and for permuted, which must hold the same
@@ -730,7 +732,7 @@ type Planner func(daemonplan.Input) (daemonplan.Plan, error)
 // docs/determinism.md, D4): a
 // different error, or a plan that differs in any field (errors compared by
 // message). Each differing field is one violation.
-func CheckPermutation(plan Planner, in, permuted daemonplan.Input) error {
+func CheckPermutation(plan SyncFunc, in, permuted daemonplan.Input) error {
 	a, errA := plan(in)
 	b, errB := plan(permuted)
 	var vs Violations

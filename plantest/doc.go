@@ -1,5 +1,5 @@
 // Package plantest is a kit for property tests of DaemonSet plans, in the
-// spirit of net/http/httptest: generators of coherent clusters, checkers
+// spirit of net/http/httptest: generators of coherent snapshots, checkers
 // of the invariants every plan must keep, and a driver that rolls a
 // simulated cluster out and checks every step. daemonplan's own tests use
 // it; so can yours, against daemonplan or against a planner of your own.
@@ -17,14 +17,14 @@
 //
 // # Generators
 //
-// Built with rapid.Custom, so that failures shrink to small clusters, and
+// Built with rapid.Custom, so that failures shrink to small snapshots, and
 // with fixed names ("ns/ds", "node-3", "pod-07", "ds-<hash>"), so that
 // they read the same from one run to the next. Options holds the knobs:
 // sizes, label, taint and toleration pools, a rollout in progress, failed
 // and terminating pods, orphans and strays. The zero Options generate tidy
-// clusters.
+// snapshots.
 //
-//   - Clusters: a whole snapshot (Cluster: a daemonplan.Input and the
+//   - Snapshots: a whole snapshot (Snapshot: a daemonplan.Input and the
 //     current revision's hash);
 //   - DaemonSet, Node, Pod, Revisions: its parts;
 //   - Permutation: the same input in another order;
@@ -72,11 +72,11 @@
 //
 // # A property test of your own
 //
-// Draw a cluster, plan it, check the plan:
+// Draw a snapshot, plan it, check the plan:
 //
 //	func TestMyPlanner(t *testing.T) {
 //		rapid.Check(t, func(t *rapid.T) {
-//			c := plantest.Clusters(plantest.Options{Rollout: true, Orphans: true}).Draw(t, "cluster")
+//			c := plantest.Snapshots(plantest.Options{Rollout: true, Orphans: true}).Draw(t, "snapshot")
 //			p, err := daemonplan.Sync(c.Input, daemonplan.Options{})
 //			if err != nil {
 //				t.Fatal(err)

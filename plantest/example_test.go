@@ -42,10 +42,10 @@ func Example() {
 	// budget broken: true
 }
 
-// Clusters inside a property: here drawn once from a fixed seed, to show
+// Snapshots inside a property: here drawn once from a fixed seed, to show
 // the shape of what a property sees.
-func ExampleClusters() {
-	c := plantest.Clusters(plantest.Options{MaxNodes: 3, Rollout: true}).Example(1)
+func ExampleSnapshots() {
+	c := plantest.Snapshots(plantest.Options{MaxNodes: 3, Rollout: true}).Example(1)
 	fmt.Println("daemonset:", c.DaemonSet.Namespace+"/"+c.DaemonSet.Name)
 	fmt.Println("at most 3 nodes:", len(c.Nodes) <= 3)
 	fmt.Println("now:", c.Now.Format(time.RFC3339))
