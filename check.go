@@ -12,10 +12,11 @@ import (
 )
 
 // CheckPlan checks that p, a plan Sync returned for in, harms nothing, and
-// returns every violation joined, or nil. It recounts ownership from in
-// rather than trusting the planner, so that a caller may run it as a last
-// safeguard before applying a plan; tests and fuzz targets run it on every
-// plan. The rules:
+// returns every violation joined (errors.Join), each a Violation naming its
+// rule, or nil. It recounts ownership from in rather than trusting the
+// planner, so that a caller may run it as a last safeguard before applying
+// a plan; tests and fuzz targets run it on every plan, and the test kit
+// plantest builds its checkers on it. The rules:
 //
 //  1. Every list of p is sorted, without repeats: Nodes, Create by node;
 //     Adopt, Release, Delete, Keep, Relabel by pod; every revision list by
@@ -23,15 +24,19 @@ import (
 //  2. Adopt names orphan pods of the DaemonSet's namespace that the selector
 //     matches and that are not being deleted, and only when the DaemonSet
 //     has a UID and is not being deleted. Release names pods the DaemonSet
-//     controls. They are disjoint.
-//  3. Delete and Relabel name pods the DaemonSet controls (by a non-empty
-//     UID) or adopts in p; Delete and Keep are disjoint.
+//     controls and its selector no longer matches. They are disjoint.
+//  3. Delete and Relabel name pods the DaemonSet claims: it controls them
+//     (by a non-empty UID) and its selector matches them, or p adopts
+//     them. Delete and Keep are disjoint.
 //  4. Create names nodes of the input that should run the pod, at most once
 //     each.
-//  5. Revisions: Adopt names orphans of the namespace that are not being
-//     deleted (under the same conditions as pods); Release, Update,
-//     DeleteDuplicates and Delete name revisions the DaemonSet controls or
-//     adopts; Create names no existing revision of the namespace.
+//  5. Revisions, claimed by the same rules as pods (docs/history.md, H6):
+//     Adopt names orphans of the namespace that the selector matches and
+//     that are not being deleted (under the same conditions as pods);
+//     Release names revisions the DaemonSet controls and the selector no
+//     longer matches; Update, DeleteDuplicates and Delete name revisions
+//     the DaemonSet claims; Create names no existing revision of the
+//     namespace.
 //  6. A plan whose revision history failed (Errors not empty and Hash
 //     empty) creates and deletes nothing and relabels no pod; a plan for a
 //     DaemonSet being deleted, or whose selector is exactly empty, writes
@@ -44,9 +49,13 @@ func CheckPlan(in Input, p Plan) error {
 	}
 	ds := in.DaemonSet
 	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	rule := 0
+	fail := func(format string, args ...any) {
+		errs = append(errs, Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	}
 
 	// 1.
+	rule = 1
 	sorted := func(what string, names []string) {
 		for i := 1; i < len(names); i++ {
 			if names[i-1] >= names[i] {
@@ -88,6 +97,7 @@ func CheckPlan(in Input, p Plan) error {
 	sorted("Revisions.Release", rv.Release)
 
 	// 2.
+	rule = 2
 	sel, selErr := selector.Compile(ds.Selector)
 	matches := func(labels map[string]string) bool { return selErr == nil && sel.Matches(labels) }
 	pods := make(map[string]*api.Pod, len(in.Pods))
@@ -115,9 +125,14 @@ func CheckPlan(in Input, p Plan) error {
 		}
 		adopted[name] = true
 	}
+	// releasable: the DaemonSet controls it and its selector, which
+	// parses, no longer matches it.
+	releasable := func(ref *api.OwnerRef, labels map[string]string) bool {
+		return controls(ref) && selErr == nil && !sel.Matches(labels)
+	}
 	for _, name := range p.Release {
-		if pod := pods[name]; pod == nil || !controls(pod.Controller) {
-			fail("releases pod %s, which the DaemonSet does not control", name)
+		if pod := pods[name]; pod == nil || !releasable(pod.Controller, pod.Labels) {
+			fail("releases pod %s, which the DaemonSet does not control or still selects", name)
 		}
 		if adopted[name] {
 			fail("adopts and releases pod %s", name)
@@ -125,20 +140,21 @@ func CheckPlan(in Input, p Plan) error {
 	}
 
 	// 3.
-	owned := func(name string) bool {
+	rule = 3
+	claimed := func(name string) bool {
 		pod := pods[name]
-		return pod != nil && (controls(pod.Controller) || adopted[name])
+		return pod != nil && (controls(pod.Controller) && matches(pod.Labels) || adopted[name])
 	}
 	deleted := make(map[string]bool, len(deletes))
 	for _, name := range deletes {
-		if !owned(name) {
-			fail("deletes pod %s, which the DaemonSet neither controls nor adopts", name)
+		if !claimed(name) {
+			fail("deletes pod %s, which the DaemonSet does not claim", name)
 		}
 		deleted[name] = true
 	}
 	for _, name := range relabels {
-		if !owned(name) {
-			fail("relabels pod %s, which the DaemonSet neither controls nor adopts", name)
+		if !claimed(name) {
+			fail("relabels pod %s, which the DaemonSet does not claim", name)
 		}
 	}
 	for _, name := range p.Keep {
@@ -148,6 +164,7 @@ func CheckPlan(in Input, p Plan) error {
 	}
 
 	// 4.
+	rule = 4
 	decided := make(map[string]placement.NodeDecision, len(p.Nodes))
 	for _, d := range p.Nodes {
 		decided[d.Node] = d
@@ -165,6 +182,7 @@ func CheckPlan(in Input, p Plan) error {
 	}
 
 	// 5.
+	rule = 5
 	revs := map[string]*revision.Revision{}
 	for i := range in.Revisions {
 		if r := &in.Revisions[i]; r.Namespace == ds.Namespace {
@@ -183,20 +201,30 @@ func CheckPlan(in Input, p Plan) error {
 			fail("adopts revision %s, which has a controller", name)
 		case r.Deleting:
 			fail("adopts revision %s, which is being deleted", name)
+		case !matches(r.Labels):
+			fail("adopts revision %s, which the selector does not match", name)
 		}
 		revAdopted[name] = true
 	}
-	revOwned := func(name string) bool {
+	for _, name := range rv.Release {
+		if r, ok := revs[name]; !ok || !releasable(r.Controller, r.Labels) {
+			fail("releases revision %s, which the DaemonSet does not control or still selects", name)
+		}
+		if revAdopted[name] {
+			fail("adopts and releases revision %s", name)
+		}
+	}
+	revClaimed := func(name string) bool {
 		r, ok := revs[name]
-		return ok && (controls(r.Controller) || revAdopted[name])
+		return ok && (controls(r.Controller) && matches(r.Labels) || revAdopted[name])
 	}
 	for _, l := range []struct {
 		what  string
 		names []string
-	}{{"releases", rv.Release}, {"updates", revUpdate}, {"deletes", rv.Delete}, {"deletes as a duplicate", rv.DeleteDuplicates}} {
+	}{{"updates", revUpdate}, {"deletes", rv.Delete}, {"deletes as a duplicate", rv.DeleteDuplicates}} {
 		for _, name := range l.names {
-			if !revOwned(name) {
-				fail("%s revision %s, which the DaemonSet neither controls nor adopts", l.what, name)
+			if !revClaimed(name) {
+				fail("%s revision %s, which the DaemonSet does not claim", l.what, name)
 			}
 		}
 	}
@@ -207,6 +235,7 @@ func CheckPlan(in Input, p Plan) error {
 	}
 
 	// 6.
+	rule = 6
 	writes := len(p.Create) + len(p.Delete) + len(p.Relabel) + len(rv.Create) + len(rv.DeleteDuplicates) + len(rv.Delete)
 	if len(p.Errors) > 0 && p.Hash == "" && writes > 0 {
 		fail("revision history failed (%v) but the plan still creates, deletes or relabels", errors.Join(p.Errors...))
@@ -218,6 +247,16 @@ func CheckPlan(in Input, p Plan) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Violation is one rule of CheckPlan that a plan breaks: Rule is the
+// rule's number in CheckPlan's list (1 to 6), Detail what it saw. Its
+// Error is Detail.
+type Violation struct {
+	Rule   int
+	Detail string
+}
+
+func (v Violation) Error() string { return v.Detail }
 
 func revisionNames(rs []revision.Revision) []string {
 	out := make([]string, len(rs))

@@ -1,10 +1,12 @@
 package daemonplan_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 )
 
@@ -41,6 +43,63 @@ func TestCheckPlanDuplicateRevisionDeletes(t *testing.T) {
 			p.Revisions.DeleteDuplicates = []string{tt.dup}
 			if err := daemonplan.CheckPlan(in, p); err == nil {
 				t.Errorf("CheckPlan accepts Revisions.DeleteDuplicates %v (%s)", p.Revisions.DeleteDuplicates, tt.reason)
+			}
+		})
+	}
+}
+
+// TestCheckPlanClaimsBySelector: CheckPlan claims pods and revisions as
+// upstream's ClaimObject does, by controller and selector both: a pod the
+// DaemonSet controls but no longer selects is released, never deleted or
+// relabelled; a pod it still selects is not released; an orphan revision
+// is adopted only if the selector matches it. Each row breaks a plan Sync
+// made, which passes CheckPlan, and wants a violation of the rule named.
+func TestCheckPlanClaimsBySelector(t *testing.T) {
+	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "agent", UID: "ds-uid"}
+	unselected := api.Pod{Namespace: "ns", Name: "agent-gone", UID: "pod-gone", Labels: map[string]string{"app": "web"},
+		Controller: owner, NodeName: "node-1", Phase: api.PodRunning}
+	stray := revision.Revision{Namespace: "ns", Name: "web-1", Revision: 1, Labels: map[string]string{"app": "web"}}
+	own := revision.Revision{Namespace: "ns", Name: "agent-old", Revision: 1, Data: []byte(`{"old":true}`),
+		Labels: map[string]string{"app": "agent", api.LabelRevisionHash: "old"}, Controller: owner}
+	ownUnselected := revision.Revision{Namespace: "ns", Name: "agent-web", Revision: 2, Data: []byte(`{"web":true}`),
+		Labels: map[string]string{"app": "web"}, Controller: owner}
+	tests := []struct {
+		name, reason string
+		rule         int
+		breakIt      func(p *daemonplan.Plan)
+	}{
+		{"delete of an unselected pod", "the selector no longer matches it: upstream releases it", 3,
+			func(p *daemonplan.Plan) {
+				p.Delete = append(p.Delete, placement.Delete{Pod: "agent-gone", Node: "node-1", Reason: placement.Duplicate})
+			}},
+		{"relabel of an unselected pod", "a pod the DaemonSet releases is not its to relabel", 3,
+			func(p *daemonplan.Plan) { p.Relabel = []revision.PodRelabel{{Pod: "agent-gone", Hash: p.Hash}} }},
+		{"release of a selected pod", "the selector still matches it", 2,
+			func(p *daemonplan.Plan) { p.Release = []string{"agent-x"} }},
+		{"adopt of an unselected revision", "the selector does not match the orphan revision", 5,
+			func(p *daemonplan.Plan) { p.Revisions.Adopt = []string{"web-1"} }},
+		{"delete of an unselected revision", "the selector no longer matches it: upstream releases it", 5,
+			func(p *daemonplan.Plan) { p.Revisions.Delete = []string{"agent-web"} }},
+		{"release of a selected revision", "the selector still matches the revision", 5,
+			func(p *daemonplan.Plan) { p.Revisions.Release = []string{"agent-old"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := harmInput()
+			in.Pods = append(in.Pods, unselected)
+			in.Revisions = []revision.Revision{own, ownUnselected, stray}
+			p, err := daemonplan.Sync(in, daemonplan.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := daemonplan.CheckPlan(in, p); err != nil {
+				t.Fatalf("Sync's own plan fails CheckPlan: %v", err)
+			}
+			tt.breakIt(&p)
+			err = daemonplan.CheckPlan(in, p)
+			var v daemonplan.Violation
+			if !errors.As(err, &v) || v.Rule != tt.rule {
+				t.Errorf("CheckPlan returns %v, want a violation of rule %d (%s)", err, tt.rule, tt.reason)
 			}
 		})
 	}

@@ -20,8 +20,9 @@
 // Sync refuses an input that lists an object twice, or names one with
 // invalid UTF-8 (CheckInput, ErrInvalidInput), whatever the options;
 // ownership never matches an empty UID. CheckPlan recounts from the input
-// what a plan may touch; a caller may run it before applying a plan. See
-// docs/never-harm.md.
+// what a plan may touch, each violation a Violation naming its rule; a
+// caller may run it before applying a plan, and the test kit plantest
+// builds its checkers on it. See docs/never-harm.md.
 //
 // # Applying a plan
 //

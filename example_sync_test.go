@@ -58,7 +58,7 @@ func ExampleCheckInput() {
 }
 
 // CheckPlan recounts what a plan may touch from the input: a caller can run
-// it before applying a plan.
+// it before applying a plan. Each violation is a Violation naming its rule.
 func ExampleCheckPlan() {
 	ds := &api.DaemonSet{Namespace: "ns", Name: "agent", UID: "u1",
 		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
@@ -73,8 +73,12 @@ func ExampleCheckPlan() {
 	fmt.Println(daemonplan.CheckPlan(in, plan))
 
 	plan.Delete = append(plan.Delete, placement.Delete{Pod: "web-1", Node: "a", Reason: placement.Duplicate})
-	fmt.Println(daemonplan.CheckPlan(in, plan))
+	err = daemonplan.CheckPlan(in, plan)
+	fmt.Println(err)
+	var v daemonplan.Violation
+	fmt.Println(errors.As(err, &v), "rule", v.Rule)
 	// Output:
 	// <nil>
-	// deletes pod web-1, which the DaemonSet neither controls nor adopts
+	// deletes pod web-1, which the DaemonSet does not claim
+	// true rule 3
 }

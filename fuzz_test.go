@@ -58,10 +58,11 @@ var planOpts = cmp.Options{
 //  1. the input is not changed;
 //  2. a refused sync (an error) returns the zero Plan, and an input that
 //     CheckInput refuses is refused with ErrInvalidInput;
-//  3. an accepted plan passes daemonplan.CheckPlan, and plantest's
-//     CheckOwnership and CheckStop: nothing deleted, released or
-//     relabelled that the DaemonSet does not own, no terminating pod
-//     adopted, no write after a failed revision history;
+//  3. an accepted plan passes daemonplan.CheckPlan (nothing deleted,
+//     released or relabelled that the DaemonSet does not claim, no
+//     terminating pod adopted, no write after a failed revision history),
+//     the naive reference's recount of its deletes (reference.CheckDeletes)
+//     and plantest.CheckStop;
 //  4. the rolling update deletes at most maxUnavailable available pods
 //     (none with surge, which replaces available pods only once their new
 //     pod is available), and plantest.CheckBudgets, which also counts the
@@ -97,10 +98,14 @@ func checkNeverHarms(t *testing.T, in daemonplan.Input, opts daemonplan.Options,
 	if err := daemonplan.CheckPlan(in, plan); err != nil {
 		t.Fatalf("CheckPlan: %v", err)
 	}
-	// plantest's checkers recount ownership and where a sync stops with
-	// the naive reference, independently of CheckPlan.
-	if err := plantest.CheckOwnership(in, plan); err != nil {
-		t.Fatalf("plantest.CheckOwnership: %v", err)
+	// The naive reference recounts what the DaemonSet claims,
+	// independently of CheckPlan; plantest.CheckStop, where a sync stops.
+	deletes := make([]string, len(plan.Delete))
+	for i, d := range plan.Delete {
+		deletes[i] = d.Pod
+	}
+	if err := reference.CheckDeletes(in.DaemonSet, in.Pods, deletes); err != nil {
+		t.Fatalf("reference.CheckDeletes: %v", err)
 	}
 	if err := plantest.CheckStop(in, plan); err != nil {
 		t.Fatalf("plantest.CheckStop: %v", err)

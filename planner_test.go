@@ -23,11 +23,11 @@ var errorText = cmp.Comparer(func(a, b error) bool {
 	return a.Error() == b.Error()
 })
 
-// syncInput draws a whole sync input from the kit: any cluster, with
+// syncInput draws a whole sync input from the kit: any snapshot, with
 // orphans, failed and terminating pods, revisions of a rollout, backoff
 // windows, and pending expectations now and then.
 func syncInput(t *rapid.T) daemonplan.Input {
-	c := plantest.Clusters(plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}).Draw(t, "cluster")
+	c := plantest.Snapshots(plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}).Draw(t, "snapshot")
 	in := c.Input
 	in.ExpectationsPending = rapid.IntRange(0, 9).Draw(t, "pending") == 0
 	return in

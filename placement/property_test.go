@@ -69,7 +69,7 @@ var (
 // hash is the current revision's, or in one case out of four empty (a
 // manage pass that knows no hash).
 func snapshot(t *rapid.T, opts plantest.Options) reference.Snapshot {
-	c := plantest.Clusters(opts).Draw(t, "cluster")
+	c := plantest.Snapshots(opts).Draw(t, "cluster")
 	s := reference.Snapshot{DaemonSet: c.DaemonSet, Nodes: c.Nodes, Pods: c.Pods, Now: c.Now, Hash: c.Hash, Backoff: c.Backoff}
 	if rapid.IntRange(0, 3).Draw(t, "noHash") == 0 {
 		s.Hash = ""
@@ -266,7 +266,7 @@ func TestPropertyIndexDecidesAsDecide(t *testing.T) {
 		return decisions, true
 	}
 	rapid.Check(t, func(t *rapid.T) {
-		in := plantest.Clusters(plantest.Options{}).Draw(t, "cluster").Input
+		in := plantest.Snapshots(plantest.Options{}).Draw(t, "cluster").Input
 		if _, ok := same(t, in.DaemonSet, in.Nodes, in.Pods); !ok {
 			t.Skip("selector does not compile, or input refused")
 		}

@@ -31,9 +31,9 @@ func BenchmarkCheckPlan(b *testing.B) {
 	}
 }
 
-// BenchmarkClusters measures drawing one cluster with every knob on.
-func BenchmarkClusters(b *testing.B) {
-	gen := plantest.Clusters(everything)
+// BenchmarkSnapshots measures drawing one snapshot with every knob on.
+func BenchmarkSnapshots(b *testing.B) {
+	gen := plantest.Snapshots(everything)
 	b.ReportAllocs()
 	seed := 0
 	for range b.N {

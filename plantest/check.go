@@ -23,11 +23,13 @@ import (
 type Invariant uint8
 
 // The invariants. Each checker's doc says which it reports and what it
-// promises.
+// promises. CheckPlan reports the violations of daemonplan.CheckPlan's
+// rules as Sorted (rule 1), Ownership (rules 2, 3 and 5), Eligibility
+// (rule 4) and Stop (rule 6).
 const (
 	// Ownership: the plan deletes, releases, adopts and relabels only pods
 	// the DaemonSet may act on, and writes only such revisions
-	// (CheckOwnership).
+	// (daemonplan.CheckPlan, rules 2, 3 and 5).
 	Ownership Invariant = iota + 1
 	// PodsPerNode: once the plan is applied, no node holds two running
 	// pods of the DaemonSet, or with surge two of one revision
@@ -47,7 +49,7 @@ const (
 	// (CheckStatus).
 	StatusRecount
 	// Stop: a sync that stops early writes nothing past the point where it
-	// stops (CheckStop).
+	// stops (daemonplan.CheckPlan, rule 6, and CheckStop).
 	Stop
 	// Determinism: the plan does not depend on the order of the input
 	// (CheckPermutation).
@@ -55,6 +57,12 @@ const (
 	// Converged: every node that should run the pod runs exactly one,
 	// up to date and available (CheckConverged).
 	Converged
+	// Sorted: every list of the plan is sorted, without repeats
+	// (daemonplan.CheckPlan, rule 1).
+	Sorted
+	// Eligibility: the plan creates pods only on nodes of the input that
+	// should run one, at most one per node (daemonplan.CheckPlan, rule 4).
+	Eligibility
 )
 
 var invariantNames = [...]string{
@@ -67,6 +75,8 @@ var invariantNames = [...]string{
 	Stop:           "Stop",
 	Determinism:    "Determinism",
 	Converged:      "Converged",
+	Sorted:         "Sorted",
+	Eligibility:    "Eligibility",
 }
 
 func (i Invariant) String() string {
@@ -151,13 +161,9 @@ func newView(fn string, in daemonplan.Input) *view {
 	return v
 }
 
-// claims applies the DaemonSet's claim rules to a pod, or to a revision
-// seen as a pod: (claimed, adopt, release).
+// claims applies the DaemonSet's claim rules to a pod: (claimed, adopt,
+// release).
 func (v *view) claims(p *api.Pod) (bool, bool, bool) { return reference.Claims(&v.ds, p) }
-
-func (v *view) claimsRevision(r *revision.Revision) (bool, bool, bool) {
-	return v.claims(&api.Pod{Namespace: r.Namespace, Name: r.Name, Labels: r.Labels, Controller: r.Controller, Deleting: r.Deleting})
-}
 
 // stopped reports a sync that upstream ends before any write: the
 // DaemonSet is being deleted or its selector is exactly empty.
@@ -165,18 +171,25 @@ func (v *view) stopped() bool {
 	return v.ds.Deleting || v.ds.Selector != nil && reflect.DeepEqual(*v.ds.Selector, api.LabelSelector{})
 }
 
-// CheckPlan runs every single-plan checker (CheckOwnership,
-// CheckPodsPerNode, CheckBudgets, CheckStatus and CheckStop) on the plan p
-// that daemonplan.Sync (with zero Options but for Hash) returned for in,
-// and returns all their violations. It panics if in.DaemonSet is nil.
+// CheckPlan checks the plan p that daemonplan.Sync (with zero Options but
+// for Hash) returned for in, and returns all the violations found. It
+// panics if in.DaemonSet is nil.
 //
-// The checkers recount everything from in with a deliberately naive
-// transcription of upstream's rules (eligibility, claiming, buckets,
-// availability), never with the planner's own code. They trust p.Hash as
-// the current revision's hash.
+// It builds on daemonplan.CheckPlan, the safeguard any caller may run
+// before applying a plan: each violation of its rules is reported under
+// the Invariant that names it (Sorted, Ownership, Eligibility, Stop; see
+// the constants). Then it runs the checkers a test kit adds, which judge
+// what depends on upstream's counting rather than on the plan alone:
+// CheckPodsPerNode, CheckBudgets, CheckStatus and CheckStop.
+//
+// These checkers recount from in with a deliberately naive transcription
+// of upstream's rules (eligibility, claiming, buckets, availability; the
+// package internal/reference), never with the planner's own code. They
+// trust p.Hash as the current revision's hash.
 func CheckPlan(in daemonplan.Input, p daemonplan.Plan) error {
+	newView("CheckPlan", in) // panics on a nil DaemonSet, as every checker
 	var vs Violations
-	vs.merge(CheckOwnership(in, p))
+	vs.merge(checkRules(in, p))
 	vs.merge(CheckPodsPerNode(in, p))
 	vs.merge(CheckBudgets(in, p))
 	vs.merge(CheckStatus(in, p))
@@ -184,100 +197,32 @@ func CheckPlan(in daemonplan.Input, p daemonplan.Plan) error {
 	return vs.err()
 }
 
-// CheckOwnership reports Ownership violations: the plan touches only what
-// the DaemonSet may act on (docs/manage.md, M3; docs/history.md, H6;
-// upstream: ClaimPods, ClaimControllerRevisions).
-//
-//  1. Every Delete names, once, a pod of the DaemonSet's namespace that
-//     exists and that the DaemonSet claims: it is its controller and
-//     selects it, or it is an orphan it selects, not being deleted, which
-//     the same plan adopts.
-//  2. Adopt names orphans the DaemonSet selects; Release names pods it
-//     controls and no longer selects; Relabel names pods it claims.
-//  3. Revisions.Adopt, Release, Update and Delete follow the same rules for
-//     revisions; Revisions.Create names revisions that do not exist yet.
-func CheckOwnership(in daemonplan.Input, p daemonplan.Plan) error {
-	v := newView("CheckOwnership", in)
+// ruleInvariants names the Invariant of each rule of daemonplan.CheckPlan.
+var ruleInvariants = [...]Invariant{1: Sorted, 2: Ownership, 3: Ownership, 4: Eligibility, 5: Ownership, 6: Stop}
+
+// checkRules runs daemonplan.CheckPlan and reports each of its
+// violations under the Invariant of its rule.
+func checkRules(in daemonplan.Input, p daemonplan.Plan) error {
+	err := daemonplan.CheckPlan(in, p)
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
 	var vs Violations
-	adopted := map[string]bool{}
-	for _, name := range p.Adopt {
-		adopted[name] = true
-		pod := v.pods[name]
-		if pod == nil {
-			vs.add(Ownership, "adopt of pod %s, which does not exist", name)
-		} else if _, adopt, _ := v.claims(pod); !adopt {
-			vs.add(Ownership, "adopt of pod %s, which is not an orphan the DaemonSet selects", name)
+	for _, e := range errs {
+		v, ok := e.(daemonplan.Violation)
+		if !ok || v.Rule <= 0 || v.Rule >= len(ruleInvariants) {
+			panic(fmt.Sprintf("plantest.CheckPlan: daemonplan.CheckPlan returned %v (%T), not a Violation of a known rule", e, e))
 		}
-	}
-	for _, name := range p.Release {
-		pod := v.pods[name]
-		if pod == nil {
-			vs.add(Ownership, "release of pod %s, which does not exist", name)
-		} else if _, _, release := v.claims(pod); !release {
-			vs.add(Ownership, "release of pod %s, which the DaemonSet does not control or still selects", name)
-		}
-	}
-	seen := map[string]bool{}
-	for _, d := range p.Delete {
-		if seen[d.Pod] {
-			vs.add(Ownership, "pod %s deleted twice", d.Pod)
-		}
-		seen[d.Pod] = true
-		pod := v.pods[d.Pod]
-		switch {
-		case pod == nil:
-			vs.add(Ownership, "delete of pod %s, which does not exist", d.Pod)
-		case !firstOf(v.claims(pod)):
-			vs.add(Ownership, "delete of pod %s, which the DaemonSet does not own (%s)", d.Pod, owner(pod.Controller))
-		case pod.Controller == nil && !adopted[d.Pod]:
-			vs.add(Ownership, "delete of orphan pod %s, which the plan does not adopt", d.Pod)
-		}
-	}
-	for _, r := range p.Relabel {
-		if pod := v.pods[r.Pod]; pod == nil || !firstOf(v.claims(pod)) {
-			vs.add(Ownership, "relabel of pod %s, which the DaemonSet does not claim", r.Pod)
-		}
-	}
-	revs := p.Revisions
-	for _, name := range revs.Adopt {
-		if r := v.revs[name]; r == nil || !secondOf(v.claimsRevision(r)) {
-			vs.add(Ownership, "adopt of revision %s, which is not an orphan the DaemonSet selects", name)
-		}
-	}
-	for _, name := range revs.Release {
-		if r := v.revs[name]; r == nil || !thirdOf(v.claimsRevision(r)) {
-			vs.add(Ownership, "release of revision %s, which the DaemonSet does not control or still selects", name)
-		}
-	}
-	claimedRevision := func(verb, name string) {
-		if r := v.revs[name]; r == nil || !firstOf(v.claimsRevision(r)) {
-			vs.add(Ownership, "%s of revision %s, which the DaemonSet does not claim", verb, name)
-		}
-	}
-	for _, r := range revs.Update {
-		claimedRevision("update", r.Name)
-	}
-	for _, name := range revs.Delete {
-		claimedRevision("delete", name)
-	}
-	for _, r := range revs.Create {
-		if v.revs[r.Name] != nil {
-			vs.add(Ownership, "create of revision %s, which exists", r.Name)
-		}
+		vs.add(ruleInvariants[v.Rule], "%s", v.Detail)
 	}
 	return vs.err()
 }
 
-func firstOf(a, _, _ bool) bool  { return a }
-func secondOf(_, b, _ bool) bool { return b }
-func thirdOf(_, _, c bool) bool  { return c }
-
-func owner(ref *api.OwnerRef) string {
-	if ref == nil {
-		return "orphan"
-	}
-	return "controller " + ref.UID
-}
+func firstOf(a, _, _ bool) bool { return a }
 
 // historyBuilt reports whether the sync of p got past the selector check,
 // the node index and the construction of the history (docs/manage.md, M1,
@@ -670,18 +615,21 @@ func renderCount(c *int32) string {
 	return strconv.Itoa(int(*c))
 }
 
-// CheckStop reports Stop violations: a sync that stops early issues only
-// the writes upstream issues before it stops (docs/manage.md, M1;
-// upstream: syncDaemonSet).
+// CheckStop reports Stop violations beyond daemonplan.CheckPlan's rule 6
+// (which CheckPlan reports as Stop too: a DaemonSet being deleted or
+// selecting everything gets no write; a plan whose history failed, with
+// Errors and no hash, creates, deletes and relabels nothing): a sync that
+// stops early issues only the writes upstream issues before it stops
+// (docs/manage.md, M1; upstream: syncDaemonSet).
 //
 //  1. A DaemonSet being deleted, or whose selector is exactly empty, gets
-//     no write at all, and no status write.
-//  2. A plan with Errors creates no pod. If the sync failed before or
-//     while constructing the history (a selector that does not parse, a
-//     name collision that bumps the collision count; from a planner of
-//     your own, also a node or a revision name listed twice, which
-//     daemonplan.Sync refuses up front), it also deletes, adopts, releases
-//     and relabels no pod, and creates and deletes no revision.
+//     no status write either.
+//  2. A plan with Errors creates no pod, whatever its hash. If the sync
+//     failed before or while constructing the history (a selector that
+//     does not parse, a name collision that bumps the collision count;
+//     from a planner of your own, also a node or a revision name listed
+//     twice, which daemonplan.Sync refuses up front), it also adopts and
+//     releases no pod.
 //  3. A plan with Errors or with expectations pending cleans up no history:
 //     every revision it deletes holds the current template (a duplicate of
 //     the current revision).
@@ -689,26 +637,9 @@ func renderCount(c *int32) string {
 func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckStop", in)
 	var vs Violations
-	writes := func() []string {
-		var w []string
-		for _, l := range []struct {
-			name string
-			n    int
-		}{
-			{"Adopt", len(p.Adopt)}, {"Release", len(p.Release)}, {"Create", len(p.Create)}, {"Delete", len(p.Delete)},
-			{"Relabel", len(p.Relabel)}, {"Revisions.Create", len(p.Revisions.Create)}, {"Revisions.Update", len(p.Revisions.Update)},
-			{"Revisions.DeleteDuplicates", len(p.Revisions.DeleteDuplicates)},
-			{"Revisions.Delete", len(p.Revisions.Delete)}, {"Revisions.Adopt", len(p.Revisions.Adopt)}, {"Revisions.Release", len(p.Revisions.Release)},
-		} {
-			if l.n > 0 {
-				w = append(w, fmt.Sprintf("%s %d", l.name, l.n))
-			}
-		}
-		return w
-	}
 	if v.stopped() {
-		if w := writes(); len(w) > 0 || p.StatusChanged {
-			vs.add(Stop, "a DaemonSet being deleted or selecting everything gets writes %v (status changed %v)", w, p.StatusChanged)
+		if p.StatusChanged {
+			vs.add(Stop, "a DaemonSet being deleted or selecting everything gets a status write")
 		}
 		return vs.err()
 	}
@@ -720,11 +651,7 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 		for _, l := range []struct {
 			name string
 			n    int
-		}{
-			{"deletes", len(p.Delete)}, {"adopts", len(p.Adopt)}, {"releases", len(p.Release)}, {"relabels", len(p.Relabel)},
-			{"creates revisions", len(p.Revisions.Create)},
-			{"deletes revisions", len(p.Revisions.DeleteDuplicates) + len(p.Revisions.Delete)},
-		} {
+		}{{"adopts", len(p.Adopt)}, {"releases", len(p.Release)}} {
 			if l.n > 0 {
 				vs.add(Stop, "a sync that failed before its history was known %s: %d", l.name, l.n)
 			}
@@ -792,10 +719,12 @@ func CheckConverged(in daemonplan.Input, p daemonplan.Plan) error {
 	return vs.err()
 }
 
-// Planner plans one sync. daemonplan.Sync with fixed Options is one:
+// SyncFunc plans one sync. daemonplan.Sync with fixed Options is one:
 //
 //	func(in daemonplan.Input) (daemonplan.Plan, error) { return daemonplan.Sync(in, opts) }
-type Planner func(daemonplan.Input) (daemonplan.Plan, error)
+//
+// and so is the Sync method of a daemonplan.Planner.
+type SyncFunc func(daemonplan.Input) (daemonplan.Plan, error)
 
 // CheckPermutation reports a Determinism violation when plan returns
 // anything different for in and for permuted, which must hold the same
@@ -803,7 +732,7 @@ type Planner func(daemonplan.Input) (daemonplan.Plan, error)
 // docs/determinism.md, D4): a
 // different error, or a plan that differs in any field (errors compared by
 // message). Each differing field is one violation.
-func CheckPermutation(plan Planner, in, permuted daemonplan.Input) error {
+func CheckPermutation(plan SyncFunc, in, permuted daemonplan.Input) error {
 	a, errA := plan(in)
 	b, errB := plan(permuted)
 	var vs Violations

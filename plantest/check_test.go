@@ -62,6 +62,12 @@ func TestCheckersCatchBrokenPlans(t *testing.T) {
 			breakIt: func(_ daemonplan.Input, p *daemonplan.Plan) {
 				p.Delete = append(p.Delete, placement.Delete{Pod: "ghost", Node: "node-1", Reason: placement.Duplicate})
 			}},
+		{name: "unsorted list", reason: "Keep is listed by pod name", in: unavailable, want: plantest.Sorted,
+			breakIt: func(_ daemonplan.Input, p *daemonplan.Plan) { slices.Reverse(p.Keep) }},
+		{name: "create on a ghost node", reason: "node-9 is not in the input", in: unavailable, want: plantest.Eligibility,
+			breakIt: func(_ daemonplan.Input, p *daemonplan.Plan) {
+				p.Create = append(p.Create, placement.Create{Node: "node-9"})
+			}},
 		{name: "maxUnavailable exceeded", reason: "maxUnavailable 1 allows one available old pod down, not two", in: unavailable, want: plantest.MaxUnavailable,
 			breakIt: func(_ daemonplan.Input, p *daemonplan.Plan) {
 				p.Delete = append(p.Delete, placement.Delete{Pod: "old-node-3", Node: "node-3", Reason: placement.Outdated})

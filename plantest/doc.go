@@ -1,27 +1,30 @@
 // Package plantest is a kit for property tests of DaemonSet plans, in the
-// spirit of net/http/httptest: generators of coherent clusters, checkers
+// spirit of net/http/httptest: generators of coherent snapshots, checkers
 // of the invariants every plan must keep, and a driver that rolls a
 // simulated cluster out and checks every step. daemonplan's own tests use
 // it; so can yours, against daemonplan or against a planner of your own.
 //
-// It owns no planning. The checkers recount what they need from the
-// snapshot with a deliberately naive transcription of upstream's rules
-// (eligibility, claiming, buckets, availability, budgets), never with the
-// planner's code, and trust only Plan.Hash. They assume daemonplan.Options
-// are zero but for Hash: a plan made with other placement options may
-// break them for good reasons. This is the only package of the module
-// that imports pgregory.net/rapid outside tests.
+// It owns no planning. CheckPlan builds on daemonplan.CheckPlan, the
+// safeguard any caller may run before applying a plan, and reports each of
+// its violations under an Invariant; the checkers it adds recount what
+// they need from the snapshot with a deliberately naive transcription of
+// upstream's rules (eligibility, claiming, buckets, availability, budgets;
+// the module's internal reference planner), never with the planner's code,
+// and trust only Plan.Hash. They assume daemonplan.Options are zero but
+// for Hash: a plan made with other placement options may break them for
+// good reasons. This is the only package of the module that imports
+// pgregory.net/rapid outside tests.
 //
 // # Generators
 //
-// Built with rapid.Custom, so that failures shrink to small clusters, and
+// Built with rapid.Custom, so that failures shrink to small snapshots, and
 // with fixed names ("ns/ds", "node-3", "pod-07", "ds-<hash>"), so that
 // they read the same from one run to the next. Options holds the knobs:
 // sizes, label, taint and toleration pools, a rollout in progress, failed
 // and terminating pods, orphans and strays. The zero Options generate tidy
-// clusters.
+// snapshots.
 //
-//   - Clusters: a whole snapshot (Cluster: a daemonplan.Input and the
+//   - Snapshots: a whole snapshot (Snapshot: a daemonplan.Input and the
 //     current revision's hash);
 //   - DaemonSet, Node, Pod, Revisions: its parts;
 //   - Permutation: the same input in another order;
@@ -36,9 +39,13 @@
 // Input.DaemonSet is nil (Sync refuses such an input). Each promises what
 // its doc lists, no more:
 //
-//   - CheckOwnership (Ownership): deletes, adoptions, releases, relabels
-//     and revision writes touch only what the DaemonSet claims or may
-//     claim; nothing of another controller, namespace or selector.
+//   - CheckPlan: daemonplan.CheckPlan's rules, reported as Sorted (every
+//     list sorted, without repeats), Ownership (adoptions, releases,
+//     deletes, relabels and revision writes touch only what the DaemonSet
+//     claims or may claim; nothing of another controller, namespace or
+//     selector), Eligibility (creates only on nodes that should run the
+//     pod) and Stop (no write for a DaemonSet being deleted or after a
+//     failed history); then the four checkers below.
 //   - CheckPodsPerNode (PodsPerNode): after the plan, at most one running
 //     pod per node, or one new and one old with surge.
 //   - CheckBudgets (MaxUnavailable, MaxSurge, Surplus): a rolling-update
@@ -47,12 +54,12 @@
 //     availability below the desired count.
 //   - CheckStatus (StatusRecount): the status equals a recount of the
 //     snapshot, and is written exactly when upstream writes it.
-//   - CheckStop (Stop): a sync that fails, or meets a DaemonSet being
-//     deleted, or waits on expectations, issues no write past that point.
-//   - CheckPlan: all of the above at once.
+//   - CheckStop (Stop): beyond daemonplan.CheckPlan, a sync that fails or
+//     waits on expectations creates no pod and cleans up no history, and
+//     one that stops early writes no status.
 //   - CheckConverged (Converged): a settled cluster runs exactly one
 //     available, up-to-date pod on every node that should run one.
-//   - CheckPermutation (Determinism): a Planner returns the same plan for
+//   - CheckPermutation (Determinism): a SyncFunc returns the same plan for
 //     a permuted input.
 //   - CheckSteps: CheckPlan over a sequence of syncs.
 //
@@ -65,11 +72,11 @@
 //
 // # A property test of your own
 //
-// Draw a cluster, plan it, check the plan:
+// Draw a snapshot, plan it, check the plan:
 //
 //	func TestMyPlanner(t *testing.T) {
 //		rapid.Check(t, func(t *rapid.T) {
-//			c := plantest.Clusters(plantest.Options{Rollout: true, Orphans: true}).Draw(t, "cluster")
+//			c := plantest.Snapshots(plantest.Options{Rollout: true, Orphans: true}).Draw(t, "snapshot")
 //			p, err := daemonplan.Sync(c.Input, daemonplan.Options{})
 //			if err != nil {
 //				t.Fatal(err)

@@ -22,12 +22,12 @@ import (
 // Here rapid.Check reports to a recorder instead of a *testing.T, so that
 // the example can print the outcome.
 func Example_propertyTest() {
-	// holds is the property: on every cluster drawn, the plan keeps every
+	// holds is the property: on every snapshot drawn, the plan keeps every
 	// invariant. It remembers the first invariant it saw broken.
 	var broken []plantest.Invariant
 	holds := func(plan func(daemonplan.Input) (daemonplan.Plan, error)) func(*rapid.T) {
 		return func(t *rapid.T) {
-			c := plantest.Clusters(plantest.Options{Rollout: true, Orphans: true, Failed: true}).Draw(t, "cluster")
+			c := plantest.Snapshots(plantest.Options{Rollout: true, Orphans: true, Failed: true}).Draw(t, "snapshot")
 			p, err := plan(c.Input)
 			if err != nil {
 				t.Fatal(err)

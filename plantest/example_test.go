@@ -14,7 +14,9 @@ import (
 
 // A plan checked, then broken the way a buggy planner would break it:
 // deleting a second available old pod, beyond maxUnavailable 1, and a pod
-// of another controller.
+// of another controller, appended out of order and left in Keep.
+// daemonplan.CheckPlan's rules report the order, the foreign pod and the
+// pod both kept and deleted; plantest's own recount, the budget.
 func Example() {
 	in := midUpdate(3, 1, 0, true)
 	plan, err := daemonplan.Sync(in, daemonplan.Options{})
@@ -33,15 +35,17 @@ func Example() {
 	// Output:
 	// hash "6dcd6d447f": -old-node-0(node-0,Outdated)
 	// violations: <nil>
-	// Ownership: delete of pod foreign, which the DaemonSet does not own (controller other-uid)
+	// Sorted: Delete is not sorted without repeats: "old-node-2" before "foreign"
+	// Ownership: deletes pod foreign, which the DaemonSet does not claim
+	// Ownership: keeps and deletes pod old-node-2
 	// MaxUnavailable: 2 available old pods deleted [old-node-0 old-node-2]; maxUnavailable 1 with 0 of 3 visited nodes unavailable allows 1
 	// budget broken: true
 }
 
-// Clusters inside a property: here drawn once from a fixed seed, to show
+// Snapshots inside a property: here drawn once from a fixed seed, to show
 // the shape of what a property sees.
-func ExampleClusters() {
-	c := plantest.Clusters(plantest.Options{MaxNodes: 3, Rollout: true}).Example(1)
+func ExampleSnapshots() {
+	c := plantest.Snapshots(plantest.Options{MaxNodes: 3, Rollout: true}).Example(1)
 	fmt.Println("daemonset:", c.DaemonSet.Namespace+"/"+c.DaemonSet.Name)
 	fmt.Println("at most 3 nodes:", len(c.Nodes) <= 3)
 	fmt.Println("now:", c.Now.Format(time.RFC3339))
@@ -115,17 +119,6 @@ func ExampleCheckConverged() {
 	// Output:
 	// Converged: node node-0: pod old-node-0 is of revision "558b45b64b", want "6dcd6d447f"
 	// Converged: node node-1: pod old-node-1 is of revision "558b45b64b", want "6dcd6d447f"
-}
-
-// CheckOwnership refuses a release of a pod the DaemonSet does not
-// control.
-func ExampleCheckOwnership() {
-	in := midUpdate(2, 1, 0, true)
-	plan := mustSync(in)
-	plan.Release = []string{"foreign"}
-	fmt.Println(plantest.CheckOwnership(in, plan))
-	// Output:
-	// Ownership: release of pod foreign, which the DaemonSet does not control or still selects
 }
 
 // CheckPodsPerNode sees a duplicate the plan leaves on its node.

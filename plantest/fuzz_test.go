@@ -185,7 +185,7 @@ func FuzzSyncInvariants(f *testing.F) {
 			t.Fatalf("Sync: %v", err)
 		}
 		if err := plantest.CheckPlan(in, p); err != nil {
-			t.Fatalf("%v\nplan: %s\n%s", err, plantest.Describe(p), plantest.Cluster{Input: in})
+			t.Fatalf("%v\nplan: %s\n%s", err, plantest.Describe(p), plantest.Snapshot{Input: in})
 		}
 		permuted := in
 		permuted.Nodes, permuted.Pods, permuted.Revisions = reversed(in.Nodes), reversed(in.Pods), reversed(in.Revisions)

@@ -18,7 +18,7 @@ import (
 	"github.com/daemonplan/daemonplan/revision"
 )
 
-// Epoch is the instant generated clusters are built around: a Cluster's
+// Epoch is the instant generated snapshots are built around: a Snapshot's
 // Now, and the reference for pod ages, readiness and backoff windows.
 var Epoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
@@ -35,16 +35,16 @@ const (
 )
 
 // Options are the knobs of the generators. The zero value generates small,
-// tidy clusters: up to 8 nodes with labels and taints from the default
+// tidy snapshots: up to 8 nodes with labels and taints from the default
 // pools, up to 14 pods, all of them the DaemonSet's own, Pending or
-// Running, of the current revision, on nodes of the cluster; the history
+// Running, of the current revision, on nodes of the snapshot; the history
 // holds at most the current revision. Each switch adds one kind of
 // trouble.
 type Options struct {
 	// MaxNodes bounds the number of nodes; 0 means 8. Nodes are drawn from
 	// a universe of MaxNodes+2 names, NodeName(0) to NodeName(MaxNodes+1),
 	// so that with Orphans some pods target a node that is not in the
-	// cluster. A third of the clusters hold at most two nodes, so that pods
+	// snapshot. A third of the snapshots hold at most two nodes, so that pods
 	// pile up on them.
 	MaxNodes int
 	// MaxPods bounds the number of pods; 0 means 14.
@@ -72,7 +72,7 @@ type Options struct {
 	// Failed adds pods in phase Failed, Succeeded, Unknown or with no
 	// phase, and failed-pod backoff windows in Input.Backoff.
 	Failed bool
-	// Terminating adds pods being deleted and, in one cluster in ten, a
+	// Terminating adds pods being deleted and, in one snapshot in ten, a
 	// DaemonSet being deleted.
 	Terminating bool
 	// Orphans adds what the DaemonSet may not own or cannot place: orphan
@@ -448,7 +448,7 @@ func oldTemplate(ds *api.DaemonSet, k int) *api.DaemonSet {
 // CurrentHash is the hash a sync of ds with a well-formed history labels
 // new pods with: revision.DefaultHash of ds with its collision count. It
 // is the hash of the current revision the generators create (Revisions,
-// Clusters).
+// Snapshots).
 func CurrentHash(ds *api.DaemonSet) string {
 	return revision.DefaultHash(ds, ds.Status.CollisionCount)
 }
@@ -526,9 +526,10 @@ func Revisions(opts Options, ds *api.DaemonSet) *rapid.Generator[[]revision.Revi
 	})
 }
 
-// Cluster is one generated snapshot: the input of one sync, and the hash
-// that pods of the current template carry.
-type Cluster struct {
+// Snapshot is one generated snapshot of a cluster: the input of one sync,
+// and the hash that pods of the current template carry. (A cluster that
+// syncs, changes and syncs again is a sim.Cluster.)
+type Snapshot struct {
 	daemonplan.Input
 	// Hash is CurrentHash(DaemonSet): the hash Sync computes when the
 	// history is well formed, and the one to pass to lower-level planners
@@ -536,17 +537,17 @@ type Cluster struct {
 	Hash string
 }
 
-// Clusters generates coherent clusters: a DaemonSet (DaemonSet), up to
+// Snapshots generates coherent snapshots: a DaemonSet (DaemonSet), up to
 // MaxNodes distinct nodes of the universe (Node), its revisions
 // (Revisions), up to MaxPods pods (Pod) labelled with the revisions'
-// hashes (in half of the clusters one per node plus up to two more, in
+// hashes (in half of the snapshots one per node plus up to two more, in
 // the others spread at random), Now at Epoch, and with Options.Failed up to two failed-pod
 // backoff windows. ExpectationsPending is false: set it yourself to test
 // that path.
-func Clusters(opts Options) *rapid.Generator[Cluster] {
-	return rapid.Custom(func(t *rapid.T) Cluster {
+func Snapshots(opts Options) *rapid.Generator[Snapshot] {
+	return rapid.Custom(func(t *rapid.T) Snapshot {
 		ds := DaemonSet(opts).Draw(t, "ds")
-		c := Cluster{Input: daemonplan.Input{DaemonSet: ds, Now: Epoch}, Hash: CurrentHash(ds)}
+		c := Snapshot{Input: daemonplan.Input{DaemonSet: ds, Now: Epoch}, Hash: CurrentHash(ds)}
 		c.Revisions = Revisions(opts, ds).Draw(t, "revisions")
 		hashes := []string{c.Hash}
 		for _, r := range c.Revisions {
@@ -571,7 +572,7 @@ func Clusters(opts Options) *rapid.Generator[Cluster] {
 		switch {
 		case len(names) > 0 && rapid.Bool().Draw(t, "spread"):
 			// One pod per node, then a few more at random: the shape of
-			// a cluster mid-rollout, where the rolling update has work.
+			// a snapshot mid-rollout, where the rolling update has work.
 			n := min(opts.maxPods(), len(names)+rapid.SampledFrom([]int{0, 0, 1, 2}).Draw(t, "extraPods"))
 			for i := range n {
 				on := names
@@ -617,10 +618,10 @@ func Permutation(in daemonplan.Input) *rapid.Generator[daemonplan.Input] {
 	})
 }
 
-// String renders the cluster on a few lines, one per object, for failure
-// messages; GoString is the same, so that rapid prints drawn clusters
+// String renders the snapshot on a few lines, one per object, for failure
+// messages; GoString is the same, so that rapid prints drawn snapshots
 // this way.
-func (c Cluster) String() string {
+func (c Snapshot) String() string {
 	var b strings.Builder
 	if c.DaemonSet == nil {
 		b.WriteString("no DaemonSet\n")
@@ -650,7 +651,7 @@ func (c Cluster) String() string {
 }
 
 // GoString is String.
-func (c Cluster) GoString() string { return c.String() }
+func (c Snapshot) GoString() string { return c.String() }
 
 func rollingUpdate(ds *api.DaemonSet) string {
 	ru := ds.UpdateStrategy.RollingUpdate
@@ -667,4 +668,11 @@ func rollingUpdate(ds *api.DaemonSet) string {
 		return strconv.Itoa(int(x.IntVal))
 	}
 	return fmt.Sprintf("%s(maxUnavailable %s, maxSurge %s)", ds.UpdateStrategy.Type, budget(ru.MaxUnavailable), budget(ru.MaxSurge))
+}
+
+func owner(ref *api.OwnerRef) string {
+	if ref == nil {
+		return "orphan"
+	}
+	return "controller " + ref.UID
 }

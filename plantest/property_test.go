@@ -17,9 +17,9 @@ import (
 var everything = plantest.Options{Rollout: true, Failed: true, Terminating: true, Orphans: true}
 
 // checkSync is the body of a user's property test: plan a generated
-// cluster, then check the plan, that nothing changed the input, and that
+// snapshot, then check the plan, that nothing changed the input, and that
 // the plan does not depend on input order.
-func checkSync(t *rapid.T, plan plantest.Planner, c plantest.Cluster) error {
+func checkSync(t *rapid.T, plan plantest.SyncFunc, c plantest.Snapshot) error {
 	before := cloneInput(c.Input)
 	p, err := plan(c.Input)
 	if err != nil {
@@ -35,7 +35,7 @@ func checkSync(t *rapid.T, plan plantest.Planner, c plantest.Cluster) error {
 }
 
 // TestSyncInvariants is a user's property test, written as the package doc
-// shows: on every generated cluster, tidy or not, with expectations
+// shows: on every generated snapshot, tidy or not, with expectations
 // pending or not, the plan of daemonplan.Sync passes CheckPlan, and
 // planning a permutation of the input gives the same plan.
 func TestSyncInvariants(t *testing.T) {
@@ -50,7 +50,7 @@ func TestSyncInvariants(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				c := plantest.Clusters(tc.opts).Draw(t, "cluster")
+				c := plantest.Snapshots(tc.opts).Draw(t, "snapshot")
 				c.ExpectationsPending = rapid.IntRange(0, 9).Draw(t, "pending") == 0
 				if err := checkSync(t, sync, c); err != nil {
 					t.Fatalf("%s: %v", tc.reason, err)
@@ -61,7 +61,7 @@ func TestSyncInvariants(t *testing.T) {
 }
 
 // broken wraps Sync with a bug applied to its plan.
-func broken(bug func(in daemonplan.Input, p *daemonplan.Plan)) plantest.Planner {
+func broken(bug func(in daemonplan.Input, p *daemonplan.Plan)) plantest.SyncFunc {
 	return func(in daemonplan.Input) (daemonplan.Plan, error) {
 		p, err := sync(in)
 		if err == nil {
@@ -95,7 +95,7 @@ func deletes(p *daemonplan.Plan, name string) bool {
 
 // TestSyncInvariantsFailOnBrokenPlanners: the same property, fed planners
 // with one bug each, fails, and names the invariant the bug breaks. It
-// draws clusters from fixed seeds (Generator.Example) rather than under
+// draws snapshots from fixed seeds (Generator.Example) rather than under
 // rapid.Check, whose failure would fail this test.
 func TestSyncInvariantsFailOnBrokenPlanners(t *testing.T) {
 	for _, tc := range []struct {
@@ -161,7 +161,7 @@ func TestSyncInvariantsFailOnBrokenPlanners(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gen := rapid.Custom(func(t *rapid.T) error {
-				return checkSync(t, broken(tc.bug), plantest.Clusters(tc.opts).Draw(t, "cluster"))
+				return checkSync(t, broken(tc.bug), plantest.Snapshots(tc.opts).Draw(t, "snapshot"))
 			})
 			for seed := range 1000 {
 				err := gen.Example(seed)
@@ -174,7 +174,7 @@ func TestSyncInvariantsFailOnBrokenPlanners(t *testing.T) {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 			}
-			t.Fatalf("%s: no %v violation in 1000 clusters", tc.reason, tc.want)
+			t.Fatalf("%s: no %v violation in 1000 snapshots", tc.reason, tc.want)
 		})
 	}
 }

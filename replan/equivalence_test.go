@@ -98,7 +98,7 @@ func newModel(t *rapid.T) *model {
 	if rapid.Bool().Draw(t, "rollingOut") {
 		in = rollingOut(t)
 	} else {
-		in = plantest.Clusters(kit).Draw(t, "cluster").Input
+		in = plantest.Snapshots(kit).Draw(t, "cluster").Input
 	}
 	m := &model{
 		in: in,

@@ -1,12 +1,13 @@
-// Package reference is a deliberately naive planner for one DaemonSet sync:
-// a straight transcription of upstream's NodeShouldRunDaemonPod,
-// GetTargetNodeName, getNodesToDaemonPods, ClaimObject, manage,
-// podsShouldBeOnNode (with its failed-pod backoff),
-// getUnscheduledPodsWithoutNode and updateDaemonSetStatus (docs/eligibility.md,
-// docs/manage.md, docs/status.md)
-// with plain maps and no precompilation. It exists to be compared with
-// package placement (differential property tests and benchmarks), never to
-// be used by it.
+// Package reference is the module's independent oracle: a deliberately
+// naive planner for one DaemonSet sync, a straight transcription of
+// upstream's NodeShouldRunDaemonPod, GetTargetNodeName,
+// getNodesToDaemonPods, ClaimObject, manage, podsShouldBeOnNode (with its
+// failed-pod backoff), getUnscheduledPodsWithoutNode and
+// updateDaemonSetStatus (docs/eligibility.md, docs/manage.md,
+// docs/status.md) with plain maps and no precompilation. It exists to be
+// compared with the real planner, package placement and daemonplan.Sync
+// (differential property tests, fuzz targets and benchmarks), never to be
+// used by it.
 //
 // It shares with placement only the snapshot types and the leaf helpers
 // (selector.Compile, selector.CompileNode, taints.Tolerates,
@@ -15,11 +16,18 @@
 // counters) is written again here, in the plainest form. It has no burst
 // limit: callers keep their clusters under placement.DefaultBurstReplicas.
 //
-// The package also holds the invariants a manage plan must satisfy
-// (CheckPlan) and a small Apply that plays a plan onto a snapshot. Package
-// plantest builds its exported checkers on these naive functions, and
-// holds the generators of coherent clusters; this package imports only
-// the standard library and the module's own packages.
+// The package also holds the invariants of one manage plan (CheckPlan,
+// which checks a placement.Plan against a Snapshot, with CheckDeletes,
+// CheckOnePodPerNode and CheckStatus) and a small Apply that plays a plan
+// onto a snapshot. These are the oracle's own recounts, not the safeguard
+// callers run: daemonplan.CheckPlan checks a whole daemonplan.Plan, and
+// package plantest builds its checkers on daemonplan.CheckPlan and, for
+// what only a recount of upstream's rules can judge (pods per node,
+// budgets, status), on this package's naive functions. To stay
+// independent, this package never calls daemonplan.CheckPlan or Sync: it
+// imports only the standard library and the module's lower packages (api,
+// selector, taints, placement for its types, revision), never the root
+// package.
 package reference
 
 import (
