@@ -466,6 +466,14 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 	return p, nil
 }
 
+// syncInput converts a loaded snapshot into the input and options of a
+// sync (planner.Input).
+func syncInput(in *input) (daemonplan.Input, daemonplan.Options, error) {
+	opts := planner.Options{KubernetesVersion: in.version}
+	opts.Placement, opts.Progressive = in.options()
+	return planner.Input(in.cluster, in.now, opts)
+}
+
 // itemPath matches the field path of a finding about one object of the
 // input: "pods[3].name".
 var itemPath = regexp.MustCompile(`^(nodes|pods|revisions)\[([0-9]+)\]`)
