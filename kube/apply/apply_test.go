@@ -224,8 +224,8 @@ items:
 
 var now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// readCluster returns the cluster above with n nodes.
-func readCluster(t *testing.T, n int) *load.Cluster {
+// readSnapshot returns the cluster above with n nodes.
+func readSnapshot(t *testing.T, n int) *load.Snapshot {
 	t.Helper()
 	c, err := load.Read(strings.NewReader(cluster))
 	if err != nil {
@@ -251,7 +251,7 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readCluster(t, tc.nodes)
+			c := readSnapshot(t, tc.nodes)
 			c.Pods = nil
 			p := plan(t, c)
 			fc := fakecluster.New(c, now)
@@ -278,7 +278,7 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 }
 
 func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	p := plan(t, c)
 	if len(p.Adopt) != 1 {
 		t.Fatalf("precondition: the plan adopts the orphan, got %v", p.Adopt)
@@ -317,7 +317,7 @@ func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 }
 
 func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	p := plan(t, c)
 	// Only writes naming objects the snapshot lacks.
 	p = daemonplan.Plan{
@@ -337,7 +337,7 @@ func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 }
 
 func TestApplyRetriesStatusOnConflict(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	p := plan(t, c)
 	fc := fakecluster.New(c, now)
 	conflicts := 1
@@ -359,7 +359,7 @@ func TestApplyRetriesStatusOnConflict(t *testing.T) {
 }
 
 func TestApplyCreateRevisionAlreadyExists(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	p := plan(t, c)
 	if len(p.Revisions.Create) != 1 {
 		t.Fatalf("precondition: the plan creates one revision, got %v", p.Revisions.Create)
@@ -441,7 +441,7 @@ func TestActionString(t *testing.T) {
 
 // addForeign adds to c a pod, "theirs", and a revision, "their-rev", both
 // selected by the DaemonSet's selector and controlled by a ReplicaSet.
-func addForeign(c *load.Cluster) {
+func addForeign(c *load.Snapshot) {
 	other := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "other-uid", Controller: new(true)}}
 	c.Pods = append(c.Pods, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "default", UID: "theirs-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
@@ -458,7 +458,7 @@ func addForeign(c *load.Cluster) {
 // from another snapshot), Apply issues no delete, relabel or update for
 // them; a pod the same plan adopts first is the DaemonSet's to delete.
 func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	addForeign(c)
 	p := daemonplan.Plan{
 		Namespace: "default", Name: "agent",
@@ -506,7 +506,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 // an orphan gone since the snapshot is no failure (upstream's claim
 // ignores NotFound), and the rest of the plan is issued.
 func TestApplyStopsAfterAFailedClaim(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	p := plan(t, c)
 	if len(p.Adopt) != 1 || len(p.Create) != 1 || !p.StatusChanged {
 		t.Fatalf("precondition: the plan adopts the orphan, creates one pod and updates the status; got adopt %v, %d creates, status changed %v", p.Adopt, len(p.Create), p.StatusChanged)
@@ -582,7 +582,7 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 // for adoption, a pod or revision that another controller holds in this
 // one: the adopt is refused with ErrNotOrphan and nothing is written to it.
 func TestApplyAdoptsOnlyOrphans(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	addForeign(c)
 	p := daemonplan.Plan{Namespace: "default", Name: "agent",
 		Revisions: daemonplan.RevisionWrites{Adopt: []string{"their-rev"}}, Adopt: []string{"theirs"}}
@@ -598,7 +598,7 @@ func TestApplyAdoptsOnlyOrphans(t *testing.T) {
 
 // addOwned adds to c a pod the DaemonSet controls on node-01 ("mine") and
 // an old revision it controls ("agent-old"), for plans made by hand.
-func addOwned(c *load.Cluster) {
+func addOwned(c *load.Snapshot) {
 	ours := []metav1.OwnerReference{convert.ControllerRef(c.DaemonSet)}
 	c.Pods = append(c.Pods, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: "default", UID: "mine-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: ours},
@@ -628,7 +628,7 @@ func TestApplyStopsAfterAFailedHistoryWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readCluster(t, 2)
+			c := readSnapshot(t, 2)
 			p := plan(t, c)
 			if len(p.Revisions.Create) != 1 || len(p.Create) == 0 || !p.StatusChanged {
 				t.Fatalf("precondition: the plan creates the revision and pods and updates the status; got %+v", p)
@@ -685,7 +685,7 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readCluster(t, 2)
+			c := readSnapshot(t, 2)
 			p := plan(t, c)
 			addOwned(c)
 			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}
@@ -716,7 +716,7 @@ func wrote(fc *fakecluster.Cluster, verb, resource, subresource string) bool {
 }
 
 // plan is the plan for c at now, with zero options.
-func plan(t *testing.T, c *load.Cluster) daemonplan.Plan {
+func plan(t *testing.T, c *load.Snapshot) daemonplan.Plan {
 	t.Helper()
 	p, err := planner.Plan(c, now, planner.Options{})
 	if err != nil {
@@ -744,7 +744,7 @@ func allRefused(t *testing.T, res apply.Result, n int, want error) {
 // revision kept. Apply relabelled first and refused the orphan as not
 // owned, leaving it with the hash of the revision deleted.
 func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	data, err := upstream.RevisionData(c.DaemonSet)
 	if err != nil {
 		t.Fatal(err)
@@ -784,7 +784,7 @@ func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
 // wrong template and its status land on the wrong object. Apply issues
 // nothing, and says why.
 func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	p := plan(t, c)
 	if len(p.Create) == 0 || !p.StatusChanged {
 		t.Fatalf("precondition: the plan creates pods and writes the status; got %+v", p)
@@ -811,7 +811,7 @@ func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
 			}
 		})
 	}
-	if res := apply.Apply(context.Background(), fakecluster.New(c, now), &load.Cluster{}, p); res.Refused == nil {
+	if res := apply.Apply(context.Background(), fakecluster.New(c, now), &load.Snapshot{}, p); res.Refused == nil {
 		t.Errorf("a snapshot without a DaemonSet: Refused = nil, want an error")
 	}
 }

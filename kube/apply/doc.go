@@ -3,7 +3,7 @@
 // writes.
 //
 // Apply is the entry point: give it the snapshot a plan was made from (a
-// load.Cluster, e.g. from informers' listers) and the plan. It writes in
+// load.Snapshot, e.g. from informers' listers) and the plan. It writes in
 // upstream's order (revisions, adopt and release patches, creates in
 // slow-start batches, deletes with UID preconditions, the status), reports
 // every write with its error in Result, and never issues a write the plan

@@ -71,7 +71,7 @@ func (e *Expectations) Deleted(podName string) {
 // now. It forgets, first, every create whose pod c holds, every delete
 // whose pod c lacks, and every expectation older than the TTL. A nil c
 // holds no pod.
-func (e *Expectations) Pending(c *load.Cluster, now time.Time) bool {
+func (e *Expectations) Pending(c *load.Snapshot, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.pods) == 0 {

@@ -5,7 +5,7 @@
 //
 // Entry points:
 //
-//   - Plan converts a load.Cluster (package convert) and runs
+//   - Plan converts a load.Snapshot (package convert) and runs
 //     daemonplan.Sync with upstream's exact revision hash. Options carries
 //     what a controller keeps between syncs: the failed-pod backoff the
 //     previous plan returned and whether earlier writes are still pending.

@@ -44,7 +44,7 @@ func FuzzPlanner(f *testing.F) {
 		}
 		now := time.Unix(nowSec%(1<<40), 0).UTC()
 		for _, ds := range objs.DaemonSets {
-			cl, err := objs.Cluster(ds.Namespace, ds.Name)
+			cl, err := objs.Snapshot(ds.Namespace, ds.Name)
 			if err != nil {
 				t.Fatalf("Cluster(%s/%s): %v", ds.Namespace, ds.Name, err)
 			}

@@ -46,7 +46,7 @@ type Options struct {
 // findings, the validation errors of Options.Progressive, or, with Strict,
 // the validation findings (field.ErrorList). A nil c, or one without a
 // DaemonSet, is an error.
-func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error) {
+func Plan(c *load.Snapshot, now time.Time, opts Options) (daemonplan.Plan, error) {
 	in, syncOpts, err := Input(c, now, opts)
 	if err != nil {
 		return daemonplan.Plan{}, err
@@ -60,7 +60,7 @@ func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error)
 // daemonplan.Planner, which keeps its memory from one sync to the next.
 // The input shares the label maps of c's objects. A nil c, or one without
 // a DaemonSet, is an error.
-func Input(c *load.Cluster, now time.Time, opts Options) (daemonplan.Input, daemonplan.Options, error) {
+func Input(c *load.Snapshot, now time.Time, opts Options) (daemonplan.Input, daemonplan.Options, error) {
 	if c == nil || c.DaemonSet == nil {
 		return daemonplan.Input{}, daemonplan.Options{}, errors.New("planner: no DaemonSet")
 	}

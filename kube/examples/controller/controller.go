@@ -123,13 +123,13 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 	return p.RequeueAfter
 }
 
-func (c *Controller) snapshot() (*load.Cluster, error) {
+func (c *Controller) snapshot() (*load.Snapshot, error) {
 	f := c.factory
 	ds, err := f.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).Get(c.Name)
 	if err != nil {
 		return nil, err
 	}
-	cl := &load.Cluster{DaemonSet: ds}
+	cl := &load.Snapshot{DaemonSet: ds}
 	if cl.Nodes, err = f.Core().V1().Nodes().Lister().List(labels.Everything()); err != nil {
 		return nil, err
 	}

@@ -193,7 +193,7 @@ func TestForget(t *testing.T) {
 	if len(c.changed) != 1 {
 		t.Error("forget did not poke the loop")
 	}
-	if c.expect.Pending(&load.Cluster{}, t0) {
+	if c.expect.Pending(&load.Snapshot{}, t0) {
 		t.Error("the create is still expected after the pod's delete event")
 	}
 }

@@ -17,7 +17,7 @@ import (
 // the cluster's; a manifest is merged into it as kubectl apply merges. The
 // status, generation and template-generation annotation are the
 // cluster's, for whatif to raise as the API server would.
-func (c *cli) newDaemonSet(cmd string, cl *load.Cluster, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
+func (c *cli) newDaemonSet(cmd string, cl *load.Snapshot, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
 	objs, kruise, src, err := c.read(cmd, []string{file})
 	if err != nil {
 		return nil, load.Position{}, nil, err

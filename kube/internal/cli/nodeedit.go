@@ -17,7 +17,7 @@ import (
 // editNodes applies --node-file, --remove-node, --label and --taint to
 // cl's nodes, copying each node it changes, and returns the edits as
 // flags. A node an edit names must be there.
-func (c *cli) editNodes(cl *load.Cluster, o *diffOptions) ([]string, error) {
+func (c *cli) editNodes(cl *load.Snapshot, o *diffOptions) ([]string, error) {
 	nodes := slices.Clone(cl.Nodes)
 	at := slices.Clone(cl.At.Nodes)
 	for len(at) < len(nodes) {

@@ -254,7 +254,7 @@ func oneLine(s string) string {
 
 // input is a parsed, loaded snapshot.
 type input struct {
-	cluster *load.Cluster
+	cluster *load.Snapshot
 	now     time.Time
 	// kruise is set when the DaemonSet is an OpenKruise Advanced DaemonSet.
 	kruise *convert.Kruise
@@ -315,7 +315,7 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := objs.Cluster(ns, name)
+	cl, err := objs.Snapshot(ns, name)
 	switch {
 	case errors.Is(err, load.ErrManyDaemonSets):
 		return nil, c.fail("%s: %s: %v; pick one with --ds NAMESPACE/NAME", cmd, src, err)

@@ -2,7 +2,7 @@
 // behaves enough like an API server for daemonplan's applier and example
 // controller (names from generateName, UIDs, creation timestamps, a
 // DaemonSet status subresource that writes the status only), and a
-// snapshot of it as a load.Cluster.
+// snapshot of it as a load.Snapshot.
 package fakecluster
 
 import (
@@ -36,7 +36,7 @@ type Cluster struct {
 // starts at now. Created objects get a name from generateName (a counter
 // suffix, deterministic for a deterministic order of creates), a UID and
 // the clock's time as creationTimestamp.
-func New(c *load.Cluster, now time.Time) *Cluster {
+func New(c *load.Snapshot, now time.Time) *Cluster {
 	var objs []runtime.Object
 	objs = append(objs, c.DaemonSet.DeepCopy())
 	for _, n := range c.Nodes {
@@ -132,8 +132,8 @@ func metaOf(obj runtime.Object) (metav1.Object, error) {
 }
 
 // Snapshot lists the DaemonSet namespace/name, every node, and the pods and
-// ControllerRevisions of its namespace, sorted by name, as a load.Cluster.
-func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.Cluster, error) {
+// ControllerRevisions of its namespace, sorted by name, as a load.Snapshot.
+func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.Snapshot, error) {
 	ds, err := fc.AppsV1().DaemonSets(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.
 	if err != nil {
 		return nil, err
 	}
-	c := &load.Cluster{DaemonSet: ds}
+	c := &load.Snapshot{DaemonSet: ds}
 	for i := range nodes.Items {
 		c.Nodes = append(c.Nodes, &nodes.Items[i])
 	}

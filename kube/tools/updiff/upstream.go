@@ -98,7 +98,7 @@ func (r *recorder) react(action core.Action) (bool, runtime.Object, error) {
 func runUpstream(c *cluster) (*outcome, error) {
 	ctx, cancel := context.WithCancel(quietContext())
 	defer cancel()
-	client := fakecluster.New(&load.Cluster{DaemonSet: c.DS, Nodes: c.Nodes, Pods: c.Pods, Revisions: c.Revisions}, c.Now)
+	client := fakecluster.New(&load.Snapshot{DaemonSet: c.DS, Nodes: c.Nodes, Pods: c.Pods, Revisions: c.Revisions}, c.Now)
 	rec := &recorder{next: slices.Clone(client.ReactionChain)}
 	client.PrependReactor("*", "*", rec.react)
 
