@@ -26,7 +26,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
-	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -65,7 +65,7 @@ func TestApplyConformance(t *testing.T) {
 				t.Skipf("upstream's sync fails here: %v", p.Errors)
 			}
 			ctx := context.Background()
-			fc := fakecluster.New(cl, tc.Now)
+			fc := fakeclient.New(cl, tc.Now)
 			res := apply.Apply(ctx, fc, cl, p)
 			if err := res.Err(); err != nil {
 				t.Fatalf("Apply: %v", err)
@@ -126,7 +126,7 @@ func lenOf(v any) int { return reflect.ValueOf(v).Len() }
 
 // checkWritesArePlan compares the writes the fake clientset recorded with
 // the plan's entries.
-func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *fakecluster.Cluster) {
+func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *fakeclient.Clientset) {
 	t.Helper()
 	var want []string
 	for _, n := range p.Revisions.Adopt {
@@ -254,7 +254,7 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 			c := readSnapshot(t, tc.nodes)
 			c.Pods = nil
 			p := plan(t, c)
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			calls := 0
 			fc.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				calls++ // creates of one batch run in parallel, but the fake serialises reactors
@@ -285,12 +285,12 @@ func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 	}
 	tests := []struct {
 		name, reason string
-		change       func(fc *fakecluster.Cluster)
+		change       func(fc *fakeclient.Clientset)
 	}{
-		{"gone", "the DaemonSet was deleted since the snapshot", func(fc *fakecluster.Cluster) {
+		{"gone", "the DaemonSet was deleted since the snapshot", func(fc *fakeclient.Clientset) {
 			_ = fc.AppsV1().DaemonSets("default").Delete(context.Background(), "agent", metav1.DeleteOptions{})
 		}},
-		{"replaced", "a DaemonSet of the same name with another UID", func(fc *fakecluster.Cluster) {
+		{"replaced", "a DaemonSet of the same name with another UID", func(fc *fakeclient.Clientset) {
 			ds := c.DaemonSet.DeepCopy()
 			ds.UID = "other"
 			_, _ = fc.AppsV1().DaemonSets("default").Update(context.Background(), ds, metav1.UpdateOptions{})
@@ -298,7 +298,7 @@ func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			tc.change(fc)
 			fc.ClearActions()
 			res := apply.Apply(context.Background(), fc, c, p)
@@ -325,7 +325,7 @@ func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 		Revisions: daemonplan.RevisionWrites{Delete: []string{"not-there"}},
 		Delete:    []placement.Delete{{Pod: "ghost", Node: "node-00", Reason: placement.Outdated}},
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.ClearActions()
 	res := apply.Apply(context.Background(), fc, c, p)
 	if !errors.Is(res.Err(), apply.ErrNotInSnapshot) || len(res.Writes) != 2 {
@@ -339,7 +339,7 @@ func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 func TestApplyRetriesStatusOnConflict(t *testing.T) {
 	c := readSnapshot(t, 1)
 	p := plan(t, c)
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	conflicts := 1
 	fc.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() == "status" && conflicts > 0 {
@@ -390,7 +390,7 @@ func TestApplyCreateRevisionAlreadyExists(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			stored := planned.DeepCopy()
 			tc.existing(stored)
 			if _, err := fc.AppsV1().ControllerRevisions("default").Create(context.Background(), stored, metav1.CreateOptions{}); err != nil {
@@ -469,7 +469,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 			{Pod: "orphan", Node: "node-00", Reason: placement.Duplicate},
 		},
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.ClearActions()
 	allRefused(t, apply.Apply(context.Background(), fc, c, p), 5, apply.ErrNotOwned)
 	if w := fc.Writes(); len(w) > 0 {
@@ -527,7 +527,7 @@ func TestApplyStopsAfterAFailedClaim(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.patchErr
 			})
@@ -562,7 +562,7 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 	if len(p.Revisions.Adopt) != 1 {
 		t.Fatalf("precondition: the plan adopts the orphan revision, got %v", p.Revisions.Adopt)
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.PrependReactor("patch", "controllerrevisions", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "controllerrevisions"}, "agent-orphan", errors.New("modified"))
 	})
@@ -586,7 +586,7 @@ func TestApplyAdoptsOnlyOrphans(t *testing.T) {
 	addForeign(c)
 	p := daemonplan.Plan{Namespace: "default", Name: "agent",
 		Revisions: daemonplan.RevisionWrites{Adopt: []string{"their-rev"}}, Adopt: []string{"theirs"}}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.ClearActions()
 	allRefused(t, apply.Apply(context.Background(), fc, c, p), 2, apply.ErrNotOrphan)
 	for _, w := range fc.Writes() {
@@ -636,7 +636,7 @@ func TestApplyStopsAfterAFailedHistoryWrite(t *testing.T) {
 			addOwned(c)
 			p.Revisions.Update = []revision.Revision{{Name: "agent-old", Revision: 5}}
 			p.Relabel = []revision.PodRelabel{{Pod: "mine", Hash: p.Hash}}
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.PrependReactor(tc.verb, tc.resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() != "" {
 					return false, nil, nil
@@ -690,7 +690,7 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 			addOwned(c)
 			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}
 			p.Revisions.Delete = []string{"agent-old"}
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.PrependReactor(tc.verb, "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.err
 			})
@@ -706,7 +706,7 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 
 // wrote reports whether fc saw a write of verb to resource (and
 // subresource, "" for the object itself).
-func wrote(fc *fakecluster.Cluster, verb, resource, subresource string) bool {
+func wrote(fc *fakeclient.Clientset, verb, resource, subresource string) bool {
 	for _, w := range fc.Writes() {
 		if w.GetVerb() == verb && w.GetResource().Resource == resource && w.GetSubresource() == subresource {
 			return true
@@ -763,7 +763,7 @@ func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
 	if !slices.Contains(p.Adopt, "orphan") || !slices.ContainsFunc(p.Relabel, func(r revision.PodRelabel) bool { return r.Pod == "orphan" }) {
 		t.Fatalf("precondition: the plan adopts and relabels the orphan; got adopt %v relabel %v", p.Adopt, p.Relabel)
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	res := apply.Apply(context.Background(), fc, c, p)
 	if err := res.Err(); err != nil {
 		t.Fatalf("Apply: %v", err)
@@ -800,7 +800,7 @@ func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := p
 			q.Namespace, q.Name = tt.namespace, tt.ds
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.ClearActions()
 			res := apply.Apply(context.Background(), fc, c, q)
 			if !errors.Is(res.Refused, apply.ErrOtherDaemonSet) || !errors.Is(res.Err(), apply.ErrOtherDaemonSet) {
@@ -811,7 +811,7 @@ func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
 			}
 		})
 	}
-	if res := apply.Apply(context.Background(), fakecluster.New(c, now), &load.Snapshot{}, p); res.Refused == nil {
+	if res := apply.Apply(context.Background(), fakeclient.New(c, now), &load.Snapshot{}, p); res.Refused == nil {
 		t.Errorf("a snapshot without a DaemonSet: Refused = nil, want an error")
 	}
 }
