@@ -27,8 +27,8 @@ import (
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
@@ -57,7 +57,7 @@ func TestApplyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := planner.Plan(cl, tc.Now, planner.Options{})
+			p, err := kubesync.Sync(cl, tc.Now, kubesync.State{}, kubesync.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestApplyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			next, err := planner.Plan(after, tc.Now, planner.Options{Backoff: p.Backoff})
+			next, err := kubesync.Sync(after, tc.Now, kubesync.State{Backoff: p.Backoff}, kubesync.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -718,7 +718,7 @@ func wrote(fc *fakeclient.Clientset, verb, resource, subresource string) bool {
 // plan is the plan for c at now, with zero options.
 func plan(t *testing.T, c *load.Snapshot) daemonplan.Plan {
 	t.Helper()
-	p, err := planner.Plan(c, now, planner.Options{})
+	p, err := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ const DefaultExpectationsTTL = 5 * time.Minute
 
 // Expectations remembers the pod creates and deletes that Apply issued
 // until a controller's informers show them, so that the plans made in
-// between are made with planner.Options.ExpectationsPending, as upstream's
+// between are made with kubesync.State.ExpectationsPending, as upstream's
 // ControllerExpectations hold its sync back. Upstream counts writes; this
 // keeps them by pod name, so that a snapshot alone tells which are seen.
 //

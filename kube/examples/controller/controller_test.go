@@ -17,8 +17,8 @@ import (
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 )
 
 const cluster = `apiVersion: v1
@@ -119,7 +119,7 @@ type recorder struct {
 	last           []string // the writes of the last sync with writes
 }
 
-func (r *recorder) onSync(_ planner.Options, res apply.Result) {
+func (r *recorder) onSync(_ kubesync.State, res apply.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.syncs++

@@ -1,4 +1,4 @@
-package planner_test
+package kubesync_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/daemonplan/daemonplan/internal/nilcheck"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
@@ -46,10 +46,10 @@ func TestNilInputs(t *testing.T) {
 		"load.Sources":                        func() { load.Sources(nil...) },
 		"load.Decode":                         func() { load.Decode(nil) },
 		"load.Read":                           func() { load.Read(nil) },
-		"planner.Input":                       func() { planner.Input(nil, time.Time{}, planner.Options{}) },
-		"planner.Input, empty":                func() { planner.Input(&load.Snapshot{}, time.Time{}, planner.Options{}) },
-		"planner.Plan":                        func() { planner.Plan(nil, time.Time{}, planner.Options{}) },
-		"planner.Plan, empty":                 func() { planner.Plan(&load.Snapshot{}, time.Time{}, planner.Options{}) },
+		"kubesync.Input":                      func() { kubesync.Input(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Input, empty":               func() { kubesync.Input(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Sync":                       func() { kubesync.Sync(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Sync, empty":                func() { kubesync.Sync(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
 		"upstream.Version.Hash":               func() { upstream.V1_34.Hash(nil, nil) },
 		"upstream.Version.UnmarshalText":      func() { (*upstream.Version)(nil).UnmarshalText(nil) },
 		"convert.KruiseDaemonSet":             func() { convert.KruiseDaemonSet(nil) },
