@@ -40,7 +40,7 @@ type Input struct {
 // Options are the switches of a sync. The zero value plans as upstream's
 // controller does, in every supported Kubernetes version (1.34 to 1.37)
 // but for the revision hash: Hash nil is revision.DefaultHash, daemonplan's
-// own; kube/planner gives the upstream hash of the version chosen.
+// own; kube/kubesync gives the upstream hash of the version chosen.
 type Options struct {
 	// Strict refuses to plan for a DaemonSet the API server would reject:
 	// Sync returns the validation errors (a field.ErrorList) instead of a

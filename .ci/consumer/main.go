@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 )
 
 func main() {
@@ -21,7 +21,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	p, err := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	p, err := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
 	if err != nil {
 		panic(err)
 	}

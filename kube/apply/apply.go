@@ -183,7 +183,7 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed. A plan for another DaemonSet than c's, or a c without
 // one, is refused whole (Result.Refused).
-func Apply(ctx context.Context, client kubernetes.Interface, c *load.Cluster, p daemonplan.Plan) Result {
+func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan) Result {
 	if c == nil || c.DaemonSet == nil {
 		return Result{Refused: errors.New("apply: the snapshot holds no DaemonSet")}
 	}
@@ -198,7 +198,7 @@ func Apply(ctx context.Context, client kubernetes.Interface, c *load.Cluster, p 
 type applier struct {
 	ctx     context.Context
 	client  kubernetes.Interface
-	c       *load.Cluster
+	c       *load.Snapshot
 	p       daemonplan.Plan
 	ds      *appsv1.DaemonSet
 	ns      string

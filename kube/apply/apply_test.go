@@ -26,9 +26,9 @@ import (
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
-	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
@@ -57,7 +57,7 @@ func TestApplyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := planner.Plan(cl, tc.Now, planner.Options{})
+			p, err := kubesync.Sync(cl, tc.Now, kubesync.State{}, kubesync.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestApplyConformance(t *testing.T) {
 				t.Skipf("upstream's sync fails here: %v", p.Errors)
 			}
 			ctx := context.Background()
-			fc := fakecluster.New(cl, tc.Now)
+			fc := fakeclient.New(cl, tc.Now)
 			res := apply.Apply(ctx, fc, cl, p)
 			if err := res.Err(); err != nil {
 				t.Fatalf("Apply: %v", err)
@@ -78,7 +78,7 @@ func TestApplyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			next, err := planner.Plan(after, tc.Now, planner.Options{Backoff: p.Backoff})
+			next, err := kubesync.Sync(after, tc.Now, kubesync.State{Backoff: p.Backoff}, kubesync.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func lenOf(v any) int { return reflect.ValueOf(v).Len() }
 
 // checkWritesArePlan compares the writes the fake clientset recorded with
 // the plan's entries.
-func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *fakecluster.Cluster) {
+func checkWritesArePlan(t *testing.T, p daemonplan.Plan, res apply.Result, fc *fakeclient.Clientset) {
 	t.Helper()
 	var want []string
 	for _, n := range p.Revisions.Adopt {
@@ -224,8 +224,8 @@ items:
 
 var now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// readCluster returns the cluster above with n nodes.
-func readCluster(t *testing.T, n int) *load.Cluster {
+// readSnapshot returns the cluster above with n nodes.
+func readSnapshot(t *testing.T, n int) *load.Snapshot {
 	t.Helper()
 	c, err := load.Read(strings.NewReader(cluster))
 	if err != nil {
@@ -251,10 +251,10 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readCluster(t, tc.nodes)
+			c := readSnapshot(t, tc.nodes)
 			c.Pods = nil
 			p := plan(t, c)
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			calls := 0
 			fc.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				calls++ // creates of one batch run in parallel, but the fake serialises reactors
@@ -278,19 +278,19 @@ func TestApplySlowStartStopsAtFailedBatch(t *testing.T) {
 }
 
 func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	p := plan(t, c)
 	if len(p.Adopt) != 1 {
 		t.Fatalf("precondition: the plan adopts the orphan, got %v", p.Adopt)
 	}
 	tests := []struct {
 		name, reason string
-		change       func(fc *fakecluster.Cluster)
+		change       func(fc *fakeclient.Clientset)
 	}{
-		{"gone", "the DaemonSet was deleted since the snapshot", func(fc *fakecluster.Cluster) {
+		{"gone", "the DaemonSet was deleted since the snapshot", func(fc *fakeclient.Clientset) {
 			_ = fc.AppsV1().DaemonSets("default").Delete(context.Background(), "agent", metav1.DeleteOptions{})
 		}},
-		{"replaced", "a DaemonSet of the same name with another UID", func(fc *fakecluster.Cluster) {
+		{"replaced", "a DaemonSet of the same name with another UID", func(fc *fakeclient.Clientset) {
 			ds := c.DaemonSet.DeepCopy()
 			ds.UID = "other"
 			_, _ = fc.AppsV1().DaemonSets("default").Update(context.Background(), ds, metav1.UpdateOptions{})
@@ -298,7 +298,7 @@ func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			tc.change(fc)
 			fc.ClearActions()
 			res := apply.Apply(context.Background(), fc, c, p)
@@ -317,7 +317,7 @@ func TestApplyStopsWhenDaemonSetCannotAdopt(t *testing.T) {
 }
 
 func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	p := plan(t, c)
 	// Only writes naming objects the snapshot lacks.
 	p = daemonplan.Plan{
@@ -325,7 +325,7 @@ func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 		Revisions: daemonplan.RevisionWrites{Delete: []string{"not-there"}},
 		Delete:    []placement.Delete{{Pod: "ghost", Node: "node-00", Reason: placement.Outdated}},
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.ClearActions()
 	res := apply.Apply(context.Background(), fc, c, p)
 	if !errors.Is(res.Err(), apply.ErrNotInSnapshot) || len(res.Writes) != 2 {
@@ -337,9 +337,9 @@ func TestApplyRefusesWhatTheSnapshotLacks(t *testing.T) {
 }
 
 func TestApplyRetriesStatusOnConflict(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	p := plan(t, c)
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	conflicts := 1
 	fc.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() == "status" && conflicts > 0 {
@@ -359,7 +359,7 @@ func TestApplyRetriesStatusOnConflict(t *testing.T) {
 }
 
 func TestApplyCreateRevisionAlreadyExists(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	p := plan(t, c)
 	if len(p.Revisions.Create) != 1 {
 		t.Fatalf("precondition: the plan creates one revision, got %v", p.Revisions.Create)
@@ -390,7 +390,7 @@ func TestApplyCreateRevisionAlreadyExists(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			stored := planned.DeepCopy()
 			tc.existing(stored)
 			if _, err := fc.AppsV1().ControllerRevisions("default").Create(context.Background(), stored, metav1.CreateOptions{}); err != nil {
@@ -441,7 +441,7 @@ func TestActionString(t *testing.T) {
 
 // addForeign adds to c a pod, "theirs", and a revision, "their-rev", both
 // selected by the DaemonSet's selector and controlled by a ReplicaSet.
-func addForeign(c *load.Cluster) {
+func addForeign(c *load.Snapshot) {
 	other := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "other-uid", Controller: new(true)}}
 	c.Pods = append(c.Pods, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "default", UID: "theirs-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: other},
@@ -458,7 +458,7 @@ func addForeign(c *load.Cluster) {
 // from another snapshot), Apply issues no delete, relabel or update for
 // them; a pod the same plan adopts first is the DaemonSet's to delete.
 func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	addForeign(c)
 	p := daemonplan.Plan{
 		Namespace: "default", Name: "agent",
@@ -469,7 +469,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 			{Pod: "orphan", Node: "node-00", Reason: placement.Duplicate},
 		},
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.ClearActions()
 	allRefused(t, apply.Apply(context.Background(), fc, c, p), 5, apply.ErrNotOwned)
 	if w := fc.Writes(); len(w) > 0 {
@@ -506,7 +506,7 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 // an orphan gone since the snapshot is no failure (upstream's claim
 // ignores NotFound), and the rest of the plan is issued.
 func TestApplyStopsAfterAFailedClaim(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	p := plan(t, c)
 	if len(p.Adopt) != 1 || len(p.Create) != 1 || !p.StatusChanged {
 		t.Fatalf("precondition: the plan adopts the orphan, creates one pod and updates the status; got adopt %v, %d creates, status changed %v", p.Adopt, len(p.Create), p.StatusChanged)
@@ -527,7 +527,7 @@ func TestApplyStopsAfterAFailedClaim(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.patchErr
 			})
@@ -562,7 +562,7 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 	if len(p.Revisions.Adopt) != 1 {
 		t.Fatalf("precondition: the plan adopts the orphan revision, got %v", p.Revisions.Adopt)
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.PrependReactor("patch", "controllerrevisions", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "controllerrevisions"}, "agent-orphan", errors.New("modified"))
 	})
@@ -582,11 +582,11 @@ func TestApplyStopsAfterAFailedRevisionClaim(t *testing.T) {
 // for adoption, a pod or revision that another controller holds in this
 // one: the adopt is refused with ErrNotOrphan and nothing is written to it.
 func TestApplyAdoptsOnlyOrphans(t *testing.T) {
-	c := readCluster(t, 1)
+	c := readSnapshot(t, 1)
 	addForeign(c)
 	p := daemonplan.Plan{Namespace: "default", Name: "agent",
 		Revisions: daemonplan.RevisionWrites{Adopt: []string{"their-rev"}}, Adopt: []string{"theirs"}}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	fc.ClearActions()
 	allRefused(t, apply.Apply(context.Background(), fc, c, p), 2, apply.ErrNotOrphan)
 	for _, w := range fc.Writes() {
@@ -598,7 +598,7 @@ func TestApplyAdoptsOnlyOrphans(t *testing.T) {
 
 // addOwned adds to c a pod the DaemonSet controls on node-01 ("mine") and
 // an old revision it controls ("agent-old"), for plans made by hand.
-func addOwned(c *load.Cluster) {
+func addOwned(c *load.Snapshot) {
 	ours := []metav1.OwnerReference{convert.ControllerRef(c.DaemonSet)}
 	c.Pods = append(c.Pods, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: "default", UID: "mine-uid", Labels: map[string]string{"app": "agent"}, OwnerReferences: ours},
@@ -628,7 +628,7 @@ func TestApplyStopsAfterAFailedHistoryWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readCluster(t, 2)
+			c := readSnapshot(t, 2)
 			p := plan(t, c)
 			if len(p.Revisions.Create) != 1 || len(p.Create) == 0 || !p.StatusChanged {
 				t.Fatalf("precondition: the plan creates the revision and pods and updates the status; got %+v", p)
@@ -636,7 +636,7 @@ func TestApplyStopsAfterAFailedHistoryWrite(t *testing.T) {
 			addOwned(c)
 			p.Revisions.Update = []revision.Revision{{Name: "agent-old", Revision: 5}}
 			p.Relabel = []revision.PodRelabel{{Pod: "mine", Hash: p.Hash}}
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.PrependReactor(tc.verb, tc.resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() != "" {
 					return false, nil, nil
@@ -685,12 +685,12 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readCluster(t, 2)
+			c := readSnapshot(t, 2)
 			p := plan(t, c)
 			addOwned(c)
 			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}
 			p.Revisions.Delete = []string{"agent-old"}
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.PrependReactor(tc.verb, "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.err
 			})
@@ -706,7 +706,7 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 
 // wrote reports whether fc saw a write of verb to resource (and
 // subresource, "" for the object itself).
-func wrote(fc *fakecluster.Cluster, verb, resource, subresource string) bool {
+func wrote(fc *fakeclient.Clientset, verb, resource, subresource string) bool {
 	for _, w := range fc.Writes() {
 		if w.GetVerb() == verb && w.GetResource().Resource == resource && w.GetSubresource() == subresource {
 			return true
@@ -716,9 +716,9 @@ func wrote(fc *fakecluster.Cluster, verb, resource, subresource string) bool {
 }
 
 // plan is the plan for c at now, with zero options.
-func plan(t *testing.T, c *load.Cluster) daemonplan.Plan {
+func plan(t *testing.T, c *load.Snapshot) daemonplan.Plan {
 	t.Helper()
-	p, err := planner.Plan(c, now, planner.Options{})
+	p, err := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -744,7 +744,7 @@ func allRefused(t *testing.T, res apply.Result, n int, want error) {
 // revision kept. Apply relabelled first and refused the orphan as not
 // owned, leaving it with the hash of the revision deleted.
 func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	data, err := upstream.RevisionData(c.DaemonSet)
 	if err != nil {
 		t.Fatal(err)
@@ -763,7 +763,7 @@ func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
 	if !slices.Contains(p.Adopt, "orphan") || !slices.ContainsFunc(p.Relabel, func(r revision.PodRelabel) bool { return r.Pod == "orphan" }) {
 		t.Fatalf("precondition: the plan adopts and relabels the orphan; got adopt %v relabel %v", p.Adopt, p.Relabel)
 	}
-	fc := fakecluster.New(c, now)
+	fc := fakeclient.New(c, now)
 	res := apply.Apply(context.Background(), fc, c, p)
 	if err := res.Err(); err != nil {
 		t.Fatalf("Apply: %v", err)
@@ -784,7 +784,7 @@ func TestApplyAdoptsBeforeRelabelling(t *testing.T) {
 // wrong template and its status land on the wrong object. Apply issues
 // nothing, and says why.
 func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
-	c := readCluster(t, 2)
+	c := readSnapshot(t, 2)
 	p := plan(t, c)
 	if len(p.Create) == 0 || !p.StatusChanged {
 		t.Fatalf("precondition: the plan creates pods and writes the status; got %+v", p)
@@ -800,7 +800,7 @@ func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := p
 			q.Namespace, q.Name = tt.namespace, tt.ds
-			fc := fakecluster.New(c, now)
+			fc := fakeclient.New(c, now)
 			fc.ClearActions()
 			res := apply.Apply(context.Background(), fc, c, q)
 			if !errors.Is(res.Refused, apply.ErrOtherDaemonSet) || !errors.Is(res.Err(), apply.ErrOtherDaemonSet) {
@@ -811,7 +811,7 @@ func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
 			}
 		})
 	}
-	if res := apply.Apply(context.Background(), fakecluster.New(c, now), &load.Cluster{}, p); res.Refused == nil {
+	if res := apply.Apply(context.Background(), fakeclient.New(c, now), &load.Snapshot{}, p); res.Refused == nil {
 		t.Errorf("a snapshot without a DaemonSet: Refused = nil, want an error")
 	}
 }

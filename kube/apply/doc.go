@@ -3,7 +3,7 @@
 // writes.
 //
 // Apply is the entry point: give it the snapshot a plan was made from (a
-// load.Cluster, e.g. from informers' listers) and the plan. It writes in
+// load.Snapshot, e.g. from informers' listers) and the plan. It writes in
 // upstream's order (revisions, adopt and release patches, creates in
 // slow-start batches, deletes with UID preconditions, the status), reports
 // every write with its error in Result, and never issues a write the plan
@@ -16,10 +16,10 @@
 // failed slow-start batch of creates (the rest of the creates), a failed
 // pod create or delete (the history cleanup; the status is still written).
 //
-// What it does not do: decide anything (package planner does) or retry
+// What it does not do: decide anything (package kubesync does) or retry
 // (sync again). Expectations keeps the pods a Result created and deleted
 // until the controller's informers show them; the controller passes
-// Expectations.Pending as planner.Options.ExpectationsPending, as
+// Expectations.Pending as kubesync.State.ExpectationsPending, as
 // kube/examples/controller does.
 //
 // Four departures from upstream, each making a write safer, none changing

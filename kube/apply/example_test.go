@@ -9,8 +9,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 )
 
 func ExampleApply() {
@@ -18,7 +18,7 @@ func ExampleApply() {
 - {apiVersion: v1, kind: Node, metadata: {name: node-00}}
 - {apiVersion: v1, kind: Node, metadata: {name: node-01}}
 `))
-	p, _ := planner.Plan(c, now, planner.Options{})
+	p, _ := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
 
 	// Any kubernetes.Interface; the fake one leaves created pods unnamed.
 	client := fake.NewClientset(c.DaemonSet, c.Pods[0], c.Nodes[0], c.Nodes[1])
@@ -41,8 +41,8 @@ func ExampleExpectations() {
 - {apiVersion: v1, kind: Node, metadata: {name: node-01}}
 `))
 	var expect apply.Expectations
-	opts := planner.Options{ExpectationsPending: expect.Pending(c, now)}
-	p, _ := planner.Plan(c, now, opts)
+	st := kubesync.State{ExpectationsPending: expect.Pending(c, now)}
+	p, _ := kubesync.Sync(c, now, st, kubesync.Options{})
 	client := fake.NewClientset(c.DaemonSet, c.Pods[0], c.Nodes[0], c.Nodes[1])
 	res := apply.Apply(context.Background(), client, c, p)
 	expect.Expect(res, now)

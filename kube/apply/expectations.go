@@ -14,7 +14,7 @@ const DefaultExpectationsTTL = 5 * time.Minute
 
 // Expectations remembers the pod creates and deletes that Apply issued
 // until a controller's informers show them, so that the plans made in
-// between are made with planner.Options.ExpectationsPending, as upstream's
+// between are made with kubesync.State.ExpectationsPending, as upstream's
 // ControllerExpectations hold its sync back. Upstream counts writes; this
 // keeps them by pod name, so that a snapshot alone tells which are seen.
 //
@@ -71,7 +71,7 @@ func (e *Expectations) Deleted(podName string) {
 // now. It forgets, first, every create whose pod c holds, every delete
 // whose pod c lacks, and every expectation older than the TTL. A nil c
 // holds no pod.
-func (e *Expectations) Pending(c *load.Cluster, now time.Time) bool {
+func (e *Expectations) Pending(c *load.Snapshot, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.pods) == 0 {

@@ -17,8 +17,8 @@ func podNamed(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
 }
 
-func snapshotWith(names ...string) *load.Cluster {
-	c := &load.Cluster{}
+func snapshotWith(names ...string) *load.Snapshot {
+	c := &load.Snapshot{}
 	for _, n := range names {
 		c.Pods = append(c.Pods, podNamed(n))
 	}
@@ -34,7 +34,7 @@ func TestExpectations(t *testing.T) {
 		reason  string
 		applied apply.Result
 		deleted string // an informer delete event before the snapshot
-		seen    *load.Cluster
+		seen    *load.Snapshot
 		after   time.Duration
 		ttl     time.Duration
 		pending bool

@@ -22,7 +22,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-func readCluster(t *testing.T) *load.Cluster {
+func readSnapshot(t *testing.T) *load.Snapshot {
 	t.Helper()
 	f, err := os.Open("testdata/cluster.yaml")
 	if err != nil {
@@ -45,7 +45,7 @@ func at(s string) time.Time {
 }
 
 func TestDaemonSet(t *testing.T) {
-	c := readCluster(t)
+	c := readSnapshot(t)
 	before := c.DaemonSet.DeepCopy()
 	got, err := convert.DaemonSet(c.DaemonSet)
 	if err != nil {
@@ -185,7 +185,7 @@ func TestDaemonSetMinimal(t *testing.T) {
 }
 
 func TestNodes(t *testing.T) {
-	c := readCluster(t)
+	c := readSnapshot(t)
 	want := []api.Node{
 		{Name: "node-1", Labels: map[string]string{"gen": "4"}, Taints: []api.Taint{
 			{Key: "node.kubernetes.io/not-ready", Effect: api.TaintEffectNoExecute},
@@ -199,7 +199,7 @@ func TestNodes(t *testing.T) {
 }
 
 func TestPods(t *testing.T) {
-	c := readCluster(t)
+	c := readSnapshot(t)
 	before := make([]*corev1.Pod, len(c.Pods))
 	for i, p := range c.Pods {
 		before[i] = p.DeepCopy()
@@ -241,7 +241,7 @@ func TestPods(t *testing.T) {
 }
 
 func TestRevisions(t *testing.T) {
-	c := readCluster(t)
+	c := readSnapshot(t)
 	want := []revision.Revision{{
 		Namespace:   "kube-system",
 		Name:        "agent-5d8f9c",
@@ -257,7 +257,7 @@ func TestRevisions(t *testing.T) {
 }
 
 func TestHashFunc(t *testing.T) {
-	c := readCluster(t)
+	c := readSnapshot(t)
 	snap, err := convert.DaemonSet(c.DaemonSet)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 )
 
 const exampleCluster = `apiVersion: v1
@@ -32,7 +32,7 @@ items:
 
 func ExampleNewPod() {
 	c, _ := load.Read(strings.NewReader(exampleCluster))
-	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	p, _ := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
 	pod, err := convert.NewPod(c.DaemonSet, p.Create[0])
 	if err != nil {
 		fmt.Println(err)
@@ -66,7 +66,7 @@ func ExampleControllerRef() {
 
 func ExampleNewControllerRevision() {
 	c, _ := load.Read(strings.NewReader(exampleCluster))
-	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	p, _ := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
 	cr := convert.NewControllerRevision(c.DaemonSet, p.Revisions.Create[0])
 	fmt.Println(cr.Name, cr.Revision, cr.Labels[api.LabelRevisionHash], cr.OwnerReferences[0].Name)
 	// Output:
@@ -75,7 +75,7 @@ func ExampleNewControllerRevision() {
 
 func ExampleUpdatedControllerRevision() {
 	c, _ := load.Read(strings.NewReader(exampleCluster))
-	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	p, _ := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
 	stored := convert.NewControllerRevision(c.DaemonSet, p.Revisions.Create[0])
 	stored.ResourceVersion = "42"
 	next := p.Revisions.Create[0]
@@ -88,7 +88,7 @@ func ExampleUpdatedControllerRevision() {
 
 func ExampleDaemonSetStatus() {
 	c, _ := load.Read(strings.NewReader(exampleCluster))
-	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	p, _ := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
 	st := convert.DaemonSetStatus(c.DaemonSet.Status, p.Status)
 	fmt.Println(p.StatusChanged, st.DesiredNumberScheduled, st.NumberUnavailable, st.ObservedGeneration)
 	// Output:
@@ -97,7 +97,7 @@ func ExampleDaemonSetStatus() {
 
 func ExampleDaemonSetWithStatus() {
 	c, _ := load.Read(strings.NewReader(exampleCluster))
-	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
+	p, _ := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
 	ds := convert.DaemonSetWithStatus(c.DaemonSet, p.Status) // pass to UpdateStatus
 	fmt.Println(ds.Name, ds.Status.DesiredNumberScheduled, c.DaemonSet.Status.DesiredNumberScheduled)
 	// Output:

@@ -16,8 +16,8 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 )
@@ -51,7 +51,7 @@ func TestNewPodConformance(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: load.Read: %v", tc.Name, err)
 		}
-		p, err := planner.Plan(cl, tc.Now, planner.Options{KubernetesVersion: versions[i]})
+		p, err := kubesync.Sync(cl, tc.Now, kubesync.State{}, kubesync.Options{KubernetesVersion: versions[i]})
 		if err != nil {
 			t.Fatalf("%s: Plan: %v", tc.Name, err)
 		}

@@ -51,5 +51,5 @@
 //
 // Entry points: Sources reads several named sources; Decode reads one
 // unnamed reader; Read additionally requires exactly one DaemonSet
-// (ErrNoDaemonSet, ErrManyDaemonSets), as Objects.Cluster does.
+// (ErrNoDaemonSet, ErrManyDaemonSets), as Objects.Snapshot does.
 package load

@@ -35,9 +35,9 @@ func ExampleDecode() {
 	in := `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"a"}}
 {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"b"}}`
 	objs, _ := load.Decode(strings.NewReader(in))
-	_, err := objs.Cluster("", "")
+	_, err := objs.Snapshot("", "")
 	fmt.Println(err)
-	c, _ := objs.Cluster("", "b")
+	c, _ := objs.Snapshot("", "b")
 	fmt.Println(c.DaemonSet.Name)
 	// Output:
 	// load: more than one DaemonSet in input: /a, /b
@@ -72,4 +72,18 @@ metadata: {name: node-2}
 	// node-1 at a.json: JSON value 1, items[1]
 	// node-2 at b.yaml: YAML document 2
 	// load: b.yaml: YAML document 1 (v1 Node node-1): the same object appears twice with different content: differs from its copy at a.json: JSON value 1, items[1]
+}
+
+func ExampleObjects_Snapshot() {
+	in := `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent","namespace":"a"}}
+{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent","namespace":"b"}}
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1"}}`
+	objs, _ := load.Decode(strings.NewReader(in))
+	_, err := objs.Snapshot("", "agent")
+	fmt.Println(err)
+	s, _ := objs.Snapshot("b", "agent")
+	fmt.Println(s.DaemonSet.Namespace, len(s.Nodes), s.At.DaemonSet)
+	// Output:
+	// load: more than one DaemonSet in input: a/agent, b/agent
+	// b 1 JSON value 2
 }

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Errors returned by Read and Objects.Cluster, and wrapped in an *Error by
+// Errors returned by Read and Objects.Snapshot, and wrapped in an *Error by
 // Sources; test with errors.Is.
 var (
 	// ErrNoDaemonSet reports input without the DaemonSet asked for.
@@ -149,39 +149,39 @@ type Positions struct {
 	DaemonSets, Nodes, Pods, Revisions []Position
 }
 
-// Cluster is the input of one sync: one DaemonSet and the nodes, pods and
+// Snapshot is the input of one sync: one DaemonSet and the nodes, pods and
 // ControllerRevisions around it. Pods and revisions are not filtered: the
-// planner decides which ones the DaemonSet owns.
-type Cluster struct {
+// sync decides which ones the DaemonSet owns.
+type Snapshot struct {
 	DaemonSet *appsv1.DaemonSet
 	Nodes     []*corev1.Node
 	Pods      []*corev1.Pod
 	Revisions []*appsv1.ControllerRevision
 	Ignored   []string
 	// At holds where each object was found.
-	At ClusterPositions
+	At SnapshotPositions
 }
 
-// ClusterPositions are the positions of the objects of a Cluster.
-type ClusterPositions struct {
+// SnapshotPositions are the positions of the objects of a Snapshot.
+type SnapshotPositions struct {
 	DaemonSet              Position
 	Nodes, Pods, Revisions []Position
 }
 
 // Read decodes r like Decode and requires exactly one DaemonSet.
-func Read(r io.Reader) (*Cluster, error) {
+func Read(r io.Reader) (*Snapshot, error) {
 	objs, err := Decode(r)
 	if err != nil {
 		return nil, err
 	}
-	return objs.Cluster("", "")
+	return objs.Snapshot("", "")
 }
 
-// Cluster picks the DaemonSet namespace/name. With an empty name it picks
+// Snapshot picks the DaemonSet namespace/name. With an empty name it picks
 // the only DaemonSet and fails with ErrManyDaemonSets if there are several;
-// an empty namespace matches any namespace. The returned Cluster shares the
+// an empty namespace matches any namespace. The returned Snapshot shares the
 // objects (not copies) with o. A nil *Objects holds no DaemonSet.
-func (o *Objects) Cluster(namespace, name string) (*Cluster, error) {
+func (o *Objects) Snapshot(namespace, name string) (*Snapshot, error) {
 	if o == nil {
 		o = &Objects{}
 	}
@@ -207,13 +207,13 @@ func (o *Objects) Cluster(namespace, name string) (*Cluster, error) {
 	if found[0] < len(o.At.DaemonSets) {
 		at = o.At.DaemonSets[found[0]]
 	}
-	return &Cluster{
+	return &Snapshot{
 		DaemonSet: o.DaemonSets[found[0]],
 		Nodes:     o.Nodes,
 		Pods:      o.Pods,
 		Revisions: o.Revisions,
 		Ignored:   o.Ignored,
-		At: ClusterPositions{
+		At: SnapshotPositions{
 			DaemonSet: at,
 			Nodes:     o.At.Nodes,
 			Pods:      o.At.Pods,
@@ -588,7 +588,7 @@ func (m *merger) addItems(items []json.RawMessage, at Position, apiVersion, kind
 
 // Merge returns the objects of every o, in order, as one Objects, with
 // their positions. Objects are shared, not copied, and not compared: an
-// object given twice is kept twice (Cluster then reports two DaemonSets of
+// object given twice is kept twice (Snapshot then reports two DaemonSets of
 // the same name, and the planner refuses a pod listed twice). Sources reads
 // several inputs as kubectl does instead, keeping identical copies once and
 // refusing conflicting ones.

@@ -176,7 +176,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-func TestCluster(t *testing.T) {
+func TestSnapshot(t *testing.T) {
 	two := `{"apiVersion":"v1","kind":"List","items":[` + ds + `,{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"other","namespace":"ns2"}},` + node + `]}`
 	tests := []struct {
 		name            string
@@ -200,21 +200,21 @@ func TestCluster(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			c, err := objs.Cluster(tt.namespace, tt.dsNm)
+			c, err := objs.Snapshot(tt.namespace, tt.dsNm)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
-					t.Errorf("%s: Cluster() error = %v, want %v", tt.reason, err, tt.wantErr)
+					t.Errorf("%s: Snapshot() error = %v, want %v", tt.reason, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("%s: Cluster: %v", tt.reason, err)
+				t.Fatalf("%s: Snapshot: %v", tt.reason, err)
 			}
 			if got := c.DaemonSet.Namespace + "/" + c.DaemonSet.Name; got != tt.want {
-				t.Errorf("%s: Cluster() picked %s, want %s", tt.reason, got, tt.want)
+				t.Errorf("%s: Snapshot() picked %s, want %s", tt.reason, got, tt.want)
 			}
 			if len(c.Nodes) != len(objs.Nodes) {
-				t.Errorf("%s: Cluster() has %d nodes, want %d", tt.reason, len(c.Nodes), len(objs.Nodes))
+				t.Errorf("%s: Snapshot() has %d nodes, want %d", tt.reason, len(c.Nodes), len(objs.Nodes))
 			}
 		})
 	}
@@ -279,7 +279,7 @@ func TestConformanceClusters(t *testing.T) {
 //  3. the same bytes given twice, as two sources, decode to the same
 //     objects at the same positions (identical copies are merged), and
 //     concatenated as two YAML documents or JSON values too;
-//  4. Cluster never panics, and picks a DaemonSet that was decoded.
+//  4. Snapshot never panics, and picks a DaemonSet that was decoded.
 func FuzzDecode(f *testing.F) {
 	f.Add(`{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + "," + pod + "," + cr + `]}`)
 	f.Add("apiVersion: v1\nkind: List\nitems:\n- " + node + "\n---\n" + pod)
@@ -336,9 +336,9 @@ func FuzzDecode(f *testing.F) {
 		if d := cmp.Diff(objs.At, twice.At); d != "" {
 			t.Fatalf("the same input twice moves positions (-once +twice):\n%s", d)
 		}
-		c, err := objs.Cluster("", "")
+		c, err := objs.Snapshot("", "")
 		if err == nil && !slices.Contains(objs.DaemonSets, c.DaemonSet) {
-			t.Fatalf("Cluster picked a DaemonSet that was not decoded")
+			t.Fatalf("Snapshot picked a DaemonSet that was not decoded")
 		}
 	})
 }

@@ -1,5 +1,5 @@
 // Package schema holds the Go types of the plan document that
-// `daemonplan plan -o json` (and -o yaml) prints and planner.JSON returns.
+// `daemonplan plan -o json` (and -o yaml) prints and kubesync.JSON returns.
 //
 // The document is a rendering of one daemonplan.Plan for people and
 // programs: names instead of pointers, reasons as their names, every list
@@ -15,6 +15,6 @@
 // is the document `daemonplan diff -o json` prints: what an edit to the
 // cluster would do, node by node (package whatif, docs/whatif.md).
 //
-// It owns no logic: planner.JSON fills a Plan, the CLI a Simulation and a
+// It owns no logic: kubesync.JSON fills a Plan, the CLI a Simulation and a
 // Diff.
 package schema

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/placement"
 )
 
@@ -29,9 +29,9 @@ type Controller struct {
 	// Resync, if positive, is the informers' resync period: the loop then
 	// also syncs that often with nothing changed.
 	Resync time.Duration
-	// OnSync, if set, is called after each applied sync with the planner
-	// options it used and the apply result.
-	OnSync func(planner.Options, apply.Result)
+	// OnSync, if set, is called after each applied sync with the state it
+	// synced from and the apply result.
+	OnSync func(kubesync.State, apply.Result)
 
 	factory informers.SharedInformerFactory
 	changed chan struct{}
@@ -106,8 +106,8 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 		return time.Second // DaemonSet not seen yet, or gone
 	}
 	now := c.Now()
-	opts := planner.Options{Backoff: c.backoff, ExpectationsPending: c.expect.Pending(cl, now)}
-	p, err := planner.Plan(cl, now, opts)
+	st := kubesync.State{Backoff: c.backoff, ExpectationsPending: c.expect.Pending(cl, now)}
+	p, err := kubesync.Sync(cl, now, st, kubesync.Options{})
 	if err != nil {
 		return time.Second
 	}
@@ -115,7 +115,7 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 	c.backoff = p.Backoff
 	c.expect.Expect(res, now)
 	if c.OnSync != nil {
-		c.OnSync(opts, res)
+		c.OnSync(st, res)
 	}
 	if res.Err() != nil || len(p.Errors) > 0 {
 		return time.Second
@@ -123,13 +123,13 @@ func (c *Controller) sync(ctx context.Context) time.Duration {
 	return p.RequeueAfter
 }
 
-func (c *Controller) snapshot() (*load.Cluster, error) {
+func (c *Controller) snapshot() (*load.Snapshot, error) {
 	f := c.factory
 	ds, err := f.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).Get(c.Name)
 	if err != nil {
 		return nil, err
 	}
-	cl := &load.Cluster{DaemonSet: ds}
+	cl := &load.Snapshot{DaemonSet: ds}
 	if cl.Nodes, err = f.Core().V1().Nodes().Lister().List(labels.Everything()); err != nil {
 		return nil, err
 	}

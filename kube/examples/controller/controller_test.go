@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
-	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 )
 
 const cluster = `apiVersion: v1
@@ -53,14 +53,14 @@ const budget = 30 * time.Second
 // DaemonSet first gets a ready pod on each of its four nodes, then a new
 // template rolls out, one node at a time (maxUnavailable 1), until every
 // pod runs the new template and the status says so. The informers lag
-// behind the writes as they may: the test waits on the fake cluster's
+// behind the writes as they may: the test waits on the fake clientset's
 // state, not on any timing.
 func TestControllerRollout(t *testing.T) {
 	c, err := load.Read(strings.NewReader(cluster))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := fakecluster.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	fc := fakeclient.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	fc.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		pod := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod)
 		pod.Status.Phase = corev1.PodRunning
@@ -119,7 +119,7 @@ type recorder struct {
 	last           []string // the writes of the last sync with writes
 }
 
-func (r *recorder) onSync(_ planner.Options, res apply.Result) {
+func (r *recorder) onSync(_ kubesync.State, res apply.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.syncs++
@@ -137,13 +137,13 @@ func (r *recorder) onSync(_ planner.Options, res apply.Result) {
 	}
 }
 
-// waitFor polls the fake cluster until the DaemonSet's status reports
+// waitFor polls the fake clientset until the DaemonSet's status reports
 // generation gen observed with 4 pods updated and available, and done
 // holds for the pods. It fails the test at once if the DaemonSet's
 // generation went below gen (a write replaced the template change), and
 // after the deadline with the cluster's state and the controller's last
 // writes.
-func waitFor(t *testing.T, fc *fakecluster.Cluster, rec *recorder, deadline time.Time, what string, gen int64, done func([]corev1.Pod, int) bool) {
+func waitFor(t *testing.T, fc *fakeclient.Clientset, rec *recorder, deadline time.Time, what string, gen int64, done func([]corev1.Pod, int) bool) {
 	t.Helper()
 	ctx := context.Background()
 	for {
@@ -193,7 +193,7 @@ func TestForget(t *testing.T) {
 	if len(c.changed) != 1 {
 		t.Error("forget did not poke the loop")
 	}
-	if c.expect.Pending(&load.Cluster{}, t0) {
+	if c.expect.Pending(&load.Snapshot{}, t0) {
 		t.Error("the create is still expected after the pod's delete event")
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
-	"github.com/daemonplan/daemonplan/kube/planner"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -70,14 +70,14 @@ Output formats (-o):
 func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
 	switch output {
 	case "json":
-		b, err := json.MarshalIndent(planner.JSON(p, in.version), "", "  ")
+		b, err := json.MarshalIndent(kubesync.JSON(p, in.version), "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = c.stdout.Write(append(b, '\n'))
 		return err
 	case "yaml":
-		b, err := yaml.Marshal(planner.JSON(p, in.version))
+		b, err := yaml.Marshal(kubesync.JSON(p, in.version))
 		if err != nil {
 			return err
 		}

@@ -25,8 +25,8 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -254,7 +254,7 @@ func oneLine(s string) string {
 
 // input is a parsed, loaded snapshot.
 type input struct {
-	cluster *load.Cluster
+	cluster *load.Snapshot
 	now     time.Time
 	// kruise is set when the DaemonSet is an OpenKruise Advanced DaemonSet.
 	kruise *convert.Kruise
@@ -315,7 +315,7 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := objs.Cluster(ns, name)
+	cl, err := objs.Snapshot(ns, name)
 	switch {
 	case errors.Is(err, load.ErrManyDaemonSets):
 		return nil, c.fail("%s: %s: %v; pick one with --ds NAMESPACE/NAME", cmd, src, err)
@@ -427,14 +427,15 @@ func daemonSetNames(objs *load.Objects) string {
 // sync runs the planner and reports validation findings on stderr: as
 // warnings, or with strict as the reason for refusing.
 func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) {
-	opts := planner.Options{Strict: strict, KubernetesVersion: in.version}
+	opts := kubesync.Options{KubernetesVersion: in.version}
+	opts.Strict = strict
 	opts.Placement, opts.Progressive = in.options()
 	if k := in.kruise; k != nil {
 		for _, w := range k.Warnings {
 			fmt.Fprintln(c.stderr, finding("warning", w))
 		}
 	}
-	p, err := planner.Plan(in.cluster, in.now, opts)
+	p, err := kubesync.Sync(in.cluster, in.now, kubesync.State{}, opts)
 	if err != nil {
 		var fes field.ErrorList
 		if errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
@@ -464,6 +465,14 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		fmt.Fprintln(c.stderr, finding("warning", w))
 	}
 	return p, nil
+}
+
+// syncInput converts a loaded snapshot into the input and options of a
+// sync (kubesync.Input).
+func syncInput(in *input) (daemonplan.Input, daemonplan.Options, error) {
+	opts := kubesync.Options{KubernetesVersion: in.version}
+	opts.Placement, opts.Progressive = in.options()
+	return kubesync.Input(in.cluster, in.now, kubesync.State{}, opts)
 }
 
 // itemPath matches the field path of a finding about one object of the

@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
@@ -125,11 +125,11 @@ func TestPlanJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := planner.Plan(cl, tt.c.Now, planner.Options{KubernetesVersion: tt.version})
+			p, err := kubesync.Sync(cl, tt.c.Now, kubesync.State{}, kubesync.Options{KubernetesVersion: tt.version})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := json.MarshalIndent(planner.JSON(p, tt.version), "", "  ")
+			want, err := json.MarshalIndent(kubesync.JSON(p, tt.version), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -46,7 +46,7 @@ func quietContext() context.Context {
 }
 
 // recorder is the first reactor of the fake clientset: it hands each write
-// to the reactors behind it (kube/internal/fakecluster's, which name pods
+// to the reactors behind it (kube/internal/fakeclient's, which name pods
 // created with generateName as an API server would, then the object tracker)
 // and keeps what they accepted. The fake's action log also holds refused
 // writes, but an API server that answers AlreadyExists or NotFound wrote
@@ -98,7 +98,7 @@ func (r *recorder) react(action core.Action) (bool, runtime.Object, error) {
 func runUpstream(c *cluster) (*outcome, error) {
 	ctx, cancel := context.WithCancel(quietContext())
 	defer cancel()
-	client := fakecluster.New(&load.Cluster{DaemonSet: c.DS, Nodes: c.Nodes, Pods: c.Pods, Revisions: c.Revisions}, c.Now)
+	client := fakeclient.New(&load.Snapshot{DaemonSet: c.DS, Nodes: c.Nodes, Pods: c.Pods, Revisions: c.Revisions}, c.Now)
 	rec := &recorder{next: slices.Clone(client.ReactionChain)}
 	client.PrependReactor("*", "*", rec.react)
 

@@ -1,9 +1,9 @@
-// Package fakecluster is test support: a client-go fake clientset that
+// Package fakeclient is test support: a client-go fake clientset that
 // behaves enough like an API server for daemonplan's applier and example
 // controller (names from generateName, UIDs, creation timestamps, a
 // DaemonSet status subresource that writes the status only), and a
-// snapshot of it as a load.Cluster.
-package fakecluster
+// snapshot of it as a load.Snapshot.
+package fakeclient
 
 import (
 	"context"
@@ -24,51 +24,51 @@ import (
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
-// Cluster is a fake clientset with a clock.
-type Cluster struct {
+// Clientset is a fake clientset with a clock.
+type Clientset struct {
 	*fake.Clientset
 	mu  sync.Mutex
 	now time.Time
 	seq int
 }
 
-// New returns a fake cluster holding c's objects (copies), whose clock
+// New returns a fake clientset holding s's objects (copies), whose clock
 // starts at now. Created objects get a name from generateName (a counter
 // suffix, deterministic for a deterministic order of creates), a UID and
 // the clock's time as creationTimestamp.
-func New(c *load.Cluster, now time.Time) *Cluster {
+func New(s *load.Snapshot, now time.Time) *Clientset {
 	var objs []runtime.Object
-	objs = append(objs, c.DaemonSet.DeepCopy())
-	for _, n := range c.Nodes {
+	objs = append(objs, s.DaemonSet.DeepCopy())
+	for _, n := range s.Nodes {
 		objs = append(objs, n.DeepCopy())
 	}
-	for _, p := range c.Pods {
+	for _, p := range s.Pods {
 		objs = append(objs, p.DeepCopy())
 	}
-	for _, r := range c.Revisions {
+	for _, r := range s.Revisions {
 		objs = append(objs, r.DeepCopy())
 	}
-	fc := &Cluster{Clientset: fake.NewClientset(objs...), now: now}
+	fc := &Clientset{Clientset: fake.NewClientset(objs...), now: now}
 	fc.PrependReactor("create", "*", fc.onCreate)
 	fc.PrependReactor("update", "daemonsets", fc.onUpdateDaemonSet)
 	return fc
 }
 
 // Now returns the clock.
-func (fc *Cluster) Now() time.Time {
+func (fc *Clientset) Now() time.Time {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	return fc.now
 }
 
 // Advance moves the clock forward by d.
-func (fc *Cluster) Advance(d time.Duration) {
+func (fc *Clientset) Advance(d time.Duration) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	fc.now = fc.now.Add(d)
 }
 
-func (fc *Cluster) onCreate(action k8stesting.Action) (bool, runtime.Object, error) {
+func (fc *Clientset) onCreate(action k8stesting.Action) (bool, runtime.Object, error) {
 	obj := action.(k8stesting.CreateAction).GetObject()
 	m, err := metaOf(obj)
 	if err != nil {
@@ -95,7 +95,7 @@ func (fc *Cluster) onCreate(action k8stesting.Action) (bool, runtime.Object, err
 // stores the whole object either way, so that a status written from a
 // stale copy (an informer's) would revert a newer spec. Reactors run one
 // at a time, so the read and the write are atomic.
-func (fc *Cluster) onUpdateDaemonSet(action k8stesting.Action) (bool, runtime.Object, error) {
+func (fc *Clientset) onUpdateDaemonSet(action k8stesting.Action) (bool, runtime.Object, error) {
 	in, ok := action.(k8stesting.UpdateAction).GetObject().(*appsv1.DaemonSet)
 	if !ok {
 		return false, nil, nil
@@ -132,8 +132,8 @@ func metaOf(obj runtime.Object) (metav1.Object, error) {
 }
 
 // Snapshot lists the DaemonSet namespace/name, every node, and the pods and
-// ControllerRevisions of its namespace, sorted by name, as a load.Cluster.
-func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.Cluster, error) {
+// ControllerRevisions of its namespace, sorted by name, as a load.Snapshot.
+func (fc *Clientset) Snapshot(ctx context.Context, namespace, name string) (*load.Snapshot, error) {
 	ds, err := fc.AppsV1().DaemonSets(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.
 	if err != nil {
 		return nil, err
 	}
-	c := &load.Cluster{DaemonSet: ds}
+	c := &load.Snapshot{DaemonSet: ds}
 	for i := range nodes.Items {
 		c.Nodes = append(c.Nodes, &nodes.Items[i])
 	}
@@ -168,7 +168,7 @@ func (fc *Cluster) Snapshot(ctx context.Context, namespace, name string) (*load.
 
 // Writes returns the write actions the clientset recorded (everything but
 // get, list and watch), in order.
-func (fc *Cluster) Writes() []k8stesting.Action {
+func (fc *Clientset) Writes() []k8stesting.Action {
 	var out []k8stesting.Action
 	for _, a := range fc.Actions() {
 		switch a.GetVerb() {

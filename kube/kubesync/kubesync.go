@@ -1,4 +1,4 @@
-package planner
+package kubesync
 
 import (
 	"cmp"
@@ -16,78 +16,83 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// Options are the switches of Plan.
+// Options are the switches of Sync: the core's, and the Kubernetes version
+// whose controller the plan reproduces.
 type Options struct {
-	// Strict refuses a DaemonSet the API server would reject.
-	Strict bool
-	// Placement sets burst limits and toleration matching.
-	Placement placement.Options
+	// Options are daemonplan.Sync's switches: Strict, Placement,
+	// Progressive (e.g. those of an OpenKruise Advanced DaemonSet,
+	// convert.KruiseDaemonSet). Hash must be nil: Sync names revisions
+	// with upstream's hash of KubernetesVersion.
+	daemonplan.Options
 	// KubernetesVersion is the Kubernetes minor whose controller the plan
 	// reproduces; the zero value is upstream.Latest. It decides the
 	// revision hash, the only decision that differs between the supported
 	// versions (docs/kubernetes-versions.md).
 	KubernetesVersion upstream.Version
-	// Progressive are daemonplan's opt-in rollout extensions, e.g. those
-	// of an OpenKruise Advanced DaemonSet (convert.KruiseDaemonSet).
-	Progressive rollout.Progressive
+}
+
+// State is what a controller carries from one sync to the next: the
+// fields of daemonplan.Input that neither the snapshot nor the clock
+// gives. The zero value is a first sync with nothing pending.
+type State struct {
 	// Backoff is the failed-pod backoff state the previous plan returned
 	// (daemonplan.Plan.Backoff); nil at the first sync.
 	Backoff placement.Backoff
 	// ExpectationsPending reports that creates or deletes of an earlier
-	// plan are not yet visible in the cluster given to Plan: upstream then
-	// only refreshes the status. A controller sets it until its informers
-	// have seen every pod it created and deleted.
+	// plan are not yet visible in the snapshot given to Sync: upstream
+	// then only refreshes the status. A controller sets it until its
+	// informers have seen every pod it created and deleted
+	// (apply.Expectations.Pending).
 	ExpectationsPending bool
 }
 
-// Plan converts c and runs daemonplan.Sync at now with upstream's revision
+// Sync converts s and runs daemonplan.Sync at now with upstream's revision
 // hash: daemonplan.Sync of what Input returns. The error is a conversion
 // or version error, daemonplan.ErrInvalidInput wrapping CheckInput's
 // findings, the validation errors of Options.Progressive, or, with Strict,
-// the validation findings (field.ErrorList). A nil c, or one without a
-// DaemonSet, is an error.
-func Plan(c *load.Cluster, now time.Time, opts Options) (daemonplan.Plan, error) {
-	in, syncOpts, err := Input(c, now, opts)
+// the validation findings (field.ErrorList). A nil s, or one without a
+// DaemonSet, is an error, and so is a non-nil Options.Hash.
+func Sync(s *load.Snapshot, now time.Time, st State, opts Options) (daemonplan.Plan, error) {
+	in, syncOpts, err := Input(s, now, st, opts)
 	if err != nil {
 		return daemonplan.Plan{}, err
 	}
 	return daemonplan.Sync(in, syncOpts)
 }
 
-// Input converts c into the input and options of a daemonplan sync at now,
-// with upstream's revision hash for opts.KubernetesVersion: what Plan
-// syncs. A controller that plans again and again gives them to a
-// daemonplan.Planner, which keeps its memory from one sync to the next.
-// The input shares the label maps of c's objects. A nil c, or one without
-// a DaemonSet, is an error.
-func Input(c *load.Cluster, now time.Time, opts Options) (daemonplan.Input, daemonplan.Options, error) {
-	if c == nil || c.DaemonSet == nil {
-		return daemonplan.Input{}, daemonplan.Options{}, errors.New("planner: no DaemonSet")
+// Input converts s into the input and options of a daemonplan sync at now
+// from state st, with upstream's revision hash for opts.KubernetesVersion:
+// what Sync syncs. A controller that plans again and again gives them to
+// a daemonplan.Planner, which keeps its memory from one sync to the next.
+// The input shares the label maps of s's objects. A nil s, or one without
+// a DaemonSet, is an error, and so is a non-nil Options.Hash.
+func Input(s *load.Snapshot, now time.Time, st State, opts Options) (daemonplan.Input, daemonplan.Options, error) {
+	if s == nil || s.DaemonSet == nil {
+		return daemonplan.Input{}, daemonplan.Options{}, errors.New("kubesync: no DaemonSet")
 	}
-	ds, err := convert.DaemonSet(c.DaemonSet)
+	if opts.Hash != nil {
+		return daemonplan.Input{}, daemonplan.Options{}, errors.New("kubesync: Options.Hash is set: the revision hash is upstream's of Options.KubernetesVersion")
+	}
+	ds, err := convert.DaemonSet(s.DaemonSet)
 	if err != nil {
 		return daemonplan.Input{}, daemonplan.Options{}, err
 	}
-	hash, err := convert.HashFunc(c.DaemonSet, opts.KubernetesVersion.OrLatest())
+	hash, err := convert.HashFunc(s.DaemonSet, opts.KubernetesVersion.OrLatest())
 	if err != nil {
 		return daemonplan.Input{}, daemonplan.Options{}, err
 	}
 	in := daemonplan.Input{
 		DaemonSet: ds,
-		Nodes:     convert.Nodes(c.Nodes),
-		Pods:      convert.Pods(c.Pods),
-		Revisions: convert.Revisions(c.Revisions),
+		Nodes:     convert.Nodes(s.Nodes),
+		Pods:      convert.Pods(s.Pods),
+		Revisions: convert.Revisions(s.Revisions),
 		Now:       now,
 
-		Backoff:             opts.Backoff,
-		ExpectationsPending: opts.ExpectationsPending,
+		Backoff:             st.Backoff,
+		ExpectationsPending: st.ExpectationsPending,
 	}
-	syncOpts := daemonplan.Options{
-		Strict:      opts.Strict,
-		Placement:   opts.Placement,
-		Hash:        hash,
-		Progressive: opts.Progressive,
-	}
+	syncOpts := opts.Options
+	syncOpts.Hash = hash
 	return in, syncOpts, nil
 }
 

@@ -1,4 +1,4 @@
-package planner_test
+package kubesync_test
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ type coreSnapshot struct {
 
 // TestCoreFuzzSeeds checks, and with -update-core-seeds writes, the seeds
 // of the core module's FuzzSyncConformance: the extra cases and the
-// smallest seed cases, converted as the planner converts them. Each seed
+// smallest seed cases, converted as Input converts them. Each seed
 // must plan without error and pass daemonplan.CheckPlan; that the files
 // still match today's conversion is not checked (rewrite them with the
 // flag after a change to package convert).

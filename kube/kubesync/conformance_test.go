@@ -1,4 +1,4 @@
-package planner_test
+package kubesync_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
@@ -27,9 +27,9 @@ func TestConformance(t *testing.T) {
 			t.Run("v"+set.Version+"/"+c.Name, func(t *testing.T) {
 				cl, err := load.Read(bytes.NewReader(c.Cluster))
 				require.NoError(t, err)
-				plan, err := planner.Plan(cl, c.Now, planner.Options{KubernetesVersion: v})
+				plan, err := kubesync.Sync(cl, c.Now, kubesync.State{}, kubesync.Options{KubernetesVersion: v})
 				require.NoError(t, err)
-				got, err := json.Marshal(planner.JSON(plan, v))
+				got, err := json.Marshal(kubesync.JSON(plan, v))
 				require.NoError(t, err)
 				for _, d := range conformance.Compare(c.Expected, got) {
 					t.Error(d)
@@ -51,9 +51,9 @@ func TestConformanceNeedsTheVersion(t *testing.T) {
 	for _, c := range cases {
 		cl, err := load.Read(bytes.NewReader(c.Cluster))
 		require.NoError(t, err)
-		plan, err := planner.Plan(cl, c.Now, planner.Options{KubernetesVersion: upstream.V1_34})
+		plan, err := kubesync.Sync(cl, c.Now, kubesync.State{}, kubesync.Options{KubernetesVersion: upstream.V1_34})
 		require.NoError(t, err)
-		got, err := json.Marshal(planner.JSON(plan, upstream.V1_34))
+		got, err := json.Marshal(kubesync.JSON(plan, upstream.V1_34))
 		require.NoError(t, err)
 		if len(conformance.Compare(c.Expected, got)) > 0 {
 			disagree++

@@ -1,4 +1,4 @@
-package planner_test
+package kubesync_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/daemonplan/daemonplan/internal/nilcheck"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
@@ -31,7 +31,7 @@ func TestNilInputs(t *testing.T) {
 		"convert.ReplaceNodeNameNodeAffinity": func() { convert.ReplaceNodeNameNodeAffinity(nil, "n") },
 		"convert.UpdatedControllerRevision":   func() { convert.UpdatedControllerRevision(nil, revision.Revision{}) },
 		"convert.Workload":                    func() { convert.Workload(nil) },
-		"load.Merge":                          func() { load.Merge(nil, nil).Cluster("", "") },
+		"load.Merge":                          func() { load.Merge(nil, nil).Snapshot("", "") },
 		"convert.DaemonSet":                   func() { convert.DaemonSet(nil) },
 		"convert.HashFunc":                    func() { convert.HashFunc(nil, upstream.V1_34) },
 		"convert.Node":                        func() { convert.Node(nil) },
@@ -42,14 +42,14 @@ func TestNilInputs(t *testing.T) {
 		"convert.Revisions":                   func() { convert.Revisions(nil) },
 		"load.Error.Error":                    func() { _ = (*load.Error)(nil).Error() },
 		"load.Error.Unwrap":                   func() { _ = (*load.Error)(nil).Unwrap() },
-		"load.Objects.Cluster":                func() { (*load.Objects)(nil).Cluster("", "") },
+		"load.Objects.Snapshot":               func() { (*load.Objects)(nil).Snapshot("", "") },
 		"load.Sources":                        func() { load.Sources(nil...) },
 		"load.Decode":                         func() { load.Decode(nil) },
 		"load.Read":                           func() { load.Read(nil) },
-		"planner.Input":                       func() { planner.Input(nil, time.Time{}, planner.Options{}) },
-		"planner.Input, empty":                func() { planner.Input(&load.Cluster{}, time.Time{}, planner.Options{}) },
-		"planner.Plan":                        func() { planner.Plan(nil, time.Time{}, planner.Options{}) },
-		"planner.Plan, empty":                 func() { planner.Plan(&load.Cluster{}, time.Time{}, planner.Options{}) },
+		"kubesync.Input":                      func() { kubesync.Input(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Input, empty":               func() { kubesync.Input(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Sync":                       func() { kubesync.Sync(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Sync, empty":                func() { kubesync.Sync(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
 		"upstream.Version.Hash":               func() { upstream.V1_34.Hash(nil, nil) },
 		"upstream.Version.UnmarshalText":      func() { (*upstream.Version)(nil).UnmarshalText(nil) },
 		"convert.KruiseDaemonSet":             func() { convert.KruiseDaemonSet(nil) },

@@ -1,4 +1,4 @@
-package fakecluster_test
+package fakeclient_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/kube/internal/fakecluster"
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -42,7 +42,7 @@ func TestUpdateDaemonSet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fc := fakecluster.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			fc := fakeclient.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			dsClient := fc.AppsV1().DaemonSets("default")
 			stale, err := dsClient.Get(ctx, "agent", metav1.GetOptions{})
 			if err != nil {

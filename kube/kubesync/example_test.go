@@ -1,4 +1,4 @@
-package planner_test
+package kubesync_test
 
 import (
 	"encoding/json"
@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
+	"github.com/daemonplan/daemonplan/revision"
 )
 
 const cluster = `apiVersion: v1
@@ -36,20 +37,20 @@ items:
   status: {phase: Failed}
 `
 
-func ExamplePlan() {
+func ExampleSync() {
 	c, _ := load.Read(strings.NewReader(cluster))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p, err := planner.Plan(c, now, planner.Options{})
+	p, err := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("delete", p.Delete[0].Pod, p.Delete[0].Reason)
 	// The next sync carries the backoff: the failed pod's node waits.
-	next, _ := planner.Plan(c, now.Add(500*time.Millisecond), planner.Options{Backoff: p.Backoff})
+	next, _ := kubesync.Sync(c, now.Add(500*time.Millisecond), kubesync.State{Backoff: p.Backoff}, kubesync.Options{})
 	fmt.Println("deletes", len(next.Delete), "requeue after", next.RequeueAfter)
 	// With expectations pending only the status is refreshed.
-	pending, _ := planner.Plan(c, now, planner.Options{ExpectationsPending: true})
+	pending, _ := kubesync.Sync(c, now, kubesync.State{ExpectationsPending: true}, kubesync.Options{})
 	fmt.Println("deletes", len(pending.Delete), "observedGeneration", pending.Status.ObservedGeneration)
 	// Output:
 	// delete agent-failed Failed
@@ -57,10 +58,33 @@ func ExamplePlan() {
 	// deletes 0 observedGeneration 0
 }
 
+func ExampleOptions() {
+	c, _ := load.Read(strings.NewReader(cluster))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// The core's switches are promoted from the embedded
+	// daemonplan.Options; KubernetesVersion picks the revision hash.
+	opts := kubesync.Options{KubernetesVersion: upstream.V1_34}
+	opts.Strict = true
+	p, err := kubesync.Sync(c, now, kubesync.State{}, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	latest, _ := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
+	fmt.Println("1.34:", p.Revisions.Create[0].Name, "latest:", latest.Revisions.Create[0].Name)
+	// The hash is upstream's: the kube layer refuses another.
+	opts.Hash = revision.DefaultHash
+	_, err = kubesync.Sync(c, now, kubesync.State{}, opts)
+	fmt.Println(err)
+	// Output:
+	// 1.34: agent-684f7ddf46 latest: agent-766f7784bd
+	// kubesync: Options.Hash is set: the revision hash is upstream's of Options.KubernetesVersion
+}
+
 func ExampleInput() {
 	c, _ := load.Read(strings.NewReader(cluster))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	in, opts, err := planner.Input(c, now, planner.Options{})
+	in, opts, err := kubesync.Input(c, now, kubesync.State{}, kubesync.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -80,8 +104,8 @@ func ExampleInput() {
 
 func ExampleJSON() {
 	c, _ := load.Read(strings.NewReader(cluster))
-	p, _ := planner.Plan(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), planner.Options{})
-	doc := planner.JSON(p, upstream.Latest)
+	p, _ := kubesync.Sync(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), kubesync.State{}, kubesync.Options{})
+	doc := kubesync.JSON(p, upstream.Latest)
 	b, _ := json.Marshal(doc.Backoff)
 	fmt.Println(doc.Delete[0].Pod, doc.Delete[0].Reason, doc.StatusChanged, doc.RequeueAfter)
 	fmt.Println(string(b))

@@ -1,4 +1,4 @@
-package planner_test
+package kubesync_test
 
 import (
 	"bytes"
@@ -11,22 +11,22 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
-	"github.com/daemonplan/daemonplan/kube/planner"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 )
 
-// FuzzPlanner loads a cluster from the fuzzer's bytes and plans it for each
+// FuzzSync loads a snapshot from the fuzzer's bytes and plans it for each
 // of its DaemonSets, as the CLI does, checking that:
 //
-//  1. Plan fails only for a conversion error, an input the core refuses
+//  1. Sync fails only for a conversion error, an input the core refuses
 //     (daemonplan.ErrInvalidInput) or, with Strict, the field errors;
 //  2. the plan passes daemonplan.CheckPlan against the converted input:
 //     nothing deleted, released or relabelled that the DaemonSet does not
 //     own, no terminating pod adopted;
 //  3. planning twice gives the same JSON, whose every list is present;
 //  4. Strict plans the same or refuses with the warnings the plan reports.
-func FuzzPlanner(f *testing.F) {
+func FuzzSync(f *testing.F) {
 	cases, err := conformance.SmallestCases(4)
 	if err != nil {
 		f.Fatal(err)
@@ -44,14 +44,14 @@ func FuzzPlanner(f *testing.F) {
 		}
 		now := time.Unix(nowSec%(1<<40), 0).UTC()
 		for _, ds := range objs.DaemonSets {
-			cl, err := objs.Cluster(ds.Namespace, ds.Name)
+			cl, err := objs.Snapshot(ds.Namespace, ds.Name)
 			if err != nil {
-				t.Fatalf("Cluster(%s/%s): %v", ds.Namespace, ds.Name, err)
+				t.Fatalf("Snapshot(%s/%s): %v", ds.Namespace, ds.Name, err)
 			}
-			p, err := planner.Plan(cl, now, planner.Options{})
+			p, err := kubesync.Sync(cl, now, kubesync.State{}, kubesync.Options{})
 			if err != nil {
 				if _, cerr := convert.DaemonSet(ds); cerr == nil && !errors.Is(err, daemonplan.ErrInvalidInput) {
-					t.Fatalf("Plan: %v", err)
+					t.Fatalf("Sync: %v", err)
 				}
 				continue
 			}
@@ -61,7 +61,7 @@ func FuzzPlanner(f *testing.F) {
 			if err := daemonplan.CheckPlan(in, p); err != nil {
 				t.Fatalf("CheckPlan: %v", err)
 			}
-			out, err := json.Marshal(planner.JSON(p, upstream.Latest))
+			out, err := json.Marshal(kubesync.JSON(p, upstream.Latest))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,18 +74,18 @@ func FuzzPlanner(f *testing.F) {
 					t.Fatalf("JSON %q is %v, want a list", k, lists[k])
 				}
 			}
-			p2, err := planner.Plan(cl, now, planner.Options{})
+			p2, err := kubesync.Sync(cl, now, kubesync.State{}, kubesync.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out2, _ := json.Marshal(planner.JSON(p2, upstream.Latest)); !bytes.Equal(out, out2) {
+			if out2, _ := json.Marshal(kubesync.JSON(p2, upstream.Latest)); !bytes.Equal(out, out2) {
 				t.Fatalf("planning twice differs:\n%s\n%s", out, out2)
 			}
-			strict, err := planner.Plan(cl, now, planner.Options{Strict: true})
+			strict, err := kubesync.Sync(cl, now, kubesync.State{}, kubesync.Options{Options: daemonplan.Options{Strict: true}})
 			var fes field.ErrorList
 			switch {
 			case err == nil && len(p.Warnings) == 0:
-				if out3, _ := json.Marshal(planner.JSON(strict, upstream.Latest)); !bytes.Equal(out, out3) {
+				if out3, _ := json.Marshal(kubesync.JSON(strict, upstream.Latest)); !bytes.Equal(out, out3) {
 					t.Fatalf("Strict plans differently without findings")
 				}
 			case errors.As(err, &fes) && len(fes) == len(p.Warnings):
