@@ -150,7 +150,7 @@ func BenchmarkSyncShuffled(b *testing.B) {
 	}
 }
 
-// benchSyncAndPlanner runs a one-off Sync and a warm Planner on ins, by
+// benchSyncAndPlanner runs a one-off Sync and a reused Planner on ins, by
 // turns: a rolling update that deletes in every sync.
 func benchSyncAndPlanner(b *testing.B, ins ...daemonplan.Input) {
 	b.Run("Sync", func(b *testing.B) {

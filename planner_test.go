@@ -74,7 +74,7 @@ func TestPlannerMatchesSync(t *testing.T) {
 	})
 }
 
-// TestPlannerAllocatesPerWrite: once warmed up on a cluster, a Planner
+// TestPlannerAllocatesPerWrite: once it has synced a cluster twice, a Planner
 // allocates as much for 100 nodes as for 3,000: what it allocates depends
 // on the plan's writes (here the same burst of deletes), not on the nodes.
 func TestPlannerAllocatesPerWrite(t *testing.T) {

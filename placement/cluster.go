@@ -45,16 +45,16 @@ func (o Options) Burst() int {
 // its node predicate and its template generation. Get one from Compile: a
 // nil *Compiled is not usable, and its methods panic.
 type Compiled struct {
-	ds       *api.DaemonSet
-	opts     Options
-	selector selector.Selector
-	elig     *Eligibility
-	gen      *int64
-	genLabel string // *gen in decimal, the pod-template-generation label value
-	surge    bool   // AllowsSurge(ds)
-	warmKey  string // a label the selector looks up, "" if none: see warmPods
+	ds          *api.DaemonSet
+	opts        Options
+	selector    selector.Selector
+	elig        *Eligibility
+	gen         *int64
+	genLabel    string // *gen in decimal, the pod-template-generation label value
+	surge       bool   // AllowsSurge(ds)
+	prefetchKey string // a label the selector looks up, "" if none: see prefetchPods
 	// oneLabel reports a selector that is one label and value (key=value),
-	// as DaemonSet selectors nearly always are: warmPods then matches it
+	// as DaemonSet selectors nearly always are: prefetchPods then matches it
 	// while it reads ahead, and the claim does not look it up again.
 	oneLabel            bool
 	labelKey, labelWant string
@@ -88,8 +88,8 @@ func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	}
 	if ds.Selector != nil {
 		for k := range ds.Selector.MatchLabels {
-			if c.warmKey == "" || k < c.warmKey {
-				c.warmKey = k
+			if c.prefetchKey == "" || k < c.prefetchKey {
+				c.prefetchKey = k
 			}
 		}
 	}
@@ -258,9 +258,9 @@ type Cluster struct {
 	updHash  string                     // the hash updated holds answers for
 }
 
-// warmBatch is how many nodes or pods an index pass looks ahead: enough for
+// prefetchBatch is how many nodes or pods an index pass looks ahead: enough for
 // their cache misses to overlap.
-const warmBatch = 16
+const prefetchBatch = 16
 
 // placed is a bucketed pod, by its position in claimed, and the index of
 // its node, -1 for a vanished node. It holds no pointer: the collector

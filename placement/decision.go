@@ -115,8 +115,8 @@ type Eligibility struct {
 	// only the affinity.
 	keys, values []string
 	affinity     selector.NodeMatcher
-	// warmKey is a node label Decide looks up first, "" if none: see warm.
-	warmKey string
+	// prefetchKey is a node label Decide looks up first, "" if none: see prefetch.
+	prefetchKey string
 	// plain reports a template without nodeName and without required
 	// node affinity: a node that matches the nodeSelector and has no
 	// taints is then eligible (see eligibleAfterSelect).
@@ -152,46 +152,46 @@ func NewEligibility(ds *api.DaemonSet, opts Options) *Eligibility {
 	}
 	// The nodeSelector is matched first, key by key in sorted order.
 	for k := range t.NodeSelector {
-		if e.warmKey == "" || k < e.warmKey {
-			e.warmKey = k
+		if e.prefetchKey == "" || k < e.prefetchKey {
+			e.prefetchKey = k
 		}
 	}
-	if e.warmKey == "" && t.RequiredNodeAffinity != nil {
+	if e.prefetchKey == "" && t.RequiredNodeAffinity != nil {
 		if terms := t.RequiredNodeAffinity.Terms; len(terms) > 0 && len(terms[0].MatchExpressions) > 0 {
-			e.warmKey = terms[0].MatchExpressions[0].Key
+			e.prefetchKey = terms[0].MatchExpressions[0].Key
 		}
 	}
 	return e
 }
 
-// warm looks up, for a few nodes, the label Decide reads first, and returns
+// prefetch looks up, for a few nodes, the label Decide reads first, and returns
 // something of the result so that the lookups are not dropped. In a large
 // cluster each node's labels are a cache miss away; a loop that only looks
 // up lets the processor wait for several nodes at once, and Decide then
 // finds the labels in the cache.
-func (e *Eligibility) warm(nodes []*api.Node) int {
-	if e.warmKey == "" {
+func (e *Eligibility) prefetch(nodes []*api.Node) int {
+	if e.prefetchKey == "" {
 		return 0
 	}
 	n := 0
 	for _, node := range nodes {
-		n += len(node.Labels[e.warmKey])
+		n += len(node.Labels[e.prefetchKey])
 	}
 	return n
 }
 
 // selectBatch matches the nodeSelector of a few nodes, in a loop that only
-// looks up labels, so that their cache misses overlap (as warm does when
+// looks up labels, so that their cache misses overlap (as prefetch does when
 // there is no nodeSelector): failed[i] is the index of the first pair, in
 // key order, that nodes[i] does not match, -1 when it matches them all.
 // decideSelected then decides each node without looking the pairs up
-// again. It returns what warm returns.
+// again. It returns what prefetch returns.
 func (e *Eligibility) selectBatch(nodes []*api.Node, failed []int) int {
 	if len(e.keys) == 0 {
 		for i := range nodes {
 			failed[i] = -1
 		}
-		return e.warm(nodes)
+		return e.prefetch(nodes)
 	}
 	for i, node := range nodes {
 		failed[i] = -1

@@ -146,10 +146,10 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 	}
 	var createNodes []string
 	var deletes []Delete
-	warmed := 0
+	prefetched := 0
 	for i, n := range cl.nodes {
-		if i%warmBatch == 0 {
-			warmed += cl.warmOldest(i, min(i+warmBatch, len(cl.nodes)))
+		if i%prefetchBatch == 0 {
+			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
 		}
 		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.PodsOn(i), now, hash, backoff)
 		deletes = m.Delete
@@ -163,7 +163,7 @@ func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, er
 			p.RequeueAfter = m.RequeueAfter
 		}
 	}
-	runtime.KeepAlive(warmed)
+	runtime.KeepAlive(prefetched)
 	for _, b := range cl.vanished {
 		for _, pod := range b.Pods {
 			if pod.NodeName == "" {

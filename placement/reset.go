@@ -40,7 +40,7 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	x.bucketVanished()
 	slices.Sort(cl.adopt)
 	slices.Sort(cl.release)
-	runtime.KeepAlive(x.warmed)
+	runtime.KeepAlive(x.prefetched)
 	return nil
 }
 
@@ -51,9 +51,9 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 type indexer struct {
 	cl *Cluster
 	c  *Compiled
-	// warmed sums what the read-ahead loops read, so that the reads are
+	// prefetched sums what the read-ahead loops read, so that the reads are
 	// not dropped: Reset keeps it alive at the end.
-	warmed int
+	prefetched int
 	// suspect: a node name is empty, not UTF-8 or repeated, and the node
 	// list goes to the full check (checkNodes).
 	suspect bool
@@ -66,7 +66,7 @@ type indexer struct {
 	// (see startPods).
 	useHints bool
 	// batch[:nb] are the bucketed pods whose node resolve finds next.
-	batch [warmBatch]pending
+	batch [prefetchBatch]pending
 	nb    int
 	// vanished holds, by node name, the bucketed pods of nodes that are
 	// not in the list: nil while there are none.
@@ -141,11 +141,11 @@ func (x *indexer) checkNodes(nodes []api.Node, pods []api.Pod) field.ErrorList {
 func (x *indexer) decideNodes() {
 	cl, elig := x.cl, x.c.elig
 	cl.decisions = scratch.Resize(cl.decisions, len(cl.nodes))
-	warmed := 0
-	var failed [warmBatch]int
-	for lo := 0; lo < len(cl.nodes); lo += warmBatch {
-		hi := min(lo+warmBatch, len(cl.nodes))
-		warmed += elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
+	prefetched := 0
+	var failed [prefetchBatch]int
+	for lo := 0; lo < len(cl.nodes); lo += prefetchBatch {
+		hi := min(lo+prefetchBatch, len(cl.nodes))
+		prefetched += elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
 		for i, n := range cl.nodes[lo:hi] {
 			d := eligible
 			if !elig.eligibleAfterSelect(n, failed[i]) {
@@ -154,7 +154,7 @@ func (x *indexer) decideNodes() {
 			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: d}
 		}
 	}
-	x.warmed += warmed
+	x.prefetched += prefetched
 }
 
 // indexNodes builds the name index of the nodes, in name order, unless
@@ -202,7 +202,7 @@ func (x *indexer) startPods(pods []api.Pod) {
 // claimPods claims the pods (Compiled.Claim), lists the adopted and the
 // released, and hands each bucketed pod to resolve: a claimed pod with a
 // target node, unless it is terminal and being deleted. It goes a batch
-// at a time, reading ahead the labels and owners of a batch (warmPods),
+// at a time, reading ahead the labels and owners of a batch (prefetchPods),
 // and resolves each batch once it is claimed, so that the cache misses of
 // a batch overlap.
 //
@@ -210,12 +210,12 @@ func (x *indexer) startPods(pods []api.Pod) {
 // would make (scratch.PodCheck): the pods are read once.
 func (x *indexer) claimPods(pods []api.Pod) {
 	cl, c := x.cl, x.c
-	warmed := 0
-	var selected [warmBatch]int8
+	prefetched := 0
+	var selected [prefetchBatch]int8
 	cl.check.Start(len(pods))
-	for lo := 0; lo < len(pods); lo += warmBatch {
-		hi := min(lo+warmBatch, len(pods))
-		warmed += c.warmPods(pods[lo:hi], selected[:hi-lo])
+	for lo := 0; lo < len(pods); lo += prefetchBatch {
+		hi := min(lo+prefetchBatch, len(pods))
+		prefetched += c.prefetchPods(pods[lo:hi], selected[:hi-lo])
 		for i := lo; i < hi; i++ {
 			cl.check.Add(pods, i)
 			p := &pods[i]
@@ -243,14 +243,14 @@ func (x *indexer) claimPods(pods []api.Pod) {
 		}
 		x.resolve()
 	}
-	x.warmed += warmed
+	x.prefetched += prefetched
 }
 
-// warmPods looks up, for a few pods, a label the selector reads and their
-// owner's UID, as Eligibility.warm does for nodes. With a one-label
+// prefetchPods looks up, for a few pods, a label the selector reads and their
+// owner's UID, as Eligibility.prefetch does for nodes. With a one-label
 // selector it matches it: selected[i] is then 1 when pods[i] carries the
 // label, 0 when not; otherwise -1, for the claim to match the selector.
-func (c *Compiled) warmPods(pods []api.Pod, selected []int8) int {
+func (c *Compiled) prefetchPods(pods []api.Pod, selected []int8) int {
 	n := 0
 	for i := range pods {
 		selected[i] = -1
@@ -260,8 +260,8 @@ func (c *Compiled) warmPods(pods []api.Pod, selected []int8) int {
 			if ok && v == c.labelWant {
 				selected[i] = 1
 			}
-		} else if c.warmKey != "" {
-			n += len(pods[i].Labels[c.warmKey])
+		} else if c.prefetchKey != "" {
+			n += len(pods[i].Labels[c.prefetchKey])
 		}
 		if o := pods[i].Controller; o != nil {
 			n += len(o.UID)
@@ -279,8 +279,8 @@ func (c *Compiled) warmPods(pods []api.Pod, selected []int8) int {
 func (x *indexer) resolve() {
 	cl, useHints := x.cl, x.useHints
 	batch := x.batch[:x.nb]
-	warmed := 0
-	var h [warmBatch]uint64
+	prefetched := 0
+	var h [prefetchBatch]uint64
 	for j := range batch {
 		q := &batch[j]
 		q.node = -1
@@ -295,12 +295,12 @@ func (x *indexer) resolve() {
 	}
 	for j := range batch {
 		if n := batch[j].node; n >= 0 {
-			warmed += len(cl.nodes[n].Name)
+			prefetched += len(cl.nodes[n].Name)
 		}
 	}
 	for j := range batch {
 		if n := batch[j].node; n >= 0 && len(cl.nodes[n].Name) > 0 {
-			warmed += int(cl.nodes[n].Name[0])
+			prefetched += int(cl.nodes[n].Name[0])
 		}
 	}
 	for j, q := range batch {
@@ -326,7 +326,7 @@ func (x *indexer) resolve() {
 		x.counts[ni+1]++
 	}
 	x.nb = 0
-	x.warmed += warmed
+	x.prefetched += prefetched
 }
 
 // checkPods finishes the pod list's check claimPods made, and returns what

@@ -28,10 +28,10 @@ func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 	}
 	ds := cl.c.ds
 	var s api.Status
-	warmed := 0
+	prefetched := 0
 	for i := range cl.nodes {
-		if i%warmBatch == 0 {
-			warmed += cl.warmOldest(i, min(i+warmBatch, len(cl.nodes)))
+		if i%prefetchBatch == 0 {
+			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
 		}
 		pods := cl.PodsOn(i)
 		if !cl.decisions[i].ShouldRun {
@@ -56,7 +56,7 @@ func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 			s.UpdatedNumberScheduled++
 		}
 	}
-	runtime.KeepAlive(warmed)
+	runtime.KeepAlive(prefetched)
 	s.NumberUnavailable = s.DesiredNumberScheduled - s.NumberAvailable
 	s.ObservedGeneration = ds.Generation
 	if ds.Status.CollisionCount != nil {
@@ -66,13 +66,13 @@ func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 	return s
 }
 
-// warmOldest reads, for the nodes lo to hi, the oldest pod's fields that
+// prefetchOldest reads, for the nodes lo to hi, the oldest pod's fields that
 // Status and Manage read, its labels' header included, in a loop that only
 // reads, so that their cache misses overlap: pods listed in lister order
 // lie in memory in no order the nodes follow. It returns something of what
 // it read, which the caller keeps (runtime.KeepAlive) so that the reads
 // are not dropped.
-func (cl *Cluster) warmOldest(lo, hi int) int {
+func (cl *Cluster) prefetchOldest(lo, hi int) int {
 	n := 0
 	for i := lo; i < hi; i++ {
 		if start := cl.start[i]; start < cl.start[i+1] {

@@ -10,7 +10,7 @@
 //     the same.
 //   - PodCheck: whether api.ValidatePods would find nothing in a pod list
 //     (names, UTF-8, no name or UID twice), checked pod by pod in a pass
-//     that does other work, without allocating once warm.
+//     that does other work, without allocating once it has grown to the cluster.
 //   - SortByName: a sort by name that radix-sorts eight bytes of each name
 //     past the prefix all share and compares in full only the names whose
 //     bytes tie; lists from an informer's lister come in map order.

@@ -7,7 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// PodCheck tells, without allocating once warm, whether api.ValidatePods
+// PodCheck tells, without allocating once it has grown to the cluster, whether api.ValidatePods
 // finds nothing in a pod list: every pod named, every namespace, name, UID
 // and node name valid UTF-8, no (namespace, name) and no non-empty UID
 // twice. Only when it does not is api.ValidatePods called, for the
