@@ -103,18 +103,18 @@ var nilCalls = map[string]func(){
 	"placement.NewEligibility":              func() { placement.NewEligibility(nil, placement.Options{}) },
 	"placement.OlderPod":                    func() { placement.OlderPod(nil, nil) },
 
-	"replan.Planner.SetNode":                func() { (*replan.Planner)(nil).SetNode(api.Node{}) },
-	"replan.Planner.DeleteNode":             func() { (*replan.Planner)(nil).DeleteNode("") },
-	"replan.Planner.SetPod":                 func() { (*replan.Planner)(nil).SetPod(api.Pod{}) },
-	"replan.Planner.DeletePod":              func() { (*replan.Planner)(nil).DeletePod("", "") },
-	"replan.Planner.SetDaemonSet":           func() { newReplan().SetDaemonSet(nil) },
-	"replan.Planner.SetRevisions":           func() { newReplan().SetRevisions(nil) },
-	"replan.Planner.SetNow":                 func() { (*replan.Planner)(nil).SetNow(time.Time{}) },
-	"replan.Planner.SetBackoff":             func() { newReplan().SetBackoff(nil) },
-	"replan.Planner.SetExpectationsPending": func() { (*replan.Planner)(nil).SetExpectationsPending(true) },
-	"replan.Planner.Plan":                   func() { (*replan.Planner)(nil).Plan() },
-	"replan.Planner.FullPlan":               func() { (*replan.Planner)(nil).FullPlan() },
-	"replan.Planner.Input":                  func() { (*replan.Planner)(nil).Input() },
+	"replan.Tracker.SetNode":                func() { (*replan.Tracker)(nil).SetNode(api.Node{}) },
+	"replan.Tracker.DeleteNode":             func() { (*replan.Tracker)(nil).DeleteNode("") },
+	"replan.Tracker.SetPod":                 func() { (*replan.Tracker)(nil).SetPod(api.Pod{}) },
+	"replan.Tracker.DeletePod":              func() { (*replan.Tracker)(nil).DeletePod("", "") },
+	"replan.Tracker.SetDaemonSet":           func() { newReplan().SetDaemonSet(nil) },
+	"replan.Tracker.SetRevisions":           func() { newReplan().SetRevisions(nil) },
+	"replan.Tracker.SetNow":                 func() { (*replan.Tracker)(nil).SetNow(time.Time{}) },
+	"replan.Tracker.SetBackoff":             func() { newReplan().SetBackoff(nil) },
+	"replan.Tracker.SetExpectationsPending": func() { (*replan.Tracker)(nil).SetExpectationsPending(true) },
+	"replan.Tracker.Plan":                   func() { (*replan.Tracker)(nil).Plan() },
+	"replan.Tracker.FullPlan":               func() { (*replan.Tracker)(nil).FullPlan() },
+	"replan.Tracker.Input":                  func() { (*replan.Tracker)(nil).Input() },
 
 	"revision.AlreadyExistsError.Error": func() { _ = (*revision.AlreadyExistsError)(nil).Error() },
 	"revision.Cleanup":                  func() { revision.Cleanup(nil, nil, nil) },
@@ -183,7 +183,7 @@ var nilCalls = map[string]func(){
 }
 
 // newReplan is a Planner of an empty cluster.
-func newReplan() *replan.Planner {
+func newReplan() *replan.Tracker {
 	p, err := replan.New(daemonplan.Input{DaemonSet: &api.DaemonSet{Name: "ds", UID: "u"}}, daemonplan.Options{})
 	if err != nil {
 		panic(err)

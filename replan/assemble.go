@@ -14,17 +14,17 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// Plan returns the plan a Sync of the Planner's state returns, without
+// Plan returns the plan a Sync of the Tracker's state returns, without
 // the two lists that name every node or pod (Plan.Nodes and Plan.Keep are
 // nil): its cost depends on the writes of the plan, not on the size of
 // the cluster. The error is Sync's.
-func (p *Planner) Plan() (daemonplan.Plan, error) { return p.plan(false) }
+func (p *Tracker) Plan() (daemonplan.Plan, error) { return p.plan(false) }
 
 // FullPlan returns exactly the plan daemonplan.Sync(p.Input(), opts)
 // returns, Nodes and Keep included. It costs O(n log n).
-func (p *Planner) FullPlan() (daemonplan.Plan, error) { return p.plan(true) }
+func (p *Tracker) FullPlan() (daemonplan.Plan, error) { return p.plan(true) }
 
-func (p *Planner) plan(full bool) (daemonplan.Plan, error) {
+func (p *Tracker) plan(full bool) (daemonplan.Plan, error) {
 	progressive := !p.opts.Progressive.IsZero()
 	if !progressive && !p.invalid() && p.opts.Strict && len(p.warnings) > 0 {
 		return daemonplan.Plan{}, slices.Clone(p.warnings)
@@ -48,7 +48,7 @@ func (p *Planner) plan(full bool) (daemonplan.Plan, error) {
 
 // assemble builds the plan of a sync that indexes the cluster, as
 // daemonplan.Sync does from step 3 on, but for the rollout status text.
-func (p *Planner) assemble(full bool) daemonplan.Plan {
+func (p *Tracker) assemble(full bool) daemonplan.Plan {
 	in := p.ds
 	plan := daemonplan.Plan{
 		Namespace: p.dds.Namespace,
@@ -106,7 +106,7 @@ func (p *Planner) assemble(full bool) daemonplan.Plan {
 // manage assembles manage's part of the plan from the node summaries:
 // creates on the first nodes by name, deletes in visiting order (nodes of
 // the list by name, then vanished ones), each cut to the burst limit.
-func (p *Planner) manage(plan *daemonplan.Plan) {
+func (p *Tracker) manage(plan *daemonplan.Plan) {
 	burst := p.opts.Placement.Burst()
 	var creates []string
 	p.nodes.each(fCreate, func(ns *nodeState) bool {
@@ -157,7 +157,7 @@ func (p *Planner) manage(plan *daemonplan.Plan) {
 // classes (rollout.Classifier.Classify) and their sums
 // (rollout.Budgets.Quota), as rollout.RollingUpdate does in one pass: the
 // nodes of each action, taken in name order (docs/rolling-update.md).
-func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
+func (p *Tracker) rollingUpdate(plan *daemonplan.Plan) error {
 	b, err := rollout.ResolveBudgets(&p.dds, p.tot.desired)
 	if err != nil {
 		return err
@@ -233,7 +233,7 @@ func (p *Planner) rollingUpdate(plan *daemonplan.Plan) error {
 
 // cleanup is revision.Cleanup over the claimed pods with a target node,
 // each revision hash they carry standing for them all.
-func (p *Planner) cleanup() []string {
+func (p *Tracker) cleanup() []string {
 	limit := api.DefaultRevisionHistoryLimit
 	if p.dds.RevisionHistoryLimit != nil {
 		limit = int(*p.dds.RevisionHistoryLimit)
@@ -249,7 +249,7 @@ func (p *Planner) cleanup() []string {
 }
 
 // keep lists, sorted, the bucketed pods deletes does not name.
-func (p *Planner) keep(deletes []placement.Delete) []string {
+func (p *Tracker) keep(deletes []placement.Delete) []string {
 	gone := make(map[string]bool, len(deletes))
 	for _, d := range deletes {
 		gone[d.Pod] = true
@@ -267,7 +267,7 @@ func (p *Planner) keep(deletes []placement.Delete) []string {
 }
 
 // status is placement.Cluster.Status from the totals.
-func (p *Planner) status() api.Status {
+func (p *Tracker) status() api.Status {
 	t := &p.tot
 	return api.Status{
 		CurrentNumberScheduled: int32(t.current),

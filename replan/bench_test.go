@@ -10,7 +10,7 @@ import (
 	"github.com/daemonplan/daemonplan/replan"
 )
 
-// BenchmarkReplan is one change and the plan after it, on a Planner
+// BenchmarkReplan is one change and the plan after it, on a Tracker
 // holding n nodes: a pod turning unready and ready again (every other
 // iteration), a node losing and regaining the nodeSelector's label, a node
 // added and removed. "steady" is a cluster with nothing to do, "rolling"
@@ -76,7 +76,7 @@ func BenchmarkReplan(b *testing.B) {
 	}
 }
 
-// BenchmarkNew builds a Planner: what a controller pays once, and again
+// BenchmarkNew builds a Tracker: what a controller pays once, and again
 // for every change of the DaemonSet.
 func BenchmarkNew(b *testing.B) {
 	for _, n := range benchkit.Sizes() {

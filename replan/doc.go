@@ -1,4 +1,4 @@
-// Package replan plans a DaemonSet's next sync incrementally. A Planner
+// Package replan plans a DaemonSet's next sync incrementally. A Tracker
 // holds the cluster (the DaemonSet, its nodes and pods, its revisions, the
 // clock and the failed-pod backoff), takes changes one at a time and
 // returns, after any of them, the plan daemonplan.Sync returns on the same
@@ -12,7 +12,7 @@
 //
 // # Entry points
 //
-//   - New: a Planner holding one daemonplan.Input, built in about the time
+//   - New: a Tracker holding one daemonplan.Input, built in about the time
 //     of one Sync.
 //   - Changes: SetNode and DeleteNode, SetPod and DeletePod, SetDaemonSet,
 //     SetRevisions, SetNow (time advanced), SetBackoff (the last plan's
@@ -27,7 +27,7 @@
 // Manage, the status counters and the rolling update decide every node on
 // its own; only the budgets and the burst limit look at all nodes, and
 // only through counts and through the first nodes, in name order, of a
-// kind. The Planner keeps, for every node, its decision, its bucket of
+// kind. The Tracker keeps, for every node, its decision, its bucket of
 // pods and a summary of what it contributes (creates, deletes, counters,
 // its kind for each path of the rolling update), the totals of those
 // summaries, and the nodes in name order in chunks that count each kind,
@@ -53,6 +53,6 @@
 // # Equivalence
 //
 // The package's property test applies random sequences of changes to a
-// Planner and to a plain daemonplan.Input kept beside it, and compares
+// Tracker and to a plain daemonplan.Input kept beside it, and compares
 // FullPlan with Sync after every change.
 package replan

@@ -31,12 +31,12 @@ var errorText = cmp.Comparer(func(a, b error) bool {
 	return a.Error() == b.Error()
 })
 
-// model is the state kept beside the Planner: a plain Sync input that every
+// model is the state kept beside the Tracker: a plain Sync input that every
 // change is applied to as well.
 type model struct {
 	in   daemonplan.Input
 	opts daemonplan.Options
-	p    *replan.Planner
+	p    *replan.Tracker
 	last daemonplan.Plan // Sync's plan of the state before the last change
 }
 
@@ -111,7 +111,7 @@ func newModel(t *rapid.T) *model {
 		// planned by a whole sync of the state held
 		m.opts.Progressive = rollout.Progressive{Pause: true}
 	}
-	// Pods of the kit may share a name: a Planner keys them by name.
+	// Pods of the kit may share a name: a Tracker keys them by name.
 	m.in.Pods = slices.CompactFunc(m.in.Pods, func(a, b api.Pod) bool { return a.Namespace == b.Namespace && a.Name == b.Name })
 	p, err := replan.New(m.in, m.opts)
 	if err != nil {
@@ -160,7 +160,7 @@ func (m *model) setPod(pod api.Pod) {
 }
 
 // actions are the changes a controller sees, each applied to the model and
-// to the Planner.
+// to the Tracker.
 func (m *model) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"SetNode": func(t *rapid.T) {
@@ -271,7 +271,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 	}
 }
 
-// check compares the Planner's plans with Sync's on the model. cmp.Diff
+// check compares the Tracker's plans with Sync's on the model. cmp.Diff
 // runs only to explain a difference: it is slow.
 func (m *model) check(t *rapid.T) {
 	want, werr := daemonplan.Sync(m.in, m.opts)
@@ -279,7 +279,7 @@ func (m *model) check(t *rapid.T) {
 	same := func(a, b any) bool { return reflect.DeepEqual(a, b) || cmp.Diff(a, b, errorText) == "" }
 	if errors.Is(werr, daemonplan.ErrInvalidInput) {
 		// The findings name objects by their index in the input, and the
-		// Planner lists them in another order than the model.
+		// Tracker lists them in another order than the model.
 		if !errors.Is(gerr, daemonplan.ErrInvalidInput) || !reflect.DeepEqual(got, daemonplan.Plan{}) {
 			t.Fatalf("Sync refuses the input (%v); FullPlan() returns %v", werr, gerr)
 		}
@@ -287,34 +287,34 @@ func (m *model) check(t *rapid.T) {
 		return
 	}
 	if !same(werr, gerr) {
-		t.Fatalf("FullPlan() error mismatch (-Sync +Planner):\n%s", cmp.Diff(werr, gerr, errorText))
+		t.Fatalf("FullPlan() error mismatch (-Sync +Tracker):\n%s", cmp.Diff(werr, gerr, errorText))
 	}
 	if !same(want, got) {
-		t.Fatalf("FullPlan() mismatch (-Sync +Planner):\n%s", cmp.Diff(want, got, errorText))
+		t.Fatalf("FullPlan() mismatch (-Sync +Tracker):\n%s", cmp.Diff(want, got, errorText))
 	}
 	m.last = want
 	short, serr := m.p.Plan()
 	want.Nodes, want.Keep = nil, nil
 	if !same(werr, serr) {
-		t.Fatalf("Plan() error mismatch (-Sync +Planner):\n%s", cmp.Diff(werr, serr, errorText))
+		t.Fatalf("Plan() error mismatch (-Sync +Tracker):\n%s", cmp.Diff(werr, serr, errorText))
 	}
 	if !same(want, short) {
-		t.Fatalf("Plan() mismatch (-Sync without Nodes and Keep +Planner):\n%s", cmp.Diff(want, short, errorText))
+		t.Fatalf("Plan() mismatch (-Sync without Nodes and Keep +Tracker):\n%s", cmp.Diff(want, short, errorText))
 	}
 }
 
-// replanRounds is how many times TestPlannerMatchesSync runs rapid's checks
+// replanRounds is how many times TestTrackerMatchesSync runs rapid's checks
 // (-rapid.checks, 100 by default, each a sequence of about -rapid.steps
 // changes): DAEMONPLAN_REPLAN_ROUNDS raises it for a longer search.
 func replanRounds() int { return rounds.Of("DAEMONPLAN_REPLAN_ROUNDS", 10, 1) }
 
-// TestPlannerMatchesSync: after every change of a random sequence (nodes
+// TestTrackerMatchesSync: after every change of a random sequence (nodes
 // and pods added, changed and removed, the DaemonSet changed, revisions
 // written, the clock moved, the backoff and expectations set), the
-// Planner's FullPlan equals daemonplan.Sync on the same state, field for
+// Tracker's FullPlan equals daemonplan.Sync on the same state, field for
 // field, and Plan equals it but for Nodes and Keep. By default 10 rounds
 // of rapid's checks: a thousand sequences of about 30 changes.
-func TestPlannerMatchesSync(t *testing.T) {
+func TestTrackerMatchesSync(t *testing.T) {
 	for r := range replanRounds() {
 		t.Run(fmt.Sprintf("round-%d", r), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
@@ -325,7 +325,7 @@ func TestPlannerMatchesSync(t *testing.T) {
 	}
 }
 
-// TestInputIsTheState: the state a Planner holds is the model's, nodes by
+// TestInputIsTheState: the state a Tracker holds is the model's, nodes by
 // name and pods by namespace and name.
 func TestInputIsTheState(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -352,7 +352,7 @@ func TestInputIsTheState(t *testing.T) {
 				}
 			}
 			if !reflect.DeepEqual(want, got) {
-				t.Fatalf("Input() mismatch (-model +Planner):\n%s", cmp.Diff(want, got))
+				t.Fatalf("Input() mismatch (-model +Tracker):\n%s", cmp.Diff(want, got))
 			}
 			m.last, _ = daemonplan.Sync(m.in, m.opts)
 		}

@@ -29,7 +29,7 @@ func exampleInput() daemonplan.Input {
 	return in
 }
 
-// A controller builds a Planner once, then feeds it the changes its
+// A controller builds a Tracker once, then feeds it the changes its
 // informers see and plans after each.
 func Example() {
 	in := exampleInput()
@@ -74,7 +74,7 @@ func Example() {
 
 // FullPlan is the plan a whole Sync returns, node decisions and kept pods
 // included.
-func ExamplePlanner_FullPlan() {
+func ExampleTracker_FullPlan() {
 	p, err := replan.New(exampleInput(), daemonplan.Options{})
 	if err != nil {
 		panic(err)

@@ -6,13 +6,13 @@ import (
 	"pgregory.net/rapid"
 )
 
-// FuzzPlanner feeds the fuzzer's bytes to the equivalence property as
+// FuzzTracker feeds the fuzzer's bytes to the equivalence property as
 // rapid's choices: a starting cluster and a sequence of changes, with
 // FullPlan and Plan compared to Sync after every one. rapid reads eight
 // bytes per choice and skips inputs that run out, so the seeds in
-// testdata/fuzz/FuzzPlanner are 8 KiB of random bytes, enough for a
+// testdata/fuzz/FuzzTracker are 8 KiB of random bytes, enough for a
 // sequence of changes.
-func FuzzPlanner(f *testing.F) {
+func FuzzTracker(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
 		m := newModel(t)
 		t.Repeat(m.actions())

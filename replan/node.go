@@ -57,7 +57,7 @@ type summary struct {
 }
 
 // refresh recomputes the summary and flags of ns.
-func (p *Planner) refresh(ns *nodeState) {
+func (p *Tracker) refresh(ns *nodeState) {
 	p.account(ns, -1)
 	ns.sum = p.summarize(ns)
 	p.account(ns, 1)
@@ -75,7 +75,7 @@ func (p *Planner) refresh(ns *nodeState) {
 
 // becomesAvailable returns when a Ready pod that is not yet available
 // becomes so, if it will.
-func (p *Planner) becomesAvailable(pod *api.Pod) (time.Time, bool) {
+func (p *Tracker) becomesAvailable(pod *api.Pod) (time.Time, bool) {
 	minReady := p.dds.MinReadySeconds
 	if !pod.Ready || minReady == 0 || pod.ReadySince.IsZero() {
 		return time.Time{}, false
@@ -88,7 +88,7 @@ func (p *Planner) becomesAvailable(pod *api.Pod) (time.Time, bool) {
 // placement.Compiled.ManageNode, placement.Cluster.Status and
 // rollout.RollingUpdate (docs/manage.md, docs/status.md,
 // docs/rolling-update.md).
-func (p *Planner) summarize(ns *nodeState) summary {
+func (p *Tracker) summarize(ns *nodeState) summary {
 	var s summary
 	c, hash, now := p.c, p.hash, p.now
 	pods := ns.pods
@@ -192,7 +192,7 @@ func (t *totals) count(flag uint32) int { return t.flagged[bits.TrailingZeros32(
 
 // account adds (sign 1) or removes (sign -1) the contributions of ns; when
 // adding it also sets the node's flags from its summary.
-func (p *Planner) account(ns *nodeState, sign int) {
+func (p *Tracker) account(ns *nodeState, sign int) {
 	s := &ns.sum
 	t := &p.tot
 	if sign > 0 {

@@ -1,5 +1,5 @@
 // Package syncrule holds the rules of a sync that daemonplan.Sync and the
-// incremental replan.Planner both apply, written once so that the two
+// incremental replan.Tracker both apply, written once so that the two
 // planners cannot drift apart: which selector gets no writes, when the
 // status is written, and how revision deletes are merged. It imports only
 // the standard library and daemonplan's own packages.

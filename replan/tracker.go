@@ -15,16 +15,16 @@ import (
 	"github.com/daemonplan/daemonplan/revision"
 )
 
-// Planner holds one DaemonSet's cluster, compiled and summarized node by
+// Tracker holds one DaemonSet's cluster, compiled and summarized node by
 // node, and plans its next sync after each change. See the package
 // documentation.
 //
-// A Planner keeps the values it is given: the labels, taints and other
+// A Tracker keeps the values it is given: the labels, taints and other
 // maps and slices of nodes, pods and revisions must not be changed
 // afterwards; pass a new value instead (the DaemonSet is copied). It is not safe for
-// concurrent use. Make one with New: a nil *Planner is not usable, and its
+// concurrent use. Make one with New: a nil *Tracker is not usable, and its
 // methods panic.
-type Planner struct {
+type Tracker struct {
 	opts daemonplan.Options
 
 	ds       *api.DaemonSet // as given (a deep copy)
@@ -90,17 +90,17 @@ func (ps *podState) claimed() bool {
 }
 
 // ErrDuplicate is returned by New for an input that names a node, or a pod
-// of a namespace, twice: a Planner keys them by name.
+// of a namespace, twice: a Tracker keys them by name.
 var ErrDuplicate = errors.New("replan.New: a node or a pod appears twice")
 
-// New returns a Planner holding in, planning with opts. It returns
+// New returns a Tracker holding in, planning with opts. It returns
 // daemonplan.ErrNilDaemonSet when in.DaemonSet is nil, and ErrDuplicate
 // when a node name (or a pod name within a namespace) repeats.
-func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
+func New(in daemonplan.Input, opts daemonplan.Options) (*Tracker, error) {
 	if in.DaemonSet == nil {
 		return nil, daemonplan.ErrNilDaemonSet
 	}
-	p := &Planner{
+	p := &Tracker{
 		opts:      opts,
 		ds:        in.DaemonSet.DeepCopy(),
 		byName:    make(map[string]*nodeState, len(in.Nodes)),
@@ -143,14 +143,14 @@ func New(in daemonplan.Input, opts daemonplan.Options) (*Planner, error) {
 
 // countNode adds (sign 1) or removes (sign -1) n from the counts of what
 // CheckInput refuses.
-func (p *Planner) countNode(n *api.Node, sign int) {
+func (p *Tracker) countNode(n *api.Node, sign int) {
 	if n.Name == "" || !utf8.ValidString(n.Name) {
 		p.bad += sign
 	}
 }
 
 // countPod is countNode for a pod, its UID included.
-func (p *Planner) countPod(pod *api.Pod, sign int) {
+func (p *Tracker) countPod(pod *api.Pod, sign int) {
 	if pod.Name == "" || !utf8.ValidString(pod.Namespace) || !utf8.ValidString(pod.Name) ||
 		!utf8.ValidString(pod.UID) || !utf8.ValidString(pod.NodeName) {
 		p.bad += sign
@@ -174,7 +174,7 @@ func (p *Planner) countPod(pod *api.Pod, sign int) {
 // invalid reports an input Sync refuses (daemonplan.CheckInput), or a
 // DaemonSet without a UID (a finding of Sync's own): such states are
 // planned by a whole Sync.
-func (p *Planner) invalid() bool {
+func (p *Tracker) invalid() bool {
 	return p.bad > 0 || p.dupUIDs > 0 || p.badRevisions || p.ds.UID == ""
 }
 
@@ -182,7 +182,7 @@ func byNameOrder(a, b *nodeState) int { return strings.Compare(a.name, b.name) }
 
 // rebuild derives everything from the stored DaemonSet, nodes and pods.
 // real are the states of the nodes of the list, in name order.
-func (p *Planner) rebuild(real []*nodeState) {
+func (p *Tracker) rebuild(real []*nodeState) {
 	p.dds = api.Default(p.ds)
 	p.warnings = api.ValidateWith(&p.dds, api.ValidateOptions{
 		AllowSurgeWithUnavailable: p.opts.Progressive.SurgeWithUnavailable,
@@ -249,7 +249,7 @@ func (p *Planner) rebuild(real []*nodeState) {
 
 // refreshAll refreshes every node: after a change of the hash or the
 // clock going back.
-func (p *Planner) refreshAll() {
+func (p *Tracker) refreshAll() {
 	if p.c == nil || p.building {
 		return
 	}
@@ -259,7 +259,7 @@ func (p *Planner) refreshAll() {
 
 // attach claims ps and puts it into its node's bucket, and returns that
 // node (nil when none). p.c must not be nil.
-func (p *Planner) attach(ps *podState) *nodeState {
+func (p *Tracker) attach(ps *podState) *nodeState {
 	pod := &ps.pod
 	ps.own = p.c.Claim(pod)
 	switch ps.own {
@@ -296,7 +296,7 @@ func (p *Planner) attach(ps *podState) *nodeState {
 }
 
 // detach undoes attach and returns the node whose bucket held the pod.
-func (p *Planner) detach(ps *podState) *nodeState {
+func (p *Tracker) detach(ps *podState) *nodeState {
 	pod := &ps.pod
 	switch ps.own {
 	case placement.Adopted:
@@ -321,7 +321,7 @@ func (p *Planner) detach(ps *podState) *nodeState {
 
 // settle refreshes ns after a change, and forgets it when it is neither a
 // node of the list nor holds pods any more.
-func (p *Planner) settle(ns *nodeState) {
+func (p *Tracker) settle(ns *nodeState) {
 	if ns == nil || ns.seen == p.round {
 		return
 	}
@@ -339,7 +339,7 @@ func (p *Planner) settle(ns *nodeState) {
 
 // constructHistory plans the revision history as Sync does, and refreshes
 // every node when the current hash changes.
-func (p *Planner) constructHistory() {
+func (p *Tracker) constructHistory() {
 	ropts := revision.Options{Hash: p.opts.Hash}
 	h, err := revision.Construct(&p.dds, p.revisions, nil, ropts)
 	p.histPods = err == nil && len(h.Delete) > 0
@@ -354,7 +354,7 @@ func (p *Planner) constructHistory() {
 	}
 }
 
-func (p *Planner) claimedPods() []*api.Pod {
+func (p *Tracker) claimedPods() []*api.Pod {
 	var out []*api.Pod
 	for _, ps := range p.pods {
 		if ps.claimed() {
@@ -367,9 +367,9 @@ func (p *Planner) claimedPods() []*api.Pod {
 // SetDaemonSet replaces the DaemonSet (a spec or status change). Every node
 // and pod is decided again: this costs a few whole Syncs. ds must not be
 // nil.
-func (p *Planner) SetDaemonSet(ds *api.DaemonSet) {
+func (p *Tracker) SetDaemonSet(ds *api.DaemonSet) {
 	if ds == nil {
-		panic("replan.Planner.SetDaemonSet: nil DaemonSet")
+		panic("replan.Tracker.SetDaemonSet: nil DaemonSet")
 	}
 	p.ds = ds.DeepCopy()
 	var real []*nodeState
@@ -382,7 +382,7 @@ func (p *Planner) SetDaemonSet(ds *api.DaemonSet) {
 }
 
 // SetNode adds a node, or replaces the node of the same name.
-func (p *Planner) SetNode(n api.Node) {
+func (p *Tracker) SetNode(n api.Node) {
 	p.round++
 	ns := p.byName[n.Name]
 	if ns == nil {
@@ -404,7 +404,7 @@ func (p *Planner) SetNode(n api.Node) {
 
 // DeleteNode removes the node called name, if there is one. Its pods stay
 // (pod garbage collection removes them) and count as on a vanished node.
-func (p *Planner) DeleteNode(name string) {
+func (p *Tracker) DeleteNode(name string) {
 	p.round++
 	ns := p.byName[name]
 	if ns == nil || !ns.real {
@@ -422,7 +422,7 @@ func (p *Planner) DeleteNode(name string) {
 }
 
 // SetPod adds a pod, or replaces the pod of the same namespace and name.
-func (p *Planner) SetPod(pod api.Pod) {
+func (p *Tracker) SetPod(pod api.Pod) {
 	p.round++
 	k := podKey{pod.Namespace, pod.Name}
 	ps := p.pods[k]
@@ -449,7 +449,7 @@ func (p *Planner) SetPod(pod api.Pod) {
 }
 
 // DeletePod removes the pod namespace/name, if there is one.
-func (p *Planner) DeletePod(namespace, name string) {
+func (p *Tracker) DeletePod(namespace, name string) {
 	p.round++
 	k := podKey{namespace, name}
 	ps := p.pods[k]
@@ -469,7 +469,7 @@ func (p *Planner) DeletePod(namespace, name string) {
 }
 
 // SetRevisions replaces the ControllerRevisions of the namespace.
-func (p *Planner) SetRevisions(revisions []revision.Revision) {
+func (p *Tracker) SetRevisions(revisions []revision.Revision) {
 	p.revisions = slices.Clone(revisions)
 	p.badRevisions = len(revision.ValidateRevisions(p.revisions)) > 0
 	if p.c != nil {
@@ -480,7 +480,7 @@ func (p *Planner) SetRevisions(revisions []revision.Revision) {
 // SetNow moves the clock. Forward, only the nodes whose pods become
 // available by then and the nodes holding failed pods are decided again;
 // backward, every node is.
-func (p *Planner) SetNow(now time.Time) {
+func (p *Tracker) SetNow(now time.Time) {
 	back := now.Before(p.now)
 	p.now = now
 	if p.c == nil {
@@ -501,7 +501,7 @@ func (p *Planner) SetNow(now time.Time) {
 
 // SetBackoff replaces the failed-pod backoff state: pass the Backoff of
 // the last plan once it is applied.
-func (p *Planner) SetBackoff(b placement.Backoff) {
+func (p *Tracker) SetBackoff(b placement.Backoff) {
 	p.backoff = b
 	if p.c != nil {
 		p.round++
@@ -509,7 +509,7 @@ func (p *Planner) SetBackoff(b placement.Backoff) {
 	}
 }
 
-func (p *Planner) refreshClocked() {
+func (p *Tracker) refreshClocked() {
 	for ns := range p.clocked {
 		p.settle(ns)
 	}
@@ -517,11 +517,11 @@ func (p *Planner) refreshClocked() {
 
 // SetExpectationsPending records whether writes of an earlier plan are not
 // yet visible (daemonplan.Input.ExpectationsPending).
-func (p *Planner) SetExpectationsPending(pending bool) { p.pending = pending }
+func (p *Tracker) SetExpectationsPending(pending bool) { p.pending = pending }
 
-// Input returns the state the Planner holds, as the input of a Sync:
+// Input returns the state the Tracker holds, as the input of a Sync:
 // nodes sorted by name, pods by namespace and name. It costs O(n log n).
-func (p *Planner) Input() daemonplan.Input {
+func (p *Tracker) Input() daemonplan.Input {
 	in := daemonplan.Input{
 		DaemonSet:           p.ds.DeepCopy(),
 		Revisions:           slices.Clone(p.revisions),
