@@ -344,7 +344,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	// construction fails, no pod is adopted or released. Only the revision
 	// writes issued before the failure remain.
 	hist, err := revision.Construct(&ds, in.Revisions, cl.Claimed(), revision.Options{Hash: opts.Hash})
-	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, DeleteDuplicates: hist.Delete, Adopt: hist.Adopt, Release: hist.Release}
+	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, DeleteDuplicates: hist.DeleteDuplicates, Adopt: hist.Adopt, Release: hist.Release}
 	plan.Relabel = hist.RelabelPods
 	if err != nil {
 		plan.Status.CollisionCount = hist.CollisionCount

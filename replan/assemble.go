@@ -68,7 +68,7 @@ func (p *Tracker) assemble(full bool) daemonplan.Plan {
 	h := p.hist
 	plan.Revisions = daemonplan.RevisionWrites{
 		Create: deepCopies(h.Create), Update: deepCopies(h.Update),
-		DeleteDuplicates: slices.Clone(h.Delete), Adopt: slices.Clone(h.Adopt), Release: slices.Clone(h.Release),
+		DeleteDuplicates: slices.Clone(h.DeleteDuplicates), Adopt: slices.Clone(h.Adopt), Release: slices.Clone(h.Release),
 	}
 	plan.Relabel = slices.Clone(h.RelabelPods)
 	if p.histErr != nil {

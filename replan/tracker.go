@@ -342,7 +342,7 @@ func (p *Tracker) settle(ns *nodeState) {
 func (p *Tracker) constructHistory() {
 	ropts := revision.Options{Hash: p.opts.Hash}
 	h, err := revision.Construct(&p.dds, p.revisions, nil, ropts)
-	p.histPods = err == nil && len(h.Delete) > 0
+	p.histPods = err == nil && len(h.DeleteDuplicates) > 0
 	if p.histPods {
 		// Duplicate current revisions: the pods to relabel are read too.
 		h, err = revision.Construct(&p.dds, p.revisions, p.claimedPods(), ropts)

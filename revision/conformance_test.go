@@ -107,7 +107,7 @@ func TestConformanceRevisions(t *testing.T) {
 			case err != nil:
 				t.Fatalf("Construct() error = %v", err)
 			default:
-				got.Delete = append(h.Delete, Cleanup(tt.ds, h.Old, podPtrs(tt.pods))...)
+				got.Delete = append(h.DeleteDuplicates, Cleanup(tt.ds, h.Old, podPtrs(tt.pods))...)
 				sort.Strings(got.Delete)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

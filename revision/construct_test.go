@@ -96,11 +96,11 @@ func TestConstruct(t *testing.T) {
 		},
 		pods: []api.Pod{pod("p3", ""), pod("p1", "b"), pod("p2", "a"), pod("p0", "old")},
 		want: History{
-			Current:     rev("agent-a", 5, "v1"),
-			Old:         []Revision{rev("agent-old", 1, "v0")},
-			Hash:        "a",
-			Delete:      []string{"agent-b"},
-			RelabelPods: []PodRelabel{{"p0", "a"}, {"p1", "a"}, {"p3", "a"}},
+			Current:          rev("agent-a", 5, "v1"),
+			Old:              []Revision{rev("agent-old", 1, "v0")},
+			Hash:             "a",
+			DeleteDuplicates: []string{"agent-b"},
+			RelabelPods:      []PodRelabel{{"p0", "a"}, {"p1", "a"}, {"p3", "a"}},
 		},
 	}, {
 		name:   "DuplicatesTieKeepsLastName",
@@ -111,12 +111,12 @@ func TestConstruct(t *testing.T) {
 		},
 		pods: []api.Pod{pod("p1", "z"), pod("p2", "m")},
 		want: History{
-			Current:     rev("agent-z", 4, "v1"),
-			Old:         []Revision{rev("agent-old", 3, "v0")},
-			Hash:        "z",
-			Update:      []Revision{rev("agent-z", 4, "v1")},
-			Delete:      []string{"agent-m"},
-			RelabelPods: []PodRelabel{{"p2", "z"}},
+			Current:          rev("agent-z", 4, "v1"),
+			Old:              []Revision{rev("agent-old", 3, "v0")},
+			Hash:             "z",
+			Update:           []Revision{rev("agent-z", 4, "v1")},
+			DeleteDuplicates: []string{"agent-m"},
+			RelabelPods:      []PodRelabel{{"p2", "z"}},
 		},
 	}, {
 		name:      "LegacyCurrent",
@@ -152,11 +152,11 @@ func TestConstruct(t *testing.T) {
 		},
 		pods: []api.Pod{pod("p1", "v4"), pod("p2", "dup")},
 		want: History{
-			Current:     rev("agent-dup", 5, "v1", hashLabel("dup")),
-			Hash:        "dup",
-			Update:      []Revision{rev("agent-leg", 1, "v1", hashLabel("agent-leg"))},
-			Delete:      []string{"agent-leg", "agent-v4"},
-			RelabelPods: []PodRelabel{{"p1", "dup"}},
+			Current:          rev("agent-dup", 5, "v1", hashLabel("dup")),
+			Hash:             "dup",
+			Update:           []Revision{rev("agent-leg", 1, "v1", hashLabel("agent-leg"))},
+			DeleteDuplicates: []string{"agent-leg", "agent-v4"},
+			RelabelPods:      []PodRelabel{{"p1", "dup"}},
 		},
 	}, {
 		name:      "CollisionWithForeignRevision",
@@ -422,8 +422,8 @@ func TestConstructEmptyUID(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(h.Old) != tt.wantOld || len(h.Update) != 0 || len(h.Delete) != 0 {
-				t.Errorf("%s: old %d update %d delete %v; want no write on the foreign revision", tt.reason, len(h.Old), len(h.Update), h.Delete)
+			if len(h.Old) != tt.wantOld || len(h.Update) != 0 || len(h.DeleteDuplicates) != 0 {
+				t.Errorf("%s: old %d update %d delete %v; want no write on the foreign revision", tt.reason, len(h.Old), len(h.Update), h.DeleteDuplicates)
 			}
 			if d := cmp.Diff(tt.wantAdopt, h.Adopt); d != "" {
 				t.Errorf("%s: Adopt mismatch (-want +got):\n%s", tt.reason, d)

@@ -41,7 +41,7 @@
 //  3. Update each revision of History.Update to the state given (labels and
 //     revision number), then create History.Create.
 //  4. Set the hash label of each pod of History.RelabelPods, then delete
-//     History.Delete (a name can be both updated and deleted), as
+//     History.DeleteDuplicates (a name can be both updated and deleted), as
 //     upstream's de-duplication relabels pods before it deletes.
 //  5. If History.CollisionCount differs from status.collisionCount, write
 //     it into the status. If Construct returned an error, stop the sync

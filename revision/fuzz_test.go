@@ -132,7 +132,7 @@ func FuzzConstruct(f *testing.F) {
 			if diff := cmp.Diff(podsBefore, pods); diff != "" {
 				t.Fatalf("Construct() changed its pods:\n%s", diff)
 			}
-			for _, names := range [][]string{h.Delete, h.Adopt, h.Release, revisionNames(h.Old), revisionNames(h.Update)} {
+			for _, names := range [][]string{h.DeleteDuplicates, h.Adopt, h.Release, revisionNames(h.Old), revisionNames(h.Update)} {
 				if !sort.StringsAreSorted(names) {
 					t.Fatalf("unsorted output %q", names)
 				}

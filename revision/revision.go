@@ -73,8 +73,9 @@ type History struct {
 	// labels or number change: legacy revisions get their name as hash
 	// label; the current revision is renumbered above every old one.
 	Update []Revision
-	// Delete names duplicate current revisions to delete.
-	Delete []string
+	// DeleteDuplicates names duplicate current revisions to delete
+	// (Plan.Revisions.DeleteDuplicates; history cleanup is Cleanup).
+	DeleteDuplicates []string
 	// Adopt names orphan revisions to adopt (set the DaemonSet as their
 	// controller owner reference).
 	Adopt []string
@@ -230,7 +231,7 @@ func Construct(ds *api.DaemonSet, revisions []Revision, pods []*api.Pod, opts Op
 			h.RelabelPods = relabel(pods, hash)
 			for _, i := range current {
 				if i != keep {
-					h.Delete = append(h.Delete, claimed[i].Name)
+					h.DeleteDuplicates = append(h.DeleteDuplicates, claimed[i].Name)
 				}
 			}
 		}

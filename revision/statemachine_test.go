@@ -142,7 +142,7 @@ func (m *machine) sync(t *rapid.T) error {
 	}
 	for what, names := range map[string][]string{
 		"Old": revisionNames(h.Old), "Create": revisionNames(h.Create), "Update": revisionNames(h.Update),
-		"Delete": h.Delete, "Adopt": h.Adopt, "Release": h.Release,
+		"Delete": h.DeleteDuplicates, "Adopt": h.Adopt, "Release": h.Release,
 	} {
 		checkSorted(t, what, names)
 	}
@@ -168,7 +168,7 @@ func (m *machine) sync(t *rapid.T) error {
 		m.revisions = append(m.revisions, c.DeepCopy())
 	}
 	deleted := map[string]Revision{}
-	for _, name := range h.Delete {
+	for _, name := range h.DeleteDuplicates {
 		i := m.find(name)
 		deleted[name] = m.revisions[i]
 		m.revisions = slices.Delete(m.revisions, i, i+1)
