@@ -16,7 +16,7 @@ import "github.com/daemonplan/daemonplan/placement"
 // one with NewPlanner: a nil *Planner is not usable, and its methods panic.
 type Planner struct {
 	opts Options
-	cl   placement.Cluster
+	cl   placement.Index
 }
 
 // NewPlanner returns a Planner that syncs with opts.

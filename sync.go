@@ -229,9 +229,9 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 // Sync may run in several goroutines at once. Its plan shares no memory
 // with other plans, and Sync keeps no reference to in once it returns.
 func Sync(in Input, opts Options) (Plan, error) {
-	cl := scratch.Get().(*placement.Cluster)
+	cl := scratch.Get().(*placement.Index)
 	p, err := runSync(in, opts, cl)
-	// The per-node lists are the Cluster's memory: the plan gets copies.
+	// The per-node lists are the Index's memory: the plan gets copies.
 	p.Nodes, p.Keep = slices.Clone(p.Nodes), slices.Clone(p.Keep)
 	cl.Forget()
 	scratch.Put(cl)
@@ -242,11 +242,11 @@ func Sync(in Input, opts Options) (Plan, error) {
 // and, its snapshot forgotten, gives it back, so that syncs in a row (a
 // controller's many DaemonSets, a simulation's steps) reuse the memory of
 // the indexes a Planner would keep, and only the plan is allocated.
-var scratch = sync.Pool{New: func() any { return new(placement.Cluster) }}
+var scratch = sync.Pool{New: func() any { return new(placement.Index) }}
 
 // runSync is Sync, indexing into cl (a Planner's, or one borrowed from
 // scratch).
-func runSync(in Input, opts Options, cl *placement.Cluster) (Plan, error) {
+func runSync(in Input, opts Options, cl *placement.Index) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
 	}
@@ -281,7 +281,7 @@ type indexed struct {
 	skip bool
 	// err is the selector's compile error; cl is nil then.
 	err error
-	cl  *placement.Cluster
+	cl  *placement.Index
 	// inputErrs are CheckInput's findings.
 	inputErrs field.ErrorList
 }
@@ -289,7 +289,7 @@ type indexed struct {
 // index compiles ds and indexes the snapshot into cl, checking the input
 // lists once: Reset checks nodes and pods while it indexes them, and
 // CheckInput does when there is nothing to index.
-func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.Cluster) indexed {
+func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.Index) indexed {
 	var ix indexed
 	ix.skip = syncrule.IsExactlyEmpty(ds.Selector) || ds.Deleting
 	var c *placement.Compiled

@@ -215,22 +215,22 @@ type Bucket struct {
 	Pods []*api.Pod
 }
 
-// Cluster is one snapshot indexed for a sync: nodes in name order with
+// Index is one snapshot indexed for a sync: nodes in name order with
 // their decisions, and the DaemonSet's claimed pods bucketed by target node.
 // It holds pointers into the caller's slices, which must not change while
 // it is in use; it changes nothing itself. Get one from Compiled.Index,
-// or Reset a zero Cluster: a nil *Cluster is not usable, and its methods
-// panic. A zero Cluster holds no snapshot until Reset: Manage then returns
+// or Reset a zero Index: a nil *Index is not usable, and its methods
+// panic. A zero Index holds no snapshot until Reset: Manage then returns
 // an error and Status the zero Status.
 //
-// A Cluster made by Index is used once. Reset indexes another snapshot
-// into the same Cluster and reuses its memory, so that a caller who plans
+// A Index made by Index is used once. Reset indexes another snapshot
+// into the same Index and reuses its memory, so that a caller who plans
 // again and again (daemonplan.Planner) allocates in proportion to the
-// writes of a plan, not to the size of the cluster. Every slice a Cluster
+// writes of a plan, not to the size of the cluster. Every slice a Index
 // returns, directly or inside a Plan, stays valid until its next Reset.
-// A Cluster is not safe for concurrent use: Keep and IsUpdated keep
+// A Index is not safe for concurrent use: Keep and IsUpdated keep
 // scratch memory in it.
-type Cluster struct {
+type Index struct {
 	c         *Compiled
 	nodes     []*api.Node    // sorted by name
 	decisions []NodeDecision // parallel to nodes
@@ -271,9 +271,9 @@ type placed struct {
 }
 
 // bucketedPod returns the i-th bucketed pod.
-func (cl *Cluster) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].claim] }
+func (cl *Index) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].claim] }
 
-// Index builds the Cluster for nodes and pods (upstream: getNodesToDaemonPods,
+// Index builds the Index for nodes and pods (upstream: getNodesToDaemonPods,
 // ClaimObject; docs/manage.md, M3 and M5):
 //
 //  1. each pod is claimed or not as Claim says: Owned and Adopted pods are
@@ -288,8 +288,8 @@ func (cl *Cluster) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i
 // nodes and pods must each be a snapshot of distinct objects: a list that
 // api.ValidateNodes or api.ValidatePods refuses is an error (that
 // field.ErrorList), so that no object is planned twice.
-func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Cluster, error) {
-	cl := &Cluster{index: scratch.NodeIndex{Once: true}}
+func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Index, error) {
+	cl := &Index{index: scratch.NodeIndex{Once: true}}
 	if err := cl.Reset(c, nodes, pods); err != nil {
 		return nil, err
 	}
@@ -303,14 +303,14 @@ func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
 
 func nodeName(n *api.Node) string { return n.Name }
 
-// Forget drops the Cluster's references to its snapshot (the caller's
+// Forget drops the Index's references to its snapshot (the caller's
 // nodes, pods and their names, and the DaemonSet) and keeps its memory for
-// the next Reset, so that a Cluster kept for later, in a pool say, keeps
-// no snapshot alive. From then on the Cluster indexes as one made by Index
-// does, taking nothing from one snapshot to the next (a reused Cluster
+// the next Reset, so that a Index kept for later, in a pool say, keeps
+// no snapshot alive. From then on the Index indexes as one made by Index
+// does, taking nothing from one snapshot to the next (a reused Index
 // takes each pod's node in the last snapshot as a hint). Every slice the
-// Cluster returned before is cleared. Reset it before using it again.
-func (cl *Cluster) Forget() {
+// Index returned before is cleared. Reset it before using it again.
+func (cl *Index) Forget() {
 	clearAll(cl.nodes)
 	clearAll(cl.decisions)
 	clearAll(cl.pods)
@@ -331,31 +331,31 @@ func (cl *Cluster) Forget() {
 func clearAll[T any](s []T) { clear(s[:cap(s)]) }
 
 // Compiled returns the DaemonSet the cluster was indexed for.
-func (cl *Cluster) Compiled() *Compiled { return cl.c }
+func (cl *Index) Compiled() *Compiled { return cl.c }
 
 // NumNodes is the number of nodes in the snapshot.
-func (cl *Cluster) NumNodes() int { return len(cl.nodes) }
+func (cl *Index) NumNodes() int { return len(cl.nodes) }
 
 // Node returns the i-th node in name order.
-func (cl *Cluster) Node(i int) *api.Node { return cl.nodes[i] }
+func (cl *Index) Node(i int) *api.Node { return cl.nodes[i] }
 
 // Decision returns the decision for the i-th node in name order.
-func (cl *Cluster) Decision(i int) Decision { return cl.decisions[i].Decision }
+func (cl *Index) Decision(i int) Decision { return cl.decisions[i].Decision }
 
 // NodeDecisions returns the decision for every node, in name order. The
 // slice is shared: do not modify it.
-func (cl *Cluster) NodeDecisions() []NodeDecision { return cl.decisions }
+func (cl *Index) NodeDecisions() []NodeDecision { return cl.decisions }
 
 // PodsOn returns the claimed pods targeting the i-th node, oldest first.
 // The slice is shared: do not modify it.
-func (cl *Cluster) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
+func (cl *Index) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
 
 // IsUpdated reports whether the j-th pod on the i-th node, PodsOn(i)[j],
 // is of the current template (Compiled.IsUpdated with hash). A sync asks it
 // of the same pods in the rolling update and again in the status, and for
-// an outdated pod the answer takes two label lookups: the Cluster keeps
+// an outdated pod the answer takes two label lookups: the Index keeps
 // each answer until the next Reset or a call with another hash.
-func (cl *Cluster) IsUpdated(i, j int, hash string) bool {
+func (cl *Index) IsUpdated(i, j int, hash string) bool {
 	if len(cl.updated) != len(cl.pods) || hash != cl.updHash {
 		cl.updated = scratch.Resize(cl.updated, len(cl.pods))
 		clear(cl.updated)
@@ -379,20 +379,20 @@ func (cl *Cluster) IsUpdated(i, j int, hash string) bool {
 
 // Vanished returns the buckets of nodes that are not in the node list, by
 // node name. The slices are shared: do not modify them.
-func (cl *Cluster) Vanished() []Bucket { return cl.vanished }
+func (cl *Index) Vanished() []Bucket { return cl.vanished }
 
 // Claimed returns every pod the DaemonSet claims (adopted ones included),
 // in input order, including terminal pods being deleted and pods without a
 // target node.
-func (cl *Cluster) Claimed() []*api.Pod { return cl.claimed }
+func (cl *Index) Claimed() []*api.Pod { return cl.claimed }
 
 // Targeted returns the claimed pods that have a target node, in input
 // order, terminal pods being deleted included: the pods whose revision
 // hashes keep revisions alive (docs/history.md, H13).
-func (cl *Cluster) Targeted() []*api.Pod { return cl.targeted }
+func (cl *Index) Targeted() []*api.Pod { return cl.targeted }
 
 // Adopt returns the names of orphans the DaemonSet adopts, sorted.
-func (cl *Cluster) Adopt() []string { return cl.adopt }
+func (cl *Index) Adopt() []string { return cl.adopt }
 
 // Release returns the names of pods the DaemonSet releases, sorted.
-func (cl *Cluster) Release() []string { return cl.release }
+func (cl *Index) Release() []string { return cl.release }

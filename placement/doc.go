@@ -22,21 +22,21 @@
 //     tolerations with the daemon defaults merged, template generation).
 //   - Compiled.Index: nodes sorted by name with their decisions, pods
 //     claimed (Compiled.Claim: adopted, released) and bucketed by target
-//     node, oldest first (OlderPod). Cluster.Reset indexes the next
-//     snapshot into the same Cluster, reusing its memory; Cluster.Forget
-//     drops a snapshot from a Cluster kept for later (daemonplan.Sync
+//     node, oldest first (OlderPod). Index.Reset indexes the next
+//     snapshot into the same Index, reusing its memory; Index.Forget
+//     drops a snapshot from a Index kept for later (daemonplan.Sync
 //     keeps a pool of them).
-//   - Cluster.IsUpdated: whether a pod is of the current template,
+//   - Index.IsUpdated: whether a pod is of the current template,
 //     answered once per snapshot for the rolling update and the status.
-//   - Cluster.Manage: the Plan of creates and deletes (upstream: manage;
+//   - Index.Manage: the Plan of creates and deletes (upstream: manage;
 //     docs/manage.md, M6–M14), one node at a time by Compiled.ManageNode;
-//     Cluster.Keep lists the pods a plan leaves alone.
-//   - Cluster.Status: the seven status counters (upstream:
+//     Index.Keep lists the pods a plan leaves alone.
+//   - Index.Status: the seven status counters (upstream:
 //     updateDaemonSetStatus; docs/status.md).
 //
 // Manage and Status are single passes over nodes in name order. Indexing
 // finds a pod's node through a hash table of node names that a reused
-// Cluster keeps while the node names stay the same, and skips sorting when
+// Index keeps while the node names stay the same, and skips sorting when
 // the nodes come in name order, as a list from the API server (or kubectl)
 // does. Lists from an informer's lister come in map order: they are sorted
 // by a radix sort on name prefixes (see BenchmarkSyncShuffled). The table,

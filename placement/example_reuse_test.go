@@ -20,7 +20,7 @@ func examplePod(name, node string, created time.Time) api.Pod {
 	}
 }
 
-func ExampleCluster_Reset() {
+func ExampleIndex_Reset() {
 	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
 	if err != nil {
 		panic(err)
@@ -30,8 +30,8 @@ func ExampleCluster_Reset() {
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	pods := []api.Pod{examplePod("log-agent-a", "worker-1", created)}
 
-	// One Cluster for every sync: each Reset reuses the memory of the last.
-	var cl placement.Cluster
+	// One Index for every sync: each Reset reuses the memory of the last.
+	var cl placement.Index
 	for sync := 1; sync <= 2; sync++ {
 		if err := cl.Reset(c, nodes, pods); err != nil {
 			panic(err)
@@ -126,7 +126,7 @@ func ExampleOlderPod() {
 	// a b c unbound
 }
 
-func ExampleCluster_Keep() {
+func ExampleIndex_Keep() {
 	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
 	if err != nil {
 		panic(err)
@@ -144,7 +144,7 @@ func ExampleCluster_Keep() {
 	// [log-agent-b]
 }
 
-func ExampleCluster_IsUpdated() {
+func ExampleIndex_IsUpdated() {
 	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
 	if err != nil {
 		panic(err)
@@ -167,16 +167,16 @@ func ExampleCluster_IsUpdated() {
 	// worker-2 log-agent-b false
 }
 
-func ExampleCluster_Forget() {
+func ExampleIndex_Forget() {
 	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
 	if err != nil {
 		panic(err)
 	}
 	// A pool of Clusters serves syncs in a row; each forgets its snapshot
 	// before it goes back, so that the pool keeps no snapshot alive.
-	pool := sync.Pool{New: func() any { return new(placement.Cluster) }}
+	pool := sync.Pool{New: func() any { return new(placement.Index) }}
 	for _, node := range []string{"worker-1", "worker-2"} {
-		cl := pool.Get().(*placement.Cluster)
+		cl := pool.Get().(*placement.Index)
 		nodes := []api.Node{{Name: node, Labels: map[string]string{"kubernetes.io/os": "linux"}}}
 		if err := cl.Reset(c, nodes, nil); err != nil {
 			panic(err)

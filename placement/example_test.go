@@ -42,7 +42,7 @@ func ExampleEligibility_Decide() {
 	// worker-4: run=true continue=true Eligible (node should run the daemon pod)
 }
 
-func ExampleCluster_Manage() {
+func ExampleIndex_Manage() {
 	ds := exampleDaemonSet()
 	linux := map[string]string{"kubernetes.io/os": "linux"}
 	nodes := []api.Node{{Name: "worker-1", Labels: linux}, {Name: "worker-2", Labels: linux}, {Name: "worker-3"}}

@@ -15,7 +15,7 @@ import (
 
 // buckets renders a cluster's buckets as node → pod names, vanished nodes
 // included.
-func buckets(cl *placement.Cluster) map[string][]string {
+func buckets(cl *placement.Index) map[string][]string {
 	out := map[string][]string{}
 	for i := range cl.NumNodes() {
 		for _, p := range cl.PodsOn(i) {

@@ -129,8 +129,8 @@ type Plan struct {
 // creates (the first nodes by name) and of deletes (in visiting order) are
 // issued. The only errors are ErrNoLabels, for pods that would have no
 // label at all, which upstream cannot create (the plan then holds no
-// creates), and that of a zero Cluster that was never indexed.
-func (cl *Cluster) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
+// creates), and that of a zero Index that was never indexed.
+func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
 	c := cl.c
 	if c == nil {
 		return Plan{}, errNotIndexed
@@ -333,8 +333,8 @@ func (c *Compiled) ManageNode(dst []Delete, node string, d Decision, pods []*api
 	return m
 }
 
-// errNotIndexed is the error of Manage on a zero Cluster.
-var errNotIndexed = errors.New("placement: Cluster not indexed: use Compiled.Index, or Reset it first")
+// errNotIndexed is the error of Manage on a zero Index.
+var errNotIndexed = errors.New("placement: Index not indexed: use Compiled.Index, or Reset it first")
 
 // ErrNoLabels is the error of a sync whose pods would have no label at
 // all: a template without labels, no template generation and an empty
@@ -405,8 +405,8 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 
 // Keep lists, sorted, the names of the bucketed pods (vanished nodes
 // included) that deletes does not name: the pods a plan with these deletes
-// leaves alone. The slice is the Cluster's, valid until its next Reset.
-func (cl *Cluster) Keep(deletes []Delete) []string {
+// leaves alone. The slice is the Index's, valid until its next Reset.
+func (cl *Index) Keep(deletes []Delete) []string {
 	dst := cl.keep.Alloc(len(cl.bucketed))
 	pods := cl.bucketedByName()
 	n := len(cl.bucketed)
@@ -439,7 +439,7 @@ func (cl *Cluster) Keep(deletes []Delete) []string {
 
 // appendNames appends the names of the bucketed pods lo to hi, in name
 // order, to dst.
-func (cl *Cluster) appendNames(dst []string, lo, hi int) []string {
+func (cl *Index) appendNames(dst []string, lo, hi int) []string {
 	if cl.bucketedSorted() {
 		for _, pl := range cl.bucketed[lo:hi] {
 			dst = append(dst, cl.claimed[pl.claim].Name)
@@ -455,7 +455,7 @@ func (cl *Cluster) appendNames(dst []string, lo, hi int) []string {
 // bucketedByName returns the bucketed pods in name order, by position: the
 // input order when the input is sorted, as a list from the API server is,
 // else the pod check's order, made once.
-func (cl *Cluster) bucketedByName() func(int) *api.Pod {
+func (cl *Index) bucketedByName() func(int) *api.Pod {
 	if cl.bucketedSorted() {
 		return cl.bucketedPod
 	}
@@ -476,7 +476,7 @@ func byPod(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) }
 
 // bucketedSorted reports whether the bucketed pods came in name order, as
 // a list from the API server does.
-func (cl *Cluster) bucketedSorted() bool {
+func (cl *Index) bucketedSorted() bool {
 	if cl.sorted == 0 {
 		cl.sorted = 1
 		for i := 1; i < len(cl.bucketed); i++ {

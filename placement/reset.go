@@ -20,7 +20,7 @@ import (
 // share: the nodes are put in name order, checked, decided and indexed by
 // name; then one pass over the pods claims and checks them and finds the
 // node of each bucketed pod; then the buckets are filled.
-func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
+func (cl *Index) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	cl.c = c
 	cl.updated = cl.updated[:0]
 	x := indexer{cl: cl, c: c}
@@ -44,12 +44,12 @@ func (cl *Cluster) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	return nil
 }
 
-// indexer is what the phases of one Cluster.Reset share. It lives on
+// indexer is what the phases of one Index.Reset share. It lives on
 // Reset's stack (escape analysis keeps it there: no phase keeps a pointer
-// to it), so the phases allocate only what the Cluster keeps, as the one
+// to it), so the phases allocate only what the Index keeps, as the one
 // function they were did.
 type indexer struct {
-	cl *Cluster
+	cl *Index
 	c  *Compiled
 	// prefetched sums what the read-ahead loops read, so that the reads are
 	// not dropped: Reset keeps it alive at the end.
@@ -158,7 +158,7 @@ func (x *indexer) decideNodes() {
 }
 
 // indexNodes builds the name index of the nodes, in name order, unless
-// orderNodes put them in already. A reused Cluster's index is rebuilt only
+// orderNodes put them in already. A reused Index's index is rebuilt only
 // when the names changed (NodeIndex.Build).
 func (x *indexer) indexNodes() {
 	if !x.indexed {
@@ -166,12 +166,12 @@ func (x *indexer) indexNodes() {
 	}
 }
 
-// startPods empties what the Cluster held of the last snapshot's pods and
+// startPods empties what the Index held of the last snapshot's pods and
 // sizes the lists for pods, of which nearly every one is usually claimed,
 // targeted and bucketed: they are sized once.
 //
 // A pod at the same position as in the last snapshot, targeting the same
-// node, is usually the same pod: a Cluster that is Reset keeps each
+// node, is usually the same pod: a Index that is Reset keeps each
 // position's node as a hint, which resolve checks before the name table,
 // while the pod list keeps its length. An index built once takes none.
 func (x *indexer) startPods(pods []api.Pod) {

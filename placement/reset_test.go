@@ -11,16 +11,16 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestPropertyResetMatchesIndex: one Cluster reset over a run of snapshots
+// TestPropertyResetMatchesIndex: one Index reset over a run of snapshots
 // gives, every time, the buckets, plan, status and IsUpdated answers a
 // fresh Index gives:
 // nothing of an earlier snapshot survives a Reset. Each next snapshot is a
 // new one, the same again, the same with the nodes shuffled, or the same
 // with every pod's revision flipped (same places, same hash, other answers);
-// before some Resets the Cluster forgets its snapshot.
+// before some Resets the Index forgets its snapshot.
 func TestPropertyResetMatchesIndex(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var reused placement.Cluster
+		var reused placement.Index
 		s := snapshot(t, clusters)
 		for step := range rapid.IntRange(1, 5).Draw(t, "resets") {
 			switch rapid.IntRange(0, 3).Draw(t, "next") {
@@ -95,15 +95,15 @@ func flipRevisions(pods []api.Pod, hash string) []api.Pod {
 	return out
 }
 
-// TestZeroCluster: a zero Cluster that was never indexed holds no
+// TestZeroCluster: a zero Index that was never indexed holds no
 // snapshot; asking it for a plan is an error and its status is zero,
 // rather than a nil dereference.
 func TestZeroCluster(t *testing.T) {
-	var cl placement.Cluster
+	var cl placement.Index
 	if _, err := cl.Manage(t0, testHash, nil); err == nil {
-		t.Errorf("Manage on a zero Cluster: no error")
+		t.Errorf("Manage on a zero Index: no error")
 	}
 	if got := cl.Status(t0, testHash); got != (api.Status{}) {
-		t.Errorf("Status of a zero Cluster = %+v, want the zero Status", got)
+		t.Errorf("Status of a zero Index = %+v, want the zero Status", got)
 	}
 }

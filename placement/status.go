@@ -22,9 +22,9 @@ import (
 // ObservedGeneration is the DaemonSet's generation and CollisionCount is
 // copied from its status; the one-sync facade adjusts both when upstream
 // would.
-func (cl *Cluster) Status(now time.Time, hash string) api.Status {
+func (cl *Index) Status(now time.Time, hash string) api.Status {
 	if cl.c == nil {
-		return api.Status{} // a zero Cluster, never indexed: no snapshot
+		return api.Status{} // a zero Index, never indexed: no snapshot
 	}
 	ds := cl.c.ds
 	var s api.Status
@@ -72,7 +72,7 @@ func (cl *Cluster) Status(now time.Time, hash string) api.Status {
 // lie in memory in no order the nodes follow. It returns something of what
 // it read, which the caller keeps (runtime.KeepAlive) so that the reads
 // are not dropped.
-func (cl *Cluster) prefetchOldest(lo, hi int) int {
+func (cl *Index) prefetchOldest(lo, hi int) int {
 	n := 0
 	for i := lo; i < hi; i++ {
 		if start := cl.start[i]; start < cl.start[i+1] {

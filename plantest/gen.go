@@ -533,7 +533,7 @@ type Snapshot struct {
 	daemonplan.Input
 	// Hash is CurrentHash(DaemonSet): the hash Sync computes when the
 	// history is well formed, and the one to pass to lower-level planners
-	// such as placement.Cluster.Manage.
+	// such as placement.Index.Manage.
 	Hash string
 }
 

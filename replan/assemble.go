@@ -138,7 +138,7 @@ func (p *Tracker) manage(plan *daemonplan.Plan) {
 		return true
 	})
 	for k, e := range backoff {
-		// Idle windows go, as placement.Cluster.Manage drops them.
+		// Idle windows go, as placement.Index.Manage drops them.
 		if p.now.Sub(e.LastUpdate) > 2*placement.BackoffMax {
 			delete(backoff, k)
 		}
@@ -266,7 +266,7 @@ func (p *Tracker) keep(deletes []placement.Delete) []string {
 	return out
 }
 
-// status is placement.Cluster.Status from the totals.
+// status is placement.Index.Status from the totals.
 func (p *Tracker) status() api.Status {
 	t := &p.tot
 	return api.Status{

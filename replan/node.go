@@ -41,7 +41,7 @@ type summary struct {
 	backoff    placement.BackoffEntry
 	requeue    time.Duration
 
-	// status (placement.Cluster.Status), 0 or 1 each
+	// status (placement.Index.Status), 0 or 1 each
 	desired, current, ready, available, updated, misscheduled int
 
 	// roll is the node's class in the rolling update (both of its
@@ -85,7 +85,7 @@ func (p *Tracker) becomesAvailable(pod *api.Pod) (time.Time, bool) {
 }
 
 // summarize computes what ns contributes, by the rules of
-// placement.Compiled.ManageNode, placement.Cluster.Status and
+// placement.Compiled.ManageNode, placement.Index.Status and
 // rollout.RollingUpdate (docs/manage.md, docs/status.md,
 // docs/rolling-update.md).
 func (p *Tracker) summarize(ns *nodeState) summary {

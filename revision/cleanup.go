@@ -9,7 +9,7 @@ import (
 // Cleanup returns, sorted, the names of the old revisions to delete at the
 // end of a sync (upstream: cleanupHistory; docs/history.md, H13). old is
 // History.Old; livePods are the DaemonSet's claimed pods that have a
-// target node (placement.Cluster.Targeted), including pods that are
+// target node (placement.Index.Targeted), including pods that are
 // terminal and being deleted (upstream lists them with
 // includeDeletedTerminal).
 //

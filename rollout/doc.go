@@ -7,7 +7,7 @@
 // Entry points:
 //
 //   - ResolveBudgets: maxUnavailable and maxSurge scaled to a node count.
-//   - RollingUpdate: one pass over an indexed cluster (placement.Cluster).
+//   - RollingUpdate: one pass over an indexed cluster (placement.Index).
 //   - StatusMessage: what `kubectl rollout status` prints.
 //   - Progressive: the opt-in progressive-delivery extensions (partition,
 //     update scope, pause and freeze, strict budgets, surge with

@@ -12,7 +12,7 @@ import (
 
 // exampleCluster indexes six nodes in zones a, a, b, b, c, c, each running
 // an available pod of the old revision "old".
-func exampleCluster(ds *api.DaemonSet) *placement.Cluster {
+func exampleCluster(ds *api.DaemonSet) *placement.Index {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	owner := &api.OwnerRef{Kind: "DaemonSet", Name: ds.Name, UID: ds.UID}
 	var nodes []api.Node

@@ -8,7 +8,7 @@ import (
 
 // FormerRollingUpdate is the rolling update as it was before its decision
 // table moved into engine.go, kept as a differential oracle.
-func FormerRollingUpdate(cl *placement.Cluster, now time.Time, hash string, p Progressive) (Step, Progress, error) {
+func FormerRollingUpdate(cl *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {
 	if p.IsZero() {
 		step, err := formerRollingUpdate(cl, now, hash)
 		return step, Progress{}, err

@@ -41,7 +41,7 @@ func formerFinish(c *placement.Compiled, step Step, creates []string, deletes []
 // being deleted (docs/rolling-update.md, R6). ok is false when the node has
 // two of either. Pods on a node of the snapshot are asked through the
 // Cluster, which remembers the answers for the status.
-func formerSplitPods(cl *placement.Cluster, b bucket, hash string) (newPod, oldPod *api.Pod, ok bool) {
+func formerSplitPods(cl *placement.Index, b bucket, hash string) (newPod, oldPod *api.Pod, ok bool) {
 	for j, p := range b.pods {
 		if p.Deleting {
 			continue
@@ -83,7 +83,7 @@ func formerSplitPods(cl *placement.Cluster, b bucket, hash string) (newPod, oldP
 // are available than nodes desire them. An old pod on a node missing from
 // the snapshot is an error there, as upstream's node lookup fails. A nil
 // cl, or a zero one never indexed, is an error.
-func formerRollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, error) {
+func formerRollingUpdate(cl *placement.Index, now time.Time, hash string) (Step, error) {
 	if cl == nil {
 		return Step{}, errors.New("rollout.RollingUpdate: nil Cluster")
 	}
@@ -230,7 +230,7 @@ func (c *formerCapped[T]) first(k int) ([]T, int) {
 //
 // p should be valid (Validate); a selector that does not compile is an
 // error, and so is a nil or never indexed cl, as for RollingUpdate.
-func formerProgressive(p Progressive, cl *placement.Cluster, now time.Time, hash string) (Step, Progress, error) {
+func formerProgressive(p Progressive, cl *placement.Index, now time.Time, hash string) (Step, Progress, error) {
 	if p.IsZero() || cl == nil || cl.Compiled() == nil {
 		step, err := formerRollingUpdate(cl, now, hash)
 		return step, Progress{}, err

@@ -140,7 +140,7 @@ type tb interface {
 	Helper()
 }
 
-func (f *fixture) cluster(t tb) *placement.Cluster {
+func (f *fixture) cluster(t tb) *placement.Index {
 	t.Helper()
 	c, err := placement.Compile(f.ds, f.opts)
 	require.NoError(t, err)

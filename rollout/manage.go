@@ -7,7 +7,7 @@ import (
 )
 
 // Manage applies the extensions that reach beyond the rolling update to a
-// manage plan mp of cl (placement.Cluster.Manage with the same hash), and
+// manage plan mp of cl (placement.Index.Manage with the same hash), and
 // returns the plan to issue and how many creates it held back. mp is not
 // changed; with the zero Progressive it is returned as is.
 //
@@ -21,10 +21,10 @@ import (
 //     The others are held back: those nodes stay without a pod.
 //
 // cl must not be nil unless p is the zero Progressive: Manage panics on a
-// nil Cluster it needs.
-func (p Progressive) Manage(cl *placement.Cluster, hash string, mp placement.Plan, backoff placement.Backoff) (placement.Plan, int) {
+// nil Index it needs.
+func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.Plan, backoff placement.Backoff) (placement.Plan, int) {
 	if cl == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
-		panic("rollout.Progressive.Manage: nil Cluster")
+		panic("rollout.Progressive.Manage: nil Index")
 	}
 	switch {
 	case p.Freeze:

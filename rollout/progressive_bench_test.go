@@ -12,7 +12,7 @@ import (
 
 // benchCluster indexes n nodes in 3 zones with 20 labels each, half of
 // them running an available old pod, half a new one.
-func benchCluster(b *testing.B, n int) *placement.Cluster {
+func benchCluster(b *testing.B, n int) *placement.Index {
 	b.Helper()
 	ds := newDS(maxUnavailable(api.Percent("10%")))
 	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "foo", UID: "uid-foo"}

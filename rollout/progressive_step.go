@@ -54,7 +54,7 @@ func (p Progressive) compile() (compiled, error) {
 //     counting the nodes outside it only with StrictBudgets, which also
 //     makes unavailable old pods cost budget; with SurgeWithUnavailable
 //     maxUnavailable is spent after maxSurge.
-func (p Progressive) rollingUpdate(cl *placement.Cluster, now time.Time, hash string) (Step, Progress, error) {
+func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash string) (Step, Progress, error) {
 	c := cl.Compiled()
 	ds := c.DaemonSet()
 	desired := desiredNodes(cl)

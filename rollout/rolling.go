@@ -42,7 +42,7 @@ type bucket struct {
 // DaemonSet (vanished nodes included) and every node that should run the
 // pod, as upstream's rolling update visits them (in map order there).
 // hash is the current revision's hash, for the read-ahead (see prefetchPods).
-func buckets(cl *placement.Cluster, hash string) iter.Seq[bucket] {
+func buckets(cl *placement.Index, hash string) iter.Seq[bucket] {
 	return func(yield func(bucket) bool) {
 		vanished := cl.Vanished()
 		v, prefetched := 0, 0
@@ -76,13 +76,13 @@ func buckets(cl *placement.Cluster, hash string) iter.Seq[bucket] {
 const readAhead = 16
 
 // prefetchPods reads, for the nodes lo to hi, the fields of each pod that the
-// rolling update reads, and asks the Cluster whether the pod is updated
+// rolling update reads, and asks the Index whether the pod is updated
 // (which it remembers for splitPods), in a loop that does nothing else, so
 // that the cache misses of several pods overlap: pods listed in lister
 // order lie in memory in no order the nodes follow, and the labels of
 // decoded pods each in memory of their own. It returns something of what
 // it read, which the caller keeps so that the reads are not dropped.
-func prefetchPods(cl *placement.Cluster, lo, hi int, hash string) int {
+func prefetchPods(cl *placement.Index, lo, hi int, hash string) int {
 	n := 0
 	for i := lo; i < hi; i++ {
 		for j, p := range cl.PodsOn(i) {
@@ -98,7 +98,7 @@ func prefetchPods(cl *placement.Cluster, lo, hi int, hash string) int {
 }
 
 // desiredNodes counts the nodes that should run the pod.
-func desiredNodes(cl *placement.Cluster) int {
+func desiredNodes(cl *placement.Index) int {
 	desired := 0
 	for _, d := range cl.NodeDecisions() {
 		if d.ShouldRun {
@@ -109,9 +109,9 @@ func desiredNodes(cl *placement.Cluster) int {
 }
 
 // nodeOf is bucket b as the rolling update sees it, every node allowed.
-// Pods on a node of the snapshot are asked through the Cluster, which
+// Pods on a node of the snapshot are asked through the Index, which
 // remembers the answers for the status.
-func nodeOf(cl *placement.Cluster, b bucket, hash string) Node {
+func nodeOf(cl *placement.Index, b bucket, hash string) Node {
 	n := Node{Name: b.node, Present: b.index >= 0, Desired: b.desired, Allowed: true}
 	if b.index >= 0 {
 		n.SetPods(b.pods, func(j int) bool { return cl.IsUpdated(b.index, j, hash) })
@@ -146,12 +146,12 @@ func nodeOf(cl *placement.Cluster, b bucket, hash string) Node {
 // p should be valid (Progressive.Validate); a selector of p that does not
 // compile is an error. A nil cl, or a zero one never indexed, is an
 // error.
-func RollingUpdate(cl *placement.Cluster, now time.Time, hash string, p Progressive) (Step, Progress, error) {
+func RollingUpdate(cl *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {
 	if cl == nil {
-		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: nil Cluster")
+		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: nil Index")
 	}
 	if cl.Compiled() == nil {
-		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: Cluster not indexed")
+		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: zero Index, never built")
 	}
 	if !p.IsZero() {
 		return p.rollingUpdate(cl, now, hash)

@@ -421,15 +421,15 @@ func clonePods(ps []api.Pod) []api.Pod {
 	return out
 }
 
-// TestRollingUpdateZeroCluster: a zero Cluster, never indexed, is an
+// TestRollingUpdateZeroIndex: a zero Index, never indexed, is an
 // error for the rolling update with and without extensions, not a nil
 // dereference.
-func TestRollingUpdateZeroCluster(t *testing.T) {
-	var cl placement.Cluster
+func TestRollingUpdateZeroIndex(t *testing.T) {
+	var cl placement.Index
 	if _, _, err := rollout.RollingUpdate(&cl, t0, hashNew, rollout.Progressive{}); err == nil {
-		t.Errorf("RollingUpdate on a zero Cluster: no error")
+		t.Errorf("RollingUpdate on a zero Index: no error")
 	}
 	if _, _, err := rollout.RollingUpdate(&cl, t0, hashNew, rollout.Progressive{Pause: true}); err == nil {
-		t.Errorf("RollingUpdate with Pause on a zero Cluster: no error")
+		t.Errorf("RollingUpdate with Pause on a zero Index: no error")
 	}
 }

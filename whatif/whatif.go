@@ -270,7 +270,7 @@ func budgetsOf(ds *api.DaemonSet, desired int) rollout.Budgets {
 
 // running returns, per node, the oldest pod of the DaemonSet there that is
 // neither terminal nor being deleted.
-func running(in daemonplan.Input, opts placement.Options) (map[string]*api.Pod, *placement.Cluster, error) {
+func running(in daemonplan.Input, opts placement.Options) (map[string]*api.Pod, *placement.Index, error) {
 	ds := api.Default(in.DaemonSet)
 	c, err := placement.Compile(&ds, opts)
 	if err != nil {

@@ -1,7 +1,7 @@
 package scratch
 
 // Arena hands out string slices that stay valid until Reset: the results
-// of placement's Cluster.Keep. After a Reset it reuses its largest chunk,
+// of placement's Index.Keep. After a Reset it reuses its largest chunk,
 // grown to what the previous snapshot needed, so that a Cluster planning
 // again and again stops allocating for them. The zero Arena is ready.
 type Arena struct {

@@ -1,6 +1,6 @@
 // Package scratch holds the data structures package placement indexes a
 // snapshot with, none of them a DaemonSet rule, each keeping its memory
-// from one snapshot to the next so that a placement.Cluster that is Reset
+// from one snapshot to the next so that a placement.Index that is Reset
 // again and again stops allocating for them:
 //
 //   - NodeIndex: a node's position by name in a name-sorted node list, in

@@ -11,7 +11,7 @@ import (
 // finds nothing in a pod list: every pod named, every namespace, name, UID
 // and node name valid UTF-8, no (namespace, name) and no non-empty UID
 // twice. Only when it does not is api.ValidatePods called, for the
-// findings. A placement.Cluster keeps its table across Reset. The zero
+// findings. A placement.Index keeps its table across Reset. The zero
 // PodCheck is ready.
 type PodCheck struct {
 	slotTable
@@ -27,7 +27,7 @@ func (x *PodCheck) Sorted() bool { return x.sorted }
 
 // Order is, after Done returned true for pods not Sorted, every pod's
 // position, sorted by name (pods of one name next to each other):
-// placement's Cluster.Keep lists the bucketed pods in this order. It is
+// placement's Index.Keep lists the bucketed pods in this order. It is
 // the PodCheck's, overwritten by the next check.
 func (x *PodCheck) Order() []int32 { return x.order }
 
