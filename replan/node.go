@@ -86,7 +86,7 @@ func (p *Tracker) becomesAvailable(pod *api.Pod) (time.Time, bool) {
 
 // summarize computes what ns contributes, by the rules of
 // placement.Compiled.ManageNode, placement.Index.Status and
-// rollout.RollingUpdate (docs/manage.md, docs/status.md,
+// rollout.Classifier.Classify (docs/manage.md, docs/status.md,
 // docs/rolling-update.md).
 func (p *Tracker) summarize(ns *nodeState) summary {
 	var s summary

@@ -7,14 +7,20 @@
 // Entry points:
 //
 //   - ResolveBudgets: maxUnavailable and maxSurge scaled to a node count.
-//   - RollingUpdate: one pass over an indexed cluster (placement.Index).
+//   - RollingUpdate: one pass over an indexed snapshot (placement.Index),
+//     upstream's with the zero Progressive.
+//   - Classifier.Classify and Budgets.Quota: the pass's decision table,
+//     written once. Classify decides each node alone (Node in, Class
+//     out); Quota turns the sums of a budget domain (Tally) into how many
+//     candidates it takes, in node-name order. RollingUpdate, every
+//     progressive extension and package replan's incremental planner all
+//     go through these two.
 //   - StatusMessage: what `kubectl rollout status` prints.
 //   - Progressive: the opt-in progressive-delivery extensions (partition,
 //     update scope, pause and freeze, strict budgets, surge with
 //     unavailability, zone-by-zone order, canary with verdicts and
-//     AutoFail). Progressive.Validate checks them, Progressive.RollingUpdate
-//     is the step with them (RollingUpdate itself for the zero value) and
-//     reports a Progress, Progressive.Manage applies Freeze and
+//     AutoFail). Progressive.Validate checks them, RollingUpdate runs the
+//     step with them and reports a Progress, Progressive.Manage applies Freeze and
 //     PartitionedScaling to a manage plan, Canary.RollbackTarget names the
 //     revision an aborted canary returns to. docs/progressive-delivery.md
 //     states their rules.

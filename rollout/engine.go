@@ -148,7 +148,7 @@ func (c *Classifier) available(p *api.Pod) bool {
 }
 
 // Classify is the rolling update's decision for one node
-// (docs/rolling-update.md, R5–R16; the progressive switches,
+// (docs/rolling-update.md, R5–R16 and R18; the progressive switches,
 // docs/progressive-delivery.md). A node counts against the budgets unless
 // it is outdated and outside the update set (with StrictBudgets every node
 // counts). A nil Node has no class (the zero Class); a nil Classifier

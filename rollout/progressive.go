@@ -15,8 +15,8 @@ const LabelZone = "topology.kubernetes.io/zone"
 
 // Progressive are the progressive-delivery extensions of the rolling update
 // (docs/progressive-delivery.md states their rules, numbered). Each is
-// opt-in: the zero value adds nothing, and Progressive{}.RollingUpdate is
-// RollingUpdate exactly.
+// opt-in: the zero value adds nothing, and RollingUpdate with it is
+// upstream's pass exactly.
 type Progressive struct {
 	// Partition is how many nodes keep their old pod (OpenKruise's
 	// rollingUpdate.partition): an int, or a percentage of the desired

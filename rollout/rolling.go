@@ -77,7 +77,7 @@ const readAhead = 16
 
 // prefetchPods reads, for the nodes lo to hi, the fields of each pod that the
 // rolling update reads, and asks the Index whether the pod is updated
-// (which it remembers for splitPods), in a loop that does nothing else, so
+// (which it remembers for nodeOf), in a loop that does nothing else, so
 // that the cache misses of several pods overlap: pods listed in lister
 // order lie in memory in no order the nodes follow, and the labels of
 // decoded pods each in memory of their own. It returns something of what
