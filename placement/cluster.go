@@ -208,13 +208,6 @@ func (c *Compiled) claim(p *api.Pod, selected int8) Ownership {
 	return Adopted
 }
 
-// Bucket is the DaemonSet's pods that target one node, oldest first
-// (scheduled before unscheduled, then by creation time, then by name).
-type Bucket struct {
-	Node string
-	Pods []*api.Pod
-}
-
 // Index is one snapshot indexed for a sync: nodes in name order with
 // their decisions, and the DaemonSet's claimed pods bucketed by target node.
 // It holds pointers into the caller's slices, which must not change while
@@ -333,35 +326,31 @@ func clearAll[T any](s []T) { clear(s[:cap(s)]) }
 // Compiled returns the DaemonSet the cluster was indexed for.
 func (cl *Index) Compiled() *Compiled { return cl.c }
 
-// NumNodes is the number of nodes in the snapshot.
-func (cl *Index) NumNodes() int { return len(cl.nodes) }
-
-// Node returns the i-th node in name order.
-func (cl *Index) Node(i int) *api.Node { return cl.nodes[i] }
-
-// Decision returns the decision for the i-th node in name order.
-func (cl *Index) Decision(i int) Decision { return cl.decisions[i].Decision }
-
 // NodeDecisions returns the decision for every node, in name order. The
 // slice is shared: do not modify it.
 func (cl *Index) NodeDecisions() []NodeDecision { return cl.decisions }
 
-// PodsOn returns the claimed pods targeting the i-th node, oldest first.
-// The slice is shared: do not modify it.
-func (cl *Index) PodsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
+// podsOn returns the claimed pods targeting the i-th node, oldest first.
+func (cl *Index) podsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
 
-// IsUpdated reports whether the j-th pod on the i-th node, PodsOn(i)[j],
-// is of the current template (Compiled.IsUpdated with hash). A sync asks it
-// of the same pods in the rolling update and again in the status, and for
-// an outdated pod the answer takes two label lookups: the Index keeps
-// each answer until the next Reset or a call with another hash.
-func (cl *Index) IsUpdated(i, j int, hash string) bool {
+// useHash makes hash the one the remembered answers of isUpdated are
+// for, forgetting them if they were for another.
+func (cl *Index) useHash(hash string) {
 	if len(cl.updated) != len(cl.pods) || hash != cl.updHash {
 		cl.updated = scratch.Resize(cl.updated, len(cl.pods))
 		clear(cl.updated)
 		cl.updHash = hash
 	}
-	p := cl.PodsOn(i)[j] // out of range as PodsOn(i)[j] is
+}
+
+// isUpdated reports whether the j-th pod on the i-th node, podsOn(i)[j],
+// is of the current template (Compiled.IsUpdated with hash). A sync asks it
+// of the same pods in the rolling update and again in the status, and for
+// an outdated pod the answer takes two label lookups: the Index keeps
+// each answer until the next Reset or a call with another hash.
+func (cl *Index) isUpdated(i, j int, hash string) bool {
+	cl.useHash(hash)
+	p := cl.podsOn(i)[j] // out of range as podsOn(i)[j] is
 	k := int(cl.start[i]) + j
 	switch cl.updated[k] {
 	case 1:

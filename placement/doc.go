@@ -24,9 +24,11 @@
 //     claimed (Compiled.Claim: adopted, released) and bucketed by target
 //     node, oldest first (OlderPod). Index.Reset indexes the next
 //     snapshot into the same Index, reusing its memory; Index.Forget
-//     drops a snapshot from a Index kept for later (daemonplan.Sync
+//     drops a snapshot from an Index kept for later (daemonplan.Sync
 //     keeps a pool of them).
-//   - Index.IsUpdated: whether a pod is of the current template,
+//   - Index.Buckets: every node's bucket in name order, vanished nodes
+//     included, for a pass over the snapshot (the rolling update);
+//     Bucket.Updated says whether a pod is of the current template,
 //     answered once per snapshot for the rolling update and the status.
 //   - Index.Manage: the Plan of creates and deletes (upstream: manage;
 //     docs/manage.md, M6–M14), one node at a time by Compiled.ManageNode;

@@ -144,7 +144,7 @@ func ExampleIndex_Keep() {
 	// [log-agent-b]
 }
 
-func ExampleIndex_IsUpdated() {
+func ExampleIndex_Buckets() {
 	c, err := placement.Compile(exampleDaemonSet(), placement.Options{})
 	if err != nil {
 		panic(err)
@@ -157,9 +157,9 @@ func ExampleIndex_IsUpdated() {
 	if err != nil {
 		panic(err)
 	}
-	for i := range cl.NumNodes() {
-		for j, p := range cl.PodsOn(i) {
-			fmt.Println(cl.Node(i).Name, p.Name, cl.IsUpdated(i, j, "5d4f8c"))
+	for b := range cl.Buckets("5d4f8c") {
+		for j, p := range b.Pods {
+			fmt.Println(b.Node, p.Name, b.Updated(j))
 		}
 	}
 	// Output:

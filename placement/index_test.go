@@ -17,12 +17,7 @@ import (
 // included.
 func buckets(cl *placement.Index) map[string][]string {
 	out := map[string][]string{}
-	for i := range cl.NumNodes() {
-		for _, p := range cl.PodsOn(i) {
-			out[cl.Node(i).Name] = append(out[cl.Node(i).Name], p.Name)
-		}
-	}
-	for _, b := range cl.Vanished() {
+	for b := range cl.Buckets("") {
 		for _, p := range b.Pods {
 			out[b.Node] = append(out[b.Node], p.Name)
 		}
@@ -159,8 +154,12 @@ func TestBucketOrder(t *testing.T) {
 	cl, err := c.Index([]api.Node{{Name: "node-0"}}, pods)
 	require.NoError(t, err)
 	want := []string{"bound-old", "a-bound", "b-bound", "bound-young", "unbound-old", "unbound-young"}
-	if diff := cmp.Diff(want, podNames(cl.PodsOn(0))); diff != "" {
-		t.Errorf("PodsOn() order mismatch (-want +got):\n%s", diff)
+	var got []*api.Pod
+	for b := range cl.Buckets("") {
+		got = b.Pods
+	}
+	if diff := cmp.Diff(want, podNames(got)); diff != "" {
+		t.Errorf("Buckets() pod order mismatch (-want +got):\n%s", diff)
 	}
 }
 

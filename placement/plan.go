@@ -151,7 +151,7 @@ func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (Plan, erro
 		if i%prefetchBatch == 0 {
 			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
 		}
-		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.PodsOn(i), now, hash, backoff)
+		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.podsOn(i), now, hash, backoff)
 		deletes = m.Delete
 		if m.Create {
 			createNodes = append(createNodes, n.Name)

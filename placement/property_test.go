@@ -259,8 +259,12 @@ func TestPropertyIndexDecidesAsDecide(t *testing.T) {
 			return nil, false
 		}
 		decisions = cl.NodeDecisions()
-		for i, got := range decisions {
-			want := c.Decide(cl.Node(i))
+		byName := map[string]*api.Node{}
+		for i := range nodes {
+			byName[nodes[i].Name] = &nodes[i]
+		}
+		for _, got := range decisions {
+			want := c.Decide(byName[got.Node])
 			require.Equal(t, want, got.Decision, "node %s: Index decided otherwise than Decide", got.Node)
 		}
 		return decisions, true

@@ -60,13 +60,13 @@ func TestPropertyResetMatchesIndex(t *testing.T) {
 			if diff := cmp.Diff(fresh.Status(s.Now, s.Hash), reused.Status(s.Now, s.Hash)); diff != "" {
 				t.Fatalf("reset %d: Status() mismatch (-Index +Reset):\n%s", step, diff)
 			}
-			// IsUpdated remembers its answers: they hold for this
-			// snapshot and this hash only.
+			// Bucket.Updated's answers are remembered: they hold for
+			// this snapshot and this hash only.
 			for _, hash := range []string{s.Hash, "other-" + s.Hash, s.Hash} {
-				for i := range reused.NumNodes() {
-					for j, p := range reused.PodsOn(i) {
-						if got, want := reused.IsUpdated(i, j, hash), c.IsUpdated(p, hash); got != want {
-							t.Fatalf("reset %d: IsUpdated(%d, %d, %q) = %v, Compiled.IsUpdated(%s) = %v", step, i, j, hash, got, p.Name, want)
+				for b := range reused.Buckets(hash) {
+					for j, p := range b.Pods {
+						if got, want := b.Updated(j), c.IsUpdated(p, hash); got != want {
+							t.Fatalf("reset %d: Bucket(%s).Updated(%d) for %q = %v, Compiled.IsUpdated(%s) = %v", step, b.Node, j, hash, got, p.Name, want)
 						}
 					}
 				}

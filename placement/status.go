@@ -33,7 +33,7 @@ func (cl *Index) Status(now time.Time, hash string) api.Status {
 		if i%prefetchBatch == 0 {
 			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
 		}
-		pods := cl.PodsOn(i)
+		pods := cl.podsOn(i)
 		if !cl.decisions[i].ShouldRun {
 			if len(pods) > 0 {
 				s.NumberMisscheduled++
@@ -52,7 +52,7 @@ func (cl *Index) Status(now time.Time, hash string) api.Status {
 				s.NumberAvailable++
 			}
 		}
-		if cl.IsUpdated(i, 0, hash) {
+		if cl.isUpdated(i, 0, hash) {
 			s.UpdatedNumberScheduled++
 		}
 	}

@@ -41,18 +41,12 @@ func formerFinish(c *placement.Compiled, step Step, creates []string, deletes []
 // being deleted (docs/rolling-update.md, R6). ok is false when the node has
 // two of either. Pods on a node of the snapshot are asked through the
 // Cluster, which remembers the answers for the status.
-func formerSplitPods(cl *placement.Index, b bucket, hash string) (newPod, oldPod *api.Pod, ok bool) {
-	for j, p := range b.pods {
+func formerSplitPods(b placement.Bucket) (newPod, oldPod *api.Pod, ok bool) {
+	for j, p := range b.Pods {
 		if p.Deleting {
 			continue
 		}
-		var updated bool
-		if b.index >= 0 {
-			updated = cl.IsUpdated(b.index, j, hash)
-		} else {
-			updated = cl.Compiled().IsUpdated(p, hash)
-		}
-		if updated {
+		if b.Updated(j) {
 			if newPod != nil {
 				return nil, nil, false
 			}
@@ -107,8 +101,8 @@ func formerRollingUpdate(cl *placement.Index, now time.Time, hash string) (Step,
 	if !budgets.Surge() {
 		numUnavailable := 0
 		candidates := formerCapped[placement.Delete]{limit: min(burst, budgets.MaxUnavailable)}
-		for b := range buckets(cl, hash) {
-			newPod, oldPod, ok := formerSplitPods(cl, b, hash)
+		for b := range visited(cl, hash) {
+			newPod, oldPod, ok := formerSplitPods(b)
 			switch {
 			case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
 				// manage will settle this node; it counts as unavailable.
@@ -119,10 +113,10 @@ func formerRollingUpdate(cl *placement.Index, now time.Time, hash string) (Step,
 				}
 			case !available(oldPod):
 				// Unavailable old pods are replaced regardless of the budget.
-				del(oldPod, b.node, placement.Outdated)
+				del(oldPod, b.Node, placement.Outdated)
 				numUnavailable++
 			case numUnavailable < budgets.MaxUnavailable:
-				candidates.add(placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Outdated})
+				candidates.add(placement.Delete{Pod: oldPod.Name, Node: b.Node, Reason: placement.Outdated})
 			}
 		}
 		remaining := min(max(budgets.MaxUnavailable-numUnavailable, 0), candidates.n)
@@ -136,8 +130,8 @@ func formerRollingUpdate(cl *placement.Index, now time.Time, hash string) (Step,
 	shouldNotRun := formerCapped[placement.Delete]{limit: burst}
 	candidateNew := formerCapped[string]{limit: min(burst, budgets.MaxSurge)}
 	var allowedNew []string
-	for b := range buckets(cl, hash) {
-		newPod, oldPod, ok := formerSplitPods(cl, b, hash)
+	for b := range visited(cl, hash) {
+		newPod, oldPod, ok := formerSplitPods(b)
 		if !ok {
 			numSurge++
 			continue
@@ -156,24 +150,24 @@ func formerRollingUpdate(cl *placement.Index, now time.Time, hash string) (Step,
 		case oldPod == nil:
 			// Only a new pod, or none: manage handles the node.
 		case newPod == nil:
-			if b.index < 0 {
-				return Step{Budgets: budgets}, fmt.Errorf("couldn't get node for nodeName %q: node %q not found", b.node, b.node)
+			if !b.Present {
+				return Step{Budgets: budgets}, fmt.Errorf("couldn't get node for nodeName %q: node %q not found", b.Node, b.Node)
 			}
-			shouldRun := cl.Decision(b.index).ShouldRun
+			shouldRun := b.ShouldRun
 			switch {
 			case !available(oldPod) && !shouldRun:
-				del(oldPod, b.node, placement.Outdated)
+				del(oldPod, b.Node, placement.Outdated)
 			case !available(oldPod):
-				allowedNew = append(allowedNew, b.node)
+				allowedNew = append(allowedNew, b.Node)
 			case !shouldRun:
-				shouldNotRun.add(placement.Delete{Pod: oldPod.Name, Node: b.node, Reason: placement.Unschedulable})
+				shouldNotRun.add(placement.Delete{Pod: oldPod.Name, Node: b.Node, Reason: placement.Unschedulable})
 			case numSurge < budgets.MaxSurge:
-				candidateNew.add(b.node)
+				candidateNew.add(b.Node)
 			}
 		case !available(newPod):
 			numSurge++
 		default:
-			del(oldPod, b.node, placement.SurgeReplaced)
+			del(oldPod, b.Node, placement.SurgeReplaced)
 		}
 	}
 	var cutDeletes int
@@ -252,18 +246,16 @@ func formerProgressive(p Progressive, cl *placement.Index, now time.Time, hash s
 	var prog Progress
 	// Every node that holds pods or should run one is a bucket: at most
 	// the nodes and the vanished ones.
-	ns := make([]pnode, 0, cl.NumNodes()+len(cl.Vanished()))
+	ns := make([]pnode, 0, len(cl.NodeDecisions())+len(cl.Vanished()))
 	presentOutdated := 0
-	for b := range buckets(cl, hash) {
-		ns = append(ns, pnode{Node: Node{Name: b.node, Present: b.index >= 0, Desired: b.desired, Pods: b.pods}, index: b.index})
+	for b := range visited(cl, hash) {
+		ns = append(ns, pnode{Node: Node{Name: b.Node, Present: b.Present, Desired: b.ShouldRun, Pods: b.Pods}, labels: b.Labels()})
 		n := &ns[len(ns)-1]
-		if n.Present {
-			n.labels = cl.Node(n.index).Labels
-		} else {
+		if !n.Present {
 			n.group = -1
 		}
 		var ok bool
-		n.New, n.Old, ok = formerSplitPods(cl, b, hash)
+		n.New, n.Old, ok = formerSplitPods(b)
 		n.Crowded = !ok
 		if n.Outdated() {
 			prog.Outdated++

@@ -42,11 +42,14 @@ func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.Plan,
 		return mp, 0
 	}
 	desired, updated := 0, 0
-	for i := 0; i < cl.NumNodes(); i++ {
-		if cl.Decision(i).ShouldRun {
+	for b := range cl.Buckets(hash) {
+		if !b.Present {
+			continue
+		}
+		if b.ShouldRun {
 			desired++
 		}
-		if n := nodeOf(cl, bucket{index: i, pods: cl.PodsOn(i)}, hash); n.New != nil {
+		if n := nodeOf(&b); n.New != nil {
 			updated++
 		}
 	}

@@ -16,7 +16,6 @@ import (
 // pnode is one visited node as the progressive step sees it.
 type pnode struct {
 	Node
-	index  int               // index in the cluster's node list; -1 for a vanished node
 	labels map[string]string // nil for a vanished node
 	group  int               // rank of the node's zone group; 0 without zones, -1 for a vanished node
 }
@@ -72,15 +71,13 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 	var prog Progress
 	// Every node that holds pods or should run one is a bucket: at most
 	// the nodes and the vanished ones.
-	ns := make([]pnode, 0, cl.NumNodes()+len(cl.Vanished()))
+	ns := make([]pnode, 0, len(cl.NodeDecisions())+len(cl.Vanished()))
 	presentOutdated := 0
-	for b := range buckets(cl, hash) {
-		ns = append(ns, pnode{Node: nodeOf(cl, b, hash), index: b.index})
+	for b := range visited(cl, hash) {
+		ns = append(ns, pnode{Node: nodeOf(&b), labels: b.Labels()})
 		n := &ns[len(ns)-1]
 		n.Allowed = false
-		if n.Present {
-			n.labels = cl.Node(b.index).Labels
-		} else {
+		if !n.Present {
 			n.group = -1
 		}
 		if n.Outdated() {

@@ -3,10 +3,8 @@ package rollout
 import (
 	"errors"
 	"iter"
-	"runtime"
 	"time"
 
-	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 )
 
@@ -30,71 +28,18 @@ type Step struct {
 	SkippedCreates, SkippedDeletes int
 }
 
-// bucket is one node's pods as the rolling update sees them.
-type bucket struct {
-	node    string
-	index   int // index in the cluster's node list; -1 for a vanished node
-	pods    []*api.Pod
-	desired bool
-}
-
-// buckets yields, in node-name order, every node that holds pods of the
+// visited yields, in node-name order, every node that holds pods of the
 // DaemonSet (vanished nodes included) and every node that should run the
 // pod, as upstream's rolling update visits them (in map order there).
-// hash is the current revision's hash, for the read-ahead (see prefetchPods).
-func buckets(cl *placement.Index, hash string) iter.Seq[bucket] {
-	return func(yield func(bucket) bool) {
-		vanished := cl.Vanished()
-		v, prefetched := 0, 0
-		for i := 0; i < cl.NumNodes(); i++ {
-			if i%readAhead == 0 {
-				prefetched += prefetchPods(cl, i, min(i+readAhead, cl.NumNodes()), hash)
-			}
-			name := cl.Node(i).Name
-			for v < len(vanished) && vanished[v].Node < name {
-				if !yield(bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods}) {
-					return
-				}
-				v++
-			}
-			pods := cl.PodsOn(i)
-			run := cl.Decision(i).ShouldRun
-			if (run || len(pods) > 0) && !yield(bucket{node: name, index: i, pods: pods, desired: run}) {
-				return
-			}
-		}
-		runtime.KeepAlive(prefetched)
-		for ; v < len(vanished); v++ {
-			if !yield(bucket{node: vanished[v].Node, index: -1, pods: vanished[v].Pods}) {
+// hash is the current revision's hash.
+func visited(cl *placement.Index, hash string) iter.Seq[placement.Bucket] {
+	return func(yield func(placement.Bucket) bool) {
+		for b := range cl.Buckets(hash) {
+			if (b.ShouldRun || len(b.Pods) > 0) && !yield(b) {
 				return
 			}
 		}
 	}
-}
-
-// readAhead is how many nodes buckets reads ahead.
-const readAhead = 16
-
-// prefetchPods reads, for the nodes lo to hi, the fields of each pod that the
-// rolling update reads, and asks the Index whether the pod is updated
-// (which it remembers for nodeOf), in a loop that does nothing else, so
-// that the cache misses of several pods overlap: pods listed in lister
-// order lie in memory in no order the nodes follow, and the labels of
-// decoded pods each in memory of their own. It returns something of what
-// it read, which the caller keeps so that the reads are not dropped.
-func prefetchPods(cl *placement.Index, lo, hi int, hash string) int {
-	n := 0
-	for i := lo; i < hi; i++ {
-		for j, p := range cl.PodsOn(i) {
-			if p.Ready {
-				n++
-			}
-			if !p.Deleting && cl.IsUpdated(i, j, hash) {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // desiredNodes counts the nodes that should run the pod.
@@ -109,16 +54,9 @@ func desiredNodes(cl *placement.Index) int {
 }
 
 // nodeOf is bucket b as the rolling update sees it, every node allowed.
-// Pods on a node of the snapshot are asked through the Index, which
-// remembers the answers for the status.
-func nodeOf(cl *placement.Index, b bucket, hash string) Node {
-	n := Node{Name: b.node, Present: b.index >= 0, Desired: b.desired, Allowed: true}
-	if b.index >= 0 {
-		n.SetPods(b.pods, func(j int) bool { return cl.IsUpdated(b.index, j, hash) })
-	} else {
-		c := cl.Compiled()
-		n.SetPods(b.pods, func(j int) bool { return c.IsUpdated(b.pods[j], hash) })
-	}
+func nodeOf(b *placement.Bucket) Node {
+	n := Node{Name: b.Node, Present: b.Present, Desired: b.ShouldRun, Allowed: true}
+	n.SetPods(b.Pods, b.Updated)
 	return n
 }
 
@@ -176,8 +114,8 @@ func RollingUpdate(cl *placement.Index, now time.Time, hash string, p Progressiv
 	}
 	ps.keep = max(min(ps.burst, budget), 0)
 	d := ps.domain()
-	for b := range buckets(cl, hash) {
-		n := nodeOf(cl, b, hash)
+	for b := range visited(cl, hash) {
+		n := nodeOf(&b)
 		if err := d.add(&n); err != nil {
 			return step, Progress{}, err
 		}

@@ -289,8 +289,11 @@ func running(in daemonplan.Input, opts placement.Options) (map[string]*api.Pod, 
 			}
 		}
 	}
-	for i := range cl.NumNodes() {
-		add(cl.Node(i).Name, cl.PodsOn(i))
+	for b := range cl.Buckets("") {
+		if !b.Present {
+			continue
+		}
+		add(b.Node, b.Pods)
 	}
 	return out, cl, nil
 }
