@@ -11,8 +11,8 @@ import (
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// CheckPlan checks that p, a plan Sync returned for in, harms nothing, and
-// returns every violation joined (errors.Join), each a Violation naming its
+// CheckPlan checks that p, a plan [Sync] returned for in, harms nothing, and
+// returns every violation joined (errors.Join), each a [Violation] naming its
 // rule, or nil. It recounts ownership from in rather than trusting the
 // planner, so that a caller may run it as a last safeguard before applying
 // a plan; tests and fuzz targets run it on every plan, and the test kit
@@ -248,7 +248,7 @@ func CheckPlan(in Input, p Plan) error {
 	return errors.Join(errs...)
 }
 
-// Violation is one rule of CheckPlan that a plan breaks: Rule is the
+// Violation is one rule of [CheckPlan] that a plan breaks: Rule is the
 // rule's number in CheckPlan's list (1 to 6), Detail what it saw. Its
 // Error is Detail.
 type Violation struct {

@@ -1,47 +1,48 @@
 // Package daemonplan decides what the Kubernetes DaemonSet controller
-// decides, without an API server. Sync is the entry point: give it one
+// decides, without an API server. [Sync] is the entry point: give it one
 // DaemonSet, the nodes, the pods and revisions of its namespace and the time
-// "now"; it returns a Plan of every write the controller would issue and a
+// "now"; it returns a [Plan] of every write the controller would issue and a
 // decision, with its reason, for every node. It does no I/O, reads no clock,
 // logs nothing and starts no goroutines: the caller applies the plan.
 //
 // # Input, Options and Plan
 //
-// Input holds the snapshots (types of package api) and the state a caller
+// [Input] holds the snapshots (types of package api) and the state a caller
 // carries between syncs: the failed-pod backoff and whether earlier writes
-// are still pending. Options holds the switches; the zero value plans
-// exactly as the upstream controller. Plan holds the writes, each list
+// are still pending. [Options] holds the switches; the zero value plans
+// exactly as the upstream controller. [Plan] holds the writes, each list
 // sorted and documented field by field, the new status, what `kubectl
 // rollout status` would print, validation warnings and the errors
 // upstream's sync would return.
 //
 // # Bad input
 //
-// Sync refuses an input that lists an object twice, or names one with
-// invalid UTF-8 (CheckInput, ErrInvalidInput), whatever the options;
-// ownership never matches an empty UID. CheckPlan recounts from the input
-// what a plan may touch, each violation a Violation naming its rule; a
+// [Sync] refuses an input that lists an object twice, or names one with
+// invalid UTF-8 ([CheckInput], [ErrInvalidInput]), whatever the options;
+// ownership never matches an empty UID. [CheckPlan] recounts from the input
+// what a plan may touch, each violation a [Violation] naming its rule; a
 // caller may run it before applying a plan, and the test kit plantest
 // builds its checkers on it. See docs/never-harm.md.
 //
 // # Applying a plan
 //
-// Apply a Plan in the order upstream issues its writes:
+// Apply a [Plan] in the order upstream issues its writes:
 //
 //  1. revisions: adopt and release, update, create; then (with duplicate
 //     revisions) adopt and release pods, Relabel pods and delete
 //     Revisions.DeleteDuplicates;
 //  2. pods: adopt and release (unless step 1 did), then create (in slow-start batches if you
-//     like, placement.SlowStartBatches) and delete;
+//     like, [github.com/daemonplan/daemonplan/placement.SlowStartBatches]) and
+//     delete;
 //  3. Revisions.Delete (history cleanup);
 //  4. the status, when StatusChanged.
 //
-// Keep Plan.Backoff for the next Input, and sync again after RequeueAfter
+// Keep [Plan.Backoff] for the next [Input], and sync again after RequeueAfter
 // when it is positive.
 //
 // # Planning again and again
 //
-// A Planner returns Sync's plans and keeps its memory from one sync to the
+// A [Planner] returns [Sync]'s plans and keeps its memory from one sync to the
 // next, so that a controller's steady state allocates in proportion to the
 // writes of a plan, not to the size of the cluster; the per-node lists of
 // its plans (Nodes, Keep) are valid until its next sync.
@@ -60,7 +61,7 @@
 //     failed-pod backoff, status counters;
 //   - revision: revision identity, history, cleanup, rollback;
 //   - rollout: RollingUpdate budgets and steps, the rollout status text, and
-//     the opt-in progressive-delivery extensions (Options.Progressive,
+//     the opt-in progressive-delivery extensions ([Options.Progressive],
 //     docs/progressive-delivery.md);
 //   - overhead: which DaemonSets put a pod on a given node, real or
 //     hypothetical, what those pods request, and whether each fits;

@@ -2,24 +2,24 @@ package daemonplan
 
 import "github.com/daemonplan/daemonplan/placement"
 
-// Planner runs syncs as Sync does, and keeps its memory from one sync to
+// Planner runs syncs as [Sync] does, and keeps its memory from one sync to
 // the next: a controller that plans the same DaemonSet again and again
 // allocates per sync in proportion to the plan's writes, not to the number
 // of nodes and pods. Its plans are exactly Sync's.
 //
-// The per-node lists of a plan, Plan.Nodes and Plan.Keep, are the
-// Planner's: they stay valid until its next Sync, which overwrites them.
+// The per-node lists of a plan, [Plan.Nodes] and [Plan.Keep], are the
+// Planner's: they stay valid until its next [Sync], which overwrites them.
 // Copy them to keep them longer. Every other field of a plan is the
 // caller's.
 //
 // A Planner is not safe for concurrent use; use one per goroutine. Make
-// one with NewPlanner: a nil *Planner is not usable, and its methods panic.
+// one with [NewPlanner]: a nil *Planner is not usable, and its methods panic.
 type Planner struct {
 	opts Options
 	cl   placement.Index
 }
 
-// NewPlanner returns a Planner that syncs with opts.
+// NewPlanner returns a [Planner] that syncs with opts.
 func NewPlanner(opts Options) *Planner { return &Planner{opts: opts} }
 
 // Sync plans one sync of in, as Sync(in, opts) does.

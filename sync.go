@@ -39,7 +39,7 @@ type Input struct {
 
 // Options are the switches of a sync. The zero value plans as upstream's
 // controller does, in every supported Kubernetes version (1.34 to 1.37)
-// but for the revision hash: Hash nil is revision.DefaultHash, daemonplan's
+// but for the revision hash: Hash nil is [revision.DefaultHash], daemonplan's
 // own; kube/kubesync gives the upstream hash of the version chosen.
 type Options struct {
 	// Strict refuses to plan for a DaemonSet the API server would reject:
@@ -96,7 +96,7 @@ type RevisionWrites struct {
 //     first: the next sync names the revision with the new count.
 //  2. Pods: adopt and release (unless step 1 did), then create and delete.
 //     A caller may create in slow-start batches
-//     (placement.SlowStartBatches).
+//     ([placement.SlowStartBatches]).
 //  3. Revisions: delete Revisions.Delete (history cleanup).
 //  4. Status: write Status unless StatusChanged is false.
 //
@@ -172,18 +172,18 @@ type Plan struct {
 	Errors []error
 }
 
-// ErrNilDaemonSet is returned by Sync when Input.DaemonSet is nil.
+// ErrNilDaemonSet is returned by [Sync] when [Input.DaemonSet] is nil.
 var ErrNilDaemonSet = errors.New("daemonplan.Sync: Input.DaemonSet is nil")
 
-// ErrInvalidInput is wrapped, with the field.ErrorList of findings, in the
-// error Sync returns for an input that is not a snapshot of distinct
-// objects (see CheckInput); test with errors.Is.
+// ErrInvalidInput is wrapped, with the [field.ErrorList] of findings, in the
+// error [Sync] returns for an input that is not a snapshot of distinct
+// objects (see [CheckInput]); test with errors.Is.
 var ErrInvalidInput = errors.New("daemonplan.Sync: invalid input")
 
 // CheckInput returns what makes in unfit to plan from, whatever the
-// options, or nil: in.DaemonSet is not checked (see api.Validate), the lists
-// are (api.ValidateNodes, api.ValidatePods, revision.ValidateRevisions),
-// with paths rooted at the Input field ("pods[3].name: Duplicate value:
+// options, or nil: in.DaemonSet is not checked (see [api.Validate]), the lists
+// are ([api.ValidateNodes], [api.ValidatePods], [revision.ValidateRevisions]),
+// with paths rooted at the [Input] field ("pods[3].name: Duplicate value:
 // "agent-x": also pods[1]"). An object listed twice would be planned twice:
 // a pod listed twice would be deleted as a duplicate of itself.
 func CheckInput(in Input) field.ErrorList {
@@ -199,13 +199,13 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 // docs/manage.md, M1) and returns its plan:
 //
 //  1. defaults are applied to a copy of the DaemonSet, and it is validated:
-//     findings become Plan.Warnings (or, with Options.Strict, the error);
+//     findings become [Plan.Warnings] (or, with [Options.Strict], the error);
 //  2. a DaemonSet whose selector is exactly empty, or that is being
 //     deleted, gets no writes at all;
 //  3. revision history is constructed (docs/history.md, H6–H12);
 //  4. with expectations pending, only the status is refreshed;
 //  5. otherwise manage plans creates and deletes (docs/manage.md, M6–M14),
-//     which Options.Progressive's Freeze and PartitionedScaling may hold
+//     which [Options.Progressive]'s Freeze and PartitionedScaling may hold
 //     back; when none remain and the strategy is RollingUpdate, the rolling
 //     update plans its step (docs/rolling-update.md), with the extensions of
 //     Options.Progressive (docs/progressive-delivery.md); then old
@@ -213,18 +213,18 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 //  6. the status is counted (docs/status.md, S1–S8) and kubectl's rollout
 //     status message rendered (docs/status.md, S11).
 //
-// Before step 1 the input lists are checked (CheckInput): an input that
+// Before step 1 the input lists are checked ([CheckInput]): an input that
 // lists an object twice, or names one with invalid UTF-8, is refused
 // whatever the options. A DaemonSet without a UID is a finding at
 // metadata.uid (Required) like the validation findings: such a DaemonSet
 // owns nothing, since ownership never matches an empty UID, and adopts
 // nothing.
 //
-// The returned error is ErrNilDaemonSet, the validation errors of
-// Options.Progressive (a field.ErrorList under "progressive"),
-// ErrInvalidInput wrapping the field.ErrorList of CheckInput or, with
-// Options.Strict, the validation findings (a field.ErrorList); the Plan is
-// then empty. Errors upstream's own sync would return are in Plan.Errors.
+// The returned error is [ErrNilDaemonSet], the validation errors of
+// [Options.Progressive] (a [field.ErrorList] under "progressive"),
+// [ErrInvalidInput] wrapping the field.ErrorList of [CheckInput] or, with
+// [Options.Strict], the validation findings (a field.ErrorList); the [Plan] is
+// then empty. Errors upstream's own sync would return are in [Plan.Errors].
 //
 // Sync may run in several goroutines at once. Its plan shares no memory
 // with other plans, and Sync keeps no reference to in once it returns.

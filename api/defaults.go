@@ -9,11 +9,11 @@ const DefaultRevisionHistoryLimit = 10
 
 // Default returns a copy of ds with the API server's defaults applied
 // (upstream: SetDefaults_DaemonSet; docs/validation.md, V1): an empty
-// strategy type becomes RollingUpdate; for RollingUpdate a
+// strategy type becomes [RollingUpdate]; for RollingUpdate a
 // missing rollingUpdate block is created, maxUnavailable defaults to 1 and
 // maxSurge to 0; a nil revisionHistoryLimit becomes 10. ds is not changed;
 // the copy shares no defaulted pointer with it. ds must not be nil: Default
-// panics on a nil DaemonSet.
+// panics on a nil [DaemonSet].
 func Default(ds *DaemonSet) DaemonSet {
 	if ds == nil {
 		panic("api.Default: nil DaemonSet")

@@ -86,7 +86,7 @@ func IsUpdated(p *Pod, hash string, generation *int64) bool {
 	return false
 }
 
-// TemplateGeneration parses the DaemonSet's template-generation annotation.
+// TemplateGeneration parses the [DaemonSet]'s template-generation annotation.
 // A missing or unparsable annotation gives nil, as upstream's callers treat
 // both alike, and so does a nil DaemonSet.
 func TemplateGeneration(ds *DaemonSet) *int64 {

@@ -41,7 +41,7 @@ func resourceContainers(cs []Container, init bool) []resource.Container {
 
 // Requests returns what a pod created from t requests of a node, as the
 // scheduler computes it for the pod the API server stores
-// (docs/overhead.md): resource.EffectiveRequests of PodResources, that is
+// (docs/overhead.md): [resource.EffectiveRequests] of PodResources, that is
 //
 //  1. Container defaulting (upstream: SetDefaults_Pod): a resource in a
 //     container's limits and missing from its requests is requested at
@@ -70,7 +70,7 @@ func (t *PodTemplate) Requests() resource.List {
 // scheduler's NodePorts filter reads them (upstream: GetHostPorts): the
 // ports of sidecar init containers, then of regular containers, in order,
 // with a non-zero HostPort. With hostNetwork a port without HostPort binds
-// its ContainerPort (upstream: SetDefaults_PodSpec). Protocol and HostIP
+// its [ContainerPort] (upstream: SetDefaults_PodSpec). Protocol and HostIP
 // are returned as written ("" for TCP and every address). The result is a
 // new slice, nil when the pod binds no host port.
 //

@@ -24,7 +24,7 @@ const (
 	SelectorOpLt           SelectorOperator = "Lt"
 )
 
-// LabelSelectorRequirement is one entry of LabelSelector.MatchExpressions, as
+// LabelSelectorRequirement is one entry of [LabelSelector.MatchExpressions], as
 // the API writes it (metav1.LabelSelectorRequirement).
 type LabelSelectorRequirement struct {
 	Key      string
@@ -185,7 +185,8 @@ func ValidateLabelValues(p *field.Path, values []string) field.ErrorList {
 //     not a DNS-1123 subdomain Invalid at ".values[k]".
 //
 // An empty term is valid here (it matches nothing). Unlike compilation,
-// strict validation does not check that Gt and Lt values are integers (selector.CompileNode does).
+// strict validation does not check that Gt and Lt values are integers
+// ([github.com/daemonplan/daemonplan/selector.CompileNode] does).
 func ValidateNodeSelector(ns *NodeSelector) field.ErrorList {
 	if ns == nil {
 		return nil

@@ -54,7 +54,7 @@ func maxBytesMsg(n int) string {
 //  2. The name is 1 to 63 characters of [A-Za-z0-9-_.], starting and ending
 //     with an alphanumeric character.
 //  3. The prefix, when the "/" is present, is a non-empty DNS-1123 subdomain
-//     (see IsDNS1123Subdomain).
+//     (see [IsDNS1123Subdomain]).
 //
 // The same rules apply to node selector requirement keys.
 func ValidateLabelKey(key string) []string {

@@ -23,10 +23,11 @@ const (
 type TolerationOperator string
 
 // The toleration operators. The empty operator means Equal. Lt and Gt are
-// honoured only when taints.Options.ComparisonOperators is set (upstream's
-// TaintTolerationComparisonOperators gate, alpha since v1.35 and off by
-// default), and accepted by validation only with
-// ValidateOptions.ComparisonOperators.
+// honoured only when
+// [github.com/daemonplan/daemonplan/taints.Options.ComparisonOperators] is set
+// (upstream's TaintTolerationComparisonOperators gate, alpha since v1.35 and
+// off by default), and accepted by validation only with
+// [ValidateOptions.ComparisonOperators].
 const (
 	TolerationOpEqual  TolerationOperator = "Equal"
 	TolerationOpExists TolerationOperator = "Exists"
@@ -52,7 +53,7 @@ type Toleration struct {
 }
 
 // Taint keys that the node lifecycle controller and the kubelet put on nodes,
-// and that the default DaemonSet tolerations name.
+// and that the default [DaemonSet] tolerations name.
 const (
 	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
 	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"

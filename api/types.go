@@ -29,7 +29,7 @@ type OwnerRef struct {
 	UID  string
 }
 
-// StrategyType is a DaemonSet update strategy.
+// StrategyType is a [DaemonSet] update strategy.
 type StrategyType string
 
 // The update strategies. The empty type is defaulted to RollingUpdate.
@@ -39,7 +39,7 @@ const (
 )
 
 // IntOrPercent is an int-or-string budget (maxUnavailable, maxSurge). Use
-// Int or Percent to build one. A string that is not "N%" is kept as is so
+// [Int] or [Percent] to build one. A string that is not "N%" is kept as is so
 // that validation can report it.
 type IntOrPercent struct {
 	IsString bool
@@ -54,7 +54,7 @@ func Int(n int32) *IntOrPercent { return &IntOrPercent{IntVal: n} }
 // validation and scaling judge it).
 func Percent(s string) *IntOrPercent { return &IntOrPercent{IsString: true, StrVal: s} }
 
-// RollingUpdateParams are the budgets of a RollingUpdate strategy. A nil
+// RollingUpdateParams are the budgets of a [RollingUpdate] strategy. A nil
 // MaxUnavailable is an error when budgets are scaled (the API defaults it
 // to 1); a nil MaxSurge means 0.
 type RollingUpdateParams struct {
@@ -137,7 +137,7 @@ type ContainerPort struct {
 	HostIP string
 }
 
-// Status is the DaemonSet status the controller writes.
+// Status is the [DaemonSet] status the controller writes.
 type Status struct {
 	CurrentNumberScheduled int32
 	NumberMisscheduled     int32

@@ -41,13 +41,13 @@ const (
 	maxAnnotationsBytes = 256 * 1024
 )
 
-// Validate checks ds as the API server checks a DaemonSet on create
+// Validate checks ds as the API server checks a [DaemonSet] on create
 // (upstream: ValidateDaemonSet; docs/validation.md) and returns every
 // problem found, in
 // the order upstream reports them, or nil. Each problem carries upstream's
 // field path and type; numeric bad values are int64 as in upstream's
 // non-negative checks, string budgets and names are strings. ds should be
-// defaulted first (Default); Sync validates its defaulted copy. ds is not
+// defaulted first ([Default]); Sync validates its defaulted copy. ds is not
 // changed, and no returned bad value shares memory with it. ds must not be
 // nil: Validate panics on a nil DaemonSet.
 //
@@ -69,8 +69,8 @@ const (
 //  6. spec.selector: a non-nil selector with no matchLabels and no
 //     matchExpressions is Invalid "empty selector is invalid for daemonset".
 //  7. spec.template.labels and spec.template.annotations: label and
-//     annotation syntax, as rule 3 and ValidateLabelKey and
-//     ValidateLabelValue (upstream validates template
+//     annotation syntax, as rule 3 and [ValidateLabelKey] and
+//     [ValidateLabelValue] (upstream validates template
 //     labels at spec.template.labels, without "metadata").
 //  8. spec.template.spec.restartPolicy: a value other than Always, OnFailure
 //     and Never is NotSupported (core pod validation).
@@ -78,14 +78,14 @@ const (
 //     the map's path, as upstream (no [key] step).
 //  10. spec.template.spec.affinity.nodeAffinity.
 //     requiredDuringSchedulingIgnoredDuringExecution: node selector syntax
-//     (ValidateNodeSelector).
+//     ([ValidateNodeSelector]).
 //  11. spec.template.spec.nodeName: when set, each way in which it is not a
 //     DNS-1123 subdomain is Invalid.
 //  12. spec.template.spec.activeDeadlineSeconds: when set and outside
 //     1..2147483647, Invalid (core pod validation).
 //  13. spec.template.spec.tolerations: toleration syntax
-//     (ValidateTolerations; Lt and Gt only with
-//     ValidateOptions.ComparisonOperators).
+//     ([ValidateTolerations]; Lt and Gt only with
+//     [ValidateOptions.ComparisonOperators]).
 //  14. spec.template.spec.restartPolicy: any value but Always is
 //     NotSupported, supported "Always". The empty string counts as not set
 //     and is not reported: only the kube module fills RestartPolicy from the
@@ -98,7 +98,7 @@ const (
 //     greater than or equal to 0"; a value that is not a decimal integer is
 //     Invalid with the string as bad value (upstream fails the conversion of
 //     such an object before validation; daemonplan reports it here).
-//  18. spec.updateStrategy: a type other than RollingUpdate and OnDelete is
+//  18. spec.updateStrategy: a type other than [RollingUpdate] and [OnDelete] is
 //     NotSupported at spec.updateStrategy itself, not at .type (upstream's
 //     bad value is the whole strategy; daemonplan reports the type).
 //     RollingUpdate with a nil rollingUpdate is Required at
@@ -121,7 +121,7 @@ const (
 // but not validated; volume and other pod-spec rules need fields the
 // snapshot does not hold and are not checked. Rules that need the previous object
 // (selector immutability, status counters, collisionCount decrements) are in
-// ValidateUpdate.
+// [ValidateUpdate].
 func Validate(ds *DaemonSet) field.ErrorList {
 	if ds == nil {
 		panic("api.Validate: nil DaemonSet")
@@ -129,7 +129,7 @@ func Validate(ds *DaemonSet) field.ErrorList {
 	return ValidateWith(ds, ValidateOptions{})
 }
 
-// ValidateOptions relax Validate for daemonplan's opt-in extensions. The
+// ValidateOptions relax [Validate] for daemonplan's opt-in extensions. The
 // zero value is the API server's validation.
 type ValidateOptions struct {
 	// AllowSurgeWithUnavailable accepts maxSurge and maxUnavailable both
@@ -144,7 +144,7 @@ type ValidateOptions struct {
 	ComparisonOperators bool
 }
 
-// ValidateWith is Validate with the relaxations of opts. ds must not be
+// ValidateWith is [Validate] with the relaxations of opts. ds must not be
 // nil.
 func ValidateWith(ds *DaemonSet, opts ValidateOptions) field.ErrorList {
 	if ds == nil {
@@ -183,7 +183,7 @@ func ValidateWith(ds *DaemonSet, opts ValidateOptions) field.ErrorList {
 // newDS (upstream's update strategy and ValidateDaemonSetStatusUpdate), and
 // returns every problem found, or nil. It does not repeat Validate(newDS):
 // callers that want both call both. Neither input is changed. oldDS and
-// newDS must not be nil: ValidateUpdate panics on a nil DaemonSet.
+// newDS must not be nil: ValidateUpdate panics on a nil [DaemonSet].
 //
 //  1. spec.selector may not change (apps/v1): a selector that is not
 //     semantically equal to the old one (nil and empty lists and maps are

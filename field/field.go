@@ -3,7 +3,7 @@
 // (spec.selector.matchExpressions[0].values) and a machine-readable type.
 //
 // Callers inspect paths, types and bad values with errors.As on an
-// ErrorList instead of parsing messages. Messages render as Kubernetes
+// [ErrorList] instead of parsing messages. Messages render as Kubernetes
 // renders them: "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value:
 // "abc%": ...".
 package field
@@ -76,7 +76,7 @@ func (p *Path) String() string {
 	return b.String()
 }
 
-// ErrorType says what kind of problem an Error reports. The names and
+// ErrorType says what kind of problem an [Error] reports. The names and
 // rendered strings follow k8s.io/apimachinery/pkg/util/validation/field.
 type ErrorType int
 
@@ -137,7 +137,7 @@ type Error struct {
 }
 
 // Error renders the problem as apimachinery does:
-// `field: Invalid value: "x": detail`. Required, Forbidden and TooLong
+// `field: Invalid value: "x": detail`. [Required], [Forbidden] and [TooLong]
 // leave the value out; a string is quoted, a number or bool printed as
 // is, a nil value printed as null, and any other value as its JSON (or,
 // if it has none, its String method or Go syntax).
@@ -190,9 +190,11 @@ func Invalid(p *Path, value any, detail string) *Error {
 	return &Error{Type: TypeInvalid, Field: p.String(), BadValue: value, Detail: detail}
 }
 
-// InvalidEach reports value as Invalid at p once for each detail, in
+// InvalidEach reports value as [Invalid] at p once for each detail, in
 // order: the form of validators that return every problem as a string
-// (api.ValidateLabelKey, api.IsDNS1123Subdomain). No details, no errors.
+// ([github.com/daemonplan/daemonplan/api.ValidateLabelKey],
+// [github.com/daemonplan/daemonplan/api.IsDNS1123Subdomain]). No details, no
+// errors.
 func InvalidEach(p *Path, value any, details []string) ErrorList {
 	var errs ErrorList
 	for _, d := range details {

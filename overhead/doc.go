@@ -6,27 +6,28 @@
 // and, given what the node can hold, whether each daemon pod fits.
 //
 // It owns that question only. Whether a pod lands is the planner's own
-// decision (placement.Eligibility, with the same Decision and Reason);
-// what a pod requests is api.PodTemplate.Requests; the fit is judged as
-// the scheduler's NodeResourcesFit and NodePorts filters judge it and is
-// reported beside the decision, never folded into it: the controller does
-// not check fit, and a daemon pod that does not fit is still created and
-// stays Pending. docs/overhead.md states every rule.
+// decision ([github.com/daemonplan/daemonplan/placement.Eligibility], with the
+// same Decision and Reason); what a pod requests is
+// [github.com/daemonplan/daemonplan/api.PodTemplate.Requests]; the fit is
+// judged as the scheduler's NodeResourcesFit and NodePorts filters judge it and
+// is reported beside the decision, never folded into it: the controller does
+// not check fit, and a daemon pod that does not fit is still created and stays
+// Pending. docs/overhead.md states every rule.
 //
 // # Entry points
 //
-//   - Compile: many DaemonSets compiled once into a Set, in namespace/name
+//   - [Compile]: many DaemonSets compiled once into a [Set], in namespace/name
 //     order, each with its node predicate, effective requests and host
 //     ports.
-//   - Set.Query: one node's decisions and total daemon requests into a
-//     reusable Result, without allocating once the Result has grown to the
-//     Set (compile once, query many).
-//   - Set.Report: the same as a self-contained Report, with each
+//   - [Set.Query]: one node's decisions and total daemon requests into a
+//     reusable [Result], without allocating once the Result has grown to the
+//     [Set] (compile once, query many).
+//   - [Set.Report]: the same as a self-contained [Report], with each
 //     DaemonSet's requests and host ports, for printing.
-//   - Set.Fit and Report's fit: with a NodeState (allocatable and the pods
-//     already on the node), whether a daemon pod fits and, if not, why.
+//   - [Set.Fit] and [Report]'s fit: with a [NodeState] (allocatable and the
+//     pods already on the node), whether a daemon pod fits and, if not, why.
 //
 // Every function is pure: no I/O, no clock, and no input is changed.
-// DaemonSets and nodes must not change while a Set or Result built from
+// DaemonSets and nodes must not change while a [Set] or [Result] built from
 // them is in use.
 package overhead

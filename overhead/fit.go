@@ -62,7 +62,7 @@ type Fit struct {
 //  5. Host ports: a port conflicts with a bound one of the same protocol
 //     ("" is TCP) and port when either binds every address ("" or
 //     0.0.0.0) or both bind the same address.
-//  6. Pods owned by the DaemonSet itself (PodUsage.OwnerUID == its UID)
+//  6. Pods owned by the DaemonSet itself ([PodUsage.OwnerUID] == its UID)
 //     are left out, so that Fit answers for the node as if the
 //     DaemonSet's pod were not there yet.
 //

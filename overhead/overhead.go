@@ -25,7 +25,7 @@ type daemon struct {
 	has []bool
 }
 
-// Daemon is what a Set knows about one of its DaemonSets.
+// Daemon is what a [Set] knows about one of its DaemonSets.
 type Daemon struct {
 	Namespace, Name, UID string
 	// Requests is the effective requests of the DaemonSet's pod
@@ -39,7 +39,7 @@ type Daemon struct {
 // input order). opts sets toleration matching and IgnoredDuringExecution
 // (which changes the Decisions reported, not which pods land); the burst
 // limit plays no part. The DaemonSets are read, never changed, and
-// must not change while the Set is in use. A DaemonSet being deleted is
+// must not change while the [Set] is in use. A DaemonSet being deleted is
 // compiled like any other: the caller decides whether it still counts.
 func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {
 	s := &Set{daemons: make([]daemon, len(dss))}
@@ -82,12 +82,12 @@ func (s *Set) Len() int { return len(s.daemons) }
 func (s *Set) Daemon(i int) Daemon { return s.daemons[i].Daemon }
 
 // Names returns the resource names any DaemonSet of s requests, sorted:
-// the index of Result.Total. The slice is shared with s and must not be
+// the index of [Result.Total]. The slice is shared with s and must not be
 // changed.
 func (s *Set) Names() []string { return s.names }
 
 // Result is one node's answer, laid out for reuse: Query overwrites it and
-// allocates only to grow its slices to the Set's size.
+// allocates only to grow its slices to the [Set]'s size.
 type Result struct {
 	// Decisions[i] is DaemonSet i's decision about the node
 	// (placement.Eligibility.Decide).
@@ -108,7 +108,7 @@ func (r *Result) Lands(i int) bool { return r.Decisions[i].ShouldRun }
 // pods that land (in namespace/name order; a sum keeps the format of its
 // first operand, as apimachinery's Add does). It allocates nothing when r
 // already holds slices of s's sizes, as after a first Query with the same
-// Set. n is read, never changed.
+// [Set]. n is read, never changed.
 func (s *Set) Query(n *api.Node, r *Result) {
 	r.Decisions = grow(r.Decisions, len(s.daemons))
 	r.Total = grow(r.Total, len(s.names))

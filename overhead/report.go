@@ -27,7 +27,7 @@ type Entry struct {
 }
 
 // Report answers for n: Query, then each DaemonSet's requests and host
-// ports, and with st non-nil each daemon pod's Fit. It allocates its
+// ports, and with st non-nil each daemon pod's [Fit]. It allocates its
 // result; use Query to ask many nodes without allocating.
 func (s *Set) Report(n *api.Node, st *NodeState) Report {
 	var r Result

@@ -9,7 +9,7 @@ import (
 
 // Bucket is the DaemonSet's pods that target one node, oldest first
 // (scheduled before unscheduled, then by creation time, then by name), as
-// a pass over an Index sees them: a node of the snapshot, or a vanished
+// a pass over an [Index] sees them: a node of the snapshot, or a vanished
 // node (missing from the node list) that pods still target.
 type Bucket struct {
 	Node string
@@ -25,7 +25,7 @@ type Bucket struct {
 }
 
 // Labels returns the node's labels; nil for a vanished node (and a nil
-// Bucket). The map is
+// [Bucket]). The map is
 // the caller's snapshot: do not modify it.
 func (b *Bucket) Labels() map[string]string {
 	if b == nil || b.ix == nil || b.at < 0 {
@@ -35,9 +35,9 @@ func (b *Bucket) Labels() map[string]string {
 }
 
 // Updated reports whether Pods[j] is of the current template, the hash
-// given to Index.Buckets (Compiled.IsUpdated). The Index remembers each
+// given to [Index.Buckets] ([Compiled.IsUpdated]). The [Index] remembers each
 // answer until its next Reset, for the passes that ask again (the rolling
-// update, then the status). A Bucket not from Index.Buckets calls every
+// update, then the status). A [Bucket] not from Index.Buckets calls every
 // pod outdated.
 func (b *Bucket) Updated(j int) bool {
 	switch {
@@ -49,14 +49,14 @@ func (b *Bucket) Updated(j int) bool {
 	return b.ix.isUpdated(b.at, j, b.ix.updHash)
 }
 
-// Buckets yields a Bucket for every node of the snapshot and every
+// Buckets yields a [Bucket] for every node of the snapshot and every
 // vanished node, in node-name order (upstream visits them in map order:
 // docs/determinism.md, D2). hash is the current revision's hash, which
-// Bucket.Updated answers for. It reads a few nodes ahead: the pods' fields
+// [Bucket.Updated] answers for. It reads a few nodes ahead: the pods' fields
 // a pass reads, and whether each is updated, in a loop that does nothing
 // else, so that the cache misses of several pods overlap (pods listed in
 // lister order lie in memory in no order the nodes follow, and the labels
-// of decoded pods each in memory of their own). A zero Index yields
+// of decoded pods each in memory of their own). A zero [Index] yields
 // nothing.
 func (cl *Index) Buckets(hash string) iter.Seq[Bucket] {
 	return func(yield func(Bucket) bool) {

@@ -6,7 +6,7 @@ import "github.com/daemonplan/daemonplan/api"
 // one node is positive (a negative one, which validation rejects, is not
 // surge). It decides how duplicates on a node are resolved. A nil DaemonSet
 // does not surge. (The rolling update itself branches on another test:
-// rollout.Budgets.Surge.)
+// [github.com/daemonplan/daemonplan/rollout.Budgets.Surge].)
 func AllowsSurge(ds *api.DaemonSet) bool {
 	if ds == nil || ds.UpdateStrategy.Type != api.RollingUpdate || ds.UpdateStrategy.RollingUpdate == nil {
 		return false

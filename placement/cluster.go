@@ -42,7 +42,7 @@ func (o Options) Burst() int {
 }
 
 // Compiled is a DaemonSet compiled once for many decisions: its selector,
-// its node predicate and its template generation. Get one from Compile: a
+// its node predicate and its template generation. Get one from [Compile]: a
 // nil *Compiled is not usable, and its methods panic.
 type Compiled struct {
 	ds          *api.DaemonSet
@@ -62,7 +62,7 @@ type Compiled struct {
 
 // Compile checks and compiles ds. It fails when ds is nil or when the
 // DaemonSet's selector cannot be parsed (upstream's sync fails the same way); node
-// eligibility alone never fails, see NewEligibility. ds is read, never
+// eligibility alone never fails, see [NewEligibility]. ds is read, never
 // changed, and must not be changed while the result is in use.
 func Compile(ds *api.DaemonSet, opts Options) (*Compiled, error) {
 	if ds == nil {
@@ -102,7 +102,7 @@ func (c *Compiled) Options() Options { return c.opts }
 // DaemonSet returns the snapshot c was compiled from.
 func (c *Compiled) DaemonSet() *api.DaemonSet { return c.ds }
 
-// Decide evaluates one node; see Eligibility.Decide. n must not be nil.
+// Decide evaluates one node; see [Eligibility.Decide]. n must not be nil.
 func (c *Compiled) Decide(n *api.Node) Decision {
 	if n == nil {
 		panic("placement.Compiled.Decide: nil node")
@@ -117,7 +117,7 @@ func (c *Compiled) Selects(labels map[string]string) bool { return c.selector.Ma
 func (c *Compiled) TemplateGeneration() *int64 { return c.gen }
 
 // IsUpdated is api.IsUpdated(p, hash, c.TemplateGeneration()) with the
-// generation rendered once, at Compile, instead of at every call.
+// generation rendered once, at [Compile], instead of at every call.
 func (c *Compiled) IsUpdated(p *api.Pod, hash string) bool {
 	if hash != "" {
 		if h, ok := p.Labels[api.LabelRevisionHash]; ok && h == hash {
@@ -170,17 +170,17 @@ func (o Ownership) String() string {
 //
 //  1. a pod in another namespace, or controlled by another owner (by UID;
 //     an owner reference with an empty UID is nobody's, and a DaemonSet
-//     without a UID owns no pod), is Ignored;
-//  2. a pod it controls is Owned while its selector matches the labels;
-//     otherwise Released, or Unselected when the DaemonSet is being
+//     without a UID owns no pod), is [Ignored];
+//  2. a pod it controls is [Owned] while its selector matches the labels;
+//     otherwise [Released], or [Unselected] when the DaemonSet is being
 //     deleted;
-//  3. an orphan that matches is Adopted unless the DaemonSet or the pod is
+//  3. an orphan that matches is [Adopted] unless the DaemonSet or the pod is
 //     being deleted, or the DaemonSet has no UID (the owner reference it
 //     would write could never match it again; upstream's adoption checks
 //     the UID first); otherwise, like every orphan that does not match,
-//     it is Ignored.
+//     it is [Ignored].
 //
-// Owned and Adopted pods are claimed: they count for the DaemonSet.
+// [Owned] and [Adopted] pods are claimed: they count for the DaemonSet.
 func (c *Compiled) Claim(p *api.Pod) Ownership { return c.claim(p, -1) }
 
 // claim is Claim given whether the selector selects p: 1 yes, 0 no, -1 not
@@ -211,17 +211,17 @@ func (c *Compiled) claim(p *api.Pod, selected int8) Ownership {
 // Index is one snapshot indexed for a sync: nodes in name order with
 // their decisions, and the DaemonSet's claimed pods bucketed by target node.
 // It holds pointers into the caller's slices, which must not change while
-// it is in use; it changes nothing itself. Get one from Compiled.Index,
+// it is in use; it changes nothing itself. Get one from [Compiled.Index],
 // or Reset a zero Index: a nil *Index is not usable, and its methods
 // panic. A zero Index holds no snapshot until Reset: Manage then returns
 // an error and Status the zero Status.
 //
 // A Index made by Index is used once. Reset indexes another snapshot
 // into the same Index and reuses its memory, so that a caller who plans
-// again and again (daemonplan.Planner) allocates in proportion to the
-// writes of a plan, not to the size of the cluster. Every slice a Index
-// returns, directly or inside a Plan, stays valid until its next Reset.
-// A Index is not safe for concurrent use: Keep and IsUpdated keep
+// again and again ([github.com/daemonplan/daemonplan.Planner]) allocates in
+// proportion to the writes of a plan, not to the size of the cluster. Every
+// slice a Index returns, directly or inside a [Plan], stays valid until its
+// next Reset. A Index is not safe for concurrent use: Keep and IsUpdated keep
 // scratch memory in it.
 type Index struct {
 	c         *Compiled
@@ -269,8 +269,8 @@ func (cl *Index) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].
 // Index builds the Index for nodes and pods (upstream: getNodesToDaemonPods,
 // ClaimObject; docs/manage.md, M3 and M5):
 //
-//  1. each pod is claimed or not as Claim says: Owned and Adopted pods are
-//     claimed; Released pods are listed for release (Release); the others
+//  1. each pod is claimed or not as Claim says: [Owned] and [Adopted] pods are
+//     claimed; [Released] pods are listed for release (Release); the others
 //     are ignored (other namespaces, other owners, an owner reference
 //     with an empty UID, orphans a DaemonSet without a UID or being
 //     deleted does not adopt);
@@ -279,8 +279,8 @@ func (cl *Index) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].
 //     buckets (they still count as claimed, for revision cleanup).
 //
 // nodes and pods must each be a snapshot of distinct objects: a list that
-// api.ValidateNodes or api.ValidatePods refuses is an error (that
-// field.ErrorList), so that no object is planned twice.
+// [api.ValidateNodes] or [api.ValidatePods] refuses is an error (that
+// [field.ErrorList]), so that no object is planned twice.
 func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Index, error) {
 	cl := &Index{index: scratch.NodeIndex{Once: true}}
 	if err := cl.Reset(c, nodes, pods); err != nil {
@@ -296,7 +296,7 @@ func ownedBy(ref *api.OwnerRef, ds *api.DaemonSet) bool {
 
 func nodeName(n *api.Node) string { return n.Name }
 
-// Forget drops the Index's references to its snapshot (the caller's
+// Forget drops the [Index]'s references to its snapshot (the caller's
 // nodes, pods and their names, and the DaemonSet) and keeps its memory for
 // the next Reset, so that a Index kept for later, in a pool say, keeps
 // no snapshot alive. From then on the Index indexes as one made by Index

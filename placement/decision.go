@@ -104,7 +104,7 @@ func (d Decision) taint() string {
 // nodeName, nodeSelector and required node affinity, and the template's
 // tolerations merged with the daemon defaults. It never fails: like
 // upstream, a malformed affinity term simply matches nothing. Get one from
-// NewEligibility: a nil *Eligibility is not usable, and Decide panics.
+// [NewEligibility]: a nil *Eligibility is not usable, and Decide panics.
 type Eligibility struct {
 	nodeName string
 	nodes    selector.NodeMatcher
@@ -234,9 +234,9 @@ func (e *Eligibility) decideSelected(n *api.Node, failed int) Decision {
 //
 //  1. a template nodeName naming another node → neither run nor continue;
 //  2. nodeSelector or required node affinity mismatch → neither; with
-//     Options.IgnoredDuringExecution, no new pod but existing pods
+//     [Options.IgnoredDuringExecution], no new pod but existing pods
 //     continue, unless an untolerated NoExecute taint evicts them (the
-//     reason is then UntoleratedNoExecute);
+//     reason is then [UntoleratedNoExecute]);
 //  3. an untolerated NoExecute taint → neither;
 //  4. an untolerated NoSchedule taint → no new pod, existing pods continue;
 //  5. otherwise → run. PreferNoSchedule taints never matter.

@@ -10,7 +10,7 @@ import (
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-// Explanation is a node's Decision with every placement rule behind it
+// Explanation is a node's [Decision] with every placement rule behind it
 // (docs/eligibility.md, E16): what Decide decides, every rule the node
 // fails (Decide stops at the first), and the node's taints that only a
 // default daemon toleration lets through.
@@ -122,7 +122,7 @@ type Defaulted struct {
 }
 
 // Explain is Decide with every reason (docs/eligibility.md, E16): the
-// Decision, every placement rule the node fails with its culprit, and the
+// [Decision], every placement rule the node fails with its culprit, and the
 // taints a default daemon toleration lets through. It applies the rules
 // Decide applies, with the same matchers, but does not stop at the first
 // failure and allocates: it is for telling people why, not for planning.
@@ -219,7 +219,7 @@ func (e *Eligibility) defaulted(t api.Taint) (api.Toleration, bool) {
 	return api.Toleration{}, false
 }
 
-// Explain evaluates one node with every reason; see Eligibility.Explain.
+// Explain evaluates one node with every reason; see [Eligibility.Explain].
 // n must not be nil.
 func (c *Compiled) Explain(n *api.Node) Explanation {
 	if n == nil {

@@ -121,15 +121,15 @@ type Plan struct {
 // deciding each as ManageNode does; then
 //
 //  1. unbound pods whose target node no longer exists are deleted
-//     (NodeGone);
-//  2. backoff windows idle for longer than twice BackoffMax are dropped.
+//     ([NodeGone]);
+//  2. backoff windows idle for longer than twice [BackoffMax] are dropped.
 //
 // hash is the current revision's hash, used for the created pods' labels
 // and to tell new from old pods in surge mode. At most the burst limit of
 // creates (the first nodes by name) and of deletes (in visiting order) are
-// issued. The only errors are ErrNoLabels, for pods that would have no
+// issued. The only errors are [ErrNoLabels], for pods that would have no
 // label at all, which upstream cannot create (the plan then holds no
-// creates), and that of a zero Index that was never indexed.
+// creates), and that of a zero [Index] that was never indexed.
 func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
 	c := cl.c
 	if c == nil {
@@ -389,7 +389,7 @@ func PodNodeAffinity(node string) *api.NodeSelector {
 	}}}
 }
 
-// CreatesFor builds the Create entries for nodes, in the order given. The
+// CreatesFor builds the [Create] entries for nodes, in the order given. The
 // entries share one labels map and one tolerations slice.
 func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 	if len(nodes) == 0 {
@@ -405,7 +405,7 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 
 // Keep lists, sorted, the names of the bucketed pods (vanished nodes
 // included) that deletes does not name: the pods a plan with these deletes
-// leaves alone. The slice is the Index's, valid until its next Reset.
+// leaves alone. The slice is the [Index]'s, valid until its next Reset.
 func (cl *Index) Keep(deletes []Delete) []string {
 	dst := cl.keep.Alloc(len(cl.bucketed))
 	pods := cl.bucketedByName()

@@ -3,7 +3,7 @@ package placement
 import "github.com/daemonplan/daemonplan/api"
 
 // OlderPod is upstream's podByCreationTimestampAndPhase order
-// (docs/manage.md, M5), the order of a Bucket: scheduled pods first, then
+// (docs/manage.md, M5), the order of a [Bucket]: scheduled pods first, then
 // older creation time, then smaller name. Despite upstream's name, phase
 // plays no part. a and b must not be nil.
 func OlderPod(a, b *api.Pod) int {

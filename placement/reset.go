@@ -11,7 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan/internal/scratch"
 )
 
-// Reset indexes nodes and pods for c into cl as Index does, with the same
+// Reset indexes nodes and pods for c into cl as [Index] does, with the same
 // errors, reusing the memory of cl's previous snapshot. Slices cl returned
 // before are overwritten. After an error cl must not be used until a
 // successful Reset.

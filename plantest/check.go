@@ -23,7 +23,7 @@ import (
 type Invariant uint8
 
 // The invariants. Each checker's doc says which it reports and what it
-// promises. CheckPlan reports the violations of daemonplan.CheckPlan's
+// promises. [CheckPlan] reports the violations of [daemonplan.CheckPlan]'s
 // rules as Sorted (rule 1), Ownership (rules 2, 3 and 5), Eligibility
 // (rule 4) and Stop (rule 6).
 const (
@@ -171,16 +171,16 @@ func (v *view) stopped() bool {
 	return v.ds.Deleting || v.ds.Selector != nil && reflect.DeepEqual(*v.ds.Selector, api.LabelSelector{})
 }
 
-// CheckPlan checks the plan p that daemonplan.Sync (with zero Options but
+// CheckPlan checks the plan p that [daemonplan.Sync] (with zero Options but
 // for Hash) returned for in, and returns all the violations found. It
 // panics if in.DaemonSet is nil.
 //
-// It builds on daemonplan.CheckPlan, the safeguard any caller may run
+// It builds on [daemonplan.CheckPlan], the safeguard any caller may run
 // before applying a plan: each violation of its rules is reported under
-// the Invariant that names it (Sorted, Ownership, Eligibility, Stop; see
-// the constants). Then it runs the checkers a test kit adds, which judge
+// the [Invariant] that names it ([Sorted], [Ownership], [Eligibility], [Stop];
+// see the constants). Then it runs the checkers a test kit adds, which judge
 // what depends on upstream's counting rather than on the plan alone:
-// CheckPodsPerNode, CheckBudgets, CheckStatus and CheckStop.
+// [CheckPodsPerNode], [CheckBudgets], [CheckStatus] and [CheckStop].
 //
 // These checkers recount from in with a deliberately naive transcription
 // of upstream's rules (eligibility, claiming, buckets, availability; the
@@ -285,9 +285,9 @@ func (v *view) after(p daemonplan.Plan) []api.Pod {
 	return out
 }
 
-// CheckPodsPerNode reports PodsPerNode violations. When the sync reached
+// CheckPodsPerNode reports [PodsPerNode] violations. When the sync reached
 // upstream's manage step (the DaemonSet live, its history built as
-// CheckStatus judges, expectations satisfied) and the burst limit cut no
+// [CheckStatus] judges, expectations satisfied) and the burst limit cut no
 // delete:
 // once p's pod writes are applied, no node of the snapshot holds two
 // running pods of the DaemonSet (running: neither Failed, Succeeded nor
@@ -414,8 +414,8 @@ func (v *view) available(p *api.Pod) bool {
 	return reference.Available(p, v.ds.MinReadySeconds, v.in.Now)
 }
 
-// CheckBudgets reports MaxUnavailable, MaxSurge and Surplus violations. It
-// applies to a plan of the RollingUpdate strategy whose sync reached the
+// CheckBudgets reports [MaxUnavailable], [MaxSurge] and [Surplus] violations.
+// It applies to a plan of the RollingUpdate strategy whose sync reached the
 // rolling update: no Errors, the DaemonSet live, expectations satisfied,
 // and nothing for upstream's manage to
 // do (the naive reference plans no create and no delete), so that every
@@ -428,14 +428,14 @@ func (v *view) available(p *api.Pod) bool {
 // DaemonSet (gone nodes included); its pods not being deleted are new (up
 // to date) or old.
 //
-//  1. MaxUnavailable, without surge: the available old pods p deletes are
+//  1. [MaxUnavailable], without surge: the available old pods p deletes are
 //     at most maxUnavailable minus the visited nodes already unavailable
 //     (all but those holding exactly one pod, available) (R7–R9).
-//  2. MaxSurge, with surge: the nodes holding exactly one pod, old and
+//  2. [MaxSurge], with surge: the nodes holding exactly one pod, old and
 //     available, that p creates a pod on, are at most maxSurge minus the
 //     visited nodes already surging (holding two new or two old pods, or
 //     an old pod and an unavailable new one) (R11, R13).
-//  3. Surplus, with surge: the available pods p deletes, an old pod beside
+//  3. [Surplus], with surge: the available pods p deletes, an old pod beside
 //     an available new one aside, are at most the available pods (per
 //     visited node without duplicates, its old pod, else its new pod)
 //     minus the nodes that should run the pod (R12, R14, R15).
@@ -541,7 +541,7 @@ func counters(s api.Status) [7]int32 {
 		s.UpdatedNumberScheduled, s.NumberAvailable, s.NumberUnavailable}
 }
 
-// CheckStatus reports StatusRecount violations (docs/status.md, S1–S9;
+// CheckStatus reports [StatusRecount] violations (docs/status.md, S1–S9;
 // upstream: updateDaemonSetStatus, storeDaemonSetStatus).
 //
 //  1. When the sync built its history (a plan without Errors or with a
@@ -615,8 +615,8 @@ func renderCount(c *int32) string {
 	return strconv.Itoa(int(*c))
 }
 
-// CheckStop reports Stop violations beyond daemonplan.CheckPlan's rule 6
-// (which CheckPlan reports as Stop too: a DaemonSet being deleted or
+// CheckStop reports [Stop] violations beyond [daemonplan.CheckPlan]'s rule 6
+// (which [CheckPlan] reports as Stop too: a DaemonSet being deleted or
 // selecting everything gets no write; a plan whose history failed, with
 // Errors and no hash, creates, deletes and relabels nothing): a sync that
 // stops early issues only the writes upstream issues before it stops
@@ -628,7 +628,7 @@ func renderCount(c *int32) string {
 //     failed before or while constructing the history (a selector that
 //     does not parse, a name collision that bumps the collision count;
 //     from a planner of your own, also a node or a revision name listed
-//     twice, which daemonplan.Sync refuses up front), it also adopts and
+//     twice, which [daemonplan.Sync] refuses up front), it also adopts and
 //     releases no pod.
 //  3. A plan with Errors or with expectations pending cleans up no history:
 //     every revision it deletes holds the current template (a duplicate of
@@ -674,7 +674,7 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 	return vs.err()
 }
 
-// CheckConverged reports Converged violations for a snapshot the caller
+// CheckConverged reports [Converged] violations for a snapshot the caller
 // believes settled, p being the plan of a sync of it (it reads p.Hash):
 //
 //  1. every node that should run the pod holds exactly one pod of the
@@ -719,16 +719,16 @@ func CheckConverged(in daemonplan.Input, p daemonplan.Plan) error {
 	return vs.err()
 }
 
-// SyncFunc plans one sync. daemonplan.Sync with fixed Options is one:
+// SyncFunc plans one sync. [daemonplan.Sync] with fixed Options is one:
 //
 //	func(in daemonplan.Input) (daemonplan.Plan, error) { return daemonplan.Sync(in, opts) }
 //
-// and so is the Sync method of a daemonplan.Planner.
+// and so is the Sync method of a [daemonplan.Planner].
 type SyncFunc func(daemonplan.Input) (daemonplan.Plan, error)
 
-// CheckPermutation reports a Determinism violation when plan returns
+// CheckPermutation reports a [Determinism] violation when plan returns
 // anything different for in and for permuted, which must hold the same
-// nodes, pods and revisions in another order (see Permutation;
+// nodes, pods and revisions in another order (see [Permutation];
 // docs/determinism.md, D4): a
 // different error, or a plan that differs in any field (errors compared by
 // message). Each differing field is one violation.
@@ -783,7 +783,7 @@ type Step struct {
 	Plan  daemonplan.Plan
 }
 
-// CheckSteps runs CheckPlan on every step of a sequence and returns all
+// CheckSteps runs [CheckPlan] on every step of a sequence and returns all
 // violations, each Detail prefixed with "step <i>: " (from 0).
 func CheckSteps(steps []Step) error {
 	var vs Violations

@@ -18,7 +18,7 @@ import (
 	"github.com/daemonplan/daemonplan/revision"
 )
 
-// Epoch is the instant generated snapshots are built around: a Snapshot's
+// Epoch is the instant generated snapshots are built around: a [Snapshot]'s
 // Now, and the reference for pod ages, readiness and backoff windows.
 var Epoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
@@ -244,7 +244,7 @@ func affinity(t *rapid.T, opts Options) *api.NodeSelector {
 // from {0, 1, 2, 50%} and maxSurge from {nil, 0, 1, 2, 0%, 50%}. Budgets
 // are drawn independently, so some strategies are ones validation rejects
 // (both budgets set, or both zero), which the planner still plans. With
-// Options.Terminating one DaemonSet in ten is being deleted.
+// [Options.Terminating] one DaemonSet in ten is being deleted.
 func DaemonSet(opts Options) *rapid.Generator[*api.DaemonSet] {
 	return rapid.Custom(func(t *rapid.T) *api.DaemonSet {
 		gen := rapid.Int64Range(1, 3).Draw(t, "generation")
@@ -314,14 +314,14 @@ func DaemonSet(opts Options) *rapid.Generator[*api.DaemonSet] {
 // Pod generates pod i of ds, named "pod-<ii>" with UID "uid-<ii>", on one
 // of nodes (at random, so that a node may hold several pods). hashes are
 // the revision hashes in use: hashes[0] is the current revision's, the
-// others old ones; without Options.Rollout the pod carries hashes[0] and
+// others old ones; without [Options.Rollout] the pod carries hashes[0] and
 // the DaemonSet's template generation, with it hashes[0] half of the time
 // and otherwise any of hashes or none, and sometimes a template-generation
 // label of 1 to 3. Pods are Pending or Running, Ready
-// (since 0 to 30 seconds before Epoch) three times in four, created one to
+// (since 0 to 30 seconds before [Epoch]) three times in four, created one to
 // four minutes before Epoch, bound to their node or, one time in five,
 // pinned to it by node affinity only. The knobs add the other cases (see
-// Options). With no node and no Orphans, the pod targets NodeName(0).
+// [Options]). With no node and no Orphans, the pod targets NodeName(0).
 func Pod(opts Options, ds *api.DaemonSet, i int, nodes []string, hashes []string) *rapid.Generator[api.Pod] {
 	return rapid.Custom(func(t *rapid.T) api.Pod {
 		p := api.Pod{
@@ -446,18 +446,18 @@ func oldTemplate(ds *api.DaemonSet, k int) *api.DaemonSet {
 }
 
 // CurrentHash is the hash a sync of ds with a well-formed history labels
-// new pods with: revision.DefaultHash of ds with its collision count. It
-// is the hash of the current revision the generators create (Revisions,
-// Snapshots).
+// new pods with: [revision.DefaultHash] of ds with its collision count. It
+// is the hash of the current revision the generators create ([Revisions],
+// [Snapshots]).
 func CurrentHash(ds *api.DaemonSet) string {
 	return revision.DefaultHash(ds, ds.Status.CollisionCount)
 }
 
 // Revisions generates the ControllerRevisions of ds's namespace: the
-// current revision (named and labelled with CurrentHash) in two cases out
-// of three; with Options.Rollout up to three old revisions of older
+// current revision (named and labelled with [CurrentHash]) in two cases out
+// of three; with [Options.Rollout] up to three old revisions of older
 // templates, numbered 1 to 3, the current one numbered after them or, one
-// time in four, first (as after a rollback); with Options.Orphans, each in
+// time in four, first (as after a rollback); with [Options.Orphans], each in
 // one case out of six, an orphan old revision, one of another controller,
 // one in another namespace, a legacy revision without hash label, a
 // duplicate of the current revision with a lower number; and, one time in
@@ -528,7 +528,8 @@ func Revisions(opts Options, ds *api.DaemonSet) *rapid.Generator[[]revision.Revi
 
 // Snapshot is one generated snapshot of a cluster: the input of one sync,
 // and the hash that pods of the current template carry. (A cluster that
-// syncs, changes and syncs again is a sim.Cluster.)
+// syncs, changes and syncs again is a
+// [github.com/daemonplan/daemonplan/sim.Cluster].)
 type Snapshot struct {
 	daemonplan.Input
 	// Hash is CurrentHash(DaemonSet): the hash Sync computes when the
@@ -537,13 +538,13 @@ type Snapshot struct {
 	Hash string
 }
 
-// Snapshots generates coherent snapshots: a DaemonSet (DaemonSet), up to
-// MaxNodes distinct nodes of the universe (Node), its revisions
-// (Revisions), up to MaxPods pods (Pod) labelled with the revisions'
+// Snapshots generates coherent snapshots: a DaemonSet ([DaemonSet]), up to
+// MaxNodes distinct nodes of the universe ([Node]), its revisions
+// ([Revisions]), up to MaxPods pods ([Pod]) labelled with the revisions'
 // hashes (in half of the snapshots one per node plus up to two more, in
-// the others spread at random), Now at Epoch, and with Options.Failed up to two failed-pod
-// backoff windows. ExpectationsPending is false: set it yourself to test
-// that path.
+// the others spread at random), Now at [Epoch], and with [Options.Failed] up to
+// two failed-pod backoff windows. ExpectationsPending is false: set it yourself
+// to test that path.
 func Snapshots(opts Options) *rapid.Generator[Snapshot] {
 	return rapid.Custom(func(t *rapid.T) Snapshot {
 		ds := DaemonSet(opts).Draw(t, "ds")

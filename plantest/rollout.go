@@ -11,8 +11,8 @@ import (
 	"github.com/daemonplan/daemonplan/sim"
 )
 
-// TB is the part of *testing.T, *testing.B and *rapid.T that Sync and
-// Rollout use. Fatalf must stop the caller (as theirs do); if it returns,
+// TB is the part of *testing.T, *testing.B and *rapid.T that [Sync] and
+// [Rollout] use. Fatalf must stop the caller (as theirs do); if it returns,
 // Sync and Rollout return at once.
 type TB interface {
 	Helper()
@@ -49,8 +49,8 @@ func checkedSync(c *sim.Cluster) (Step, error) {
 	return s, nil
 }
 
-// Sync runs one sync of c (sim.Cluster.Sync, which plans and applies) and
-// checks its plan with CheckPlan against the state c was in before. It
+// Sync runs one sync of c ([sim.Cluster.Sync], which plans and applies) and
+// checks its plan with [CheckPlan] against the state c was in before. It
 // fails t when the sync returns an error, when the plan holds Errors, or
 // when an invariant breaks, and returns the step.
 //
@@ -64,7 +64,7 @@ func Sync(t TB, c *sim.Cluster) Step {
 	return s
 }
 
-// RolloutOptions tune Rollout. The zero value is ready to use.
+// RolloutOptions tune [Rollout]. The zero value is ready to use.
 type RolloutOptions struct {
 	// MaxSyncs bounds the syncs; 0 means enough for any rollout whose pods
 	// become ready: nodes × (3 + ⌈minReadySeconds / ReadyAfter⌉) + 20.
@@ -92,12 +92,12 @@ func (o RolloutOptions) maxSyncs(c *sim.Cluster) int {
 }
 
 // Rollout drives c until its rollout is done and checks every step: it
-// syncs (as Sync, with every per-plan invariant), then advances the clock
+// syncs (as [Sync], with every per-plan invariant), then advances the clock
 // by c.ReadyAfter or the plan's RequeueAfter, whichever is longer, until a
 // sync plans no create and no delete, counts every desired node available
 // and, for RollingUpdate, reports the rollout done, on a snapshot whose
 // claimed pods are all available or going; that last snapshot must pass
-// CheckConverged. It fails t on the first broken
+// [CheckConverged]. It fails t on the first broken
 // invariant, or when the rollout is not done within opts.MaxSyncs syncs,
 // and returns the steps.
 //

@@ -14,7 +14,7 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// Plan returns the plan a Sync of the Tracker's state returns, without
+// Plan returns the plan a Sync of the [Tracker]'s state returns, without
 // the two lists that name every node or pod (Plan.Nodes and Plan.Keep are
 // nil): its cost depends on the writes of the plan, not on the size of
 // the cluster. The error is Sync's.

@@ -22,7 +22,7 @@ import (
 // A Tracker keeps the values it is given: the labels, taints and other
 // maps and slices of nodes, pods and revisions must not be changed
 // afterwards; pass a new value instead (the DaemonSet is copied). It is not safe for
-// concurrent use. Make one with New: a nil *Tracker is not usable, and its
+// concurrent use. Make one with [New]: a nil *Tracker is not usable, and its
 // methods panic.
 type Tracker struct {
 	opts daemonplan.Options
@@ -89,12 +89,12 @@ func (ps *podState) claimed() bool {
 	return ps.own == placement.Owned || ps.own == placement.Adopted
 }
 
-// ErrDuplicate is returned by New for an input that names a node, or a pod
-// of a namespace, twice: a Tracker keys them by name.
+// ErrDuplicate is returned by [New] for an input that names a node, or a pod
+// of a namespace, twice: a [Tracker] keys them by name.
 var ErrDuplicate = errors.New("replan.New: a node or a pod appears twice")
 
-// New returns a Tracker holding in, planning with opts. It returns
-// daemonplan.ErrNilDaemonSet when in.DaemonSet is nil, and ErrDuplicate
+// New returns a [Tracker] holding in, planning with opts. It returns
+// [daemonplan.ErrNilDaemonSet] when in.DaemonSet is nil, and [ErrDuplicate]
 // when a node name (or a pod name within a namespace) repeats.
 func New(in daemonplan.Input, opts daemonplan.Options) (*Tracker, error) {
 	if in.DaemonSet == nil {
@@ -516,10 +516,10 @@ func (p *Tracker) refreshClocked() {
 }
 
 // SetExpectationsPending records whether writes of an earlier plan are not
-// yet visible (daemonplan.Input.ExpectationsPending).
+// yet visible ([daemonplan.Input.ExpectationsPending]).
 func (p *Tracker) SetExpectationsPending(pending bool) { p.pending = pending }
 
-// Input returns the state the Tracker holds, as the input of a Sync:
+// Input returns the state the [Tracker] holds, as the input of a Sync:
 // nodes sorted by name, pods by namespace and name. It costs O(n log n).
 func (p *Tracker) Input() daemonplan.Input {
 	in := daemonplan.Input{

@@ -12,50 +12,51 @@
 //
 // # Entry points
 //
-//   - Parse, MustParse: text to Quantity; errors are *ParseError wrapping
-//     ErrSyntax, ErrNumber or ErrSuffix.
-//   - NewQuantity, NewMilliQuantity: a Quantity from an int64.
-//   - Quantity.Add, Sub, Neg, Cmp, Equal, Sign, IsZero: exact arithmetic.
-//   - Quantity.String, Canonical, Format, WithFormat: printing.
-//   - Quantity.Value, MilliValue, ScaledValue: rounded integers.
-//   - List, List.Add, List.Max, List.Names, List.String: named quantities.
-//   - PodResources, Container, PodRequests, Default, EffectiveRequests: the
-//     requests a pod puts on a node.
+//   - [Parse], [MustParse]: text to [Quantity]; errors are [*ParseError]
+//     wrapping [ErrSyntax], [ErrNumber] or [ErrSuffix].
+//   - [NewQuantity], [NewMilliQuantity]: a [Quantity] from an int64.
+//   - [Quantity.Add], Sub, Neg, Cmp, Equal, Sign, IsZero: exact arithmetic.
+//   - [Quantity.String], Canonical, [Format], WithFormat: printing.
+//   - [Quantity.Value], MilliValue, ScaledValue: rounded integers.
+//   - [List], [List.Add], [List.Max], [List.Names], [List.String]: named
+//     quantities.
+//   - [PodResources], [Container], [PodRequests], [Default],
+//     [EffectiveRequests]: the requests a pod puts on a node.
 //
 // # Parsing
 //
-// Parse accepts exactly the texts apimachinery v0.34 accepts, with the same
+// [Parse] accepts exactly the texts apimachinery v0.34 accepts, with the same
 // value and format. A text is read in this order:
 //
-//  1. The empty text is rejected (ErrSyntax).
+//  1. The empty text is rejected ([ErrSyntax]).
 //  2. An optional sign, + or -.
 //  3. Leading zeros, skipped. A text that ends here ("0", "-", "+000") is 0
-//     in DecimalSI.
+//     in [DecimalSI].
 //  4. Integer digits, then optionally "." and fraction digits. Either run
 //     may be empty: "5.", ".5" and even "." are numbers.
 //  5. A tail: letters from "eEinumkKMGTP", an optional sign, digits, and
-//     nothing after (otherwise ErrSyntax, as for "1 " or "1.5.5").
-//  6. The tail must be a suffix (otherwise ErrSuffix): "" n u m k M G T P
-//     E (DecimalSI, powers of 1000), Ki Mi Gi Ti Pi Ei (BinarySI, powers of
-//     1024), or e or E followed by a signed base-10 int64 (DecimalExponent).
+//     nothing after (otherwise [ErrSyntax], as for "1 " or "1.5.5").
+//  6. The tail must be a suffix (otherwise [ErrSuffix]): "" n u m k M G T P
+//     E ([DecimalSI], powers of 1000), Ki Mi Gi Ti Pi Ei ([BinarySI], powers of
+//     1024), or e or E followed by a signed base-10 int64 ([DecimalExponent]).
 //     The written exponent is truncated to 32 bits, so 1e4294967296 is 1.
 //     Note that a lone "E" is exa (1E is 10^18) while 1E3 is 1000.
 //  7. A number without digits is 0 ("Mi", "m", "." all parse), except on
-//     the exact path below, where it is rejected (ErrNumber: ".e-10",
+//     the exact path below, where it is rejected ([ErrNumber]: ".e-10",
 //     ".Pi").
 //
 // apimachinery then takes one of two paths, which matter because they
 // differ in what they keep and reject. The int64 path takes decimal numbers
 // with at most 18 digits (leading zeros not counted, an empty integer part
-// counted as one digit) whose value is a multiple of 10^-9, and BinarySI
+// counted as one digit) whose value is a multiple of 10^-9, and [BinarySI]
 // integers with at most 11, 8, 5 or 2 digits for Ki, Mi, Gi and Ti. The
 // exact path takes everything else and:
 //
 //  1. rounds a non-zero magnitude up to a multiple of 10^-9 (0.1n is 1n,
 //     -1.5n is -2n);
-//  2. caps BinarySI magnitudes at 2^63-1 (8Ei becomes 9223372036854775807);
+//  2. caps [BinarySI] magnitudes at 2^63-1 (8Ei becomes 9223372036854775807);
 //     decimal formats are never capped;
-//  3. turns a BinarySI value strictly between -1 and 1 into DecimalSI.
+//  3. turns a [BinarySI] value strictly between -1 and 1 into [DecimalSI].
 //
 // # Printing
 //
@@ -70,16 +71,17 @@
 //     when the number is not a multiple of 8 ("+5Ti", but not "2000Ki").
 //     Canonical drops the written text. Arithmetic results never keep one.
 //  2. Zero prints "0".
-//  3. BinarySI prints the integer as m times the largest power of 1024 with
+//  3. [BinarySI] prints the integer as m times the largest power of 1024 with
 //     a suffix (1024Ki is 1Mi, 1.5Gi is 1536Mi), unless the value is
 //     strictly between -1024 and 1024 or not an integer; then it prints as
-//     DecimalSI (0.5Ki is 512, 1.1Ki is 1126400m).
-//  4. DecimalSI and DecimalExponent print an integer times the largest
+//     [DecimalSI] (0.5Ki is 512, 1.1Ki is 1126400m).
+//  4. [DecimalSI] and [DecimalExponent] print an integer times the largest
 //     power of 1000 that leaves no fraction: 1000m is 1, 1.5 is 1500m, 0.1m
 //     is 100u, 15e2 is 1500, 1e1000 is 10e999. DecimalSI uses the suffixes
 //     n to E (beyond E, see Divergences); DecimalExponent writes "e" and the
 //     exponent, omitted when 0.
-//  5. A Quantity with no format (the zero Format) prints as DecimalExponent.
+//  5. A [Quantity] with no format (the zero [Format]) prints as
+//     [DecimalExponent].
 //
 // # Arithmetic
 //
@@ -96,7 +98,7 @@
 // Each is deliberate, documented here and pinned by a test in
 // kube/differential:
 //
-//  1. DecimalSI values of 10^21 and more, and BinarySI multiples of 1024^7,
+//  1. [DecimalSI] values of 10^21 and more, and [BinarySI] multiples of 1024^7,
 //     have no suffix in apimachinery, which prints their mantissa alone:
 //     1000E prints "1". Here they print exactly: "1000E", "1024Ei".
 //  2. apimachinery computes printed exponents in 32 bits; where the
@@ -111,13 +113,13 @@
 //     reports it).
 //  4. apimachinery's exact path builds 10^n for a written exponent n
 //     (1e-999999999 or 12345678901234567890e999999999 run for hours); here
-//     the cost of Parse, String and Cmp does not grow with the exponent.
+//     the cost of [Parse], String and Cmp does not grow with the exponent.
 //     Add of two values whose exponents differ by n still builds an n-digit
 //     number, as any exact sum must.
 //
 // # Pod requests
 //
-// PodRequests follows component-helpers resource.PodRequests with default
+// [PodRequests] follows component-helpers resource.PodRequests with default
 // options, as kube-scheduler v1.34 to v1.37 calls it (PodLevelResources is
 // beta and on): regular containers are summed; each sidecar (an init
 // container with restartPolicy Always) is added to that sum and to a
@@ -125,9 +127,9 @@
 // requests plus the sidecars started before it; the pod needs the
 // per-resource maximum of the sum and those init-time totals; pod-level
 // requests for cpu, memory and hugepages-* replace the container figures;
-// pod overhead is added. Default applies the API server's defaulting
+// pod overhead is added. [Default] applies the API server's defaulting
 // first (a container's limits stand in for its missing requests; every
 // quantity is rounded up to 1m; missing pod-level requests come from the
-// containers or the pod-level limits), and EffectiveRequests is
+// containers or the pod-level limits), and [EffectiveRequests] is
 // PodRequests of the defaulted pod.
 package resource

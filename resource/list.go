@@ -13,9 +13,9 @@ import (
 // results are new maps.
 type List map[string]Quantity
 
-// Add returns a new List with, for every name in l or o, the sum of the two
+// Add returns a new [List] with, for every name in l or o, the sum of the two
 // quantities. A name in only one of them keeps that quantity as is, parsed
-// spelling included; a sum follows Quantity.Add (format of l's quantity, or
+// spelling included; a sum follows [Quantity.Add] (format of l's quantity, or
 // of o's when l's is zero). This is component-helpers' addResourceList.
 func (l List) Add(o List) List {
 	out := make(List, len(l)+len(o))
@@ -26,7 +26,7 @@ func (l List) Add(o List) List {
 	return out
 }
 
-// Max returns a new List with, for every name in l or o, the greater of the
+// Max returns a new [List] with, for every name in l or o, the greater of the
 // two quantities; on a tie l's quantity (and so its format and spelling) is
 // kept. This is component-helpers' maxResourceList.
 func (l List) Max(o List) List {
@@ -49,8 +49,8 @@ func (l List) Names() []string {
 }
 
 // String renders l as name=quantity pairs sorted by name and joined by
-// commas, each quantity as Quantity.String prints it:
-// "cpu=250m,memory=64Mi". An empty or nil List renders as "".
+// commas, each quantity as [Quantity.String] prints it:
+// "cpu=250m,memory=64Mi". An empty or nil [List] renders as "".
 func (l List) String() string {
 	var sb strings.Builder
 	for i, name := range l.Names() {

@@ -10,7 +10,7 @@ import (
 
 // The three ways a text can fail to be a quantity. They match
 // apimachinery's ErrFormatWrong, ErrNumeric and ErrSuffix one for one; a
-// *ParseError wraps exactly one of them, so errors.Is tells them apart.
+// [*ParseError] wraps exactly one of them, so errors.Is tells them apart.
 var (
 	// ErrSyntax: the text is empty or is not a number followed by a
 	// suffix-shaped tail (letters from "eEinumkKMGTP", an optional sign,
@@ -23,7 +23,7 @@ var (
 	ErrSuffix = errors.New("unknown suffix")
 )
 
-// ParseError says why Parse rejected a text.
+// ParseError says why [Parse] rejected a text.
 type ParseError struct {
 	// Text is the input, unchanged.
 	Text string
@@ -38,7 +38,7 @@ func (e *ParseError) Error() string {
 // Unwrap returns e.Err.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// MustParse is Parse for texts known to be valid, such as constants in
+// MustParse is [Parse] for texts known to be valid, such as constants in
 // tests and examples; it panics when Parse fails.
 func MustParse(s string) Quantity {
 	q, err := Parse(s)
@@ -184,7 +184,7 @@ const maxFastDigits = 18
 // does: it accepts and rejects the same texts, yields the same value and
 // format, and remembers the text when apimachinery would print it as
 // written. doc.go lists the rules. Parse never panics; a rejected text
-// gives a *ParseError.
+// gives a [*ParseError].
 func Parse(s string) (Quantity, error) {
 	if s == "" {
 		return Quantity{}, &ParseError{Text: s, Err: ErrSyntax}

@@ -45,8 +45,8 @@ type PodResources struct {
 //     resource, replace the figure for each such name they list.
 //  5. Overhead, added.
 //
-// p is taken as stored: apply Default first (or call EffectiveRequests) for
-// a pod as written by a user. The result is a new, non-nil List.
+// p is taken as stored: apply [Default] first (or call [EffectiveRequests]) for
+// a pod as written by a user. The result is a new, non-nil [List].
 func PodRequests(p PodResources) List {
 	reqs := List{}
 	for _, c := range p.Containers {
@@ -97,13 +97,13 @@ func podLevelSet(l List) bool {
 //  1. For every container and init container, each resource in Limits
 //     that is missing from Requests is added to Requests with the limit's
 //     quantity.
-//  2. Every quantity in every List is rounded up (away from zero) to a
+//  2. Every quantity in every [List] is rounded up (away from zero) to a
 //     multiple of 1m; quantities already such a multiple are kept as they
 //     are, spelling included.
 //  3. Pod-level defaulting (KEP-2837; upstream DefaultPodLevelResources),
 //     when pod-level requests or limits are set: a hugepages-* resource
 //     the containers limit, with neither a pod-level request nor limit,
-//     gets the containers' aggregated limit (the PodRequests formula
+//     gets the containers' aggregated limit (the [PodRequests] formula
 //     applied to limits) as its pod-level limit; then a pod-level request
 //     missing for cpu or memory is taken from the containers' aggregated
 //     requests, and one still missing for cpu, memory or hugepages-* from

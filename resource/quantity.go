@@ -4,9 +4,9 @@ import (
 	"math/big"
 )
 
-// Format says how a Quantity is printed. It is remembered from the text a
-// Quantity was parsed from (see Parse) and carried through arithmetic (see
-// Quantity.Add).
+// Format says how a [Quantity] is printed. It is remembered from the text a
+// Quantity was parsed from (see [Parse]) and carried through arithmetic (see
+// [Quantity.Add]).
 type Format uint8
 
 const (
@@ -19,7 +19,7 @@ const (
 )
 
 // String returns the name apimachinery uses for the format ("BinarySI",
-// ...), or "" for the zero Format and any value outside the constants.
+// ...), or "" for the zero [Format] and any value outside the constants.
 func (f Format) String() string {
 	switch f {
 	case DecimalExponent:
@@ -32,12 +32,12 @@ func (f Format) String() string {
 	return ""
 }
 
-// Quantity is an exact decimal number with a Format, the value type of
+// Quantity is an exact decimal number with a [Format], the value type of
 // Kubernetes resource requests, limits and capacities. It is an immutable
 // value: methods return new Quantities and never change their receiver or
 // arguments, so Quantities may be copied and shared freely.
 //
-// The zero Quantity is 0 with no Format; it prints as "0", and adding to it
+// The zero Quantity is 0 with no [Format]; it prints as "0", and adding to it
 // adopts the other operand's Format. Compare Quantities with Cmp or Equal,
 // never with ==: equal values may be held in different forms (1 and 1000m)
 // and remember different spellings.
@@ -78,21 +78,21 @@ func NewQuantity(v int64, f Format) Quantity {
 }
 
 // NewMilliQuantity returns v thousandths in format f: NewMilliQuantity(1500,
-// DecimalSI) is 1.5 and prints as 1500m.
+// [DecimalSI]) is 1.5 and prints as 1500m.
 func NewMilliQuantity(v int64, f Format) Quantity {
 	return Quantity{small: v, exp: -3, f: f}
 }
 
-// Format returns the format q prints in. A zero Quantity keeps the format
-// it was parsed with (Parse("0Ki") is BinarySI), but prints as "0" whatever
+// Format returns the format q prints in. A zero [Quantity] keeps the format
+// it was parsed with (Parse("0Ki") is [BinarySI]), but prints as "0" whatever
 // its format.
 func (q Quantity) Format() Format { return q.f }
 
 // WithFormat returns q in format f: the same value, printed as f prints it
 // and without a parsed spelling. It carries a format that a printed text
 // does not show, as when converting another library's quantity through
-// its text: apimachinery prints 0.5Ki as "512", which Parse reads as
-// DecimalSI, while the quantity is BinarySI.
+// its text: apimachinery prints 0.5Ki as "512", which [Parse] reads as
+// [DecimalSI], while the quantity is [BinarySI].
 func (q Quantity) WithFormat(f Format) Quantity {
 	q.f = f
 	q.text = ""

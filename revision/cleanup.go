@@ -8,15 +8,15 @@ import (
 
 // Cleanup returns, sorted, the names of the old revisions to delete at the
 // end of a sync (upstream: cleanupHistory; docs/history.md, H13). old is
-// History.Old; livePods are the DaemonSet's claimed pods that have a
-// target node (placement.Index.Targeted), including pods that are
-// terminal and being deleted (upstream lists them with
+// [History.Old]; livePods are the DaemonSet's claimed pods that have a
+// target node ([github.com/daemonplan/daemonplan/placement.Index.Targeted]),
+// including pods that are terminal and being deleted (upstream lists them with
 // includeDeletedTerminal).
 //
-//  1. limit = *ds.RevisionHistoryLimit, or api.DefaultRevisionHistoryLimit when nil.
-//     Nothing is deleted when len(old) <= limit.
+//  1. limit = *ds.RevisionHistoryLimit, or [api.DefaultRevisionHistoryLimit]
+//     when nil. Nothing is deleted when len(old) <= limit.
 //  2. A revision is live when it has a hash label and some live pod carries
-//     that non-empty value in its api.LabelRevisionHash label.
+//     that non-empty value in its [api.LabelRevisionHash] label.
 //  3. Old revisions are visited by number, oldest first (equal numbers by
 //     name); each one that is not live is deleted, until len(old) - limit
 //     are deleted or none is left. Live revisions are never deleted, so

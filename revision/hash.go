@@ -10,13 +10,14 @@ import (
 	"github.com/daemonplan/daemonplan/resource"
 )
 
-// HashFunc names new revisions: Construct creates the current revision as
+// HashFunc names new revisions: [Construct] creates the current revision as
 // "<ds.Name>-<HashFunc(ds, ds.Status.CollisionCount)>". A HashFunc must be
 // deterministic and must not change ds. collisionCount is nil when the
 // DaemonSet has never seen a name collision.
 //
 // The hash only names revisions: whether a revision holds the current
-// template is decided by comparing Data with TemplateData (docs/history.md, H3).
+// template is decided by comparing Data with [TemplateData] (docs/history.md,
+// H3).
 type HashFunc func(ds *api.DaemonSet, collisionCount *int32) string
 
 // safeAlphabet is the alphabet of upstream's rand.SafeEncodeString: no
@@ -36,11 +37,11 @@ func SafeEncode(n uint32) string {
 	return string(out)
 }
 
-// DefaultHash is the HashFunc used when Options.Hash is nil. It computes
+// DefaultHash is the [HashFunc] used when [Options.Hash] is nil. It computes
 // FNV-1a (32 bit) over TemplateData(ds); when collisionCount is non-nil it
 // also hashes 8 more bytes, the count as a little-endian uint32 followed by
 // four zero bytes, as upstream's ComputeHash does (docs/history.md, H5). The sum is
-// rendered with SafeEncode.
+// rendered with [SafeEncode].
 //
 // Upstream hashes a Go-struct dump of the API template rather than the
 // stored bytes, so DefaultHash names revisions differently from a real

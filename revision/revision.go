@@ -13,7 +13,7 @@ import (
 )
 
 // Revision is one ControllerRevision: a DaemonSet pod template stored as
-// data, with a number. Construct and Rollback never change the revisions
+// data, with a number. [Construct] and [Rollback] never change the revisions
 // they are given, and every Revision they return is a deep copy.
 type Revision struct {
 	Namespace string
@@ -36,14 +36,14 @@ type Revision struct {
 	Deleting bool
 }
 
-// Options are the switches of Construct. The zero value is upstream's
-// behaviour with DefaultHash.
+// Options are the switches of [Construct]. The zero value is upstream's
+// behaviour with [DefaultHash].
 type Options struct {
 	// Hash names new revisions; nil means DefaultHash.
 	Hash HashFunc
 }
 
-// PodRelabel asks the caller to set the api.LabelRevisionHash label of
+// PodRelabel asks the caller to set the [api.LabelRevisionHash] label of
 // pod Pod to Hash (a merge patch upstream).
 type PodRelabel struct {
 	Pod  string
@@ -91,9 +91,9 @@ type History struct {
 	CollisionCount *int32
 }
 
-// AlreadyExistsError is the error Construct returns when the name of the
+// AlreadyExistsError is the error [Construct] returns when the name of the
 // revision it must create is taken by a revision holding another template.
-// Its text mirrors the API server's; History.CollisionCount is then bumped
+// Its text mirrors the API server's; [History.CollisionCount] is then bumped
 // so that the next sync computes another name.
 type AlreadyExistsError struct {
 	Name string
@@ -131,9 +131,9 @@ func (e *AlreadyExistsError) Error() string {
 //     Hash(ds, ds.Status.CollisionCount). If no revision of that name exists
 //     in ds.Namespace, a revision is created (labels = template labels +
 //     hash label, annotations = the DaemonSet's, controller = ds, Data =
-//     TemplateData, number = next). If one exists with the same Data, it is
+//     [TemplateData], number = next). If one exists with the same Data, it is
 //     used as is (not renumbered, not claimed). If one exists with other
-//     Data, the result is an *AlreadyExistsError and CollisionCount is
+//     Data, the result is an [*AlreadyExistsError] and CollisionCount is
 //     bumped; nothing is created.
 //  5. Several current revisions: the one with the highest number is kept;
 //     on equal numbers the one whose name sorts last (upstream keeps the
@@ -146,8 +146,8 @@ func (e *AlreadyExistsError) Error() string {
 //
 // The result does not depend on the order of revisions or pods. Two
 // revisions with the same name in ds.Namespace are an error (a
-// field.ErrorList of Duplicate), as is an invalid selector. On an error the
-// returned History still holds the writes upstream makes before failing
+// [field.ErrorList] of Duplicate), as is an invalid selector. On an error the
+// returned [History] still holds the writes upstream makes before failing
 // (adoptions, releases, legacy labels and, on a collision, the bumped
 // CollisionCount); Current and Hash are then empty.
 func Construct(ds *api.DaemonSet, revisions []Revision, pods []*api.Pod, opts Options) (History, error) {
@@ -396,7 +396,7 @@ func (r Revision) DeepCopy() Revision {
 //     Duplicate, with the index of the first one in the detail ("also
 //     revisions[1]").
 //
-// Construct reports duplicates too, but only in the DaemonSet's namespace
+// [Construct] reports duplicates too, but only in the DaemonSet's namespace
 // and as upstream's sync error; a caller that checks its input first gets
 // every problem with the index of its own list.
 func ValidateRevisions(revisions []Revision) field.ErrorList {

@@ -36,7 +36,7 @@ func (o RollbackOutcome) String() string {
 
 var rollbackOutcomeNames = [...]string{RolledBack: "RolledBack", Skipped: "Skipped", NotFound: "NotFound", NoPreviousRevision: "NoPreviousRevision"}
 
-// RollbackResult is the outcome of Rollback with kubectl's message.
+// RollbackResult is the outcome of [Rollback] with kubectl's message.
 type RollbackResult struct {
 	Outcome RollbackOutcome
 	// Message is kubectl's text: "rolled back" (printed after
@@ -60,14 +60,14 @@ type RollbackResult struct {
 // revisions in ds.Namespace selected by ds.Selector and controlled by
 // ds.UID (an empty UID controls nothing).
 //
-//  1. toRevision < 0 → NotFound.
+//  1. toRevision < 0 → [NotFound].
 //  2. toRevision = 0 and at most one revision in the history →
-//     NoPreviousRevision.
+//     [NoPreviousRevision].
 //  3. toRevision = 0 → the last but one revision in order of number, then
 //     name (the second-highest number; kubectl's sort leaves the order of
 //     equal numbers open); toRevision > 0 → the revision with that number
-//     (the first by name if several); none → NotFound.
-//  4. Its Data equals TemplateData(ds) → Skipped; else RolledBack.
+//     (the first by name if several); none → [NotFound].
+//  4. Its Data equals TemplateData(ds) → [Skipped]; else [RolledBack].
 //
 // The error is non-nil only for an invalid selector. ds must not be nil.
 func Rollback(ds *api.DaemonSet, revisions []Revision, toRevision int64) (RollbackResult, error) {
@@ -121,10 +121,10 @@ func Rollback(ds *api.DaemonSet, revisions []Revision, toRevision int64) (Rollba
 
 // HistoryTable renders `kubectl rollout history daemonset/NAME` without its
 // first line (the object name): "No rollout history found." when the
-// history (as for Rollback) is empty, else a REVISION and CHANGE-CAUSE
+// history (as for [Rollback]) is empty, else a REVISION and CHANGE-CAUSE
 // table aligned by text/tabwriter as kubectl does (two spaces of padding),
 // one row per revision number in ascending order, the change cause being
-// the api.AnnotationChangeCause annotation or "<none>". When several
+// the [api.AnnotationChangeCause] annotation or "<none>". When several
 // revisions share a number, kubectl shows one of them; HistoryTable shows
 // the one whose name sorts last.
 //

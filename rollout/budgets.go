@@ -21,8 +21,8 @@ type Budgets struct {
 // deleting old ones: maxSurge is not zero. A negative maxSurge (which
 // validation rejects) takes this path too, as upstream's rollingUpdate
 // branches on maxSurge == 0, and surges onto no node beyond those whose
-// old pod is unavailable. (Manage's test is placement.AllowsSurge:
-// positive only.)
+// old pod is unavailable. (Manage's test is
+// [github.com/daemonplan/daemonplan/placement.AllowsSurge]: positive only.)
 func (b Budgets) Surge() bool { return b.MaxSurge != 0 }
 
 // ResolveBudgets scales maxUnavailable and maxSurge of ds against desired

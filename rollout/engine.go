@@ -52,7 +52,7 @@ type Node struct {
 // SetPods sets Pods, New, Old and Crowded from pods, updated(j) telling
 // whether pods[j] carries the current revision (docs/rolling-update.md,
 // R2 and R6). A nil updated calls every pod outdated; nil pods are
-// skipped; on a nil Node SetPods does nothing.
+// skipped; on a nil [Node] SetPods does nothing.
 func (n *Node) SetPods(pods []*api.Pod, updated func(j int) bool) {
 	if n == nil {
 		return
@@ -79,7 +79,7 @@ func (n *Node) SetPods(pods []*api.Pod, updated func(j int) bool) {
 }
 
 // Outdated reports a node the rollout still has to update: one outdated
-// pod and no updated one. A nil Node is not.
+// pod and no updated one. A nil [Node] is not.
 func (n *Node) Outdated() bool { return n != nil && !n.Crowded && n.New == nil && n.Old != nil }
 
 // Action is what a pass does with one node.
@@ -151,7 +151,7 @@ func (c *Classifier) available(p *api.Pod) bool {
 // (docs/rolling-update.md, R5–R16 and R18; the progressive switches,
 // docs/progressive-delivery.md). A node counts against the budgets unless
 // it is outdated and outside the update set (with StrictBudgets every node
-// counts). A nil Node has no class (the zero Class); a nil Classifier
+// counts). A nil [Node] has no class (the zero [Class]); a nil [Classifier]
 // is the zero one.
 func (c *Classifier) Classify(n *Node) Class {
 	var cl Class
@@ -256,11 +256,11 @@ type Tally struct {
 }
 
 // Add adds one node's class to the tally of the pass with or without
-// surge. On a nil Tally it does nothing.
+// surge. On a nil [Tally] it does nothing.
 func (t *Tally) Add(c Class, surge bool) { t.add(c, surge, 1) }
 
 // Remove takes back what Add added, for callers that keep a tally as
-// nodes change. On a nil Tally it does nothing.
+// nodes change. On a nil [Tally] it does nothing.
 func (t *Tally) Remove(c Class, surge bool) { t.add(c, surge, -1) }
 
 func (t *Tally) add(c Class, surge bool, d int) {

@@ -7,9 +7,9 @@ import (
 )
 
 // Manage applies the extensions that reach beyond the rolling update to a
-// manage plan mp of cl (placement.Index.Manage with the same hash), and
+// manage plan mp of cl ([placement.Index.Manage] with the same hash), and
 // returns the plan to issue and how many creates it held back. mp is not
-// changed; with the zero Progressive it is returned as is.
+// changed; with the zero [Progressive] it is returned as is.
 //
 //  1. Freeze: no creates and no deletes. The backoff state stays as it
 //     was (backoff), nothing is requeued, and every pod placed on a node
@@ -20,7 +20,7 @@ import (
 //     P nodes onto the current revision (OpenKruise's GetNodesNeedingPods).
 //     The others are held back: those nodes stay without a pod.
 //
-// cl must not be nil unless p is the zero Progressive: Manage panics on a
+// cl must not be nil unless p is the zero [Progressive]: Manage panics on a
 // nil Index it needs.
 func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.Plan, backoff placement.Backoff) (placement.Plan, int) {
 	if cl == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {

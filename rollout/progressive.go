@@ -10,12 +10,12 @@ import (
 	"github.com/daemonplan/daemonplan/internal/enum"
 )
 
-// LabelZone is the node label Zones groups by when Zones.Key is empty.
+// LabelZone is the node label [Zones] groups by when [Zones.Key] is empty.
 const LabelZone = "topology.kubernetes.io/zone"
 
 // Progressive are the progressive-delivery extensions of the rolling update
 // (docs/progressive-delivery.md states their rules, numbered). Each is
-// opt-in: the zero value adds nothing, and RollingUpdate with it is
+// opt-in: the zero value adds nothing, and [RollingUpdate] with it is
 // upstream's pass exactly.
 type Progressive struct {
 	// Partition is how many nodes keep their old pod (OpenKruise's
@@ -152,7 +152,7 @@ func (p Progressive) IsZero() bool {
 //     listed twice is Duplicate.
 //  5. zones.maxConcurrent, canary.autoFail.maxRestarts,
 //     canary.autoFail.maxUnready, canary.restarts[pod]: not negative.
-//  6. canary.verdicts[hash]: Promote or Abort, else NotSupported.
+//  6. canary.verdicts[hash]: [Promote] or [Abort], else NotSupported.
 func (p Progressive) Validate() field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, countErrors(field.NewPath("partition"), p.Partition, 0)...)

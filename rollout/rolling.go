@@ -9,7 +9,7 @@ import (
 )
 
 // Step is what one rolling-update pass decides, final and ready to merge
-// into a plan: each list is cut to the burst limit (placement.Options.Burst)
+// into a plan: each list is cut to the burst limit ([placement.Options.Burst])
 // and sorted.
 //
 // The cut keeps upstream's priorities: deletes and creates forced by
@@ -63,8 +63,8 @@ func nodeOf(b *placement.Bucket) Node {
 // RollingUpdate plans one pass of the RollingUpdate strategy over cl
 // (upstream: rollingUpdate; docs/rolling-update.md) with the progressive
 // extensions of p, and reports what they decided. hash is the current
-// revision's hash. With the zero Progressive it is upstream's pass, and
-// the Progress is zero. Nodes are visited in name order where upstream
+// revision's hash. With the zero [Progressive] it is upstream's pass, and
+// the [Progress] is zero. Nodes are visited in name order where upstream
 // uses map order (docs/determinism.md, D2).
 //
 // Without surge (maxSurge 0), old pods that are not available are always
@@ -78,10 +78,10 @@ func nodeOf(b *placement.Bucket) Node {
 // are available than nodes desire them. An old pod on a node missing from
 // the snapshot is an error there, as upstream's node lookup fails.
 //
-// Classifier.Classify decides each node and Budgets.Quota how many
-// candidates a budget domain takes; Progressive's rules
+// [Classifier.Classify] decides each node and [Budgets.Quota] how many
+// candidates a budget domain takes; [Progressive]'s rules
 // (docs/progressive-delivery.md) choose the update set and the domains.
-// p should be valid (Progressive.Validate); a selector of p that does not
+// p should be valid ([Progressive.Validate]); a selector of p that does not
 // compile is an error. A nil cl, or a zero one never indexed, is an
 // error.
 func RollingUpdate(cl *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {

@@ -5,50 +5,55 @@
 //
 // # What it owns
 //
-//   - Label selectors (api.LabelSelector, the DaemonSet's spec.selector):
-//     compilation into a Selector, checked as the API checks them.
-//   - The kubectl -l string syntax: Parse and Selector.String, with its
-//     three extra operators Equals, DoubleEquals and NotEquals.
+//   - Label selectors ([github.com/daemonplan/daemonplan/api.LabelSelector],
+//     the DaemonSet's spec.selector): compilation into a [Selector], checked as
+//     the API checks them.
+//   - The kubectl -l string syntax: [Parse] and [Selector.String], with its
+//     three extra operators [Equals], [DoubleEquals] and [NotEquals].
 //   - Node selection of a pod template: spec.nodeSelector AND the required
-//     node affinity (api.NodeSelector), with upstream's lazy handling of
-//     malformed terms (CompileNode, NodeMatcher).
+//     node affinity ([github.com/daemonplan/daemonplan/api.NodeSelector]), with
+//     upstream's lazy handling of malformed terms ([CompileNode],
+//     [NodeMatcher]).
 //
 // The selector types themselves, and their strict API validation
-// (api.ValidateLabelSelector, api.ValidateNodeSelector, label key and value
-// syntax), belong to package api, which every package reads. It does not
-// own taints and tolerations (package taints), preferred node
-// affinity, pod (anti-)affinity, field selectors other than a node's
-// metadata.name, or where validation errors are rooted: every path is
-// relative to the value validated ("matchExpressions[0].key"), and the
-// caller places it with field.ErrorList.Prefix ("spec.selector"). Nothing
-// here logs, allocates while matching, or keeps a reference to its inputs.
+// ([github.com/daemonplan/daemonplan/api.ValidateLabelSelector],
+// [github.com/daemonplan/daemonplan/api.ValidateNodeSelector], label key and
+// value syntax), belong to package api, which every package reads. It does not
+// own taints and tolerations (package taints), preferred node affinity, pod
+// (anti-)affinity, field selectors other than a node's metadata.name, or where
+// validation errors are rooted: every path is relative to the value validated
+// ("matchExpressions[0].key"), and the caller places it with
+// [github.com/daemonplan/daemonplan/field.ErrorList.Prefix] ("spec.selector").
+// Nothing here logs, allocates while matching, or keeps a reference to its
+// inputs.
 //
 // # Entry points
 //
 //   - Compile(*api.LabelSelector) (Selector, error).
-//   - Parse(string) (Selector, error), failing with a *ParseError;
-//     Everything, Nothing, FromSet.
-//   - Selector: Matches, MatchesNothing, Empty, String, Requirements, Equal;
-//     Requirement.Matches for a single requirement.
+//   - Parse(string) (Selector, error), failing with a [*ParseError];
+//     [Everything], [Nothing], [FromSet].
+//   - [Selector]: Matches, MatchesNothing, Empty, String, Requirements, Equal;
+//     [Requirement.Matches] for a single requirement.
 //   - CompileNode(nodeSelector, *api.NodeSelector) NodeMatcher, then
 //     NodeMatcher.Match(nodeName, labels) (bool, Mismatch) per node;
-//     NodeMatcher.Mismatches for every failing nodeSelector key and, per
+//     [NodeMatcher.Mismatches] for every failing nodeSelector key and, per
 //     affinity term, every failing requirement (it allocates: for
 //     explaining a decision, not for making one).
 //
-// Compile once, match many: Selector and NodeMatcher are immutable values,
-// safe for concurrent use, whose Matches and Match do not allocate.
+// [Compile] once, match many: [Selector] and [NodeMatcher] are immutable
+// values, safe for concurrent use, whose Matches and Match do not allocate.
 //
 // # Label selectors
 //
-//  1. A nil *api.LabelSelector matches nothing (Compile returns the zero
-//     Selector, for which MatchesNothing is true).
+//  1. A nil [*github.com/daemonplan/daemonplan/api.LabelSelector] matches
+//     nothing ([Compile] returns the zero [Selector], for which MatchesNothing
+//     is true).
 //  2. A non-nil one with no matchLabels and no matchExpressions matches
 //     everything (Empty is true). The DaemonSet API rejects it, and listers
 //     skip it when mapping pods to DaemonSets; that is the caller's rule.
 //  3. Otherwise each matchLabels pair is a "key=value" requirement, each
 //     expression a requirement, and a label set matches when every
-//     requirement does (Requirement.Matches lists the operators' rules).
+//     requirement does ([Requirement.Matches] lists the operators' rules).
 //  4. A missing key never satisfies In, "=", Exists, Gt or Lt, and always
 //     satisfies NotIn, "!=" and DoesNotExist.
 //
@@ -60,9 +65,10 @@
 //  3. A non-nil one needs at least one matching term; with no terms, or
 //     only empty terms, it matches no node.
 //  4. A malformed term matches no node but does not stop the other terms
-//     from matching (NodeMatcher.ParseErrors tells what was wrong).
+//     from matching ([NodeMatcher.ParseErrors] tells what was wrong).
 //  5. Both 1 and 3 must hold; a nodeSelector failure is reported first.
 //
-// api.ValidateNodeSelector is the stricter API-server check of the same
-// input; CompileNode accepts everything and degrades as the controller does.
+// [github.com/daemonplan/daemonplan/api.ValidateNodeSelector] is the stricter
+// API-server check of the same input; [CompileNode] accepts everything and
+// degrades as the controller does.
 package selector

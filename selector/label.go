@@ -7,9 +7,9 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// Requirement is one condition of a Selector: a key, an operator and its
+// Requirement is one condition of a [Selector]: a key, an operator and its
 // values, as written in the API or in the string syntax. Requirements built
-// by Compile or Parse are valid and their values sorted and deduplicated;
+// by [Compile] or [Parse] are valid and their values sorted and deduplicated;
 // one built by hand need not be valid, and Matches then follows upstream's
 // fallbacks (an unknown operator matches nothing).
 type Requirement struct {
@@ -168,9 +168,9 @@ func compareRequirements(a, b requirement) int {
 // checked once and matched many times without allocating. It is immutable
 // and safe for concurrent use.
 //
-// The zero Selector matches nothing, like a nil *api.LabelSelector; Everything
-// (or Parse("")) matches everything. Build one with Compile, Parse,
-// Everything, Nothing or FromSet.
+// The zero Selector matches nothing, like a nil [*api.LabelSelector];
+// Everything (or Parse("")) matches everything. Build one with [Compile],
+// [Parse], [Everything], [Nothing] or [FromSet].
 type Selector struct {
 	reqs []requirement // sorted by compareRequirements; never changed
 	// selects is false for the zero Selector, which matches nothing.
@@ -182,16 +182,16 @@ func newSelector(reqs []requirement) Selector {
 	return Selector{reqs: reqs, selects: true}
 }
 
-// Everything returns the Selector that matches every label set (an empty
+// Everything returns the [Selector] that matches every label set (an empty
 // label selector, the string "").
 func Everything() Selector { return Selector{selects: true} }
 
-// Nothing returns the Selector that matches no label set (a nil label
+// Nothing returns the [Selector] that matches no label set (a nil label
 // selector). It equals the zero Selector.
 func Nothing() Selector { return Selector{} }
 
-// FromSet returns the Selector that requires every key of set with exactly
-// its value ("k=v" for each pair). A nil or empty set gives Everything. Like
+// FromSet returns the [Selector] that requires every key of set with exactly
+// its value ("k=v" for each pair). A nil or empty set gives [Everything]. Like
 // upstream's labels.SelectorFromSet it does not validate keys or values; a
 // selector built from an invalid set matches as described but its String may
 // not parse back.
@@ -203,18 +203,18 @@ func FromSet(set map[string]string) Selector {
 	return newSelector(reqs)
 }
 
-// Compile checks a label selector as the API does (api.ValidateLabelSelector)
+// Compile checks a label selector as the API does ([api.ValidateLabelSelector])
 // and compiles it (docs/manage.md, M4):
 //
-//  1. nil: the Selector matches nothing (the zero Selector), no error.
+//  1. nil: the [Selector] matches nothing (the zero Selector), no error.
 //  2. No matchLabels and no matchExpressions: it matches everything.
 //  3. Otherwise every matchLabels pair becomes "key=value" and every
 //     expression a requirement; all of them must hold.
 //
-// On error the Selector is the zero Selector and the error is a
-// field.ErrorList holding every problem, with paths relative to the selector
-// ("matchExpressions[0].values"); callers root them with ErrorList.Prefix.
-// ls is not changed and not retained.
+// On error the [Selector] is the zero Selector and the error is a
+// [github.com/daemonplan/daemonplan/field.ErrorList] holding every problem,
+// with paths relative to the selector ("matchExpressions[0].values"); callers
+// root them with ErrorList.Prefix. ls is not changed and not retained.
 func Compile(ls *api.LabelSelector) (Selector, error) {
 	if ls == nil {
 		return Selector{}, nil
@@ -233,7 +233,7 @@ func Compile(ls *api.LabelSelector) (Selector, error) {
 }
 
 // Matches reports whether labels satisfy every requirement of s. The zero
-// Selector matches nothing; a selector without requirements matches every
+// [Selector] matches nothing; a selector without requirements matches every
 // label set, nil included. It does not allocate.
 func (s Selector) Matches(labels map[string]string) bool {
 	if !s.selects {
@@ -247,17 +247,19 @@ func (s Selector) Matches(labels map[string]string) bool {
 	return true
 }
 
-// MatchesNothing reports whether s is the selector of a nil *api.LabelSelector
-// (the zero Selector). A selector whose requirements contradict each other
-// ("a=x,a=y") is not reported: it is compiled, it just never matches.
+// MatchesNothing reports whether s is the selector of a nil
+// [*api.LabelSelector] (the zero [Selector]). A selector whose requirements
+// contradict each other ("a=x,a=y") is not reported: it is compiled, it just
+// never matches.
 func (s Selector) MatchesNothing() bool { return !s.selects }
 
 // Empty reports whether s has no requirement and so matches everything. The
-// zero Selector is not empty.
+// zero [Selector] is not empty.
 func (s Selector) Empty() bool { return s.selects && len(s.reqs) == 0 }
 
 // Requirements returns a copy of the requirements of s in canonical order
-// (by key, then operator, then values). It is nil for Everything and Nothing.
+// (by key, then operator, then values). It is nil for [Everything] and
+// [Nothing].
 func (s Selector) Requirements() []Requirement {
 	if len(s.reqs) == 0 {
 		return nil
@@ -269,15 +271,15 @@ func (s Selector) Requirements() []Requirement {
 	return out
 }
 
-// NothingString is what String returns for the zero Selector, which has no
-// form in the kubectl syntax. Parse rejects it, so that a "match nothing"
+// NothingString is what String returns for the zero [Selector], which has no
+// form in the kubectl syntax. [Parse] rejects it, so that a "match nothing"
 // selector can never be mistaken for "" (match everything).
 const NothingString = "<nothing>"
 
 // String renders s canonically in the kubectl -l syntax: the requirements in
-// the order of Requirements, separated by ",", each as Requirement.String
-// writes it. Everything renders as "" and the zero Selector as
-// NothingString. For a selector from Compile or Parse, Parse(s.String())
+// the order of Requirements, separated by ",", each as [Requirement.String]
+// writes it. [Everything] renders as "" and the zero [Selector] as
+// [NothingString]. For a selector from [Compile] or [Parse], Parse(s.String())
 // returns a selector Equal to s.
 func (s Selector) String() string {
 	if !s.selects {

@@ -34,7 +34,7 @@ func (k MismatchKind) String() string {
 	return "MismatchKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Mismatch is why a node does not satisfy a NodeMatcher. The zero Mismatch
+// Mismatch is why a node does not satisfy a [NodeMatcher]. The zero Mismatch
 // means it does.
 type Mismatch struct {
 	Kind MismatchKind
@@ -60,7 +60,7 @@ func (m Mismatch) String() string {
 // NodeMatcher is the compiled node constraint of a pod template: its
 // spec.nodeSelector map AND its required node affinity (docs/eligibility.md,
 // E3 and E4). Build it
-// with CompileNode; it is an immutable value, safe for concurrent use, and
+// with [CompileNode]; it is an immutable value, safe for concurrent use, and
 // its methods have value receivers so that CompileNode(...).Match(...)
 // reads as one expression. The zero NodeMatcher matches every node.
 type NodeMatcher struct {
@@ -120,7 +120,7 @@ func (f *fieldRequirement) matches(nodeName string) bool {
 //
 //  1. nodeSelector: every key must be a node label with exactly that value.
 //     A nil or empty map does not constrain. Keys and values are not
-//     validated here (see api.ValidateNodeSelectorMap).
+//     validated here (see [api.ValidateNodeSelectorMap]).
 //  2. required == nil: no affinity constraint.
 //  3. required != nil: the node must match at least one term (terms ORed).
 //     A required selector with no terms, or with only empty terms, matches
@@ -128,7 +128,7 @@ func (f *fieldRequirement) matches(nodeName string) bool {
 //  4. A term with neither matchExpressions nor matchFields is dropped: it
 //     matches nothing.
 //  5. Within a term, every matchExpressions requirement (on node labels,
-//     with the Requirement.Matches rules) and every matchFields requirement
+//     with the [Requirement.Matches] rules) and every matchFields requirement
 //     must hold.
 //  6. matchFields compare a node field with In (equal) or NotIn (not equal)
 //     and exactly one value. The only node field is metadata.name; another
@@ -251,7 +251,7 @@ func (m NodeMatcher) ParseErrors() field.ErrorList {
 }
 
 // Match reports whether a node with this name and these labels satisfies m,
-// and if not, why (see CompileNode for the rules). The nodeSelector is
+// and if not, why (see [CompileNode] for the rules). The nodeSelector is
 // checked first; its failure wins over an affinity failure. It does not
 // allocate.
 func (m NodeMatcher) Match(nodeName string, labels map[string]string) (bool, Mismatch) {
@@ -288,7 +288,7 @@ func (t *nodeTerm) matches(nodeName string, labels map[string]string) bool {
 	return true
 }
 
-// Mismatches is every reason a node does not satisfy a NodeMatcher, where
+// Mismatches is every reason a node does not satisfy a [NodeMatcher], where
 // Match reports only the first. The zero Mismatches means the node
 // satisfies it.
 type Mismatches struct {
@@ -322,10 +322,10 @@ type TermMismatch struct {
 }
 
 // Mismatches reports every reason a node with this name and these labels
-// does not satisfy m, by the rules Match applies (see CompileNode): every
+// does not satisfy m, by the rules Match applies (see [CompileNode]): every
 // nodeSelector key it fails and, when no affinity term matches, why each
 // term fails. Match(nodeName, labels) is false exactly when the result is
-// not the zero Mismatches (Keys or Affinity set); its Mismatch names
+// not the zero Mismatches (Keys or Affinity set); its [Mismatch] names
 // Keys[0] when there is one.
 // Unlike Match, it allocates: it is for explaining a decision, not for
 // making one.

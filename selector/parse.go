@@ -8,7 +8,7 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 )
 
-// ParseError is why Parse rejected its input: either a syntax error at a
+// ParseError is why [Parse] rejected its input: either a syntax error at a
 // byte offset (an unknown operator is one), or a well-formed requirement
 // whose key or values are invalid (then Errs lists every problem, with
 // paths relative to the requirement: "key", "values[1]").
@@ -60,9 +60,9 @@ func (e *ParseError) Unwrap() error {
 //     the value of ">" and "<" must also be a base-10 int64 (so "-1" is
 //     rejected: label values start with an alphanumeric character).
 //  6. Values are sorted and deduplicated; requirements are sorted (see
-//     Selector.Requirements).
+//     [Selector.Requirements]).
 //
-// Errors are *ParseError values; Parse never panics.
+// Errors are [*ParseError] values; Parse never panics.
 func Parse(s string) (Selector, error) {
 	p := parser{in: s, toks: lex(s)}
 	reqs, err := p.parse()
@@ -365,7 +365,7 @@ func (p *parser) valueSet() ([]string, error) {
 
 // The operators that exist only in the string syntax ("key=value",
 // "key==value", "key!=value"): Equals and DoubleEquals mean In with one
-// value, NotEquals NotIn with one value. Compile and FromSet use Equals for
+// value, NotEquals NotIn with one value. [Compile] and [FromSet] use Equals for
 // matchLabels pairs.
 const (
 	Equals       api.SelectorOperator = "="

@@ -3,7 +3,7 @@
 // delay (or fail, or hang), and the clock only moves when the caller says.
 // Tests, demos and users drive rollouts with it.
 //
-// A Cluster owns its slices; read them between steps, change them only
+// A [Cluster] owns its slices; read them between steps, change them only
 // through its methods or between steps with care (node edits are fine).
 package sim
 
@@ -41,7 +41,7 @@ type Template struct {
 	Image string
 }
 
-// Cluster is the simulated cluster. Make one with New or Load: a nil
+// Cluster is the simulated cluster. Make one with [New] or [Load]: a nil
 // *Cluster is not a cluster, and its methods panic.
 type Cluster struct {
 	DaemonSet api.DaemonSet
@@ -63,7 +63,7 @@ type Cluster struct {
 	loaded    map[string]bool // names of the pods Load found: never generated again
 }
 
-// New returns a cluster running ds (whose Template and image are given by
+// New returns a cluster running ds (whose [Template] and image are given by
 // t) on nodes, at time start. ds is copied shallowly: its maps and
 // pointers, but Annotations, stay shared with the caller's. Its generation
 // and template generation start at 1 unless set.

@@ -18,8 +18,8 @@ const (
 )
 
 // The effect selections the DaemonSet controller uses. They are constants
-// equal to the EffectsOf calls in their comments, so that no caller can change
-// them.
+// equal to the [EffectsOf] calls in their comments, so that no caller can
+// change them.
 const (
 	// ScheduleBlocking selects the taints that keep a daemon pod from being
 	// placed on a node (shouldRun): EffectsOf(NoSchedule, NoExecute).

@@ -8,7 +8,7 @@ import (
 )
 
 // Set is a compiled list of tolerations: each toleration's operator, effect
-// and comparison value are decoded once by NewSet, and tolerations are
+// and comparison value are decoded once by [NewSet], and tolerations are
 // grouped by key and effect into rules, so that checking a node's taints
 // parses no toleration again (only a taint's value, for Lt and Gt rules),
 // allocates nothing and scans no unrelated toleration.
@@ -19,7 +19,7 @@ import (
 // quadratic.
 //
 // The zero Set, and a nil *Set, hold no tolerations and tolerate nothing. A
-// Set is read-only after NewSet and may be shared between goroutines.
+// Set is read-only after [NewSet] and may be shared between goroutines.
 type Set struct {
 	// wildcard holds the effect bits for which the set has an
 	// "empty key, Exists" toleration: any taint with one of these effects is
@@ -214,7 +214,7 @@ func (s *Set) Tolerations() []api.Toleration {
 }
 
 // Tolerates reports whether some toleration in the set tolerates t. It agrees
-// with Tolerates applied to each toleration given to NewSet.
+// with Tolerates applied to each toleration given to [NewSet].
 func (s *Set) Tolerates(t api.Taint) bool {
 	return s.tolerates(&t, effectBit(t.Effect))
 }

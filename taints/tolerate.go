@@ -49,13 +49,13 @@ func Tolerates(t api.Toleration, taint api.Taint, opts Options) bool {
 	return false
 }
 
-// FindUntolerated is the uncompiled form of Set.FirstUntolerated: it returns
+// FindUntolerated is the uncompiled form of [Set.FirstUntolerated]: it returns
 // the first taint, in the order given, whose effect is in effects and that no
 // toleration in tols tolerates (upstream FindMatchingUntoleratedTaint with an
 // effect filter). It reports false when every selected taint is tolerated.
 //
 // Callers that check many nodes against the same tolerations should compile
-// them once with NewSet instead.
+// them once with [NewSet] instead.
 func FindUntolerated(taints []api.Taint, tols []api.Toleration, effects Effects, opts Options) (api.Taint, bool) {
 	for _, taint := range taints {
 		if !effects.Has(taint.Effect) {

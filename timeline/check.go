@@ -17,7 +17,7 @@ import (
 //     where the previous ended, none but the last is empty, and no two
 //     neighbours hold the same pods in the same states;
 //  4. nodes are sorted by name, without duplicates;
-//  5. the outcome is Converged without a Stall, or Stalled with one.
+//  5. the outcome is [Converged] without a [Stall], or [Stalled] with one.
 func (t *Timeline) Check() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }

@@ -6,15 +6,17 @@
 // which nodes hold the rollout, and why.
 //
 // It owns the driving loop and the rules of convergence and stall
-// (docs/timeline.md); every decision is the planner's, through sim.Cluster.
-// It does no I/O besides writing to the io.Writer it is given, and reads
-// no clock: the simulated clock starts at the cluster's Now.
+// (docs/timeline.md); every decision is the planner's, through
+// [github.com/daemonplan/daemonplan/sim.Cluster]. It does no I/O besides
+// writing to the io.Writer it is given, and reads no clock: the simulated clock
+// starts at the cluster's Now.
 //
 // Entry points:
-//   - Run drives a *sim.Cluster and returns its *Timeline;
-//   - Failures is a sim.Cluster.FateOf that fails a share of new pods,
-//     decided by a seed and each pod's name;
-//   - Timeline.Summary renders the outcome in one line, Timeline.Check
-//     verifies the recording's invariants, and WriteHTML renders a
+//   - [Run] drives a [*github.com/daemonplan/daemonplan/sim.Cluster] and
+//     returns its [*Timeline];
+//   - [Failures] is a [github.com/daemonplan/daemonplan/sim.Cluster.FateOf]
+//     that fails a share of new pods, decided by a seed and each pod's name;
+//   - [Timeline.Summary] renders the outcome in one line, [Timeline.Check]
+//     verifies the recording's invariants, and [WriteHTML] renders a
 //     self-contained HTML/SVG picture of the rollout.
 package timeline

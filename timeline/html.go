@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// HTMLOptions are the switches of WriteHTML.
+// HTMLOptions are the switches of [WriteHTML].
 type HTMLOptions struct {
 	// Title heads the page; "" means "Rollout of NAMESPACE/NAME".
 	Title string
@@ -69,7 +69,7 @@ p.more{font-size:13px;color:#495057}`
 // well-formed XML, inline CSS and SVG, no script, no external resource):
 // the summary, one row per node with its pods coloured by revision and
 // state over time, the unavailable budget as a band below the rows, a
-// legend, and the step table. The error is ErrNoTimeline for a nil tl,
+// legend, and the step table. The error is [ErrNoTimeline] for a nil tl,
 // else w's.
 func WriteHTML(w io.Writer, tl *Timeline, opts HTMLOptions) error {
 	if tl == nil {

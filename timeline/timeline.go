@@ -54,8 +54,8 @@ type Pod struct {
 }
 
 // Interval is a stretch of time during which a node's pods and their
-// states do not change. From and To are offsets from Timeline.Start; the
-// last interval of every node ends at Timeline.Duration, and is the only
+// states do not change. From and To are offsets from [Timeline.Start]; the
+// last interval of every node ends at [Timeline.Duration], and is the only
 // one that may be empty: it holds the final state, which may begin at the
 // last sync. Pods is empty while the node has no
 // pod of the DaemonSet, sorted by creation (then name) otherwise: two pods
@@ -274,7 +274,7 @@ func (t *Timeline) Summary() string {
 	return s
 }
 
-// Options bound Run.
+// Options bound [Run].
 type Options struct {
 	// MaxSyncs bounds the syncs; 0 means 1,000.
 	MaxSyncs int
@@ -305,17 +305,17 @@ var (
 //
 //  1. Sync: plan at the current time and apply the plan.
 //  2. If the sync created or deleted nothing and nothing is left to wait
-//     for (no pod due to become Ready or fail, no Ready pod due to become
+//     for (no pod due to become [Ready] or fail, no Ready pod due to become
 //     available, no terminating pod due to go, no requeue), stop:
 //     converged when the rollout is done (for OnDelete, always), stalled
-//     (Stuck) otherwise.
-//  3. Advance the clock to the next pod due to become Ready or fail, the
+//     ([Stuck]) otherwise.
+//  3. Advance the clock to the next pod due to become [Ready] or fail, the
 //     next Ready pod due to become available, the plan's requeue, or the
-//     end of Options.Terminating, whichever comes first (not at all when
+//     end of [Options.Terminating], whichever comes first (not at all when
 //     the sync wrote and nothing is due: the next sync runs at once).
 //
-// Run stops as SyncLimit after Options.MaxSyncs syncs, as TimeLimit when
-// the next event lies beyond Options.MaxDuration, and as Unclaimed after a
+// Run stops as [SyncLimit] after [Options.MaxSyncs] syncs, as [TimeLimit] when
+// the next event lies beyond [Options.MaxDuration], and as [Unclaimed] after a
 // sync that creates pods the DaemonSet will not claim: its selector does
 // not select them, or it has no UID (they would be created again on every
 // sync). The error is a sync
@@ -738,8 +738,8 @@ func (r *recorder) holder(n Node, pods []*api.Pod, hash string, gen *int64, shou
 	return Holder{Node: n.Name, Pod: failed, Why: fmt.Sprintf("failed (%d failures on the node)", len(n.Failures))}, true
 }
 
-// Failures returns a sim.Cluster.FateOf that fails each new pod with
-// probability rate and lets the others become Ready. A pod's fate depends
+// Failures returns a [sim.Cluster.FateOf] that fails each new pod with
+// probability rate and lets the others become [Ready]. A pod's fate depends
 // only on seed and its name (math/rand/v2's PCG seeded with seed and the
 // name's FNV-1a hash): the same seed fails the same pods, in any order of
 // creation. A rate of 0 or less fails none, 1 or more every pod.

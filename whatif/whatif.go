@@ -119,7 +119,7 @@ type Report struct {
 	Unsettled string
 }
 
-// Options are the switches of Diff.
+// Options are the switches of [Diff].
 type Options struct {
 	// Sync are the options every simulated sync runs with.
 	Sync daemonplan.Options
@@ -155,7 +155,7 @@ var ErrNoDaemonSet = errors.New("whatif: before.DaemonSet is nil")
 // template count as outdated (as they would in a real cluster).
 //
 // Diff then drives package sim from the edited state: each sync is applied
-// at once, new pods become Ready after Options.ReadyAfter, the clock jumps
+// at once, new pods become Ready after [Options.ReadyAfter], the clock jumps
 // to the next pod becoming Ready, the next Ready pod becoming available
 // (minReadySeconds and one second later) or the next requeue, until a sync has
 // nothing to do and nothing is to be waited for. A node's change compares
@@ -215,11 +215,11 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// Edit returns the edited input Diff simulates: after's DaemonSet and
+// Edit returns the edited input [Diff] simulates: after's DaemonSet and
 // nodes (each nil keeps before's) on before's pods, revisions, clock and
 // backoff, with the API server's generation bumps (see Diff), and
 // ExpectationsPending false. Neither input is changed; the DaemonSet
-// returned is a copy. The error is ErrNoDaemonSet.
+// returned is a copy. The error is [ErrNoDaemonSet].
 func Edit(before, after daemonplan.Input) (daemonplan.Input, error) {
 	if before.DaemonSet == nil {
 		return daemonplan.Input{}, ErrNoDaemonSet

@@ -97,7 +97,7 @@ func Cluster(n int, rolling bool) daemonplan.Input {
 
 // Decoded returns a copy of in in which every node and pod holds its own
 // strings and label maps, as objects decoded from the API server do.
-// Cluster shares them (one owner reference, two label maps and the node's
+// [Cluster] shares them (one owner reference, two label maps and the node's
 // name for every pod), which a lookup then finds in the processor's cache,
 // and compares by address. The DaemonSet and revisions are shared with in.
 func Decoded(in daemonplan.Input) daemonplan.Input {

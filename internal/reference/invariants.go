@@ -54,7 +54,7 @@ func PlanChanges(p placement.Plan) Changes {
 	return ch
 }
 
-// NewPodName is the name Apply gives the pod created on node.
+// NewPodName is the name [Apply] gives the pod created on node.
 func NewPodName(ds *api.DaemonSet, node string) string {
 	return ds.Name + "-new-" + node
 }
@@ -62,7 +62,7 @@ func NewPodName(ds *api.DaemonSet, node string) string {
 // Apply plays ch onto pods as if every write succeeded at once and returns
 // the new pod list (pods is not changed): adopted pods gain the DaemonSet as
 // controller, released ones lose it, deleted pods are gone, and each create
-// becomes a Pending, unbound pod named NewPodName, created at now, pinned to
+// becomes a Pending, unbound pod named [NewPodName], created at now, pinned to
 // its node by its node affinity.
 func Apply(ds *api.DaemonSet, pods []api.Pod, ch Changes, now time.Time) []api.Pod {
 	gone := map[string]bool{}
@@ -190,7 +190,7 @@ func CheckStatus(s api.Status) error {
 //
 //  1. Nodes holds one decision per node, by name; every other list is
 //     sorted and has no repeats.
-//  2. Every delete names an existing pod the DaemonSet claims (CheckDeletes),
+//  2. Every delete names an existing pod the DaemonSet claims ([CheckDeletes]),
 //     and a pod already being deleted is deleted again only when its node
 //     is gone (NodeGone).
 //  3. Keep and Delete are disjoint, and together they are exactly the
@@ -199,7 +199,7 @@ func CheckStatus(s api.Status) error {
 //  4. A create names an existing node that should run the pod and holds no
 //     running pod of the DaemonSet; without surge, no pod at all.
 //  5. After the plan applies (without burst cuts): at most one running pod
-//     per node (CheckOnePodPerNode); no running pod of the DaemonSet on a
+//     per node ([CheckOnePodPerNode]); no running pod of the DaemonSet on a
 //     node where pods may not continue; and every node that should run the
 //     pod holds a running pod or gets a create, except, without surge, a
 //     node whose pods were all failed, succeeded or being deleted: upstream

@@ -5,28 +5,28 @@
 // failed-pod backoff), getUnscheduledPodsWithoutNode and
 // updateDaemonSetStatus (docs/eligibility.md, docs/manage.md,
 // docs/status.md) with plain maps and no precompilation. It exists to be
-// compared with the real planner, package placement and daemonplan.Sync
-// (differential property tests, fuzz targets and benchmarks), never to be
-// used by it.
+// compared with the real planner, package placement and
+// [github.com/daemonplan/daemonplan.Sync] (differential property tests, fuzz
+// targets and benchmarks), never to be used by it.
 //
 // It shares with placement only the snapshot types and the leaf helpers
-// (selector.Compile, selector.CompileNode, taints.Tolerates,
-// taints.MergeDaemonDefaults). Everything else (claiming, target nodes,
+// ([selector.Compile], [selector.CompileNode], [taints.Tolerates],
+// [taints.MergeDaemonDefaults]). Everything else (claiming, target nodes,
 // pod order, availability, backoff, the manage cases and the status
 // counters) is written again here, in the plainest form. It has no burst
-// limit: callers keep their clusters under placement.DefaultBurstReplicas.
+// limit: callers keep their clusters under [placement.DefaultBurstReplicas].
 //
-// The package also holds the invariants of one manage plan (CheckPlan,
-// which checks a placement.Plan against a Snapshot, with CheckDeletes,
-// CheckOnePodPerNode and CheckStatus) and a small Apply that plays a plan
+// The package also holds the invariants of one manage plan ([CheckPlan],
+// which checks a [placement.Plan] against a [Snapshot], with [CheckDeletes],
+// [CheckOnePodPerNode] and [CheckStatus]) and a small [Apply] that plays a plan
 // onto a snapshot. These are the oracle's own recounts, not the safeguard
-// callers run: daemonplan.CheckPlan checks a whole daemonplan.Plan, and
-// package plantest builds its checkers on daemonplan.CheckPlan and, for
-// what only a recount of upstream's rules can judge (pods per node,
-// budgets, status), on this package's naive functions. To stay
-// independent, this package never calls daemonplan.CheckPlan or Sync: it
-// imports only the standard library and the module's lower packages (api,
-// selector, taints, placement for its types, revision), never the root
+// callers run: [github.com/daemonplan/daemonplan.CheckPlan] checks a whole
+// [github.com/daemonplan/daemonplan.Plan], and package plantest builds its
+// checkers on daemonplan.CheckPlan and, for what only a recount of upstream's
+// rules can judge (pods per node, budgets, status), on this package's naive
+// functions. To stay independent, this package never calls daemonplan.CheckPlan
+// or Sync: it imports only the standard library and the module's lower packages
+// (api, selector, taints, placement for its types, revision), never the root
 // package.
 package reference
 

@@ -7,12 +7,12 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// PodCheck tells, without allocating once it has grown to the cluster, whether api.ValidatePods
-// finds nothing in a pod list: every pod named, every namespace, name, UID
-// and node name valid UTF-8, no (namespace, name) and no non-empty UID
-// twice. Only when it does not is api.ValidatePods called, for the
-// findings. A placement.Index keeps its table across Reset. The zero
-// PodCheck is ready.
+// PodCheck tells, without allocating once it has grown to the cluster, whether
+// [api.ValidatePods] finds nothing in a pod list: every pod named, every
+// namespace, name, UID and node name valid UTF-8, no (namespace, name) and no
+// non-empty UID twice. Only when it does not is api.ValidatePods called, for
+// the findings. A [github.com/daemonplan/daemonplan/placement.Index] keeps its
+// table across Reset. The zero PodCheck is ready.
 type PodCheck struct {
 	slotTable
 	sorted    bool // see Sorted
@@ -28,10 +28,10 @@ func (x *PodCheck) Sorted() bool { return x.sorted }
 // Order is, after Done returned true for pods not Sorted, every pod's
 // position, sorted by name (pods of one name next to each other):
 // placement's Index.Keep lists the bucketed pods in this order. It is
-// the PodCheck's, overwritten by the next check.
+// the [PodCheck]'s, overwritten by the next check.
 func (x *PodCheck) Order() []int32 { return x.order }
 
-// Valid reports whether pods are valid as api.ValidatePods judges them.
+// Valid reports whether pods are valid as [api.ValidatePods] judges them.
 func (x *PodCheck) Valid(pods []api.Pod) bool {
 	x.Start(len(pods))
 	for i := range pods {
@@ -80,7 +80,7 @@ func (x *PodCheck) Add(pods []api.Pod, i int) {
 	x.put(h, i)
 }
 
-// Done reports whether the pods added are valid as api.ValidatePods judges
+// Done reports whether the pods added are valid as [api.ValidatePods] judges
 // them.
 func (x *PodCheck) Done(pods []api.Pod) bool {
 	if x.bad {

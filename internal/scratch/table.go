@@ -68,9 +68,9 @@ func (t *slotTable) put(h uint64, i int) {
 
 // NodeIndex finds a node's position by name in a name-sorted node list. It
 // is smaller and quicker to build than a map[string]int32 of the same
-// nodes, and a placement.Index keeps it across Reset: when the nodes are
-// the same as last time (the usual case for a controller that plans
-// again), it is not rebuilt.
+// nodes, and a [github.com/daemonplan/daemonplan/placement.Index] keeps it
+// across Reset: when the nodes are the same as last time (the usual case for a
+// controller that plans again), it is not rebuilt.
 //
 // The zero NodeIndex keeps the names it indexes, for Build to compare the
 // next list with; one with Once set is built once and keeps none.

@@ -1,7 +1,8 @@
-// Package syncrule holds the rules of a sync that daemonplan.Sync and the
-// incremental replan.Tracker both apply, written once so that the two
-// planners cannot drift apart: which selector gets no writes, when the
-// status is written, and how revision deletes are merged. It imports only
+// Package syncrule holds the rules of a sync that
+// [github.com/daemonplan/daemonplan.Sync] and the incremental
+// [github.com/daemonplan/daemonplan/replan.Tracker] both apply, written once so
+// that the two planners cannot drift apart: which selector gets no writes, when
+// the status is written, and how revision deletes are merged. It imports only
 // the standard library and daemonplan's own packages.
 package syncrule
 
