@@ -406,6 +406,10 @@ func keep(list []candidate, c candidate, p *pass) []candidate {
 	if len(list) >= p.keep {
 		return list
 	}
+	if list == nil && p.keep <= p.burst {
+		// Upstream's pass keeps few: room for all at once.
+		list = make([]candidate, 0, p.keep)
+	}
 	return append(list, c)
 }
 
@@ -418,7 +422,9 @@ func (d *domain) close(b Budgets) {
 		cands = append(cands[:len(cands):len(cands)], d.rest...)
 	}
 	if !p.surge {
-		for _, c := range cands[:min(q.Candidates, len(cands))] {
+		taken := cands[:min(q.Candidates, len(cands))]
+		p.budgetD = slices.Grow(p.budgetD, len(taken))
+		for _, c := range taken {
 			p.budgetD = append(p.budgetD, placement.Delete{Pod: c.pod, Node: c.node, Reason: placement.Outdated})
 		}
 		p.wantD += q.Candidates
@@ -427,6 +433,7 @@ func (d *domain) close(b Budgets) {
 	p.budgetD = append(p.budgetD, d.surplus[:min(q.Surplus, len(d.surplus))]...)
 	p.wantD += q.Surplus
 	taken := cands[:min(q.Candidates, len(cands))]
+	p.budgetC = slices.Grow(p.budgetC, len(taken))
 	for _, c := range taken {
 		p.budgetC = append(p.budgetC, c.node)
 	}
@@ -443,14 +450,24 @@ func (d *domain) close(b Budgets) {
 // finish cuts the pass's writes to the burst limit, forced ones first, and
 // sorts what is kept: creates by node, deletes by pod.
 func (p *pass) finish(c *placement.Compiled, step Step, hash string) Step {
-	deletes := append(p.forcedD[:len(p.forcedD):len(p.forcedD)], p.budgetD...)
-	creates := append(p.forcedC[:len(p.forcedC):len(p.forcedC)], p.budgetC...)
 	wantD, wantC := len(p.forcedD)+p.wantD, len(p.forcedC)+p.wantC
 	step.SkippedDeletes, step.SkippedCreates = max(wantD-p.burst, 0), max(wantC-p.burst, 0)
-	creates = slices.Clone(creates[:min(len(creates), p.burst)])
+	creates := firstOf(p.forcedC, p.budgetC, p.burst)
 	slices.Sort(creates)
 	step.Create = c.CreatesFor(creates, hash)
-	step.Delete = slices.Clone(deletes[:min(len(deletes), p.burst)])
+	step.Delete = firstOf(p.forcedD, p.budgetD, p.burst)
 	slices.SortFunc(step.Delete, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })
 	return step
+}
+
+// firstOf returns a new slice of the first n elements of a then b, nil
+// when there are none.
+func firstOf[T any](a, b []T, n int) []T {
+	n = min(n, len(a)+len(b))
+	if n <= 0 {
+		return nil
+	}
+	out := make([]T, 0, n)
+	out = append(out, a[:min(len(a), n)]...)
+	return append(out, b[:n-len(out)]...)
 }
