@@ -129,17 +129,17 @@ var nilCalls = map[string]func(){
 	"rollout.ResolveBudgets":        func() { rollout.ResolveBudgets(nil, 1) },
 	"rollout.Canary.RollbackTarget": func() { (*rollout.Canary)(nil).RollbackTarget(nil) },
 	"rollout.Progressive.Manage": func() {
-		rollout.Progressive{}.Manage(nil, "", placement.Plan{}, nil)
-		rollout.Progressive{Freeze: true}.Manage(nil, "", placement.Plan{}, nil)
+		rollout.Progressive{}.Manage(nil, "", placement.ManagePlan{}, nil)
+		rollout.Progressive{Freeze: true}.Manage(nil, "", placement.ManagePlan{}, nil)
 	},
 	"rollout.Classifier.Classify": func() {
-		(*rollout.Classifier)(nil).Classify(&rollout.Node{Old: &api.Pod{}})
+		(*rollout.Classifier)(nil).Classify(&rollout.NodeView{Old: &api.Pod{}})
 		(&rollout.Classifier{}).Classify(nil)
 	},
-	"rollout.Node.Outdated": func() { (*rollout.Node)(nil).Outdated() },
-	"rollout.Node.SetPods": func() {
-		(*rollout.Node)(nil).SetPods(nil, nil)
-		(&rollout.Node{}).SetPods([]*api.Pod{nil, {}}, nil)
+	"rollout.NodeView.Outdated": func() { (*rollout.NodeView)(nil).Outdated() },
+	"rollout.NodeView.SetPods": func() {
+		(*rollout.NodeView)(nil).SetPods(nil, nil)
+		(&rollout.NodeView{}).SetPods([]*api.Pod{nil, {}}, nil)
 	},
 	"rollout.Tally.Remove":  func() { (*rollout.Tally)(nil).Remove(rollout.Class{}, true) },
 	"rollout.Tally.Add":     func() { (*rollout.Tally)(nil).Add(rollout.Class{}, true) },

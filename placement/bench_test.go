@@ -136,7 +136,7 @@ func benchCluster(n int) (*api.DaemonSet, []api.Node, []api.Pod) {
 }
 
 var (
-	sinkPlan   placement.Plan
+	sinkPlan   placement.ManagePlan
 	sinkStatus api.Status
 	sinkResult reference.Result
 )

@@ -220,7 +220,7 @@ func (c *Compiled) claim(p *api.Pod, selected int8) Ownership {
 // into the same Index and reuses its memory, so that a caller who plans
 // again and again ([github.com/daemonplan/daemonplan.Planner]) allocates in
 // proportion to the writes of a plan, not to the size of the cluster. Every
-// slice a Index returns, directly or inside a [Plan], stays valid until its
+// slice a Index returns, directly or inside a [ManagePlan], stays valid until its
 // next Reset. A Index is not safe for concurrent use: Keep and IsUpdated keep
 // scratch memory in it.
 type Index struct {

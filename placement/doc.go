@@ -30,7 +30,7 @@
 //     included, for a pass over the snapshot (the rolling update);
 //     [Bucket.Updated] says whether a pod is of the current template,
 //     answered once per snapshot for the rolling update and the status.
-//   - [Index.Manage]: the [Plan] of creates and deletes (upstream: manage;
+//   - [Index.Manage]: the [ManagePlan] of creates and deletes (upstream: manage;
 //     docs/manage.md, M6–M14), one node at a time by [Compiled.ManageNode];
 //     [Index.Keep] lists the pods a plan leaves alone.
 //   - [Index.Status]: the seven status counters (upstream:
@@ -45,9 +45,9 @@
 // the sort, the pod list's check and the memory kept across Reset are the
 // module's package internal/scratch: this package holds the rules.
 //
-// # Applying a Plan
+// # Applying a ManagePlan
 //
-// A caller applies a [Plan] in this order:
+// A caller applies a [ManagePlan] in this order:
 //
 //  1. Adopt and Release: set or remove the controller owner reference of
 //     the named pods (adoption must check that the DaemonSet still exists

@@ -26,7 +26,7 @@ type Explanation struct {
 	// affinity terms in order (E4); without the option the untolerated
 	// NoExecute taints; then the untolerated NoSchedule taints (E6, E7).
 	// Taints keep node order within their effect.
-	Failing []Failure
+	Failing []FailedRule
 	// Defaulted lists, in node order, the node's NoSchedule and NoExecute
 	// taints that the template's own tolerations do not tolerate but a
 	// default daemon toleration does (E10): why a cordoned or NotReady node
@@ -34,8 +34,8 @@ type Explanation struct {
 	Defaulted []Defaulted
 }
 
-// Failure is one placement rule a node fails, with its culprit.
-type Failure struct {
+// FailedRule is one placement rule a node fails, with its culprit.
+type FailedRule struct {
 	// Reason names the rule: NodeNameMismatch, NodeSelectorMismatch,
 	// NodeAffinityMismatch, UntoleratedNoExecute or UntoleratedNoSchedule,
 	// never Eligible.
@@ -57,7 +57,7 @@ type Failure struct {
 }
 
 // Rule returns the rule of docs/eligibility.md that f breaks, e.g. "E3".
-func (f Failure) Rule() string {
+func (f FailedRule) Rule() string {
 	switch f.Reason {
 	case NodeNameMismatch:
 		return "E2"
@@ -73,7 +73,7 @@ func (f Failure) Rule() string {
 
 // String renders f for people, e.g. "nodeSelector disk=ssd not matched" or
 // "untolerated taint dedicated=batch:NoSchedule".
-func (f Failure) String() string {
+func (f FailedRule) String() string {
 	switch f.Reason {
 	case NodeNameMismatch:
 		return "template spec.nodeName is " + f.NodeName
@@ -133,9 +133,9 @@ func (e *Eligibility) Explain(n *api.Node) Explanation {
 	}
 	var x Explanation
 	if e.namesOther(n) {
-		x.Failing = append(x.Failing, Failure{Reason: NodeNameMismatch, NodeName: e.nodeName})
+		x.Failing = append(x.Failing, FailedRule{Reason: NodeNameMismatch, NodeName: e.nodeName})
 	}
-	var noExecute, noSchedule []Failure
+	var noExecute, noSchedule []FailedRule
 	for i := range n.Taints {
 		t := &n.Taints[i]
 		if !taints.ScheduleBlocking.Has(t.Effect) {
@@ -143,9 +143,9 @@ func (e *Eligibility) Explain(n *api.Node) Explanation {
 		}
 		if !e.tols.Tolerates(*t) {
 			if t.Effect == api.TaintEffectNoExecute {
-				noExecute = append(noExecute, Failure{Reason: UntoleratedNoExecute, Taint: t})
+				noExecute = append(noExecute, FailedRule{Reason: UntoleratedNoExecute, Taint: t})
 			} else {
-				noSchedule = append(noSchedule, Failure{Reason: UntoleratedNoSchedule, Taint: t})
+				noSchedule = append(noSchedule, FailedRule{Reason: UntoleratedNoSchedule, Taint: t})
 			}
 			continue
 		}
@@ -159,13 +159,13 @@ func (e *Eligibility) Explain(n *api.Node) Explanation {
 	ms := e.nodes.Mismatches(n.Name, n.Labels)
 	for _, k := range ms.Keys {
 		i, _ := slices.BinarySearch(e.keys, k)
-		x.Failing = append(x.Failing, Failure{Reason: NodeSelectorMismatch, Key: k, Value: e.values[i]})
+		x.Failing = append(x.Failing, FailedRule{Reason: NodeSelectorMismatch, Key: k, Value: e.values[i]})
 	}
 	if ms.Affinity && len(ms.Terms) == 0 {
-		x.Failing = append(x.Failing, Failure{Reason: NodeAffinityMismatch})
+		x.Failing = append(x.Failing, FailedRule{Reason: NodeAffinityMismatch})
 	}
 	for i := range ms.Terms {
-		x.Failing = append(x.Failing, Failure{Reason: NodeAffinityMismatch, Term: &ms.Terms[i]})
+		x.Failing = append(x.Failing, FailedRule{Reason: NodeAffinityMismatch, Term: &ms.Terms[i]})
 	}
 	if !e.ignored {
 		x.Failing = append(x.Failing, noExecute...)
@@ -177,7 +177,7 @@ func (e *Eligibility) Explain(n *api.Node) Explanation {
 
 // decisionOf is the Decision whose reason is the first of failing, in the
 // order Explain lists them.
-func (e *Eligibility) decisionOf(failing []Failure) Decision {
+func (e *Eligibility) decisionOf(failing []FailedRule) Decision {
 	if len(failing) == 0 {
 		return eligible
 	}

@@ -115,7 +115,7 @@ func TestExplainFailures(t *testing.T) {
 		tmpl         api.PodTemplate
 		ignored      bool
 		node         api.Node
-		want         []string // Failure.String of each failure, then "defaulted KEY" per Defaulted
+		want         []string // FailedRule.String of each failure, then "defaulted KEY" per Defaulted
 	}{{
 		name:   "every rule",
 		reason: "nodeName, both selector keys, the affinity term, then the NoExecute before the NoSchedule taint",

@@ -126,12 +126,12 @@ func createdAgo(d time.Duration) func(*api.Pod) {
 }
 
 // plan runs Compile, Index, Manage and Status at t0 with testHash.
-func (f *fixture) plan(t testing.TB, backoff placement.Backoff) (placement.Plan, api.Status) {
+func (f *fixture) plan(t testing.TB, backoff placement.Backoff) (placement.ManagePlan, api.Status) {
 	t.Helper()
 	return planAt(t, f.ds, f.nodes, f.pods, t0, testHash, backoff)
 }
 
-func planAt(t testing.TB, ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string, backoff placement.Backoff) (placement.Plan, api.Status) {
+func planAt(t testing.TB, ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, now time.Time, hash string, backoff placement.Backoff) (placement.ManagePlan, api.Status) {
 	t.Helper()
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
@@ -148,7 +148,7 @@ type counts struct {
 	Creates, Deletes, Events int
 }
 
-func countsOf(p placement.Plan) counts {
+func countsOf(p placement.ManagePlan) counts {
 	c := counts{Creates: len(p.Create), Deletes: len(p.Delete)}
 	for _, d := range p.Delete {
 		if d.Reason == placement.Failed {
@@ -158,7 +158,7 @@ func countsOf(p placement.Plan) counts {
 	return c
 }
 
-func createNodes(p placement.Plan) []string {
+func createNodes(p placement.ManagePlan) []string {
 	var out []string
 	for _, c := range p.Create {
 		out = append(out, c.Node)
@@ -166,7 +166,7 @@ func createNodes(p placement.Plan) []string {
 	return out
 }
 
-func deletePods(p placement.Plan) []string {
+func deletePods(p placement.ManagePlan) []string {
 	var out []string
 	for _, d := range p.Delete {
 		out = append(out, d.Pod)

@@ -100,7 +100,7 @@ func TestIgnoredDuringExecution(t *testing.T) {
 // deletes would otherwise let later ones move under the limit.
 func TestPropertyIgnoredDuringExecutionDeletesLess(t *testing.T) {
 	forSnapshots(t, func(t *rapid.T, s reference.Snapshot) {
-		plan := func(on bool) placement.Plan {
+		plan := func(on bool) placement.ManagePlan {
 			c, err := placement.Compile(s.DaemonSet, placement.Options{IgnoredDuringExecution: on, BurstReplicas: 1 << 20})
 			if err != nil {
 				t.Fatalf("Compile: %v", err)

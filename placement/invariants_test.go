@@ -28,27 +28,27 @@ func TestCheckPlanCatchesBrokenPlans(t *testing.T) {
 	cases := []struct {
 		name    string
 		reason  string
-		breakIt func(p *placement.Plan)
+		breakIt func(p *placement.ManagePlan)
 	}{
-		{name: "delete dropped", reason: "the duplicate is neither deleted nor kept, and node-0 keeps two pods", breakIt: func(p *placement.Plan) {
+		{name: "delete dropped", reason: "the duplicate is neither deleted nor kept, and node-0 keeps two pods", breakIt: func(p *placement.ManagePlan) {
 			p.Delete = p.Delete[1:]
 		}},
-		{name: "foreign delete", reason: "deletes a pod of another owner", breakIt: func(p *placement.Plan) {
+		{name: "foreign delete", reason: "deletes a pod of another owner", breakIt: func(p *placement.ManagePlan) {
 			p.Delete = append(p.Delete, placement.Delete{Pod: "node-1-pod-03", Node: "node-1", Reason: placement.Duplicate})
 		}},
-		{name: "missing pod", reason: "deletes a pod that does not exist", breakIt: func(p *placement.Plan) {
+		{name: "missing pod", reason: "deletes a pod that does not exist", breakIt: func(p *placement.ManagePlan) {
 			p.Delete = append(p.Delete, placement.Delete{Pod: "zz-ghost", Node: "node-1", Reason: placement.Duplicate})
 		}},
-		{name: "kept and deleted", reason: "Keep and Delete overlap", breakIt: func(p *placement.Plan) {
+		{name: "kept and deleted", reason: "Keep and Delete overlap", breakIt: func(p *placement.ManagePlan) {
 			p.Keep = append(p.Keep, p.Delete[0].Pod)
 		}},
-		{name: "create dropped", reason: "node-1 should run the pod and gets nothing", breakIt: func(p *placement.Plan) {
+		{name: "create dropped", reason: "node-1 should run the pod and gets nothing", breakIt: func(p *placement.ManagePlan) {
 			p.Create = p.Create[1:]
 		}},
-		{name: "create on occupied node", reason: "node-0 already holds a pod", breakIt: func(p *placement.Plan) {
+		{name: "create on occupied node", reason: "node-0 already holds a pod", breakIt: func(p *placement.ManagePlan) {
 			p.Create = append([]placement.Create{{Node: "node-0"}}, p.Create...)
 		}},
-		{name: "evicted pod kept", reason: "node-3's NoExecute taint evicts its pod", breakIt: func(p *placement.Plan) {
+		{name: "evicted pod kept", reason: "node-3's NoExecute taint evicts its pod", breakIt: func(p *placement.ManagePlan) {
 			p.Delete = p.Delete[:1]
 			p.Keep = append(p.Keep, "node-3-pod-02")
 		}},

@@ -92,11 +92,11 @@ type Delete struct {
 	Reason DeleteReason
 }
 
-// Plan is what one manage pass decides. Every list is sorted: Nodes and
+// ManagePlan is what one manage pass decides. Every list is sorted: Nodes and
 // Create by node name, Delete, Keep, Adopt and Release by pod name. Adopt
 // and Release are disjoint, and so are Delete and Keep; an adopted pod may
 // also be in Keep or Delete.
-type Plan struct {
+type ManagePlan struct {
 	Nodes   []NodeDecision
 	Adopt   []string
 	Release []string
@@ -130,12 +130,12 @@ type Plan struct {
 // issued. The only errors are [ErrNoLabels], for pods that would have no
 // label at all, which upstream cannot create (the plan then holds no
 // creates), and that of a zero [Index] that was never indexed.
-func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (Plan, error) {
+func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (ManagePlan, error) {
 	c := cl.c
 	if c == nil {
-		return Plan{}, errNotIndexed
+		return ManagePlan{}, errNotIndexed
 	}
-	p := Plan{
+	p := ManagePlan{
 		Nodes:   cl.decisions,
 		Adopt:   cl.adopt,
 		Release: cl.release,

@@ -17,7 +17,7 @@ import (
 )
 
 // run plans one sync of s with the fast planner.
-func run(t *rapid.T, s reference.Snapshot) (placement.Plan, api.Status) {
+func run(t *rapid.T, s reference.Snapshot) (placement.ManagePlan, api.Status) {
 	c, err := placement.Compile(s.DaemonSet, placement.Options{})
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
@@ -34,7 +34,7 @@ func run(t *rapid.T, s reference.Snapshot) (placement.Plan, api.Status) {
 }
 
 // asResult renders a plan and status in the reference's terms.
-func asResult(p placement.Plan, st api.Status) reference.Result {
+func asResult(p placement.ManagePlan, st api.Status) reference.Result {
 	r := reference.Result{
 		Creates:   createNodes(p),
 		Deletes:   deletePods(p),

@@ -277,7 +277,7 @@ func (v *view) manageRan(p daemonplan.Plan) bool {
 // (upstream relabels every claimed pod when it removes duplicate
 // revisions, old ones included).
 func (v *view) after(p daemonplan.Plan) []api.Pod {
-	ch := reference.PlanChanges(placement.Plan{Adopt: p.Adopt, Release: p.Release, Create: p.Create, Delete: p.Delete})
+	ch := reference.PlanChanges(placement.ManagePlan{Adopt: p.Adopt, Release: p.Release, Create: p.Create, Delete: p.Delete})
 	out := reference.Apply(&v.ds, v.in.Pods, ch, v.in.Now)
 	for i, c := range p.Create {
 		out[len(out)-len(p.Create)+i].NodeName = c.Node
@@ -777,15 +777,15 @@ func errorTexts(errs []error) []string {
 	return out
 }
 
-// Step is one sync of a sequence: the snapshot it read and its plan.
-type Step struct {
+// SyncStep is one sync of a sequence: the snapshot it read and its plan.
+type SyncStep struct {
 	Input daemonplan.Input
 	Plan  daemonplan.Plan
 }
 
 // CheckSteps runs [CheckPlan] on every step of a sequence and returns all
 // violations, each Detail prefixed with "step <i>: " (from 0).
-func CheckSteps(steps []Step) error {
+func CheckSteps(steps []SyncStep) error {
 	var vs Violations
 	for i, s := range steps {
 		if err := CheckPlan(s.Input, s.Plan); err != nil {

@@ -160,7 +160,7 @@ func TestCheckStepsNamesTheStep(t *testing.T) {
 	good := mustSync(in)
 	bad := clonePlan(good)
 	bad.Status.NumberAvailable++
-	err := plantest.CheckSteps([]plantest.Step{{Input: in, Plan: good}, {Input: in, Plan: bad}})
+	err := plantest.CheckSteps([]plantest.SyncStep{{Input: in, Plan: good}, {Input: in, Plan: bad}})
 	var vs plantest.Violations
 	require.ErrorAs(t, err, &vs)
 	require.NotEmpty(t, vs)

@@ -33,8 +33,8 @@ func snapshot(c *sim.Cluster) daemonplan.Input {
 }
 
 // checkedSync runs one sync of c and checks it.
-func checkedSync(c *sim.Cluster) (Step, error) {
-	s := Step{Input: snapshot(c)}
+func checkedSync(c *sim.Cluster) (SyncStep, error) {
+	s := SyncStep{Input: snapshot(c)}
 	p, err := c.Sync()
 	s.Plan = p
 	if err != nil {
@@ -55,7 +55,7 @@ func checkedSync(c *sim.Cluster) (Step, error) {
 // when an invariant breaks, and returns the step.
 //
 // The checkers assume c.Options are zero but for Hash.
-func Sync(t TB, c *sim.Cluster) Step {
+func Sync(t TB, c *sim.Cluster) SyncStep {
 	t.Helper()
 	s, err := checkedSync(c)
 	if err != nil {
@@ -76,7 +76,7 @@ type RolloutOptions struct {
 	// hanging pods.
 	BeforeSync func(c *sim.Cluster)
 	// AfterSync, when set, runs after every sync that passed its checks.
-	AfterSync func(s Step)
+	AfterSync func(s SyncStep)
 }
 
 func (o RolloutOptions) maxSyncs(c *sim.Cluster) int {
@@ -103,7 +103,7 @@ func (o RolloutOptions) maxSyncs(c *sim.Cluster) int {
 //
 // Rollout needs pods that become ready: set c.FateOf to nil (or to a fate
 // that ends well) first, and end hanging pods in BeforeSync.
-func Rollout(t TB, c *sim.Cluster, opts RolloutOptions) []Step {
+func Rollout(t TB, c *sim.Cluster, opts RolloutOptions) []SyncStep {
 	t.Helper()
 	steps, err := rollout(c, opts)
 	if err != nil {
@@ -112,10 +112,10 @@ func Rollout(t TB, c *sim.Cluster, opts RolloutOptions) []Step {
 	return steps
 }
 
-func rollout(c *sim.Cluster, opts RolloutOptions) ([]Step, error) {
+func rollout(c *sim.Cluster, opts RolloutOptions) ([]SyncStep, error) {
 	start := c.Now
 	limit := opts.maxSyncs(c)
-	var steps []Step
+	var steps []SyncStep
 	for i := 1; i <= limit; i++ {
 		if opts.BeforeSync != nil {
 			opts.BeforeSync(c)

@@ -139,7 +139,7 @@ func (p *Tracker) summarize(ns *nodeState) summary {
 	if !inRollingUpdate(ns) {
 		return s
 	}
-	n := rollout.Node{Name: ns.name, Present: ns.real, Desired: ns.real && ns.decision.ShouldRun, Allowed: true}
+	n := rollout.NodeView{Name: ns.name, Present: ns.real, Desired: ns.real && ns.decision.ShouldRun, Allowed: true}
 	n.SetPods(pods, func(j int) bool { return c.IsUpdated(pods[j], hash) })
 	cls := rollout.Classifier{MinReadySeconds: p.dds.MinReadySeconds, Now: now}
 	s.roll, s.oldPod = cls.Classify(&n), n.Old

@@ -11,7 +11,7 @@
 //     ([github.com/daemonplan/daemonplan/placement.Index]), upstream's with the
 //     zero [Progressive].
 //   - [Classifier.Classify] and [Budgets.Quota]: the pass's decision table,
-//     written once. Classify decides each node alone ([Node] in, [Class]
+//     written once. Classify decides each node alone ([NodeView] in, [Class]
 //     out); Quota turns the sums of a budget domain ([Tally]) into how many
 //     candidates it takes, in node-name order. [RollingUpdate], every
 //     progressive extension and package replan's incremental planner all

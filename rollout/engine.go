@@ -22,10 +22,10 @@ import (
 //     one zone group) into how many of the budgeted candidates are taken;
 //     the candidates are taken in node-name order.
 
-// Node is one node as the rolling update sees it: a node of the snapshot
+// NodeView is one node as the rolling update sees it: a node of the snapshot
 // that should run the pod or holds one, or a node that vanished from the
 // snapshot while pods still target it.
-type Node struct {
+type NodeView struct {
 	Name string
 	// Present is false for a node missing from the snapshot.
 	Present bool
@@ -52,8 +52,8 @@ type Node struct {
 // SetPods sets Pods, New, Old and Crowded from pods, updated(j) telling
 // whether pods[j] carries the current revision (docs/rolling-update.md,
 // R2 and R6). A nil updated calls every pod outdated; nil pods are
-// skipped; on a nil [Node] SetPods does nothing.
-func (n *Node) SetPods(pods []*api.Pod, updated func(j int) bool) {
+// skipped; on a nil [NodeView] SetPods does nothing.
+func (n *NodeView) SetPods(pods []*api.Pod, updated func(j int) bool) {
 	if n == nil {
 		return
 	}
@@ -79,11 +79,11 @@ func (n *Node) SetPods(pods []*api.Pod, updated func(j int) bool) {
 }
 
 // Outdated reports a node the rollout still has to update: one outdated
-// pod and no updated one. A nil [Node] is not.
-func (n *Node) Outdated() bool { return n != nil && !n.Crowded && n.New == nil && n.Old != nil }
+// pod and no updated one. A nil [NodeView] is not.
+func (n *NodeView) Outdated() bool { return n != nil && !n.Crowded && n.New == nil && n.Old != nil }
 
-// Action is what a pass does with one node.
-type Action uint8
+// NodeAction is what a pass does with one node.
+type NodeAction uint8
 
 // The actions. The zero value is no action: manage handles the node, or it
 // waits.
@@ -91,7 +91,7 @@ const (
 	// DeleteForced deletes the old pod regardless of the budget: without
 	// surge, an old pod that is not available; with surge, one that is not
 	// available on a node that should not run the pod (reason Outdated).
-	DeleteForced Action = iota + 1
+	DeleteForced NodeAction = iota + 1
 	// DeleteReplaced deletes the old pod next to an available new one
 	// (surge; reason SurgeReplaced).
 	DeleteReplaced
@@ -123,7 +123,7 @@ type Class struct {
 	Unavailable bool
 	// Replace is the action of the pass without surge: DeleteForced,
 	// Candidate, PriorityCandidate or none.
-	Replace Action
+	Replace NodeAction
 
 	// With surge: the node counts against maxSurge (Surging), holds an
 	// available pod, the old one if any (Available), and, with
@@ -131,7 +131,7 @@ type Class struct {
 	// (Down).
 	Surging, Available, Down bool
 	// Surge is the action of the pass with surge.
-	Surge Action
+	Surge NodeAction
 }
 
 // Classifier classifies nodes at one moment with one set of switches. The
@@ -151,9 +151,9 @@ func (c *Classifier) available(p *api.Pod) bool {
 // (docs/rolling-update.md, R5–R16 and R18; the progressive switches,
 // docs/progressive-delivery.md). A node counts against the budgets unless
 // it is outdated and outside the update set (with StrictBudgets every node
-// counts). A nil [Node] has no class (the zero [Class]); a nil [Classifier]
+// counts). A nil [NodeView] has no class (the zero [Class]); a nil [Classifier]
 // is the zero one.
-func (c *Classifier) Classify(n *Node) Class {
+func (c *Classifier) Classify(n *NodeView) Class {
 	var cl Class
 	if n == nil {
 		return cl
@@ -236,7 +236,7 @@ func (c *Classifier) Classify(n *Node) Class {
 
 // anyAvailable reports whether one of n's pods not being deleted is
 // available.
-func (c *Classifier) anyAvailable(n *Node) bool {
+func (c *Classifier) anyAvailable(n *NodeView) bool {
 	for _, p := range n.Pods {
 		if p != nil && !p.Deleting && c.available(p) {
 			return true
@@ -322,7 +322,7 @@ func (b Budgets) Quota(t Tally, surge, surgeWithUnavailable bool) Quota {
 }
 
 // DeleteReason is the reason a delete of action a gives its old pod.
-func (a Action) DeleteReason() placement.DeleteReason {
+func (a NodeAction) DeleteReason() placement.DeleteReason {
 	switch a {
 	case DeleteReplaced:
 		return placement.SurgeReplaced
@@ -373,7 +373,7 @@ type domain struct {
 func (p *pass) domain() domain { return domain{p: p} }
 
 // add classifies n and records it.
-func (d *domain) add(n *Node) error {
+func (d *domain) add(n *NodeView) error {
 	p := d.p
 	c := p.cls.Classify(n)
 	d.t.Add(c, p.surge)

@@ -22,7 +22,7 @@ import (
 //
 // cl must not be nil unless p is the zero [Progressive]: Manage panics on a
 // nil Index it needs.
-func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.Plan, backoff placement.Backoff) (placement.Plan, int) {
+func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.ManagePlan, backoff placement.Backoff) (placement.ManagePlan, int) {
 	if cl == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
 		panic("rollout.Progressive.Manage: nil Index")
 	}

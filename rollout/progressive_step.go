@@ -15,7 +15,7 @@ import (
 
 // pnode is one visited node as the progressive step sees it.
 type pnode struct {
-	Node
+	NodeView
 	labels map[string]string // nil for a vanished node
 	group  int               // rank of the node's zone group; 0 without zones, -1 for a vanished node
 }
@@ -74,7 +74,7 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 	ns := make([]pnode, 0, len(cl.NodeDecisions())+len(cl.Vanished()))
 	presentOutdated := 0
 	for b := range visited(cl, hash) {
-		ns = append(ns, pnode{Node: nodeOf(&b), labels: b.Labels()})
+		ns = append(ns, pnode{NodeView: nodeOf(&b), labels: b.Labels()})
 		n := &ns[len(ns)-1]
 		n.Allowed = false
 		if !n.Present {
@@ -180,7 +180,7 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 	run := func(nodes []*pnode, b Budgets) error {
 		d := ps.domain()
 		for _, n := range nodes {
-			if err := d.add(&n.Node); err != nil {
+			if err := d.add(&n.NodeView); err != nil {
 				return err
 			}
 		}

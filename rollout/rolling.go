@@ -54,8 +54,8 @@ func desiredNodes(cl *placement.Index) int {
 }
 
 // nodeOf is bucket b as the rolling update sees it, every node allowed.
-func nodeOf(b *placement.Bucket) Node {
-	n := Node{Name: b.Node, Present: b.Present, Desired: b.ShouldRun, Allowed: true}
+func nodeOf(b *placement.Bucket) NodeView {
+	n := NodeView{Name: b.Node, Present: b.Present, Desired: b.ShouldRun, Allowed: true}
 	n.SetPods(b.Pods, b.Updated)
 	return n
 }

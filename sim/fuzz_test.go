@@ -156,6 +156,6 @@ func FuzzSim(f *testing.F) {
 		for i := range c.Nodes {
 			c.Nodes[i].Taints = slices.DeleteFunc(slices.Clone(c.Nodes[i].Taints), func(tt api.Taint) bool { return tt.Effect == api.TaintEffectNoExecute })
 		}
-		plantest.Rollout(t, c, plantest.RolloutOptions{BeforeSync: endHangs, AfterSync: func(plantest.Step) { checkGuests() }})
+		plantest.Rollout(t, c, plantest.RolloutOptions{BeforeSync: endHangs, AfterSync: func(plantest.SyncStep) { checkGuests() }})
 	})
 }

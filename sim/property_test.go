@@ -224,7 +224,7 @@ type machineStats struct {
 // with one more write of that kind (deleting one more available old pod,
 // creating beside one more) would break it, as plantest.CheckBudgets
 // judges.
-func (st *machineStats) count(s plantest.Step) {
+func (st *machineStats) count(s plantest.SyncStep) {
 	st.syncs++
 	p := s.Plan
 	for _, d := range p.Delete {
@@ -257,7 +257,7 @@ func (st *machineStats) count(s plantest.Step) {
 
 // availableOld finds an available pod of an old revision, alone on its
 // node, that the step neither deletes nor creates beside; nil if none.
-func availableOld(s plantest.Step) *api.Pod {
+func availableOld(s plantest.SyncStep) *api.Pod {
 	in, p := s.Input, s.Plan
 	perNode := map[string]int{}
 	for _, pod := range in.Pods {

@@ -118,7 +118,7 @@ func TestTimelineAgreesWithSim(t *testing.T) {
 
 // podsAt returns the pods of the recorded interval that holds at (the
 // last one starting at or before it).
-func podsAt(n timeline.Node, at time.Duration) []timeline.Pod {
+func podsAt(n timeline.NodeHistory, at time.Duration) []timeline.Pod {
 	var out []timeline.Pod
 	for _, iv := range n.Intervals {
 		if iv.From <= at {

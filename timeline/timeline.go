@@ -19,13 +19,13 @@ import (
 	"github.com/daemonplan/daemonplan/sim"
 )
 
-// State is the state of one pod on a node.
-type State uint8
+// PodState is the state of one pod on a node.
+type PodState uint8
 
 // The states of a pod.
 const (
 	// NotReady: Pending, or Running without the Ready condition.
-	NotReady State = iota + 1
+	NotReady PodState = iota + 1
 	// Ready: Running and Ready.
 	Ready
 	// Failed: terminal (Failed or Succeeded). The controller deletes such
@@ -41,7 +41,7 @@ const (
 var stateNames = [...]string{NotReady: "NotReady", Ready: "Ready", Failed: "Failed", Deleting: "Deleting"}
 
 // String returns the state's stable name.
-func (s State) String() string {
+func (s PodState) String() string {
 	return enum.Name(stateNames[:], int(s), "State")
 }
 
@@ -50,7 +50,7 @@ type Pod struct {
 	Name string
 	// Hash is the pod's controller-revision-hash label.
 	Hash  string
-	State State
+	State PodState
 }
 
 // Interval is a stretch of time during which a node's pods and their
@@ -65,8 +65,8 @@ type Interval struct {
 	Pods     []Pod
 }
 
-// Node is one node's history.
-type Node struct {
+// NodeHistory is one node's history.
+type NodeHistory struct {
 	Name string
 	// Intervals are contiguous, in time order, from 0 to Timeline.Duration;
 	// two neighbours never hold the same pods in the same states.
@@ -243,7 +243,7 @@ type Timeline struct {
 	Syncs []Sync
 	Steps int
 	// Nodes are the cluster's nodes, sorted by name.
-	Nodes []Node
+	Nodes []NodeHistory
 	// Revisions are the revisions whose pods appear, by number then hash.
 	Revisions []Revision
 	Outcome   Outcome
@@ -460,7 +460,7 @@ func newRecorder(c *sim.Cluster) *recorder {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	r.tl.Nodes = make([]Node, len(names))
+	r.tl.Nodes = make([]NodeHistory, len(names))
 	for i, n := range names {
 		r.tl.Nodes[i].Name = n
 		r.index[n] = i
@@ -472,7 +472,7 @@ func (r *recorder) at() time.Duration { return r.c.Now.Sub(r.tl.Start) }
 
 // current returns the pods n held at the last observation (nil before the
 // first): those of its last interval.
-func (n *Node) current() []Pod {
+func (n *NodeHistory) current() []Pod {
 	if k := len(n.Intervals); k > 0 {
 		return n.Intervals[k-1].Pods
 	}
@@ -520,7 +520,7 @@ func (r *recorder) podsByNode() [][]*api.Pod {
 	return out
 }
 
-func stateOf(p *api.Pod) State {
+func stateOf(p *api.Pod) PodState {
 	switch {
 	case p.Deleting:
 		return Deleting
@@ -562,7 +562,7 @@ func (r *recorder) observe() {
 }
 
 // add records that n holds pods from at on.
-func (r *recorder) add(n *Node, at time.Duration, pods []Pod) {
+func (r *recorder) add(n *NodeHistory, at time.Duration, pods []Pod) {
 	iv := n.Intervals
 	if k := len(iv); k > 0 {
 		if slices.Equal(iv[k-1].Pods, pods) {
@@ -688,7 +688,7 @@ func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
 // still run a pod), or it should run a pod and has no live one. A node
 // whose pods are available but outdated waits for the budget and holds
 // nothing.
-func (r *recorder) holder(n Node, pods []*api.Pod, hash string, gen *int64, should bool) (Holder, bool) {
+func (r *recorder) holder(n NodeHistory, pods []*api.Pod, hash string, gen *int64, should bool) (Holder, bool) {
 	ds := &r.c.DaemonSet
 	var live []*api.Pod
 	failed, deleting := "", ""

@@ -46,7 +46,7 @@ type Changes struct {
 }
 
 // PlanChanges returns the pod writes of p.
-func PlanChanges(p placement.Plan) Changes {
+func PlanChanges(p placement.ManagePlan) Changes {
 	ch := Changes{Adopt: p.Adopt, Release: p.Release, Create: p.Create}
 	for _, d := range p.Delete {
 		ch.Delete = append(ch.Delete, d.Pod)
@@ -205,7 +205,7 @@ func CheckStatus(s api.Status) error {
 //     node whose pods were all failed, succeeded or being deleted: upstream
 //     replaces them only in a later sync (docs/manage.md, M8). A failed pod held
 //     back by backoff is such a pod.
-func CheckPlan(s Snapshot, plan placement.Plan) error {
+func CheckPlan(s Snapshot, plan placement.ManagePlan) error {
 	ds := s.DaemonSet
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }

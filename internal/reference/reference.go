@@ -17,7 +17,7 @@
 // limit: callers keep their clusters under [placement.DefaultBurstReplicas].
 //
 // The package also holds the invariants of one manage plan ([CheckPlan],
-// which checks a [placement.Plan] against a [Snapshot], with [CheckDeletes],
+// which checks a [placement.ManagePlan] against a [Snapshot], with [CheckDeletes],
 // [CheckOnePodPerNode] and [CheckStatus]) and a small [Apply] that plays a plan
 // onto a snapshot. These are the oracle's own recounts, not the safeguard
 // callers run: [github.com/daemonplan/daemonplan.CheckPlan] checks a whole
