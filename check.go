@@ -39,7 +39,7 @@ import (
 //     namespace.
 //  6. A plan whose revision history failed (Errors not empty and Hash
 //     empty) creates and deletes nothing and relabels no pod; a plan for a
-//     DaemonSet being deleted, or whose selector is exactly empty, writes
+//     DaemonSet being deleted, or whose selector selects everything, writes
 //     nothing but possibly the status.
 //
 // CheckPlan reads in and p and changes neither.
@@ -240,7 +240,7 @@ func CheckPlan(in Input, p Plan) error {
 	if len(p.Errors) > 0 && p.Hash == "" && writes > 0 {
 		fail("revision history failed (%v) but the plan still creates, deletes or relabels", errors.Join(p.Errors...))
 	}
-	if ds.Deleting || syncrule.IsExactlyEmpty(ds.Selector) {
+	if ds.Deleting || syncrule.SelectsAll(ds.Selector) {
 		if writes+len(p.Adopt)+len(p.Release)+len(rv.Adopt)+len(rv.Release)+len(rv.Update) > 0 {
 			fail("a DaemonSet being deleted or selecting everything gets writes")
 		}
