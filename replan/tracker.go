@@ -227,6 +227,13 @@ func (p *Tracker) rebuild(real []*nodeState) {
 		for i, d := range cl.NodeDecisions() {
 			real[i].decision = d.Decision
 		}
+	} else {
+		// The index refuses a list with a name Sync refuses (empty, not
+		// UTF-8): every plan is a whole Sync while such a node is held,
+		// but the other nodes' decisions must be right once it goes.
+		for _, ns := range real {
+			ns.decision = p.c.Decide(&ns.node)
+		}
 	}
 	for _, ps := range p.pods {
 		p.attach(ps)
