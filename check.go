@@ -29,7 +29,13 @@ import (
 //     (by a non-empty UID) and its selector matches them, or p adopts
 //     them. Delete and Keep are disjoint.
 //  4. Create names nodes of the input that should run the pod, at most once
-//     each.
+//     each. Eligibility is decided again from the input's DaemonSet
+//     (defaulted) and nodes (docs/eligibility.md), with the zero Options:
+//     the plan's Nodes, which a plan need not list (replan's Tracker.Plan
+//     does not), play no part. CheckPlanWith decides with the Options of
+//     the sync: a plan made with Placement.Taints.ComparisonOperators may
+//     create where only a Lt or Gt toleration tolerates a taint, which
+//     CheckPlan refuses.
 //  5. Revisions, claimed by the same rules as pods (docs/history.md, H6):
 //     Adopt names orphans of the namespace that the selector matches and
 //     that are not being deleted (under the same conditions as pods);
@@ -39,11 +45,17 @@ import (
 //     namespace.
 //  6. A plan whose revision history failed (Errors not empty and Hash
 //     empty) creates and deletes nothing and relabels no pod; a plan for a
-//     DaemonSet being deleted, or whose selector is exactly empty, writes
+//     DaemonSet being deleted, or whose selector selects everything, writes
 //     nothing but possibly the status.
 //
-// CheckPlan reads in and p and changes neither.
-func CheckPlan(in Input, p Plan) error {
+// CheckPlan reads in and p and changes neither. It is CheckPlanWith with
+// the zero Options.
+func CheckPlan(in Input, p Plan) error { return CheckPlanWith(in, p, Options{}) }
+
+// CheckPlanWith is CheckPlan for a plan Sync returned for in with opts: of
+// opts it reads only Placement, which decides which nodes should run the
+// pod (rule 4).
+func CheckPlanWith(in Input, p Plan, opts Options) error {
 	if in.DaemonSet == nil {
 		return ErrNilDaemonSet
 	}
@@ -165,18 +177,27 @@ func CheckPlan(in Input, p Plan) error {
 
 	// 4.
 	rule = 4
-	decided := make(map[string]placement.NodeDecision, len(p.Nodes))
-	for _, d := range p.Nodes {
-		decided[d.Node] = d
-	}
-	inputNodes := make(map[string]bool, len(in.Nodes))
-	for i := range in.Nodes {
-		inputNodes[in.Nodes[i].Name] = true
+	// Decided from the input, as Sync decides: the defaulted DaemonSet's
+	// eligibility on each node. A name listed twice (which Sync refuses)
+	// should run the pod only if every entry should.
+	var shouldRun map[string]bool
+	if len(createNodes) > 0 {
+		dds := api.Default(ds)
+		elig := placement.NewEligibility(&dds, opts.Placement)
+		shouldRun = make(map[string]bool, len(in.Nodes))
+		for i := range in.Nodes {
+			n := &in.Nodes[i]
+			run := elig.Decide(n).ShouldRun
+			if before, seen := shouldRun[n.Name]; seen {
+				run = run && before
+			}
+			shouldRun[n.Name] = run
+		}
 	}
 	for _, node := range createNodes {
-		if !inputNodes[node] {
+		if run, ok := shouldRun[node]; !ok {
 			fail("creates a pod on node %s, which is not in the input", node)
-		} else if !decided[node].ShouldRun {
+		} else if !run {
 			fail("creates a pod on node %s, which should not run it", node)
 		}
 	}
@@ -240,7 +261,7 @@ func CheckPlan(in Input, p Plan) error {
 	if len(p.Errors) > 0 && p.Hash == "" && writes > 0 {
 		fail("revision history failed (%v) but the plan still creates, deletes or relabels", errors.Join(p.Errors...))
 	}
-	if ds.Deleting || syncrule.IsExactlyEmpty(ds.Selector) {
+	if ds.Deleting || syncrule.SelectsAll(ds.Selector) {
 		if writes+len(p.Adopt)+len(p.Release)+len(rv.Adopt)+len(rv.Release)+len(rv.Update) > 0 {
 			fail("a DaemonSet being deleted or selecting everything gets writes")
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
+	"github.com/daemonplan/daemonplan/taints"
 )
 
 // TestCheckPlanDuplicateRevisionDeletes: Revisions.DeleteDuplicates is a
@@ -100,6 +101,73 @@ func TestCheckPlanClaimsBySelector(t *testing.T) {
 			var v daemonplan.Violation
 			if !errors.As(err, &v) || v.Rule != tt.rule {
 				t.Errorf("CheckPlan returns %v, want a violation of rule %d (%s)", err, tt.rule, tt.reason)
+			}
+		})
+	}
+}
+
+// TestCheckPlanRecountsEligibility: CheckPlan decides every node from the
+// input, not from the plan's Nodes (issue 28, item 8). It passed a create
+// on a node that should not run the pod when the plan's Nodes said it
+// should, and refused every create of a plan without Nodes (replan's
+// Tracker.Plan). Each row changes the plan Sync made for node-1 (running
+// the pod) and node-2 (without it) and wants the violation of rule 4, or
+// none.
+func TestCheckPlanRecountsEligibility(t *testing.T) {
+	gtToleration := api.Toleration{Key: "tier", Operator: api.TolerationOpGt, Value: "1", Effect: api.TaintEffectNoSchedule}
+	tests := []struct {
+		name, reason string
+		node2        api.Node
+		tols         []api.Toleration
+		opts         daemonplan.Options
+		change       func(p *daemonplan.Plan)
+		rule         int // 0: no violation
+	}{{
+		name: "create on a tainted node the plan's Nodes call eligible", rule: 4,
+		reason: "node-2's NoSchedule taint is not tolerated: the input says no, whatever Nodes says",
+		node2:  api.Node{Name: "node-2", Taints: []api.Taint{{Key: "dedicated", Value: "db", Effect: api.TaintEffectNoSchedule}}},
+		change: func(p *daemonplan.Plan) {
+			p.Create = []placement.Create{{Node: "node-2"}}
+			for i := range p.Nodes {
+				p.Nodes[i].ShouldRun, p.Nodes[i].Reason = true, placement.Eligible
+			}
+		},
+	}, {
+		name: "plan without Nodes", reason: "a plan need not list its nodes (replan's Tracker.Plan): its create is right",
+		node2:  api.Node{Name: "node-2"},
+		change: func(p *daemonplan.Plan) { p.Nodes = nil },
+	}, {
+		name: "create on a node the plan does not list", reason: "the input decides, not the plan",
+		node2:  api.Node{Name: "node-2"},
+		change: func(p *daemonplan.Plan) { p.Nodes = p.Nodes[:1] },
+	}, {
+		name: "create tolerated by Gt with ComparisonOperators", reason: "CheckPlanWith decides with the sync's options",
+		node2: api.Node{Name: "node-2", Taints: []api.Taint{{Key: "tier", Value: "2", Effect: api.TaintEffectNoSchedule}}},
+		tols:  []api.Toleration{gtToleration},
+		opts:  daemonplan.Options{Placement: placement.Options{Taints: taints.Options{ComparisonOperators: true}}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := harmInput()
+			in.DaemonSet.Template.Tolerations = tt.tols
+			in.Nodes = append(in.Nodes, tt.node2)
+			p, err := daemonplan.Sync(in, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := daemonplan.CheckPlanWith(in, p, tt.opts); err != nil {
+				t.Fatalf("Sync's own plan fails CheckPlanWith: %v", err)
+			}
+			if tt.change != nil {
+				tt.change(&p)
+			}
+			err = daemonplan.CheckPlanWith(in, p, tt.opts)
+			var v daemonplan.Violation
+			switch {
+			case tt.rule == 0 && err != nil:
+				t.Errorf("CheckPlanWith returns %v, want nil (%s)", err, tt.reason)
+			case tt.rule != 0 && (!errors.As(err, &v) || v.Rule != tt.rule):
+				t.Errorf("CheckPlanWith returns %v, want a violation of rule %d (%s)", err, tt.rule, tt.reason)
 			}
 		})
 	}

@@ -95,7 +95,7 @@ func checkNeverHarms(t *testing.T, in daemonplan.Input, opts daemonplan.Options,
 	if len(inputErrs) > 0 {
 		t.Fatalf("Sync planned an input CheckInput refuses: %v", inputErrs)
 	}
-	if err := daemonplan.CheckPlan(in, plan); err != nil {
+	if err := daemonplan.CheckPlanWith(in, plan, opts); err != nil {
 		t.Fatalf("CheckPlan: %v", err)
 	}
 	// The naive reference recounts what the DaemonSet claims,

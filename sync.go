@@ -200,8 +200,8 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 //
 //  1. defaults are applied to a copy of the DaemonSet, and it is validated:
 //     findings become [Plan.Warnings] (or, with [Options.Strict], the error);
-//  2. a DaemonSet whose selector is exactly empty, or that is being
-//     deleted, gets no writes at all;
+//  2. a DaemonSet whose selector selects everything (no matchLabels and no
+//     matchExpressions), or that is being deleted, gets no writes at all;
 //  3. revision history is constructed (docs/history.md, H6–H12);
 //  4. with expectations pending, only the status is refreshed;
 //  5. otherwise manage plans creates and deletes (docs/manage.md, M6–M14),
@@ -291,7 +291,7 @@ type indexed struct {
 // CheckInput does when there is nothing to index.
 func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.Index) indexed {
 	var ix indexed
-	ix.skip = syncrule.IsExactlyEmpty(ds.Selector) || ds.Deleting
+	ix.skip = syncrule.SelectsAll(ds.Selector) || ds.Deleting
 	var c *placement.Compiled
 	if !ix.skip {
 		c, ix.err = placement.Compile(ds, opts)
@@ -328,7 +328,8 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	// returns below decide nodes without it.
 	if ix.skip {
 		// Upstream records an event (SelectingAll) for the empty selector,
-		// and does nothing else in either case.
+		// and does nothing else in either case; here the selector's
+		// finding (V4.2) is in Plan.Warnings.
 		plan.Nodes = decideAll(&ds, in.Nodes, opts.Placement)
 		return plan
 	}

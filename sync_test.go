@@ -168,6 +168,30 @@ func TestSync(t *testing.T) {
 			want: writes{Status: api.Status{ObservedGeneration: 1}, Warnings: []string{"spec.selector"}},
 		},
 		{
+			name: "empty matchLabels selects everything too",
+			reason: "{matchLabels: {}} selects every pod, as {} does, and the API server refuses both: it adopted " +
+				"an unrelated bare pod and deleted it as a duplicate (issue 28, item 6); no writes, as for {}",
+			build: func(c *syncCluster) {
+				c.node("a").pod("pa", "a", curHash).pod("bystander", "a", curHash, orphanPod, func(p *api.Pod) {
+					p.Labels = map[string]string{"other": "app"}
+				})
+				c.in.DaemonSet.Selector = &api.LabelSelector{MatchLabels: map[string]string{}}
+				c.in.DaemonSet.UpdateStrategy.Type = api.OnDelete
+			},
+			want: writes{Status: api.Status{ObservedGeneration: 1}, Warnings: []string{"spec.selector"}},
+		},
+		{
+			name:   "empty matchExpressions selects everything too",
+			reason: "{matchExpressions: []} selects every pod: no writes, as for {}",
+			build: func(c *syncCluster) {
+				c.node("a").pod("pa", "a", curHash).pod("bystander", "a", curHash, orphanPod, func(p *api.Pod) {
+					p.Labels = map[string]string{"other": "app"}
+				})
+				c.in.DaemonSet.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{}}
+			},
+			want: writes{Status: api.Status{ObservedGeneration: 1}, Warnings: []string{"spec.selector"}},
+		},
+		{
 			name:   "DaemonSet being deleted",
 			reason: "upstream does nothing for a DaemonSet with a deletion timestamp",
 			build: func(c *syncCluster) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
 )
@@ -15,6 +16,8 @@ type Set struct {
 	// totals are indexed like them.
 	names   []string
 	daemons []daemon
+	// warnings are the negative quantities of the DaemonSets' resources.
+	warnings field.ErrorList
 }
 
 type daemon struct {
@@ -52,6 +55,7 @@ func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {
 			HostPorts: ds.Template.HostPorts(),
 		}
 		d.elig = placement.NewEligibility(ds, opts)
+		s.warnings = append(s.warnings, negativeQuantities(field.NewPath("daemonSets").Index(i), &ds.Template)...)
 		for name := range d.Requests {
 			if !seen[name] {
 				seen[name] = true

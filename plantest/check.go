@@ -166,9 +166,11 @@ func newView(fn string, in daemonplan.Input) *view {
 func (v *view) claims(p *api.Pod) (bool, bool, bool) { return reference.Claims(&v.ds, p) }
 
 // stopped reports a sync that upstream ends before any write: the
-// DaemonSet is being deleted or its selector is exactly empty.
+// DaemonSet is being deleted or its selector selects everything (no
+// matchLabels and no matchExpressions).
 func (v *view) stopped() bool {
-	return v.ds.Deleting || v.ds.Selector != nil && reflect.DeepEqual(*v.ds.Selector, api.LabelSelector{})
+	s := v.ds.Selector
+	return v.ds.Deleting || s != nil && len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
 }
 
 // CheckPlan checks the plan p that [daemonplan.Sync] (with zero Options but
@@ -622,7 +624,7 @@ func renderCount(c *int32) string {
 // stops early issues only the writes upstream issues before it stops
 // (docs/manage.md, M1; upstream: syncDaemonSet).
 //
-//  1. A DaemonSet being deleted, or whose selector is exactly empty, gets
+//  1. A DaemonSet being deleted, or whose selector selects everything, gets
 //     no status write either.
 //  2. A plan with Errors creates no pod, whatever its hash. If the sync
 //     failed before or while constructing the history (a selector that

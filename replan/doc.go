@@ -43,7 +43,7 @@
 // every node: O(n), like a Sync.
 //
 // A few states that a sync handles without indexing the cluster, or that
-// upstream treats as errors (an exactly empty selector, a DaemonSet being
+// upstream treats as errors (a selector that selects everything, a DaemonSet being
 // deleted, a selector that does not parse, a template without labels, an
 // input [github.com/daemonplan/daemonplan.CheckInput] refuses, a DaemonSet
 // without a UID), are planned by a whole Sync of Input, and so is every

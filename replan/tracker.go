@@ -31,7 +31,7 @@ type Tracker struct {
 	dds      api.DaemonSet  // defaulted
 	warnings field.ErrorList
 	// c is the compiled DaemonSet; nil when a sync would not index the
-	// cluster (an exactly empty selector, a DaemonSet being deleted, a
+	// cluster (a selector that selects everything, a DaemonSet being deleted, a
 	// selector that does not compile): every plan is then a whole Sync.
 	c *placement.Compiled
 
@@ -208,7 +208,7 @@ func (p *Tracker) rebuild(real []*nodeState) {
 	for _, ps := range p.pods {
 		ps.own, ps.targeted, ps.target, ps.bucket = 0, false, "", nil
 	}
-	if !syncrule.IsExactlyEmpty(p.dds.Selector) && !p.dds.Deleting {
+	if !syncrule.SelectsAll(p.dds.Selector) && !p.dds.Deleting {
 		if c, err := placement.Compile(&p.dds, p.opts.Placement); err == nil {
 			p.c = c
 		}
@@ -226,6 +226,13 @@ func (p *Tracker) rebuild(real []*nodeState) {
 	if cl, err := p.c.Index(nodes, nil); err == nil {
 		for i, d := range cl.NodeDecisions() {
 			real[i].decision = d.Decision
+		}
+	} else {
+		// The index refuses a list with a name Sync refuses (empty, not
+		// UTF-8): every plan is a whole Sync while such a node is held,
+		// but the other nodes' decisions must be right once it goes.
+		for _, ns := range real {
+			ns.decision = p.c.Decide(&ns.node)
 		}
 	}
 	for _, ps := range p.pods {

@@ -349,7 +349,10 @@ type pass struct {
 	// budget or the burst limit cuts any write. Upstream's pass keeps few, in memory that does not grow
 	// with the nodes; the progressive one (whose Down deletes reach past
 	// the budget) keeps every one.
-	keep    int
+	keep int
+	// limit, when set, is what is left of the cluster's quota: each
+	// domain's quota is cut to it and spends it (Zones.PerGroupBudgets).
+	limit   *Quota
 	forcedD []placement.Delete
 	forcedC []string
 	budgetD []placement.Delete
@@ -417,6 +420,10 @@ func keep(list []candidate, c candidate, p *pass) []candidate {
 func (d *domain) close(b Budgets) {
 	p := d.p
 	q := b.Quota(d.t, p.surge, p.cls.SurgeWithUnavailable)
+	if l := p.limit; l != nil {
+		q.Candidates, q.Surplus, q.Down = min(q.Candidates, l.Candidates), min(q.Surplus, l.Surplus), min(q.Down, l.Down)
+		l.Candidates, l.Surplus, l.Down = l.Candidates-q.Candidates, l.Surplus-q.Surplus, l.Down-q.Down
+	}
 	cands := d.priority
 	if len(d.rest) > 0 {
 		cands = append(cands[:len(cands):len(cands)], d.rest...)

@@ -58,8 +58,10 @@ type Progressive struct {
 	Canary *Canary
 }
 
-// Zones groups nodes by a label and updates a few groups at a time. Within
-// a group the usual budgets apply, scaled to the group's desired nodes.
+// Zones groups nodes by a label and updates a few groups at a time. The
+// budgets stay the cluster's, as upstream's: the active groups together
+// spend maxUnavailable and maxSurge, scaled to the cluster's desired nodes,
+// unless PerGroupBudgets asks otherwise.
 type Zones struct {
 	// Key is the node label whose value names a node's group; empty means
 	// LabelZone. Nodes without the label, or with an empty value, form the
@@ -67,6 +69,13 @@ type Zones struct {
 	Key string
 	// MaxConcurrent is how many groups may update at once; 0 means 1.
 	MaxConcurrent int
+	// PerGroupBudgets scales maxUnavailable and maxSurge to each active
+	// group's desired nodes (at least one) and applies them group by
+	// group; the cluster's budgets still bound the sum over the groups.
+	// False: the budgets are the cluster's, as upstream's, and the groups
+	// only choose which nodes spend them (docs/progressive-delivery.md,
+	// 7.4).
+	PerGroupBudgets bool
 }
 
 // key returns the grouping label.

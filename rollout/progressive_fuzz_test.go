@@ -81,7 +81,8 @@ func fuzzFixture(data []byte) (*fixture, rollout.Progressive) {
 	p.StrictBudgets = b.bool()
 	p.SurgeWithUnavailable = b.bool()
 	if b.bool() {
-		p.Zones = &rollout.Zones{MaxConcurrent: b.intn(3)}
+		m := b.intn(6) // one byte, as before PerGroupBudgets
+		p.Zones = &rollout.Zones{MaxConcurrent: m % 3, PerGroupBudgets: m >= 3}
 	}
 	if b.bool() {
 		c := &rollout.Canary{Nodes: api.Int(int32(1 + b.intn(3))), Verdicts: map[string]rollout.Verdict{}, Restarts: map[string]int32{}}

@@ -91,6 +91,10 @@ func TestGoldenProgressive(t *testing.T) {
 			opts: rollout.Progressive{Zones: &rollout.Zones{MaxConcurrent: 2}},
 		},
 		{
+			name: "two zones at a time, maxSurge 50% per group", strategy: maxSurge(api.Percent("50%")),
+			opts: rollout.Progressive{Zones: &rollout.Zones{MaxConcurrent: 2, PerGroupBudgets: true}},
+		},
+		{
 			name: "canary of 2 spread over zones, promote, then zone by zone", strategy: maxUnavailable(api.Int(1)),
 			opts: rollout.Progressive{Zones: &rollout.Zones{},
 				Canary: &rollout.Canary{Nodes: api.Int(2), SpreadKeys: []string{rollout.LabelZone}, Verdicts: verdicts()}},

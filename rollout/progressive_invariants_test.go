@@ -153,8 +153,8 @@ func budgetsOf(ds *api.DaemonSet, desired int) (maxUnavailable, maxSurge int) {
 	return maxUnavailable, maxSurge
 }
 
-// domain is a set of nodes sharing budgets: the whole cluster, or one zone
-// group when zones order the rollout.
+// domain is a set of nodes sharing budgets: the whole cluster, and each
+// zone group with Zones.PerGroupBudgets.
 type domain struct {
 	name  string
 	nodes []*vnode
@@ -172,14 +172,14 @@ func zoneKey(z *rollout.Zones) string {
 }
 
 func (s *snap) domains(vs []vnode, hash string) []domain {
-	if s.opts.Zones == nil || s.gating(hash) {
-		d := domain{name: "*"}
-		for i := range vs {
-			d.nodes = append(d.nodes, &vs[i])
-		}
-		return []domain{d}
+	cluster := domain{name: "*"}
+	for i := range vs {
+		cluster.nodes = append(cluster.nodes, &vs[i])
 	}
-	var out []domain
+	if s.opts.Zones == nil || !s.opts.Zones.PerGroupBudgets || s.gating(hash) {
+		return []domain{cluster}
+	}
+	out := []domain{cluster}
 	key := zoneKey(s.opts.Zones)
 	for i := range vs {
 		name := vs[i].labels[key]
@@ -338,7 +338,7 @@ func checkBudgets(s *snap, vs []vnode, p daemonplan.Plan) error {
 	var errs []error
 	for _, d := range s.domains(vs, p.Hash) {
 		desired := desiredOf(d.nodes)
-		if len(s.domains(vs, p.Hash)) > 1 || s.opts.Zones != nil && !s.gating(p.Hash) {
+		if d.name != "*" {
 			desired = max(desired, 1) // a zone group's budget is at least one node
 		}
 		maxU, maxS := budgetsOf(&s.ds, desired)

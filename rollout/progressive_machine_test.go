@@ -71,7 +71,8 @@ func pOptions(t *rapid.T) rollout.Progressive {
 	p.StrictBudgets = rapid.Bool().Draw(t, "strict")
 	p.SurgeWithUnavailable = rapid.Bool().Draw(t, "surgeWithUnavailable")
 	if rapid.Bool().Draw(t, "zones?") {
-		p.Zones = &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 2).Draw(t, "maxConcurrent")}
+		p.Zones = &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 2).Draw(t, "maxConcurrent"),
+			PerGroupBudgets: rapid.Bool().Draw(t, "perGroupBudgets")}
 	}
 	if rapid.Bool().Draw(t, "canary?") {
 		c := &rollout.Canary{Nodes: api.Int(int32(rapid.IntRange(1, 3).Draw(t, "canaries"))), Verdicts: map[string]rollout.Verdict{}}
@@ -364,7 +365,7 @@ func (st *progressiveStats) count(s *snap, p daemonplan.Plan) {
 	if s.gating(p.Hash) {
 		st.canaryGated++
 	}
-	if s.opts.Zones != nil && len(s.domains(vs, p.Hash)) > 1 {
+	if s.opts.Zones != nil && len(s.domains(vs, p.Hash)) > 2 {
 		st.zonesMulti++
 	}
 	if s.opts.StrictBudgets {

@@ -49,7 +49,8 @@ func (p Progressive) compile() (compiled, error) {
 //     Scope, then within the canary nodes until the revision is promoted,
 //     then the first outdated nodes in update order up to the partition,
 //     then those of the active zone groups.
-//  3. The budgets then apply to the update set (per group with Zones),
+//  3. The budgets then apply to the update set (per group with
+//     Zones.PerGroupBudgets, within the cluster's),
 //     counting the nodes outside it only with StrictBudgets, which also
 //     makes unavailable old pods cost budget; with SurgeWithUnavailable
 //     maxUnavailable is spent after maxSurge.
@@ -169,7 +170,8 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 	}
 	prog.Allowed = countAllowed(ns)
 
-	// 4. Budgets, over the whole cluster or per active group.
+	// 4. Budgets, over the whole cluster, or per active group within the
+	// cluster's.
 	ps := pass{
 		cls: Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now,
 			StrictBudgets: p.StrictBudgets, SurgeWithUnavailable: p.SurgeWithUnavailable},
@@ -187,19 +189,30 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 		d.close(b)
 		return nil
 	}
-	if groups == nil {
+	if groups == nil || !p.Zones.PerGroupBudgets {
+		// The cluster is one budget domain, as upstream's: zone groups
+		// only choose the update set (7.4).
 		all := make([]*pnode, len(ns))
 		for i := range ns {
 			all[i] = &ns[i]
 		}
 		err = run(all, budgets)
 	} else {
+		// Per group, within the cluster's quota: a group never spends
+		// budget the cluster does not have.
+		var t Tally
+		for i := range ns {
+			t.Add(ps.cls.Classify(&ns[i].Node), ps.surge)
+		}
+		limit := budgets.Quota(t, ps.surge, ps.cls.SurgeWithUnavailable)
+		ps.limit = &limit
 		for _, g := range groups {
 			if !g.active || err != nil {
 				continue
 			}
 			// A group of nodes that should not run the pod (holding old
-			// pods) still gets a budget of at least one node.
+			// pods) still gets a budget of at least one node, of the
+			// cluster's quota.
 			gb, _ := ResolveBudgets(ds, max(g.desired, 1))
 			gb.Desired = g.desired
 			err = run(g.nodes, gb)

@@ -7,18 +7,20 @@
 package syncrule
 
 import (
-	"reflect"
 	"slices"
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
 )
 
-// IsExactlyEmpty reports a selector deep-equal to an empty LabelSelector
-// (nil maps and slices): upstream refuses to act on it, and a sync writes
-// nothing (docs/manage.md, M1).
-func IsExactlyEmpty(s *api.LabelSelector) bool {
-	return s != nil && reflect.DeepEqual(*s, api.LabelSelector{})
+// SelectsAll reports a non-nil selector with no matchLabels and no
+// matchExpressions, which selects every pod: a sync writes nothing for it
+// (docs/manage.md, M1). Upstream refuses to act on the selector deep-equal
+// to an empty LabelSelector (nil maps and slices) and would act on
+// {matchLabels: {}}; the API server refuses every such selector for a
+// DaemonSet, so none of them is ever acted on.
+func SelectsAll(s *api.LabelSelector) bool {
+	return s != nil && len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
 }
 
 // EqualCount reports whether two collision counts are equal: both nil, or

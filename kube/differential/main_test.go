@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
+
+	"github.com/daemonplan/daemonplan/internal/rapidrun"
 )
 
 // defaultChecks is the number of cases each property runs unless
@@ -23,6 +25,10 @@ func TestMain(m *testing.M) {
 		if err := flag.Set("rapid.checks", defaultChecks); err != nil {
 			panic(err)
 		}
+	}
+	// no fail files unless asked for (docs/development.md, "Property tests")
+	if err := rapidrun.Configure(flag.CommandLine, os.LookupEnv); err != nil {
+		panic(err)
 	}
 	os.Exit(m.Run())
 }

@@ -140,6 +140,11 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 		dss[i] = d
 	}
 	set := overhead.Compile(dss, placement.Options{})
+	if ws := set.Warnings(); len(ws) > 0 {
+		// A negative quantity: the API server refuses such a pod, so no
+		// total or fit would be true (docs/overhead.md, Q5).
+		return overheadDoc{}, fmt.Errorf("DaemonSet resources the API server refuses: %w", ws)
+	}
 	sorted := slices.Clone(nodes)
 	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	// The non-terminal pods by the node they are bound to, found once.
