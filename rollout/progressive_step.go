@@ -202,7 +202,7 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 		// budget the cluster does not have.
 		var t Tally
 		for i := range ns {
-			t.Add(ps.cls.Classify(&ns[i].Node), ps.surge)
+			t.Add(ps.cls.Classify(&ns[i].NodeView), ps.surge)
 		}
 		limit := budgets.Quota(t, ps.surge, ps.cls.SurgeWithUnavailable)
 		ps.limit = &limit
