@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/daemonplan/daemonplan/kube/schema"
@@ -87,35 +86,36 @@ func diffReason(n schema.DiffNode) string {
 // writeDiffTable renders the diff for people: the nodes that change, then
 // the counts and the rollout's steps.
 func writeDiffTable(w io.Writer, doc schema.Diff) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(tw, "CHANGE\tNODE\tREASON")
+	t := newTable(w, 3)
+	t.row("CHANGE", "NODE", "REASON")
 	for _, n := range doc.Nodes {
 		if n.Change == "Unchanged" {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", n.Change, n.Name, diffReason(n))
+		t.row(n.Change, n.Name, diffReason(n))
 	}
 	ct := doc.Counts
-	fmt.Fprintf(tw, "\n%d nodes: %d unchanged, %d gain a pod, %d lose theirs, %d replaced, %d outdated\n",
-		len(doc.Nodes), ct.Unchanged, ct.Gains, ct.Loses, ct.Replaced, ct.Outdated)
+	t.blank()
+	t.line(fmt.Sprintf("%d nodes: %d unchanged, %d gain a pod, %d lose theirs, %d replaced, %d outdated",
+		len(doc.Nodes), ct.Unchanged, ct.Gains, ct.Loses, ct.Replaced, ct.Outdated))
 	b := doc.Budgets
 	budgets := fmt.Sprintf("maxUnavailable %d, maxSurge %d", b.MaxUnavailable, b.MaxSurge)
 	if b.MaxUnavailable == 0 && b.MaxSurge == 0 {
 		budgets = "OnDelete: no rolling-update budgets" // a rolling update always has one
 	}
-	fmt.Fprintf(tw, "rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, %s\n",
-		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, budgets)
+	t.line(fmt.Sprintf("rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, %s",
+		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, budgets))
 	switch {
 	case !doc.Settled && doc.Unsettled != "":
-		fmt.Fprintf(tw, "does not settle: %s\n", doc.Unsettled)
+		t.line("does not settle: " + printable(doc.Unsettled))
 	case !doc.Settled:
-		fmt.Fprintf(tw, "does not settle within %d syncs\n", doc.Syncs)
+		t.line(fmt.Sprintf("does not settle within %d syncs", doc.Syncs))
 	case !doc.Done:
-		fmt.Fprintln(tw, "settles, but kubectl rollout status would not report it done")
+		t.line("settles, but kubectl rollout status would not report it done")
 	default:
-		fmt.Fprintln(tw, "settles: kubectl rollout status would report it done")
+		t.line("settles: kubectl rollout status would report it done")
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // plural renders "1 step", "2 steps".

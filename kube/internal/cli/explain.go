@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -292,12 +291,12 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 			break
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	t := newTable(w, 2)
 	field := func(k, v string) {
 		if k != "" {
 			k += ":"
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		t.row(k, v)
 	}
 	field("DaemonSet", p.Namespace+"/"+p.Name)
 	field("Node", nd.Node)
@@ -351,7 +350,7 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 		}
 		field(k, fmt.Sprintf("%d. %s", i+1, pr.hint))
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // reasonCell is the REASON of -o wide: the reason with its culprit, the
@@ -373,9 +372,10 @@ func writeNodes(w io.Writer, in *input, p daemonplan.Plan) error {
 		return err
 	}
 	d := api.Default(ds)
-	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
-	fmt.Fprintf(tw, "\nNODES (%d)\n", len(p.Nodes))
-	fmt.Fprintln(tw, "NODE\tSHOULD-RUN\tCONTINUE\tREASON\tPODS")
+	t := newTable(w, 3)
+	t.blank()
+	t.line(fmt.Sprintf("NODES (%d)", len(p.Nodes)))
+	t.row("NODE", "SHOULD-RUN", "CONTINUE", "REASON", "PODS")
 	byNode := fates(in, p, &d)
 	for _, nd := range p.Nodes {
 		var cells []string
@@ -386,7 +386,7 @@ func writeNodes(w io.Writer, in *input, p daemonplan.Plan) error {
 		if pods == "" {
 			pods = "<none>"
 		}
-		fmt.Fprintf(tw, "%s\t%t\t%t\t%s\t%s\n", nd.Node, nd.ShouldRun, nd.ShouldContinueRunning, reasonCell(nd.Decision), pods)
+		t.row(nd.Node, nd.ShouldRun, nd.ShouldContinueRunning, reasonCell(nd.Decision), pods)
 	}
-	return tw.Flush()
+	return t.flush()
 }

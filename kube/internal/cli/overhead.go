@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -249,8 +248,8 @@ func listString(m map[string]string) string {
 }
 
 func writeOverheadTable(w io.Writer, doc overheadDoc) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tDAEMONSET\tLANDS\tREASON\tREQUESTS\tFITS")
+	t := newTable(w, 2)
+	t.row("NODE", "DAEMONSET", "LANDS", "REASON", "REQUESTS", "FITS")
 	for _, n := range doc.Nodes {
 		for _, e := range n.DaemonSets {
 			fits := "-"
@@ -260,9 +259,9 @@ func writeOverheadTable(w io.Writer, doc overheadDoc) error {
 					fits += " (" + strings.Join(why, ",") + ")"
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s/%s\t%v\t%s\t%s\t%s\n", n.Name, e.Namespace, e.Name, e.Lands, e.Reason, listString(e.Requests), fits)
+			t.row(n.Name, e.Namespace+"/"+e.Name, e.Lands, e.Reason, listString(e.Requests), fits)
 		}
-		fmt.Fprintf(tw, "%s\tTOTAL\t\t\t%s\t\n", n.Name, listString(n.Requests))
+		t.row(n.Name, "TOTAL", "", "", listString(n.Requests), "")
 	}
-	return tw.Flush()
+	return t.flush()
 }

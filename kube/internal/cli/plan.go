@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -96,11 +95,11 @@ func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
 
 // writeNames prints the objects the plan writes, kubectl's -o name style,
 // sorted within each kind: the DaemonSet (when its status is written), the
-// ControllerRevisions, then the pods.
+// ControllerRevisions, then the pods; each name escaped by printable.
 func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 	var lines []string
 	if p.StatusChanged {
-		lines = append(lines, "daemonset.apps/"+p.Name)
+		lines = append(lines, "daemonset.apps/"+printable(p.Name))
 	}
 	rv := p.Revisions
 	var revs []string
@@ -113,7 +112,7 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 	revs = slices.Concat(revs, rv.DeleteDuplicates, rv.Delete, rv.Adopt, rv.Release)
 	slices.Sort(revs)
 	for _, r := range slices.Compact(revs) {
-		lines = append(lines, "controllerrevision.apps/"+r)
+		lines = append(lines, "controllerrevision.apps/"+printable(r))
 	}
 	var pods []string
 	for _, d := range p.Delete {
@@ -125,7 +124,7 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 	pods = append(append(pods, p.Adopt...), p.Release...)
 	slices.Sort(pods)
 	for _, name := range slices.Compact(pods) {
-		lines = append(lines, "pod/"+name)
+		lines = append(lines, "pod/"+printable(name))
 	}
 	if len(p.Create) > 0 {
 		prefix := in.cluster.DaemonSet.Name + "-"
@@ -133,7 +132,7 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 			prefix = pod.GenerateName
 		}
 		for range p.Create {
-			lines = append(lines, "pod/"+prefix)
+			lines = append(lines, "pod/"+printable(prefix))
 		}
 	}
 	for _, l := range lines {
@@ -149,20 +148,13 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 // the order they are applied, the errors upstream's sync would return, and
 // the rollout status kubectl would print.
 func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
-	row := func(cells ...any) {
-		for i, c := range cells {
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
-			}
-			fmt.Fprint(tw, c)
-		}
-		fmt.Fprint(tw, "\n")
-	}
+	t := newTable(w, 3)
+	row := t.row
 	// Sections are separated by a blank line; tabwriter aligns each
 	// section's columns on its own, since a line without tabs ends a block.
 	section := func(title string, n int) {
-		fmt.Fprintf(tw, "\n%s (%d)\n", title, n)
+		t.blank()
+		t.line(fmt.Sprintf("%s (%d)", title, n))
 	}
 
 	st := p.Status
@@ -228,14 +220,16 @@ func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
 	if len(p.Errors) > 0 {
 		section("ERRORS", len(p.Errors))
 		for _, e := range p.Errors {
-			fmt.Fprintln(tw, oneLine(e.Error()))
+			t.line(oneLine(e.Error()))
 		}
 	}
 	if line := progressLine(p.Progress); line != "" {
-		fmt.Fprintf(tw, "\nPROGRESSIVE: %s\n", line)
+		t.blank()
+		t.line("PROGRESSIVE: " + printable(line))
 	}
-	fmt.Fprintf(tw, "\n%s\n", strings.TrimRight(p.Rollout.Message, "\n"))
-	return tw.Flush()
+	t.blank()
+	t.line(strings.TrimRight(p.Rollout.Message, "\n"))
+	return t.flush()
 }
 
 func orNone(s string) string {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -204,20 +203,19 @@ func writeHTMLFile(path string, tl *timeline.Timeline) error {
 
 // writeSimulationTable prints one row per sync, then the outcome.
 func writeSimulationTable(w io.Writer, tl *timeline.Timeline) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(tw, "SYNC\tTIME\tCREATES\tDELETES\tUPDATED\tAVAILABLE\tDESIRED\tUNAVAILABLE")
+	t := newTable(w, 3)
+	t.row("SYNC", "TIME", "CREATES", "DELETES", "UPDATED", "AVAILABLE", "DESIRED", "UNAVAILABLE")
 	for i, s := range tl.Syncs {
-		fmt.Fprintf(tw, "%d\t+%v\t%d\t%d\t%d\t%d\t%d\t%d\n", i+1, s.At, s.Creates, s.Deletes, s.Updated, s.Available, s.Desired, s.Unavailable)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		t.row(i+1, fmt.Sprintf("+%v", s.At), s.Creates, s.Deletes, s.Updated, s.Available, s.Desired, s.Unavailable)
 	}
 	budget := ""
 	if n := len(tl.Syncs); n > 0 && tl.Strategy == "RollingUpdate" {
 		budget = fmt.Sprintf(", maxUnavailable %d, maxSurge %d", tl.Syncs[n-1].MaxUnavailable, tl.Syncs[n-1].MaxSurge)
 	}
-	_, err := fmt.Fprintf(w, "\npredicted duration %v (%s%s)\n%s\n", tl.Duration, tl.Strategy, budget, tl.Summary())
-	return err
+	t.blank()
+	t.line(fmt.Sprintf("predicted duration %v (%s%s)", tl.Duration, tl.Strategy, budget))
+	t.line(tl.Summary())
+	return t.flush()
 }
 
 // simulationJSON renders a timeline as the document of -o json.
