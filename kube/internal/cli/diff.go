@@ -180,15 +180,15 @@ func (c *cli) diff(o *diffOptions) error {
 func (c *cli) updateFindings(in *input, strict bool, fes field.ErrorList) error {
 	ds := in.cluster.DaemonSet
 	if strict {
-		fmt.Fprintf(c.stderr, "%s: diff: the update of DaemonSet %s/%s is invalid (--strict): %d field error(s)\n",
-			c.name, ds.Namespace, ds.Name, len(fes))
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: diff: the update of DaemonSet %s/%s is invalid (--strict): %d field error(s)",
+			c.name, ds.Namespace, ds.Name, len(fes))))
 		for _, fe := range fes {
 			fmt.Fprintln(c.stderr, finding("error", fe))
 		}
 		return exitErr{exitError}
 	}
-	fmt.Fprintf(c.stderr, "%s: diff: the update of DaemonSet %s/%s: %d warning(s), the API server would refuse it\n",
-		c.name, ds.Namespace, ds.Name, len(fes))
+	fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: diff: the update of DaemonSet %s/%s: %d warning(s), the API server would refuse it",
+		c.name, ds.Namespace, ds.Name, len(fes))))
 	for _, fe := range fes {
 		fmt.Fprintln(c.stderr, finding("warning", fe))
 	}

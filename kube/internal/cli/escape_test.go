@@ -161,3 +161,25 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileNamesStderr: messages on standard error name the object as
+// they are, with every unprintable rune escaped in place.
+func TestHostileNamesStderr(t *testing.T) {
+	got := runCLI(t, cluster(hostile), "explain", "nope\x1b[2K\u202e", "-f", "-", "--now", "2026-01-01T00:00:00Z")
+	if got.code == exitOK {
+		t.Fatalf("exit 0; want a failure for a node not in the input")
+	}
+	if got.stderr != `daemonplan: explain: node "nope\x1b[2K\u202e" is not in the input (3 nodes)`+"\n" {
+		t.Errorf("stderr %q", got.stderr)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"a\nb\tc\r d", "a b c d"},
+		{"node \x1b[2Kn: gone", `node \x1b[2Kn: gone`},
+		{"x\u202ey\xff\u0085", `x\u202ey\xff`},
+		{`label "k\x1b"`, `label "k\x1b"`},
+	} {
+		if got := oneLine(tt.in); got != tt.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -247,9 +247,12 @@ func (c *cli) fail(format string, args ...any) error {
 	return exitErr{exitError}
 }
 
-// oneLine folds a multi-line message (as some decoders produce) into one.
+// oneLine folds a multi-line message (as some decoders produce) into one,
+// and escapes in place every rune left that is not printable (escapeRunes):
+// a name in a message reaches the terminal neither as a line break nor as
+// a control sequence.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	return escapeRunes(strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " "))
 }
 
 // input is a parsed, loaded snapshot.
@@ -441,14 +444,14 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		if errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
 			fmt.Fprintf(c.stderr, "%s: %s: the input cannot be planned: %d problem(s)\n", c.name, cmd, len(fes))
 			for _, fe := range fes {
-				fmt.Fprintln(c.stderr, "error: "+in.where(fe.Field)+oneLine(fe.Error()))
+				fmt.Fprintln(c.stderr, "error: "+oneLine(in.where(fe.Field)+fe.Error()))
 			}
 			return p, exitErr{exitError}
 		}
 		if errors.As(err, &fes) {
 			ds := in.cluster.DaemonSet
-			fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)\n",
-				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))
+			fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)",
+				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))))
 			for _, fe := range fes {
 				fmt.Fprintln(c.stderr, finding("error", fe))
 			}
@@ -458,8 +461,8 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 	}
 	if len(p.Warnings) > 0 {
 		ds := in.cluster.DaemonSet
-		fmt.Fprintf(c.stderr, "%s: %s: DaemonSet %s/%s (%s): %d warning(s), planned as the controller would\n",
-			c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(p.Warnings))
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: DaemonSet %s/%s (%s): %d warning(s), planned as the controller would",
+			c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(p.Warnings))))
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintln(c.stderr, finding("warning", w))
