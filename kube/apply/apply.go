@@ -69,7 +69,7 @@ type Write struct {
 	// Err is the error of this write; nil when it succeeded.
 	Err error
 	// Note, when not empty, says why a write counts as done although the
-	// API server refused it (NoteRevisionExists), or was not issued
+	// API server refused it (NoteRevisionExists, NotePodGone), or was not issued
 	// (NoteStatusNewer, NoteStatusCurrent).
 	Note string
 }
@@ -80,6 +80,10 @@ type Write struct {
 // is the revision an earlier sync created and the snapshot (an informer
 // cache) has not shown yet; the write counts as done.
 const NoteRevisionExists = "revision already exists with the same data and owner"
+
+// NotePodGone is the Note of a DeletePod the API server refused as
+// NotFound: the pod is gone already, which is what the delete wanted.
+const NotePodGone = "pod already gone"
 
 // NoteStatusNewer is the Note of an UpdateStatus retried after a conflict
 // and not issued: the DaemonSet read again holds a status that observed a
@@ -595,7 +599,9 @@ func (a *applier) deletePods() {
 		go func() {
 			defer wg.Done()
 			err := a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
-			if !apierrors.IsNotFound(err) {
+			if apierrors.IsNotFound(err) {
+				writes[i].Note = NotePodGone
+			} else {
 				writes[i].Err = err
 			}
 		}()

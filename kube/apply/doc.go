@@ -20,7 +20,11 @@
 // (sync again). Expectations keeps the pods a Result created and deleted
 // until the controller's informers show them; the controller passes
 // Expectations.Pending as kubesync.State.ExpectationsPending, as
-// kube/examples/controller does.
+// kube/examples/controller does. RecordEvents records the Events upstream
+// records for a sync (SuccessfulCreate, FailedDaemonPod, ...), from the
+// plan and what Apply did: here, next to the writes, because the messages
+// need their outcomes (the names the API server gave, the errors, a pod
+// already gone), and so that every caller of Apply records the same.
 //
 // Five departures from upstream, each making a write safer: pod and
 // revision deletes carry the object's UID as a precondition (upstream
