@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
@@ -69,7 +70,8 @@ func TestControllerRollout(t *testing.T) {
 		return false, nil, nil
 	})
 	rec := &recorder{}
-	ctrl := &Controller{Client: fc, Namespace: "default", Name: "agent", Now: time.Now, OnSync: rec.onSync}
+	events := record.NewFakeRecorder(1000)
+	ctrl := &Controller{Client: fc, Namespace: "default", Name: "agent", Now: time.Now, OnSync: rec.onSync, Recorder: events}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- ctrl.Run(ctx) }()
@@ -77,6 +79,10 @@ func TestControllerRollout(t *testing.T) {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
+		}
+		// Four pods created, then four replaced: upstream's Events.
+		if got := countEvents(events); got["SuccessfulCreate"] != 8 || got["SuccessfulDelete"] != 4 {
+			t.Errorf("events by reason %v, want 8 SuccessfulCreate and 4 SuccessfulDelete", got)
 		}
 		if len(rec.failed) > 0 {
 			t.Errorf("writes failed: %v", rec.failed)
@@ -236,5 +242,19 @@ func TestReadyRequeue(t *testing.T) {
 				t.Errorf("readyRequeue = %v, want %v (%s)", got, tc.want, tc.reason)
 			}
 		})
+	}
+}
+
+// countEvents drains a FakeRecorder ("type reason message") into counts
+// by reason.
+func countEvents(r *record.FakeRecorder) map[string]int {
+	got := map[string]int{}
+	for {
+		select {
+		case e := <-r.Events:
+			got[strings.Fields(e)[1]]++
+		default:
+			return got
+		}
 	}
 }
