@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -68,7 +69,8 @@ type Write struct {
 	// Err is the error of this write; nil when it succeeded.
 	Err error
 	// Note, when not empty, says why a write counts as done although the
-	// API server refused it: NoteRevisionExists.
+	// API server refused it (NoteRevisionExists, NotePodGone), or was not issued
+	// (NoteStatusNewer, NoteStatusCurrent).
 	Note string
 }
 
@@ -78,6 +80,22 @@ type Write struct {
 // is the revision an earlier sync created and the snapshot (an informer
 // cache) has not shown yet; the write counts as done.
 const NoteRevisionExists = "revision already exists with the same data and owner"
+
+// NotePodGone is the Note of a DeletePod the API server refused as
+// NotFound: the pod is gone already, which is what the delete wanted.
+const NotePodGone = "pod already gone"
+
+// NoteStatusNewer is the Note of an UpdateStatus retried after a conflict
+// and not issued: the DaemonSet read again holds a status that observed a
+// later generation than the plan's would. Writing the plan's would move
+// status.observedGeneration backwards; the next sync, made from the newer
+// DaemonSet, writes its status.
+const NoteStatusNewer = "status not written: the DaemonSet's status observed a later generation than the plan"
+
+// NoteStatusCurrent is the Note of an UpdateStatus retried after a
+// conflict and not issued: the DaemonSet read again already holds the
+// status the retry would write.
+const NoteStatusCurrent = "status not written: the DaemonSet already holds it"
 
 // Result is what Apply did.
 type Result struct {
@@ -90,6 +108,10 @@ type Result struct {
 	// slow-start batch failed, as upstream stops; a later sync plans them
 	// again.
 	NotAttempted int
+	// DaemonSet is the DaemonSet as the successful status write returned
+	// it (its resourceVersion is the controller's own write); nil when no
+	// status was written.
+	DaemonSet *appsv1.DaemonSet
 	// Refused, when not nil, is why Apply issued nothing at all: the
 	// snapshot has no DaemonSet, or the plan is for another one
 	// (ErrOtherDaemonSet).
@@ -156,7 +178,13 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //     already gone is not an error);
 //  3. Revisions.Delete (history cleanup), with UID preconditions;
 //  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
-//     DaemonSet is read again and the update retried once.
+//     DaemonSet is read again and the update retried once on it, as
+//     upstream retries: the plan's counters, the fresh observedGeneration
+//     unless the sync observed the generation, the fresh collisionCount
+//     unless the plan bumped the count the fresh DaemonSet still holds;
+//     the retry is not issued when it would move observedGeneration
+//     backwards (NoteStatusNewer) or change nothing (NoteStatusCurrent).
+//     Result.DaemonSet is the DaemonSet the status write returned.
 //
 // Before the first adoption the DaemonSet is read from the API server; if
 // it is gone, has another UID or is being deleted, Apply stops with
@@ -571,7 +599,9 @@ func (a *applier) deletePods() {
 		go func() {
 			defer wg.Done()
 			err := a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
-			if !apierrors.IsNotFound(err) {
+			if apierrors.IsNotFound(err) {
+				writes[i].Note = NotePodGone
+			} else {
 				writes[i].Err = err
 			}
 		}()
@@ -586,20 +616,67 @@ func (a *applier) deletePods() {
 }
 
 // updateStatus writes the plan's status (upstream: storeDaemonSetStatus,
-// one retry after a fresh read).
+// one retry after a fresh read). The retry writes retryStatus onto the
+// fresh DaemonSet, or nothing when that status would be older than the
+// fresh one's, or no change.
 func (a *applier) updateStatus() {
 	dsClient := a.client.AppsV1().DaemonSets(a.ns)
-	toUpdate := convert.DaemonSetWithStatus(a.ds, a.p.Status)
-	_, err := dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
-	if apierrors.IsConflict(err) {
-		var fresh *appsv1.DaemonSet
-		if fresh, err = dsClient.Get(a.ctx, a.ds.Name, metav1.GetOptions{}); err == nil {
-			if fresh.UID != a.ds.UID {
-				err = fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
-			} else {
-				_, err = dsClient.UpdateStatus(a.ctx, convert.DaemonSetWithStatus(fresh, a.p.Status), metav1.UpdateOptions{})
+	w := Write{Action: UpdateStatus, Name: a.ds.Name}
+	var out *appsv1.DaemonSet
+	out, w.Err = dsClient.UpdateStatus(a.ctx, convert.DaemonSetWithStatus(a.ds, a.p.Status), metav1.UpdateOptions{})
+	if apierrors.IsConflict(w.Err) {
+		fresh, err := dsClient.Get(a.ctx, a.ds.Name, metav1.GetOptions{})
+		switch {
+		case err != nil:
+			w.Err = err
+		case fresh.UID != a.ds.UID:
+			w.Err = fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
+		default:
+			st, note := retryStatus(a.ds, fresh, a.p.Status)
+			if w.Err, w.Note, out = nil, note, nil; note == "" {
+				toUpdate := fresh.DeepCopy()
+				toUpdate.Status = st
+				out, w.Err = dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
 			}
 		}
 	}
-	a.add(Write{Action: UpdateStatus, Name: a.ds.Name, Err: err})
+	if w.Err == nil && out != nil {
+		a.res.DaemonSet = out
+	}
+	a.add(w)
+}
+
+// retryStatus is the status the retry of a conflicting status write puts
+// on fresh, the DaemonSet read again, for the plan's status st made from
+// the snapshot's DaemonSet ds, as upstream's storeDaemonSetStatus retries:
+// the plan's counters on the fresh object; its observedGeneration only
+// when the sync observed the generation (st's is ds's generation, not the
+// input's kept while expectations were pending, docs/status.md, S7), the
+// fresh one's otherwise; the fresh collisionCount, unless the plan bumped
+// it (docs/history.md, H9) from the count fresh still holds, as upstream
+// bumps it only on a count that is not stale.
+//
+// A non-empty note says why nothing is written: NoteStatusNewer when the
+// fresh status observed a later generation than the write would (upstream
+// writes its generation back over it), NoteStatusCurrent when the fresh
+// status is already the one to write.
+func retryStatus(ds, fresh *appsv1.DaemonSet, st api.Status) (appsv1.DaemonSetStatus, string) {
+	if st.ObservedGeneration != ds.Generation {
+		st.ObservedGeneration = fresh.Status.ObservedGeneration
+	}
+	if equalCount(st.CollisionCount, ds.Status.CollisionCount) || !equalCount(fresh.Status.CollisionCount, ds.Status.CollisionCount) {
+		st.CollisionCount = fresh.Status.CollisionCount
+	}
+	out := convert.DaemonSetStatus(fresh.Status, st)
+	switch {
+	case out.ObservedGeneration < fresh.Status.ObservedGeneration:
+		return out, NoteStatusNewer
+	case apiequality.Semantic.DeepEqual(out, fresh.Status):
+		return out, NoteStatusCurrent
+	}
+	return out, ""
+}
+
+func equalCount(a, b *int32) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

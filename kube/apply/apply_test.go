@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -813,5 +814,149 @@ func TestApplyRefusesAPlanForAnotherDaemonSet(t *testing.T) {
 	}
 	if res := apply.Apply(context.Background(), fakeclient.New(c, now), &load.Snapshot{}, p); res.Refused == nil {
 		t.Errorf("a snapshot without a DaemonSet: Refused = nil, want an error")
+	}
+}
+
+// TestApplyStatusRetryKeepsNewerFields reproduces issue 26's
+// "observedGeneration written backwards" against a fake clientset whose
+// status write conflicts once and whose re-read returns a DaemonSet newer
+// than the snapshot (the tracker never checks resourceVersions, so the
+// conflict is a reactor). The retry writes the plan's counters onto the
+// fresh object and never moves observedGeneration or collisionCount
+// backwards: upstream's storeDaemonSetStatus keeps the fresh
+// observedGeneration when the sync did not observe the generation, and
+// never touches collisionCount but to bump it on a count that is not
+// stale.
+func TestApplyStatusRetryKeepsNewerFields(t *testing.T) {
+	ptr := func(i int32) *int32 { return &i }
+	tests := []struct {
+		name, reason string
+		// the snapshot's DaemonSet: generation, status.observedGeneration
+		// and collisionCount; expectations pending
+		gen, observed int64
+		pending       bool
+		// the plan's collisionCount, when set (a bumped count)
+		planCount *int32
+		// the DaemonSet read again after the conflict
+		freshGen, freshObserved int64
+		freshCount              *int32
+		// what is stored after Apply, and the write's note
+		wantObserved int64
+		wantCount    *int32
+		wantNote     string
+	}{
+		{"pending keeps fresh generation", "a sync with expectations pending keeps the input's observedGeneration (3); the fresh status observed 4: upstream keeps 4",
+			4, 3, true, nil, 4, 4, ptr(2), 4, ptr(2), ""},
+		{"pending from zero", "the issue's 1 → 0: a first pending sync on a DaemonSet whose status the controller had written since",
+			1, 0, true, nil, 1, 1, nil, 1, nil, ""},
+		{"observed generation written", "the sync observed generation 3 and the fresh status observed 2: 3 is written, as upstream",
+			3, 2, false, nil, 3, 2, nil, 3, nil, ""},
+		{"newer status not overwritten", "the sync observed generation 3 but the fresh status observed 4: writing 3 would go backwards, nothing is written",
+			3, 3, false, nil, 4, 4, ptr(1), 4, ptr(1), apply.NoteStatusNewer},
+		{"fresh collision count kept", "the plan did not bump the count; the fresh one (2) is kept, not the snapshot's (nil)",
+			3, 2, false, nil, 3, 2, ptr(2), 3, ptr(2), ""},
+		{"bump on a current count", "the plan bumped the count from the snapshot's nil to 1 and the fresh count is still nil: 1 is written",
+			3, 2, false, ptr(1), 3, 2, nil, 3, ptr(1), ""},
+		{"bump on a stale count", "the plan bumped nil to 1 but the fresh count is already 1 (bumped since): upstream's stale check keeps the fresh one",
+			3, 2, false, ptr(1), 3, 2, ptr(1), 3, ptr(1), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := readSnapshot(t, 1)
+			c.Pods = nil
+			c.DaemonSet.Generation = tc.gen
+			c.DaemonSet.Status.ObservedGeneration = tc.observed
+			p, err := kubesync.Sync(c, now, kubesync.State{ExpectationsPending: tc.pending}, kubesync.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.planCount != nil {
+				p.Status.CollisionCount = tc.planCount
+			}
+			// Only the status write: the revision and pod writes are
+			// another test's business.
+			p.Create, p.Revisions = nil, daemonplan.RevisionWrites{}
+			if !p.StatusChanged {
+				t.Fatalf("precondition: the plan writes a status")
+			}
+			fc := fakeclient.New(c, now)
+			fresh := c.DaemonSet.DeepCopy()
+			fresh.Generation = tc.freshGen
+			fresh.Status.ObservedGeneration = tc.freshObserved
+			fresh.Status.CollisionCount = tc.freshCount
+			if _, err := fc.AppsV1().DaemonSets("default").Update(context.Background(), fresh, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fc.AppsV1().DaemonSets("default").UpdateStatus(context.Background(), fresh, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			conflicts := 1
+			fc.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetSubresource() == "status" && conflicts > 0 {
+					conflicts--
+					return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "agent", errors.New("the object has been modified"))
+				}
+				return false, nil, nil
+			})
+			res := apply.Apply(context.Background(), fc, c, p)
+			if err := res.Err(); err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			w := res.Writes[len(res.Writes)-1]
+			if w.Action != apply.UpdateStatus || w.Note != tc.wantNote {
+				t.Errorf("%s: last write %+v, want UpdateStatus with note %q", tc.reason, w, tc.wantNote)
+			}
+			ds, err := fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ds.Status.ObservedGeneration != tc.wantObserved || !reflect.DeepEqual(ds.Status.CollisionCount, tc.wantCount) {
+				t.Errorf("%s: stored observedGeneration %d, collisionCount %v; want %d and %v",
+					tc.reason, ds.Status.ObservedGeneration, fmtCount(ds.Status.CollisionCount), tc.wantObserved, fmtCount(tc.wantCount))
+			}
+			if tc.wantNote == "" && ds.Status.DesiredNumberScheduled != p.Status.DesiredNumberScheduled {
+				t.Errorf("%s: the retry did not write the plan's counters: %+v", tc.reason, ds.Status)
+			}
+			if (res.DaemonSet != nil) != (tc.wantNote == "") {
+				t.Errorf("Result.DaemonSet = %v, want it set only when a status was written", res.DaemonSet)
+			}
+		})
+	}
+}
+
+func fmtCount(c *int32) string {
+	if c == nil {
+		return "nil"
+	}
+	return strconv.Itoa(int(*c))
+}
+
+// TestApplyStatusRetrySkipsNoOp: after a conflict, a fresh DaemonSet that
+// already holds the planned status (another sync's write) gets no write.
+func TestApplyStatusRetrySkipsNoOp(t *testing.T) {
+	c := readSnapshot(t, 1)
+	p := plan(t, c)
+	p.Create, p.Adopt, p.Delete, p.Revisions = nil, nil, nil, daemonplan.RevisionWrites{}
+	fc := fakeclient.New(c, now)
+	written := convert.DaemonSetWithStatus(c.DaemonSet, p.Status)
+	if _, err := fc.AppsV1().DaemonSets("default").UpdateStatus(context.Background(), written, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	statusWrites := 0
+	fc.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" {
+			statusWrites++
+			if statusWrites == 1 {
+				return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "agent", errors.New("the object has been modified"))
+			}
+		}
+		return false, nil, nil
+	})
+	res := apply.Apply(context.Background(), fc, c, p)
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if statusWrites != 1 || res.Writes[len(res.Writes)-1].Note != apply.NoteStatusCurrent {
+		t.Errorf("%d status writes, last write %+v; want one (the conflict) and NoteStatusCurrent", statusWrites, res.Writes[len(res.Writes)-1])
 	}
 }

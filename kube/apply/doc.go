@@ -20,20 +20,29 @@
 // (sync again). Expectations keeps the pods a Result created and deleted
 // until the controller's informers show them; the controller passes
 // Expectations.Pending as kubesync.State.ExpectationsPending, as
-// kube/examples/controller does.
+// kube/examples/controller does. RecordEvents records the Events upstream
+// records for a sync (SuccessfulCreate, FailedDaemonPod, ...), from the
+// plan and what Apply did: here, next to the writes, because the messages
+// need their outcomes (the names the API server gave, the errors, a pod
+// already gone), and so that every caller of Apply records the same.
 //
-// Four departures from upstream, each making a write safer, none changing
-// what is written: pod and revision deletes carry the object's UID as a
-// precondition (upstream deletes by name); a revision adopted and then
-// renumbered in the same plan is updated from the object the adopt patch
-// returned (upstream updates its stale copy, which a real API server
-// refuses with a conflict); creates refused with a NamespaceTerminating
-// cause are reported like any other error (upstream ignores them); and a
-// revision create refused as AlreadyExists counts as done only when the
-// revision found has the planned data and is controlled by the DaemonSet
-// (upstream's snapshot checks the data only), so that a revision of the
-// same template owned by another controller, or by none, is reported
-// rather than taken for the DaemonSet's own. Unlike upstream, Apply does
-// not bump status.collisionCount itself on a real collision: the next plan,
-// made from a snapshot that shows the revision, does.
+// Five departures from upstream, each making a write safer: pod and
+// revision deletes carry the object's UID as a precondition (upstream
+// deletes by name); a revision adopted and then renumbered in the same
+// plan is updated from the object the adopt patch returned (upstream
+// updates its stale copy, which a real API server refuses with a
+// conflict); creates refused with a NamespaceTerminating cause are
+// reported like any other error (upstream ignores them); a revision create
+// refused as AlreadyExists counts as done only when the revision found has
+// the planned data and is controlled by the DaemonSet (upstream's snapshot
+// checks the data only), so that a revision of the same template owned by
+// another controller, or by none, is reported rather than taken for the
+// DaemonSet's own; and the status retry after a conflict is not issued
+// when the DaemonSet read again holds a status that observed a later
+// generation than the sync did (upstream writes the sync's generation
+// back over it; here status.observedGeneration never goes backwards), nor
+// when that status is already the one to write (upstream writes it again).
+// Unlike upstream, Apply does not bump status.collisionCount itself on a
+// real collision: the next plan, made from a snapshot that shows the
+// revision, does.
 package apply

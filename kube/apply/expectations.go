@@ -68,25 +68,36 @@ func (e *Expectations) Deleted(podName string) {
 }
 
 // Pending reports whether a write is still unseen in the snapshot c at
-// now. It forgets, first, every create whose pod c holds, every delete
-// whose pod c lacks, and every expectation older than the TTL. A nil c
-// holds no pod.
+// now. It forgets, first, every create whose pod c holds (terminating or
+// not), every delete whose pod c lacks or holds with a deletionTimestamp,
+// and every expectation older than the TTL. A nil c holds no pod.
+//
+// A delete is seen once the pod is terminating, as upstream's pod update
+// handler counts it (DeletionObserved when the deletionTimestamp is set):
+// the pod may take its whole grace period to go, and every plan made in
+// between would otherwise be held to a status refresh.
 func (e *Expectations) Pending(c *load.Snapshot, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.pods) == 0 {
 		return false
 	}
-	// One pass over the snapshot, marking the expected pods it holds:
+	// One pass over the snapshot, marking the expected writes it shows:
 	// nothing allocated per pod, as a controller calls this every sync.
-	present := make(map[string]bool, len(e.pods))
+	seen := make(map[string]bool, len(e.pods))
+	held := make(map[string]bool, len(e.pods))
 	if c != nil {
 		for _, p := range c.Pods {
 			if p == nil {
 				continue
 			}
-			if _, ok := e.pods[p.Name]; ok {
-				present[p.Name] = true
+			x, ok := e.pods[p.Name]
+			if !ok {
+				continue
+			}
+			held[p.Name] = true
+			if !x.gone || p.DeletionTimestamp != nil {
+				seen[p.Name] = true // created, or deleted and terminating
 			}
 		}
 	}
@@ -95,7 +106,9 @@ func (e *Expectations) Pending(c *load.Snapshot, now time.Time) bool {
 		ttl = DefaultExpectationsTTL
 	}
 	for name, x := range e.pods {
-		if present[name] != x.gone || now.Sub(x.at) >= ttl {
+		// A create is seen when c holds the pod, a delete when c lacks it
+		// or holds it terminating.
+		if seen[name] || x.gone && !held[name] || now.Sub(x.at) >= ttl {
 			delete(e.pods, name)
 		}
 	}

@@ -17,6 +17,17 @@ func podNamed(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
 }
 
+// terminating returns a snapshot holding the named pods, each with a
+// deletionTimestamp.
+func terminating(names ...string) *load.Snapshot {
+	c := snapshotWith(names...)
+	for _, p := range c.Pods {
+		ts := metav1.NewTime(now)
+		p.DeletionTimestamp = &ts
+	}
+	return c
+}
+
 func snapshotWith(names ...string) *load.Snapshot {
 	c := &load.Snapshot{}
 	for _, n := range names {
@@ -44,6 +55,9 @@ func TestExpectations(t *testing.T) {
 		{"create seen", "the snapshot holds the new pod", created, "", snapshotWith("agent-new"), time.Second, 0, false},
 		{"delete unseen", "the snapshot still holds the deleted pod", deleted, "", snapshotWith("agent-old"), time.Second, 0, true},
 		{"delete seen", "the snapshot lacks the deleted pod", deleted, "", snapshotWith(), time.Second, 0, false},
+		{"delete seen terminating", "the deleted pod has a deletionTimestamp: upstream counts the delete observed then, not when the pod is gone", deleted, "", terminating("agent-old"), time.Second, 0, false},
+		{"create seen terminating", "a created pod shown already terminating was created", created, "", terminating("agent-new"), time.Second, 0, false},
+		{"other pod terminating", "another pod's deletionTimestamp does not show the delete", deleted, "", &load.Snapshot{Pods: append(snapshotWith("agent-old").Pods, terminating("agent-x").Pods...)}, time.Second, 0, true},
 		{"failed delete", "a refused delete will never show; nothing is expected", failed, "", snapshotWith("agent-old"), time.Second, 0, false},
 		{"delete event", "an informer delete event forgets the pod, whatever the lister shows", deleted, "agent-old", snapshotWith("agent-old"), time.Second, 0, false},
 		{"created then deleted", "a delete event of a pod expected as created means it was seen", created, "agent-new", snapshotWith(), time.Second, 0, false},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/placement"
@@ -66,6 +67,8 @@ func TestNilInputs(t *testing.T) {
 			e.Expect(apply.Result{Created: []*corev1.Pod{{}}}, time.Time{})
 			e.Pending(nil, time.Time{})
 		},
+		"apply.RecordEvents":                 func() { apply.RecordEvents(nil, nil, daemonplan.Plan{}, apply.Result{}) },
+		"apply.RecordEvents, nil DaemonSet":  func() { apply.RecordEvents(record.NewFakeRecorder(1), nil, daemonplan.Plan{}, apply.Result{}) },
 		"apply.Expectations.Expect, nil pod": func() { (&apply.Expectations{}).Expect(apply.Result{Created: []*corev1.Pod{nil}}, time.Time{}) },
 	})
 }

@@ -1,19 +1,32 @@
-// Command controller is a DaemonSet controller for one DaemonSet in about
-// 115 lines of code, main.go aside: informers feed daemonplan, package
-// apply writes the plan, and the loop syncs again on any change or after
-// RequeueAfter. It shows what a caller owns: the clock, the failed-pod
-// backoff and the expectations (writes not yet seen by the informers).
+// Command controller is a DaemonSet controller built on daemonplan:
+// informers feed kubesync, package apply writes the plan and records
+// upstream's Events, and one work queue keyed by DaemonSet syncs each
+// DaemonSet again on any change, after RequeueAfter, and when a pod turns
+// Ready under minReadySeconds. It shows what a caller owns: the clock,
+// the failed-pod backoff, the expectations (writes not yet seen by the
+// informers) and the wait for the informers to show its own writes.
 package main
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
@@ -21,111 +34,370 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 )
 
-// Controller runs daemonplan for the DaemonSet Namespace/Name.
+// Controller runs daemonplan for every DaemonSet of Namespace, or only
+// for Namespace/Name when Name is set.
 type Controller struct {
 	Client          kubernetes.Interface
 	Namespace, Name string
 	Now             func() time.Time
-	// Resync, if positive, is the informers' resync period: the loop then
-	// also syncs that often with nothing changed.
+	// Resync, if positive, is the informers' resync period: every
+	// DaemonSet is then also synced that often with nothing changed.
 	Resync time.Duration
+	// Workers is how many DaemonSets sync at once; 0 means 2, as
+	// kube-controller-manager's --concurrent-daemonset-syncs.
+	Workers int
+	// Recorder records the Events; nil means to the API server, as
+	// upstream's controller does (component apply.EventSource).
+	Recorder record.EventRecorder
 	// OnSync, if set, is called after each applied sync with the state it
 	// synced from and the apply result.
 	OnSync func(kubesync.State, apply.Result)
 
 	factory informers.SharedInformerFactory
-	changed chan struct{}
-	backoff placement.Backoff
-	expect  apply.Expectations // writes the informers have not shown yet
+	queue   workqueue.TypedRateLimitingInterface[string]
+	// lastSeen returns the resourceVersion the informer store of resource
+	// ("daemonsets" or "pods") has seen last; a test may replace it.
+	lastSeen func(resource string) string
+
+	mu   sync.Mutex
+	sets map[string]*daemonSetState // by namespace/name
 }
+
+// daemonSetState is what the controller carries for one DaemonSet from
+// one sync to the next. A worker syncs one key at a time, so only
+// expect is shared with the event handlers (it has its own lock).
+type daemonSetState struct {
+	uid     types.UID
+	backoff placement.Backoff
+	expect  apply.Expectations
+	wrote   writes
+}
+
+// writes holds the resourceVersions of the controller's own latest writes
+// of one DaemonSet: its status, and the pods it created.
+type writes struct{ daemonSet, pods string }
 
 // Run syncs until ctx is done.
 func (c *Controller) Run(ctx context.Context) error {
-	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace))
-	c.changed = make(chan struct{}, 1)
-	poke := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.poke() },
-		UpdateFunc: func(any, any) { c.poke() },
-		DeleteFunc: func(any) { c.poke() },
+	if c.Recorder == nil {
+		b := record.NewBroadcaster(record.WithContext(ctx))
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.Client.CoreV1().Events("")})
+		defer b.Shutdown()
+		c.Recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: apply.EventSource})
 	}
-	pods := c.factory.Core().V1().Pods().Informer()
-	for _, inf := range []cache.SharedIndexInformer{
-		c.factory.Apps().V1().DaemonSets().Informer(), c.factory.Core().V1().Nodes().Informer(),
-		pods, c.factory.Apps().V1().ControllerRevisions().Informer(),
-	} {
-		h := poke
-		if inf == pods {
-			h.DeleteFunc = c.forget
+	c.init()
+	defer c.queue.ShutDown()
+	f := c.factory
+	dsInf, podInf := f.Apps().V1().DaemonSets().Informer(), f.Core().V1().Pods().Informer()
+	if c.lastSeen == nil {
+		c.lastSeen = func(resource string) string {
+			if resource == "pods" {
+				return podInf.GetStore().LastStoreSyncResourceVersion()
+			}
+			return dsInf.GetStore().LastStoreSyncResourceVersion()
 		}
-		if _, err := inf.AddEventHandler(h); err != nil {
+	}
+	all := func(any) { c.enqueueAll() }
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandlerFuncs
+	}{
+		{dsInf, cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete}},
+		{podInf, cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete}},
+		{f.Apps().V1().ControllerRevisions().Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner}},
+		{f.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, cur any) { c.enqueueAll() }, DeleteFunc: all}},
+	}
+	for _, h := range handlers {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
 			return err
 		}
 	}
-	c.factory.Start(ctx.Done())
-	c.factory.WaitForCacheSync(ctx.Done())
-	defer c.factory.Shutdown()
-	timer := time.NewTimer(0)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-c.changed:
-		case <-timer.C:
-		}
-		timer.Stop()
-		if requeue := c.sync(ctx); requeue > 0 {
-			timer.Reset(requeue)
-		}
+	f.Start(ctx.Done())
+	defer f.Shutdown()
+	f.WaitForCacheSync(ctx.Done())
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 2
 	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+	return nil
 }
 
-// forget drops the expectation of a pod the informer saw deleted (a
-// create or a delete: either is seen), then pokes the loop.
-func (c *Controller) forget(obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	if pod, ok := obj.(*corev1.Pod); ok {
-		c.expect.Deleted(pod.Name)
-	}
-	c.poke()
+func (c *Controller) init() {
+	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace))
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"})
+	c.sets = map[string]*daemonSetState{}
 }
 
-func (c *Controller) poke() {
-	select {
-	case c.changed <- struct{}{}:
-	default:
+// processNext syncs one key off the queue; false when the queue is shut
+// down. A failed sync is retried with the queue's rate limit, as
+// upstream's.
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
 	}
-}
-
-// sync runs one plan on the informers' view and applies it. It returns
-// when to sync again with nothing changed; 0 means on the next change.
-func (c *Controller) sync(ctx context.Context) time.Duration {
-	cl, err := c.snapshot()
+	defer c.queue.Done(key)
+	requeue, err := c.sync(ctx, key)
 	if err != nil {
-		return time.Second // DaemonSet not seen yet, or gone
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	if requeue > 0 {
+		c.queue.AddAfter(key, requeue)
+	}
+	return true
+}
+
+// errNotCaughtUp holds a sync until the informers show the controller's
+// own last writes (upstream: StaleControllerConsistency).
+var errNotCaughtUp = errors.New("the informers have not shown the controller's last writes yet")
+
+// sync runs one plan for the DaemonSet key on the informers' view and
+// applies it. It returns when to sync again with nothing changed (0: on
+// the next change) and an error for a retry with the rate limit.
+func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+	st := c.state(key)
+	if !caughtUp(st.wrote, c.lastSeen("daemonsets"), c.lastSeen("pods")) {
+		return 0, errNotCaughtUp
+	}
+	st.wrote = writes{}
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	cl, err := c.snapshot(ns, name)
+	if apierrors.IsNotFound(err) {
+		c.drop(key, "")
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if st.uid != cl.DaemonSet.UID { // a new DaemonSet of that name
+		c.drop(key, "")
+		st = c.state(key)
+		st.uid = cl.DaemonSet.UID
 	}
 	now := c.Now()
-	st := kubesync.State{Backoff: c.backoff, ExpectationsPending: c.expect.Pending(cl, now)}
-	p, err := kubesync.Sync(cl, now, st, kubesync.Options{})
+	in := kubesync.State{Backoff: st.backoff, ExpectationsPending: st.expect.Pending(cl, now)}
+	p, err := kubesync.Sync(cl, now, in, kubesync.Options{})
 	if err != nil {
-		return time.Second
+		return 0, err
 	}
 	res := apply.Apply(ctx, c.Client, cl, p)
-	c.backoff = p.Backoff
-	c.expect.Expect(res, now)
+	apply.RecordEvents(c.Recorder, cl.DaemonSet, p, res)
+	st.backoff = p.Backoff
+	st.expect.Expect(res, now)
+	st.wrote.add(res)
 	if c.OnSync != nil {
-		c.OnSync(st, res)
+		c.OnSync(in, res)
 	}
-	if res.Err() != nil || len(p.Errors) > 0 {
-		return time.Second
+	if err := errors.Join(res.Err(), errors.Join(p.Errors...)); err != nil {
+		return 0, err
 	}
-	return p.RequeueAfter
+	return p.RequeueAfter, nil
 }
 
-func (c *Controller) snapshot() (*load.Snapshot, error) {
+// add records the resourceVersions of res's writes: upstream records its
+// status write and the pods it creates.
+func (w *writes) add(res apply.Result) {
+	if res.DaemonSet != nil {
+		w.daemonSet = newer(w.daemonSet, res.DaemonSet.ResourceVersion)
+	}
+	for _, pod := range res.Created {
+		w.pods = newer(w.pods, pod.ResourceVersion)
+	}
+}
+
+// newer returns the newer of two resourceVersions, b when they do not
+// compare.
+func newer(a, b string) string {
+	if n, err := resourceversion.CompareResourceVersion(a, b); err == nil && n > 0 {
+		return a
+	}
+	return b
+}
+
+// caughtUp reports whether the informers, which have seen the
+// resourceVersions dsSeen and podsSeen last, show the writes w, as
+// upstream's consistency store decides: resourceVersions compare as
+// etcd's, integers (resourceversion.CompareResourceVersion); one that is
+// empty or not an integer (another storage's opaque string, a fake
+// clientset's empty one, informers without AtomicFIFO) holds nothing
+// back.
+func caughtUp(w writes, dsSeen, podsSeen string) bool {
+	behind := func(wrote, seen string) bool {
+		n, err := resourceversion.CompareResourceVersion(wrote, seen)
+		return err == nil && n > 0
+	}
+	return !behind(w.daemonSet, dsSeen) && !behind(w.pods, podsSeen)
+}
+
+// state returns the state of the DaemonSet key, new if none.
+func (c *Controller) state(key string) *daemonSetState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.sets[key]
+	if st == nil {
+		st = &daemonSetState{}
+		c.sets[key] = st
+	}
+	return st
+}
+
+// drop forgets the state of the DaemonSet key, if it is the DaemonSet uid
+// (any, when uid is empty).
+func (c *Controller) drop(key string, uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.sets[key]; st != nil && (uid == "" || st.uid == uid) {
+		delete(c.sets, key)
+	}
+}
+
+// wanted reports whether the controller syncs the DaemonSet ns/name.
+func (c *Controller) wanted(ns, name string) bool {
+	return ns == c.Namespace && (c.Name == "" || name == c.Name)
+}
+
+func (c *Controller) enqueue(ns, name string) {
+	if c.wanted(ns, name) {
+		c.queue.Add(ns + "/" + name)
+	}
+}
+
+func (c *Controller) enqueueObj(obj any) {
+	if ds, ok := tombstone(obj).(*appsv1.DaemonSet); ok {
+		c.enqueue(ds.Namespace, ds.Name)
+	}
+}
+
+func (c *Controller) onDaemonSetDelete(obj any) {
+	if ds, ok := tombstone(obj).(*appsv1.DaemonSet); ok {
+		c.drop(ds.Namespace+"/"+ds.Name, ds.UID)
+		c.enqueue(ds.Namespace, ds.Name)
+	}
+}
+
+// enqueueAll enqueues every DaemonSet the controller syncs: on a node
+// change, and for an orphan pod or revision some DaemonSet may adopt.
+func (c *Controller) enqueueAll() {
+	sets, err := c.factory.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, ds := range sets {
+		c.enqueue(ds.Namespace, ds.Name)
+	}
+}
+
+// enqueueOwner enqueues the DaemonSet that controls obj, a pod or
+// revision, or every DaemonSet for an orphan.
+func (c *Controller) enqueueOwner(obj any) {
+	m, ok := tombstone(obj).(metav1.Object)
+	if !ok {
+		return
+	}
+	ref := metav1.GetControllerOfNoCopy(m)
+	switch {
+	case ref == nil:
+		c.enqueueAll()
+	case ref.Kind == "DaemonSet":
+		c.enqueue(m.GetNamespace(), ref.Name)
+	}
+}
+
+// onPodUpdate enqueues the pod's DaemonSet (its old one too, if the
+// controller reference changed), and again after minReadySeconds + 1 s
+// when the pod turned Ready, as upstream's pod update handler does: a
+// surge pod that becomes available is seen by no other event.
+func (c *Controller) onPodUpdate(old, cur any) {
+	oldPod, ok1 := old.(*corev1.Pod)
+	curPod, ok2 := cur.(*corev1.Pod)
+	if !ok1 || !ok2 || curPod.ResourceVersion != "" && curPod.ResourceVersion == oldPod.ResourceVersion {
+		return // a resync: the DaemonSets' own resync syncs them
+	}
+	if oldRef, curRef := metav1.GetControllerOfNoCopy(oldPod), metav1.GetControllerOfNoCopy(curPod); oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
+		c.enqueueOwner(oldPod)
+	}
+	c.enqueueOwner(curPod)
+	ref := metav1.GetControllerOfNoCopy(curPod)
+	if ref == nil || ref.Kind != "DaemonSet" || !c.wanted(curPod.Namespace, ref.Name) {
+		return
+	}
+	ds, err := c.factory.Apps().V1().DaemonSets().Lister().DaemonSets(curPod.Namespace).Get(ref.Name)
+	if err != nil || ds.UID != ref.UID {
+		return
+	}
+	if d := readyRequeue(oldPod, curPod, ds); d > 0 {
+		c.queue.AddAfter(curPod.Namespace+"/"+ref.Name, d)
+	}
+}
+
+// readyRequeue is how long after an update of a pod of ds from old to cur
+// the DaemonSet is synced again, 0 for not: minReadySeconds + 1 s when the
+// pod turned Ready and ds has minReadySeconds (upstream's updatePod; the
+// second absorbs the queue's timer skew). A pod being deleted turns
+// nothing Ready.
+func readyRequeue(old, cur *corev1.Pod, ds *appsv1.DaemonSet) time.Duration {
+	if ds.Spec.MinReadySeconds <= 0 || cur.DeletionTimestamp != nil || isReady(old) || !isReady(cur) {
+		return 0
+	}
+	return time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second
+}
+
+func isReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// onPodDelete forgets the expectation of a pod the informer saw deleted
+// (a create or a delete: either is seen), then enqueues its DaemonSet.
+func (c *Controller) onPodDelete(obj any) {
+	pod, ok := tombstone(obj).(*corev1.Pod)
+	if !ok {
+		return
+	}
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil && ref.Kind == "DaemonSet" {
+		c.mu.Lock()
+		st := c.sets[pod.Namespace+"/"+ref.Name]
+		c.mu.Unlock()
+		if st != nil {
+			st.expect.Deleted(pod.Name)
+		}
+	}
+	c.enqueueOwner(pod)
+}
+
+// tombstone returns the object a DeletedFinalStateUnknown holds, or obj.
+func tombstone(obj any) any {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return d.Obj
+	}
+	return obj
+}
+
+// snapshot is the informers' view of the DaemonSet ns/name: it, every
+// node, and the pods and revisions of its namespace.
+func (c *Controller) snapshot(ns, name string) (*load.Snapshot, error) {
 	f := c.factory
-	ds, err := f.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).Get(c.Name)
+	ds, err := f.Apps().V1().DaemonSets().Lister().DaemonSets(ns).Get(name)
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +405,9 @@ func (c *Controller) snapshot() (*load.Snapshot, error) {
 	if cl.Nodes, err = f.Core().V1().Nodes().Lister().List(labels.Everything()); err != nil {
 		return nil, err
 	}
-	if cl.Pods, err = f.Core().V1().Pods().Lister().Pods(c.Namespace).List(labels.Everything()); err != nil {
+	if cl.Pods, err = f.Core().V1().Pods().Lister().Pods(ns).List(labels.Everything()); err != nil {
 		return nil, err
 	}
-	cl.Revisions, err = f.Apps().V1().ControllerRevisions().Lister().ControllerRevisions(c.Namespace).List(labels.Everything())
+	cl.Revisions, err = f.Apps().V1().ControllerRevisions().Lister().ControllerRevisions(ns).List(labels.Everything())
 	return cl, err
 }

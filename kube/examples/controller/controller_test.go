@@ -12,8 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
@@ -68,7 +71,8 @@ func TestControllerRollout(t *testing.T) {
 		return false, nil, nil
 	})
 	rec := &recorder{}
-	ctrl := &Controller{Client: fc, Namespace: "default", Name: "agent", Now: time.Now, OnSync: rec.onSync}
+	events := record.NewFakeRecorder(1000)
+	ctrl := &Controller{Client: fc, Namespace: "default", Name: "agent", Now: time.Now, OnSync: rec.onSync, Recorder: events}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- ctrl.Run(ctx) }()
@@ -76,6 +80,10 @@ func TestControllerRollout(t *testing.T) {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
+		}
+		// Four pods created, then four replaced: upstream's Events.
+		if got := countEvents(events); got["SuccessfulCreate"] != 8 || got["SuccessfulDelete"] != 4 {
+			t.Errorf("events by reason %v, want 8 SuccessfulCreate and 4 SuccessfulDelete", got)
 		}
 		if len(rec.failed) > 0 {
 			t.Errorf("writes failed: %v", rec.failed)
@@ -181,19 +189,124 @@ func state(ds *appsv1.DaemonSet, pods []corev1.Pod, rec *recorder) string {
 	return b.String()
 }
 
-// TestForget: the pod informer's delete handler, given a tombstone as
-// informers deliver after a missed event, forgets the pod's expectation
-// and pokes the loop (apply.Expectations has the rest of the rules).
-func TestForget(t *testing.T) {
+// TestPodDeleteForgets: the pod informer's delete handler, given a
+// tombstone as informers deliver after a missed event, forgets the pod's
+// expectation and enqueues its DaemonSet (apply.Expectations has the rest
+// of the rules).
+func TestPodDeleteForgets(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-00001", Namespace: "default"}}
-	c := &Controller{changed: make(chan struct{}, 1)}
-	c.expect.Expect(apply.Result{Created: []*corev1.Pod{pod}}, t0)
-	c.forget(cache.DeletedFinalStateUnknown{Key: "default/agent-00001", Obj: pod})
-	if len(c.changed) != 1 {
-		t.Error("forget did not poke the loop")
+	ctrl := true
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-00001", Namespace: "default",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds-uid", Controller: &ctrl}}}}
+	c := &Controller{Client: fake.NewClientset(), Namespace: "default"}
+	c.init()
+	defer c.queue.ShutDown()
+	st := c.state("default/agent")
+	st.expect.Expect(apply.Result{Created: []*corev1.Pod{pod}}, t0)
+	c.onPodDelete(cache.DeletedFinalStateUnknown{Key: "default/agent-00001", Obj: pod})
+	if c.queue.Len() != 1 {
+		t.Error("the delete did not enqueue the DaemonSet")
 	}
-	if c.expect.Pending(&load.Snapshot{}, t0) {
+	if st.expect.Pending(&load.Snapshot{}, t0) {
 		t.Error("the create is still expected after the pod's delete event")
+	}
+}
+
+// TestReadyRequeue: upstream's pod update handler syncs the DaemonSet
+// again minReadySeconds + 1 s after a pod of it turns Ready; without it a
+// maxSurge rollout with minReadySeconds stalls (issue 26, defect 1).
+func TestReadyRequeue(t *testing.T) {
+	ready := func(status corev1.ConditionStatus) *corev1.Pod {
+		return &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}}}
+	}
+	deleting := ready(corev1.ConditionTrue)
+	deleting.DeletionTimestamp = &metav1.Time{}
+	ds := func(minReady int32) *appsv1.DaemonSet {
+		return &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{MinReadySeconds: minReady}}
+	}
+	tests := []struct {
+		name, reason string
+		old, cur     *corev1.Pod
+		ds           *appsv1.DaemonSet
+		want         time.Duration
+	}{
+		{"turned ready", "minReadySeconds 2: synced again after 3 s", ready(corev1.ConditionFalse), ready(corev1.ConditionTrue), ds(2), 3 * time.Second},
+		{"no condition before", "a pod without a Ready condition is not ready", &corev1.Pod{}, ready(corev1.ConditionTrue), ds(1), 2 * time.Second},
+		{"no minReadySeconds", "a Ready pod is available at once: the update's own sync sees it", ready(corev1.ConditionFalse), ready(corev1.ConditionTrue), ds(0), 0},
+		{"still ready", "no transition", ready(corev1.ConditionTrue), ready(corev1.ConditionTrue), ds(2), 0},
+		{"turned unready", "only a turn to Ready is waited on", ready(corev1.ConditionTrue), ready(corev1.ConditionFalse), ds(2), 0},
+		{"being deleted", "upstream handles a pod with a deletionTimestamp as deleted", ready(corev1.ConditionFalse), deleting, ds(2), 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := readyRequeue(tc.old, tc.cur, tc.ds); got != tc.want {
+				t.Errorf("readyRequeue = %v, want %v (%s)", got, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+// countEvents drains a FakeRecorder ("type reason message") into counts
+// by reason.
+func countEvents(r *record.FakeRecorder) map[string]int {
+	got := map[string]int{}
+	for {
+		select {
+		case e := <-r.Events:
+			got[strings.Fields(e)[1]]++
+		default:
+			return got
+		}
+	}
+}
+
+// TestControllerEveryDaemonSet: without a Name the controller syncs every
+// DaemonSet of its namespace from one queue, each with its own pods, and
+// none of another namespace.
+func TestControllerEveryDaemonSet(t *testing.T) {
+	c, err := load.Read(strings.NewReader(cluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := fakeclient.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, ns := range []string{"default", "other"} {
+		ds := c.DaemonSet.DeepCopy()
+		ds.Name, ds.Namespace, ds.UID = "logs", ns, types.UID("logs-uid-"+ns)
+		ds.Spec.Selector.MatchLabels = map[string]string{"app": "logs"}
+		ds.Spec.Template.Labels = map[string]string{"app": "logs"}
+		if _, err := fc.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctrl := &Controller{Client: fc, Namespace: "default", Now: time.Now, Recorder: record.NewFakeRecorder(1000)}
+	done := make(chan error)
+	go func() { done <- ctrl.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	deadline := time.Now().Add(budget)
+	for {
+		pods, err := fc.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byApp := map[string]int{}
+		for _, p := range pods.Items {
+			byApp[p.Namespace+"/"+p.Labels["app"]]++
+		}
+		if byApp["default/agent"] == 4 && byApp["default/logs"] == 4 {
+			if byApp["other/logs"] != 0 {
+				t.Errorf("pods created for a DaemonSet of another namespace: %v", byApp)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pods for both DaemonSets within %v: %v", budget, byApp)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
