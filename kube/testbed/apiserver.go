@@ -43,9 +43,9 @@ type apiServer struct {
 // its command does (options, Complete, Validate, NewConfig,
 // CreateServerChain, PrepareRun, Run), serving on 127.0.0.1 at a free port
 // with self-signed certificates written under dir, storing in etcdURL.
-// Clients authenticate with the server's loopback token (a member of
+// Writes are audited to auditLog. Clients authenticate with the server's loopback token (a member of
 // system:masters); authorization is AlwaysAllow.
-func startAPIServer(dir, etcdURL string) (_ *apiServer, err error) {
+func startAPIServer(dir, etcdURL, auditLog string) (_ *apiServer, err error) {
 	certDir := filepath.Join(dir, "apiserver")
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return nil, err
@@ -61,6 +61,11 @@ func startAPIServer(dir, etcdURL string) (_ *apiServer, err error) {
 	}
 	keyFile := filepath.Join(certDir, "sa.key")
 	if err := keyutil.WriteKey(keyFile, keyPEM); err != nil {
+		return nil, err
+	}
+
+	policyFile := filepath.Join(certDir, "audit-policy.yaml")
+	if err := os.WriteFile(policyFile, []byte(auditPolicy), 0o600); err != nil {
 		return nil, err
 	}
 
@@ -93,6 +98,10 @@ func startAPIServer(dir, etcdURL string) (_ *apiServer, err error) {
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		// The advertised address is loopback: nothing to reconcile.
 		"--endpoint-reconciler-type=none",
+		// Every write, with its client and answer (Bed.Writes).
+		"--audit-policy-file=" + policyFile,
+		"--audit-log-path=" + auditLog,
+		"--audit-log-mode=blocking",
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err

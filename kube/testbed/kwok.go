@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/kwok/pkg/client/clientset/versioned"
 	"sigs.k8s.io/kwok/pkg/config"
 	"sigs.k8s.io/kwok/pkg/kwok/controllers"
+	"sigs.k8s.io/kwok/pkg/log"
 	"sigs.k8s.io/kwok/pkg/utils/client"
 )
 
@@ -134,9 +136,15 @@ func stages(readyDelay time.Duration, extraPodStages []string) (map[internalvers
 }
 
 // startKwok runs kwok's controllers in this process, managing every node,
-// with the stages above; they stop with ctx. kwok's own clients read the
+// with the stages above, logging to logFile; they stop with ctx. kwok's own clients read the
 // kubeconfig file, as the kwok command does.
-func startKwok(ctx context.Context, cfg *rest.Config, kubeconfig string, readyDelay time.Duration, extraPodStages []string) error {
+func startKwok(ctx context.Context, cfg *rest.Config, kubeconfig, logFile string, readyDelay time.Duration, extraPodStages []string) error {
+	logw, err := os.Create(logFile)
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); logw.Close() }()
+	ctx = log.NewContext(ctx, log.NewLogger(logw, log.LevelInfo))
 	local, err := stages(readyDelay, extraPodStages)
 	if err != nil {
 		return err

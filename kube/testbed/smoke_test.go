@@ -217,13 +217,25 @@ type Run struct {
 	Phases   []string // phase: time to converge
 	Recorder *Recorder
 	Start    time.Duration
+	// Writes counts the controller's writes by "verb resource code".
+	Writes map[string]int
 }
+
+// controllerAgent is the client name (Bed.Writes) of each controller.
+var controllerAgent = map[controllerKind]string{upstreamKind: "kube-controller-manager", daemonplanKind: "controller"}
 
 // smoke runs the smoke scenario under one controller on a fresh control
 // plane: three kwok nodes, a DaemonSet (maxUnavailable 1, pods ready 1s
 // after binding, 1s grace period) until each node has a ready pod, then a
 // new image until it converges again.
 func smoke(t *testing.T, kind controllerKind) Run {
+	if kind == daemonplanKind {
+		start := time.Now()
+		if _, err := BuildExample(binDir); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("example controller built in %v", time.Since(start).Round(time.Millisecond))
+	}
 	b := startBed(t, "smoke-"+string(kind), Options{PodReadyDelay: time.Second})
 	nodes := []string{"node-0", "node-1", "node-2"}
 	createNodes(t, b, nodes...)
@@ -284,6 +296,11 @@ func smoke(t *testing.T, kind controllerKind) Run {
 	if e, ok := ctrl.(*Example); ok {
 		t.Logf("%s: controller process CPU %v", kind, e.CPU)
 	}
+	writes, err := b.Writes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Writes = writes[controllerAgent[kind]]
 	if testing.Verbose() {
 		dump()
 	}
@@ -314,6 +331,7 @@ func TestSmoke(t *testing.T) {
 		t.Logf("%-10s control plane %v; converged %s; max unavailable %v; max pods per node %v; observedGeneration %v; DaemonSet updates seen %d",
 			kind, r.Start.Round(time.Millisecond), strings.Join(r.Phases, ", "), r.Recorder.MaxUnavailable, r.Recorder.MaxPodsPerNode,
 			r.Recorder.ObservedGenerations, r.Recorder.DaemonSetUpdates)
+		t.Logf("%-10s writes: %s", kind, FormatCounts(r.Writes))
 		for ds, seq := range r.Recorder.ObservedGenerations {
 			for i := 1; i < len(seq); i++ {
 				if seq[i] < seq[i-1] {

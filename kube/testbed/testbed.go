@@ -45,6 +45,7 @@ type Bed struct {
 	apiServer *apiServer
 	cancel    context.CancelFunc
 	removeDir bool
+	auditLog  string
 }
 
 // Start starts etcd, kube-apiserver, kwok and the binder, all on
@@ -69,7 +70,8 @@ func Start(opts Options) (_ *Bed, err error) {
 	if b.etcd, etcdURL, err = startEtcd(b.Dir, filepath.Join(b.Dir, "etcd.log")); err != nil {
 		return nil, err
 	}
-	if b.apiServer, err = startAPIServer(b.Dir, etcdURL); err != nil {
+	b.auditLog = filepath.Join(b.Dir, "audit.log")
+	if b.apiServer, err = startAPIServer(b.Dir, etcdURL, b.auditLog); err != nil {
 		return nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
 	b.Config = rest.CopyConfig(b.apiServer.config)
@@ -84,7 +86,7 @@ func Start(opts Options) (_ *Bed, err error) {
 	}
 	var ctx context.Context
 	ctx, b.cancel = context.WithCancel(context.Background())
-	if err := startKwok(ctx, b.Config, b.Kubeconfig, opts.PodReadyDelay, opts.ExtraPodStages); err != nil {
+	if err := startKwok(ctx, b.Config, b.Kubeconfig, filepath.Join(b.Dir, "kwok.log"), opts.PodReadyDelay, opts.ExtraPodStages); err != nil {
 		return nil, fmt.Errorf("kwok: %w", err)
 	}
 	bc := rest.CopyConfig(b.Config)
