@@ -1,0 +1,13 @@
+// Package testbed runs a real Kubernetes control plane inside the test
+// process, on loopback addresses only: etcd embedded, the real
+// kube-apiserver v1.37.2, kwok's controllers for the kubelets' node and
+// pod status, and a binder that binds each daemon pod to the node its
+// required node affinity names. The tests of this module run a DaemonSet
+// scenario under the real DaemonSet controller of v1.37.2 and under
+// daemonplan's example controller, each on a fresh control plane, and
+// compare what a watch recorded.
+//
+// This is a module of its own so that k8s.io/kubernetes never enters the
+// dependencies of the kube module; go.work at the repository's root does
+// not list it (this directory has its own go.work).
+package testbed

@@ -1,0 +1,207 @@
+package testbed
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	nodefast "sigs.k8s.io/kwok/kustomize/stage/node/fast"
+	"sigs.k8s.io/kwok/pkg/apis/internalversion"
+	"sigs.k8s.io/kwok/pkg/client/clientset/versioned"
+	"sigs.k8s.io/kwok/pkg/config"
+	"sigs.k8s.io/kwok/pkg/kwok/controllers"
+	"sigs.k8s.io/kwok/pkg/log"
+	"sigs.k8s.io/kwok/pkg/utils/client"
+)
+
+// podReadyStage makes a pending pod Running and Ready after a delay (the
+// status template is kwok's "fast" pod-ready stage's).
+const podReadyStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-ready
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Pending'
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: 'NotIn'
+      values:
+      - 'True'
+  delay:
+    durationMilliseconds: %d
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "True"
+        type: Initialized
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "True"
+        type: Ready
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "True"
+        type: ContainersReady
+      {{ range .spec.readinessGates }}
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "True"
+        type: {{ .conditionType | Quote }}
+      {{ end }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: true
+        restartCount: 0
+        started: true
+        state:
+          running:
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+      {{ $hostIPs := NodeIPsWith .spec.nodeName }}
+      {{ with $hostIPs }}
+      hostIP: {{ index . 0 | Quote }}
+      hostIPs:
+      {{ range . }}
+      - ip: {{ . | Quote }}
+      {{ end }}
+      {{ end }}
+      {{ $podIPs := PodIPsWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) }}
+      {{ with $podIPs }}
+      podIP: {{ index . 0 | Quote }}
+      podIPs:
+      {{ range . }}
+      - ip: {{ . | Quote }}
+      {{ end }}
+      {{ end }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+`
+
+// podDeleteStage deletes a terminating pod when its deletionTimestamp
+// comes, that is after its grace period, as a kubelet does when its
+// containers stop at once on SIGTERM and take all their grace period.
+const podDeleteStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-delete
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'Exists'
+    - key: '.metadata.finalizers'
+      operator: 'DoesNotExist'
+  delay:
+    durationMilliseconds: 86400000
+    jitterDurationFrom:
+      expressionFrom: '.metadata.deletionTimestamp'
+  next:
+    delete: true
+`
+
+var (
+	nodeRef = internalversion.StageResourceRef{APIGroup: "v1", Kind: "Node"}
+	podRef  = internalversion.StageResourceRef{APIGroup: "v1", Kind: "Pod"}
+)
+
+// stages returns the kwok stages: kwok's node-initialize (a node becomes
+// Ready at once), the pod stages above, and extra pod stages in YAML.
+func stages(readyDelay time.Duration, extraPodStages []string) (map[internalversion.StageResourceRef][]*internalversion.Stage, error) {
+	out := map[internalversion.StageResourceRef][]*internalversion.Stage{}
+	for _, y := range append([]string{nodefast.DefaultNodeInit, fmt.Sprintf(podReadyStage, readyDelay.Milliseconds()), podDeleteStage}, extraPodStages...) {
+		st, err := config.UnmarshalWithType[*internalversion.Stage](y)
+		if err != nil {
+			return nil, fmt.Errorf("kwok stage: %w", err)
+		}
+		out[st.Spec.ResourceRef] = append(out[st.Spec.ResourceRef], st)
+	}
+	return out, nil
+}
+
+// startKwok runs kwok's controllers in this process, managing every node,
+// with the stages above, logging to logFile; they stop with ctx. kwok's own clients read the
+// kubeconfig file, as the kwok command does.
+func startKwok(ctx context.Context, cfg *rest.Config, kubeconfig, logFile string, readyDelay time.Duration, extraPodStages []string) error {
+	logw, err := os.Create(logFile)
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); logw.Close() }()
+	ctx = log.NewContext(ctx, log.NewLogger(logw, log.LevelInfo))
+	local, err := stages(readyDelay, extraPodStages)
+	if err != nil {
+		return err
+	}
+	cs, err := client.NewClientset("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	dynamicClient, err := cs.ToDynamicClient()
+	if err != nil {
+		return err
+	}
+	restMapper, err := cs.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	kwokRest, err := cs.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	restClient, err := rest.RESTClientFor(kwokRest)
+	if err != nil {
+		return err
+	}
+	typed := rest.CopyConfig(cfg)
+	typed.UserAgent = "kwok"
+	typed.QPS, typed.Burst = -1, 0 // kwok's own clients have no rate limit
+	typedClient, err := kubernetes.NewForConfig(typed)
+	if err != nil {
+		return err
+	}
+	kwokClient, err := versioned.NewForConfig(typed)
+	if err != nil {
+		return err
+	}
+	ctr, err := controllers.NewController(controllers.Config{
+		Clock:                         clock.RealClock{},
+		DynamicClient:                 dynamicClient,
+		RESTClient:                    restClient,
+		RESTMapper:                    restMapper,
+		ImpersonatingDynamicClient:    cs.ToImpersonatingDynamicClient(),
+		ImpersonatingTypedClient:      cs.ToImpersonatingTypedClient(),
+		TypedClient:                   typedClient,
+		TypedKwokClient:               kwokClient,
+		ManageAllNodes:                true,
+		CIDR:                          "10.0.0.1/24",
+		NodeIP:                        "10.0.0.1",
+		LocalStages:                   local,
+		PodPlayStageParallelism:       4,
+		NodePlayStageParallelism:      4,
+		NodeLeaseParallelism:          4,
+		PodsOnNodeSyncParallelism:     1,
+		EnablePodsOnNodeSyncListPager: true,
+		ID:                            "testbed",
+	})
+	if err != nil {
+		return err
+	}
+	return ctr.Start(ctx)
+}

@@ -1,0 +1,139 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Options configure a control plane.
+type Options struct {
+	// PodReadyDelay is how long kwok takes to make a bound pod Running and
+	// Ready. A terminating pod is deleted when its grace period ends.
+	PodReadyDelay time.Duration
+	// ExtraPodStages are more kwok pod stages, in YAML.
+	ExtraPodStages []string
+	// Dir, if set, keeps the data, certificates and logs there; otherwise
+	// a temporary directory holds them and Stop removes it.
+	Dir string
+}
+
+// Bed is a running control plane.
+type Bed struct {
+	// Config reaches kube-apiserver as a member of system:masters. Copy it
+	// before changing it.
+	Config *rest.Config
+	// Kubeconfig is a file that holds Config, for programs.
+	Kubeconfig string
+	// Client is a client on Config.
+	Client kubernetes.Interface
+	// Dir holds the control plane's files: etcd's data, certificates, logs.
+	Dir string
+	// Started is how long Start took.
+	Started time.Duration
+
+	etcd      *embed.Etcd
+	apiServer *apiServer
+	cancel    context.CancelFunc
+	removeDir bool
+	auditLog  string
+}
+
+// Start starts etcd, kube-apiserver, kwok and the binder, all on
+// 127.0.0.1, and returns when the server is ready.
+func Start(opts Options) (_ *Bed, err error) {
+	start := time.Now()
+	b := &Bed{Dir: opts.Dir}
+	if b.Dir == "" {
+		if b.Dir, err = os.MkdirTemp("", "testbed-"); err != nil {
+			return nil, err
+		}
+		b.removeDir = true
+	} else if err := os.MkdirAll(b.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			b.Stop()
+		}
+	}()
+	var etcdURL string
+	if b.etcd, etcdURL, err = startEtcd(b.Dir, filepath.Join(b.Dir, "etcd.log")); err != nil {
+		return nil, err
+	}
+	b.auditLog = filepath.Join(b.Dir, "audit.log")
+	if b.apiServer, err = startAPIServer(b.Dir, etcdURL, b.auditLog); err != nil {
+		return nil, fmt.Errorf("kube-apiserver: %w", err)
+	}
+	b.Config = rest.CopyConfig(b.apiServer.config)
+	b.Config.QPS, b.Config.Burst = -1, 0
+	b.Config.UserAgent = "testbed"
+	if b.Client, err = kubernetes.NewForConfig(b.Config); err != nil {
+		return nil, err
+	}
+	b.Kubeconfig = filepath.Join(b.Dir, "kubeconfig")
+	if err := writeKubeconfig(b.Kubeconfig, b.Config); err != nil {
+		return nil, err
+	}
+	var ctx context.Context
+	ctx, b.cancel = context.WithCancel(context.Background())
+	if err := startKwok(ctx, b.Config, b.Kubeconfig, filepath.Join(b.Dir, "kwok.log"), opts.PodReadyDelay, opts.ExtraPodStages); err != nil {
+		return nil, fmt.Errorf("kwok: %w", err)
+	}
+	bc := rest.CopyConfig(b.Config)
+	bc.UserAgent = "testbed-binder"
+	binderClient, err := kubernetes.NewForConfig(bc)
+	if err != nil {
+		return nil, err
+	}
+	if err := startBinder(ctx, binderClient); err != nil {
+		return nil, fmt.Errorf("binder: %w", err)
+	}
+	b.Started = time.Since(start)
+	return b, nil
+}
+
+// Stop stops everything Start started and removes the temporary directory.
+func (b *Bed) Stop() error {
+	var errs []error
+	if b.cancel != nil {
+		b.cancel()
+	}
+	if b.apiServer != nil {
+		errs = append(errs, b.apiServer.stop())
+	}
+	if b.etcd != nil {
+		b.etcd.Close()
+		select {
+		case <-b.etcd.Server.StopNotify():
+		case <-time.After(time.Minute):
+			errs = append(errs, errors.New("etcd: still running a minute after close"))
+		}
+	}
+	if b.removeDir {
+		errs = append(errs, os.RemoveAll(b.Dir))
+	}
+	return errors.Join(errs...)
+}
+
+func writeKubeconfig(path string, c *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["testbed"] = &clientcmdapi.Cluster{
+		Server:                   c.Host,
+		CertificateAuthorityData: c.CAData,
+		TLSServerName:            c.ServerName,
+	}
+	kc.AuthInfos["testbed"] = &clientcmdapi.AuthInfo{Token: c.BearerToken}
+	kc.Contexts["testbed"] = &clientcmdapi.Context{Cluster: "testbed", AuthInfo: "testbed"}
+	kc.CurrentContext = "testbed"
+	return clientcmd.WriteToFile(*kc, path)
+}
