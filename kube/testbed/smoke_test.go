@@ -222,7 +222,7 @@ type Run struct {
 }
 
 // controllerAgent is the client name (Bed.Writes) of each controller.
-var controllerAgent = map[controllerKind]string{upstreamKind: "kube-controller-manager", daemonplanKind: "controller"}
+var controllerAgent = map[controllerKind]string{upstreamKind: "kube-controller-manager", daemonplanKind: "daemonplan-example-controller"}
 
 // smoke runs the smoke scenario under one controller on a fresh control
 // plane: three kwok nodes, a DaemonSet (maxUnavailable 1, pods ready 1s
