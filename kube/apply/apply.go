@@ -310,8 +310,34 @@ func (a *applier) run() {
 			a.add(Write{Action: UpdateRevision, Name: r.Name, Err: ErrNotOwned})
 			continue
 		}
-		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, convert.UpdatedControllerRevision(cur, r), metav1.UpdateOptions{})
+		// An update replaces the whole object: it is held to the
+		// resourceVersion at which the DaemonSet controls the revision,
+		// and built on the revision read again when Apply reads it (see
+		// conditional), so that it never writes back the DaemonSet's
+		// ownership over another controller's.
+		err := a.conditional(cur.UID, cur.ResourceVersion, a.getRevision(r.Name), func(fresh metav1.Object, rv string) error {
+			base := cur
+			if f, ok := fresh.(*appsv1.ControllerRevision); ok {
+				base = f
+			}
+			obj := convert.UpdatedControllerRevision(base, r)
+			obj.ResourceVersion = rv
+			out, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, obj, metav1.UpdateOptions{})
+			if err == nil && out != nil {
+				if a.patched == nil {
+					a.patched = map[string]*appsv1.ControllerRevision{}
+				}
+				a.patched[r.Name] = out
+			}
+			return err
+		})
+		if errors.Is(err, errGone) {
+			err = fmt.Errorf("%w: revision %s was deleted or replaced since", ErrNotInSnapshot, r.Name)
+		}
 		a.add(Write{Action: UpdateRevision, Name: r.Name, Err: err})
+		if errors.Is(err, ErrNotOwned) || errors.Is(err, ErrNotInSnapshot) {
+			continue // refused, as a revision not the DaemonSet's in the snapshot
+		}
 		if err != nil {
 			// Upstream's history construction fails: nothing else is
 			// written, and the next sync starts over.
@@ -389,7 +415,7 @@ func (a *applier) run() {
 // the DaemonSet controls it (see conditional): a pod re-owned since the
 // snapshot is not relabelled.
 func (a *applier) relabel(pod *corev1.Pod, hash string) error {
-	return a.conditional(pod.UID, pod.ResourceVersion, a.getPod(pod.Name), func(rv string) error {
+	return a.conditional(pod.UID, pod.ResourceVersion, a.getPod(pod.Name), func(_ metav1.Object, rv string) error {
 		meta := map[string]any{"uid": pod.UID, "labels": map[string]string{api.LabelRevisionHash: hash}}
 		if rv != "" {
 			meta["resourceVersion"] = rv
@@ -544,7 +570,7 @@ func (a *applier) deleteRevision(name string) bool {
 		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotOwned})
 		return true
 	}
-	err := a.conditional(r.UID, r.ResourceVersion, a.getRevision(name), func(rv string) error {
+	err := a.conditional(r.UID, r.ResourceVersion, a.getRevision(name), func(_ metav1.Object, rv string) error {
 		pre := preconditions(r.UID, rv)
 		return a.client.AppsV1().ControllerRevisions(a.ns).Delete(a.ctx, name, metav1.DeleteOptions{Preconditions: &pre})
 	})
@@ -616,19 +642,19 @@ var errGone = errors.New("gone or replaced since the snapshot")
 // error is errGone for an object gone or of another UID than uid, and
 // wraps ErrNotOwned for one the DaemonSet no longer claims (another
 // controller took it over, or it was released): Apply never writes it.
-func (a *applier) recheck(uid types.UID, get func() (metav1.Object, error)) (string, error) {
+func (a *applier) recheck(uid types.UID, get func() (metav1.Object, error)) (metav1.Object, error) {
 	fresh, err := get()
 	switch {
 	case apierrors.IsNotFound(err):
-		return "", errGone
+		return nil, errGone
 	case err != nil:
-		return "", err
+		return nil, err
 	case fresh.GetUID() != uid:
-		return "", errGone
+		return nil, errGone
 	case !a.claims(fresh):
-		return "", fmt.Errorf("%w: changed since the snapshot (resourceVersion %s)", ErrNotOwned, fresh.GetResourceVersion())
+		return nil, fmt.Errorf("%w: changed since the snapshot (resourceVersion %s)", ErrNotOwned, fresh.GetResourceVersion())
 	}
-	return fresh.GetResourceVersion(), nil
+	return fresh, nil
 }
 
 // conditional issues write, a delete or patch conditional on the UID uid
@@ -641,19 +667,24 @@ func (a *applier) recheck(uid types.UID, get func() (metav1.Object, error)) (str
 // update, so the second chance is what lets a delete of the DaemonSet's
 // own pod through; a controller that took the object over in between
 // makes the write fail its precondition rather than touch the object.
-func (a *applier) conditional(uid types.UID, rv string, get func() (metav1.Object, error), write func(rv string) error) error {
+//
+// write gets the object as read again (nil when not read) and the
+// resourceVersion to hold the write to.
+func (a *applier) conditional(uid types.UID, rv string, get func() (metav1.Object, error), write func(fresh metav1.Object, rv string) error) error {
+	var fresh metav1.Object
 	var err error
 	if rv == "" {
-		if rv, err = a.recheck(uid, get); err != nil {
+		if fresh, err = a.recheck(uid, get); err != nil {
 			return err
 		}
+		rv = fresh.GetResourceVersion()
 	}
-	err = write(rv)
+	err = write(fresh, rv)
 	if apierrors.IsConflict(err) {
-		if rv, err = a.recheck(uid, get); err != nil {
+		if fresh, err = a.recheck(uid, get); err != nil {
 			return err
 		}
-		err = write(rv)
+		err = write(fresh, fresh.GetResourceVersion())
 	}
 	return err
 }
@@ -823,7 +854,7 @@ func (a *applier) deletePods() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := a.conditional(pod.UID, pod.ResourceVersion, a.getPod(d.Pod), func(rv string) error {
+			err := a.conditional(pod.UID, pod.ResourceVersion, a.getPod(d.Pod), func(_ metav1.Object, rv string) error {
 				pre := preconditions(pod.UID, rv)
 				return a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: &pre})
 			})

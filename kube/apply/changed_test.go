@@ -42,6 +42,23 @@ func store(t *testing.T, fc *fakeclient.Clientset, obj runtime.Object) {
 	}
 }
 
+// stampAll writes every pod and revision of c to fc again, with an
+// annotation, so that each gets a resourceVersion, as objects of a real
+// API server have.
+func stampAll(t *testing.T, fc *fakeclient.Clientset, c *load.Snapshot) {
+	t.Helper()
+	for _, p := range c.Pods {
+		p = p.DeepCopy()
+		metav1.SetMetaDataAnnotation(&p.ObjectMeta, "example.com/stamp", "1")
+		store(t, fc, p)
+	}
+	for _, r := range c.Revisions {
+		r = r.DeepCopy()
+		metav1.SetMetaDataAnnotation(&r.ObjectMeta, "example.com/stamp", "1")
+		store(t, fc, r)
+	}
+}
+
 // recreate deletes the pod of pod's name in fc and creates pod (another
 // UID) in its place.
 func recreate(t *testing.T, fc *fakeclient.Clientset, pod *corev1.Pod) {
@@ -119,6 +136,17 @@ func TestApplyObjectsChangedSinceTheSnapshot(t *testing.T) {
 			untouched: "revision/agent-old", wantErr: apply.ErrNotOwned,
 		},
 		{
+			name:       "updated revision taken over, snapshot without resourceVersions",
+			reason:     "found by FuzzApply: an update without a resourceVersion replaced the ReplicaSet's revision with the snapshot's copy, the DaemonSet's owner reference back on it",
+			noVersions: true,
+			plan:       daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Update: []revision.Revision{{Name: "agent-old", Revision: 5}}}},
+			change: func(t *testing.T, fc *fakeclient.Clientset, _ *corev1.Pod, old *appsv1.ControllerRevision) {
+				old.OwnerReferences = replicaSet
+				store(t, fc, old)
+			},
+			untouched: "revision/agent-old", wantErr: apply.ErrNotOwned,
+		},
+		{
 			name:   "relabelled pod taken over",
 			reason: "finding 2: the relabel patch carried no UID nor resourceVersion",
 			plan:   daemonplan.Plan{Relabel: []revision.PodRelabel{{Pod: "mine", Hash: "new-hash"}}},
@@ -171,12 +199,7 @@ func TestApplyObjectsChangedSinceTheSnapshot(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, p := range after.Pods {
-					store(t, fc, p.DeepCopy())
-				}
-				for _, r := range after.Revisions {
-					store(t, fc, r.DeepCopy())
-				}
+				stampAll(t, fc, after)
 				if c, err = fc.Snapshot(context.Background(), "default", "agent"); err != nil {
 					t.Fatal(err)
 				}

@@ -20,6 +20,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -196,9 +197,10 @@ func (fc *Clientset) Writes() []k8stesting.Action {
 // server wraps the fake's object tracker with the API server's checks that
 // the tracker lacks, for every write the reactors above do not handle:
 //
-//   - create, update and patch store a new resourceVersion ("fake-N": not
-//     an integer, so that a controller comparing resourceVersions as etcd's
-//     treats it as an opaque one);
+//   - create, and an update or patch that changes the object, store a new
+//     resourceVersion ("fake-N": not an integer, so that a controller
+//     comparing resourceVersions as etcd's treats it as an opaque one); an
+//     update or patch that changes nothing writes nothing;
 //   - an update, or a patch that gives metadata.resourceVersion, with
 //     another resourceVersion than the stored one is a Conflict;
 //   - a patch that changes metadata.uid is Invalid (upstream's claim
@@ -238,7 +240,7 @@ func (s *server) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns 
 }
 
 func (s *server) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
-	if err := s.check(gvr, obj, ns); err != nil {
+	if err := s.check(gvr, obj, ns); err != nil || s.unchanged(gvr, obj, ns) {
 		return err
 	}
 	obj, _, err := s.stamp(obj)
@@ -249,7 +251,7 @@ func (s *server) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns 
 }
 
 func (s *server) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
-	if err := s.check(gvr, obj, ns); err != nil {
+	if err := s.check(gvr, obj, ns); err != nil || s.unchanged(gvr, obj, ns) {
 		return err
 	}
 	obj, _, err := s.stamp(obj)
@@ -280,6 +282,28 @@ func (s *server) check(gvr schema.GroupVersionResource, obj runtime.Object, ns s
 			field.Invalid(field.NewPath("metadata", "uid"), m.GetUID(), "field is immutable")})
 	}
 	return oneController(gvr, m)
+}
+
+// unchanged reports an update or patch that changes nothing but the
+// resourceVersion: the API server then writes nothing, and the object
+// keeps its resourceVersion.
+func (s *server) unchanged(gvr schema.GroupVersionResource, obj runtime.Object, ns string) bool {
+	m, err := metaOf(obj)
+	if err != nil {
+		return false
+	}
+	stored, err := s.ObjectTracker.Get(gvr, ns, m.GetName())
+	if err != nil {
+		return false
+	}
+	in := obj.DeepCopyObject()
+	if im, err := metaOf(in); err == nil {
+		im.SetResourceVersion("")
+	}
+	if sm, err := metaOf(stored); err == nil {
+		sm.SetResourceVersion("")
+	}
+	return apiequality.Semantic.DeepEqual(in, stored)
 }
 
 func (s *server) stored(gvr schema.GroupVersionResource, ns, name string) (metav1.Object, error) {
