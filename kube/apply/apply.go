@@ -38,12 +38,12 @@ const (
 	ReleaseRevision                   // strategic merge patch deleting the controller reference
 	UpdateRevision                    // update: renumbered, or given its hash label
 	CreateRevision                    // create
-	RelabelPod                        // merge patch of the controller-revision-hash label
-	DeleteRevision                    // delete with a UID precondition
+	RelabelPod                        // merge patch of the controller-revision-hash label, with the pod's UID and resourceVersion
+	DeleteRevision                    // delete with UID and resourceVersion preconditions
 	AdoptPod                          // strategic merge patch adding the controller reference
 	ReleasePod                        // strategic merge patch deleting the controller reference
 	CreatePod                         // create (the API server names the pod)
-	DeletePod                         // delete with a UID precondition
+	DeletePod                         // delete with UID and resourceVersion preconditions
 	UpdateStatus                      // update of the status subresource
 )
 
@@ -188,9 +188,10 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //  2. pods: adopt and release (strategic merge patches with the pod's UID)
 //     unless step 1 did, then creates in slow-start batches (1, 2, 4, ... issued in parallel
 //     within a batch; after a batch with an error the rest is not issued),
-//     then every delete in parallel, each with a UID precondition (a pod
-//     already gone is not an error);
-//  3. Revisions.Delete (history cleanup), with UID preconditions;
+//     then every delete in parallel, each with UID and resourceVersion
+//     preconditions (a pod already gone is not an error);
+//  3. Revisions.Delete (history cleanup), with UID and resourceVersion
+//     preconditions;
 //  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
 //     DaemonSet is read again and the update retried once on it, as
 //     upstream retries: the plan's counters, the fresh observedGeneration
@@ -222,6 +223,13 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // the DaemonSet in c, or adopted by this Apply; any other is reported as
 // ErrNotOwned and not written. Only orphans of c are adopted; a pod or
 // revision with a controller there is reported as ErrNotOrphan. The
+// create is issued only where the snapshot justifies it (ErrNotInSnapshot,
+// ErrShouldNotRun, ErrNodeHasPod: a node of c the DaemonSet should run on,
+// without its live pod there, or with one under surge). A delete, relabel or
+// revision update is held to the UID and resourceVersion at which the
+// DaemonSet controls the object; on a conflict the object is read again
+// and written once more only if the DaemonSet still claims it, else
+// reported as ErrNotOwned (docs/never-harm.md, N10). The
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed. A plan for another DaemonSet than c's, or a c without
 // one, is refused whole (Result.Refused).
