@@ -15,6 +15,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
@@ -37,12 +38,12 @@ const (
 	ReleaseRevision                   // strategic merge patch deleting the controller reference
 	UpdateRevision                    // update: renumbered, or given its hash label
 	CreateRevision                    // create
-	RelabelPod                        // merge patch of the controller-revision-hash label
-	DeleteRevision                    // delete with a UID precondition
+	RelabelPod                        // merge patch of the controller-revision-hash label, with the pod's UID and resourceVersion
+	DeleteRevision                    // delete with UID and resourceVersion preconditions
 	AdoptPod                          // strategic merge patch adding the controller reference
 	ReleasePod                        // strategic merge patch deleting the controller reference
 	CreatePod                         // create (the API server names the pod)
-	DeletePod                         // delete with a UID precondition
+	DeletePod                         // delete with UID and resourceVersion preconditions
 	UpdateStatus                      // update of the status subresource
 )
 
@@ -150,6 +151,19 @@ var ErrNotInSnapshot = errors.New("apply: object not in the snapshot the plan wa
 // objects.
 var ErrNotOwned = errors.New("apply: object not controlled by the DaemonSet")
 
+// ErrShouldNotRun is the error of a pod create refused because the
+// DaemonSet should not run on the node, as decided again from the
+// snapshot's DaemonSet and node (docs/eligibility.md): a plan made from
+// another snapshot, or altered.
+var ErrShouldNotRun = errors.New("apply: the DaemonSet should not run on the node")
+
+// ErrNodeHasPod is the error of a pod create refused because the node
+// already runs a live pod of the DaemonSet in the snapshot (two with
+// surge: the old pod and its replacement), or because the plan creates on
+// the node twice: a plan made from another snapshot, or altered, would
+// leave the node with one pod too many.
+var ErrNodeHasPod = errors.New("apply: the node already runs the DaemonSet's pod")
+
 // ErrNotOrphan is the error of an adopt refused because the pod or
 // revision already has a controller in the snapshot: a plan made from
 // another snapshot. Apply adopts only orphans, as upstream does.
@@ -174,9 +188,10 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //  2. pods: adopt and release (strategic merge patches with the pod's UID)
 //     unless step 1 did, then creates in slow-start batches (1, 2, 4, ... issued in parallel
 //     within a batch; after a batch with an error the rest is not issued),
-//     then every delete in parallel, each with a UID precondition (a pod
-//     already gone is not an error);
-//  3. Revisions.Delete (history cleanup), with UID preconditions;
+//     then every delete in parallel, each with UID and resourceVersion
+//     preconditions (a pod already gone is not an error);
+//  3. Revisions.Delete (history cleanup), with UID and resourceVersion
+//     preconditions;
 //  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
 //     DaemonSet is read again and the update retried once on it, as
 //     upstream retries: the plan's counters, the fresh observedGeneration
@@ -208,36 +223,60 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // the DaemonSet in c, or adopted by this Apply; any other is reported as
 // ErrNotOwned and not written. Only orphans of c are adopted; a pod or
 // revision with a controller there is reported as ErrNotOrphan. The
+// create is issued only where the snapshot justifies it (ErrNotInSnapshot,
+// ErrShouldNotRun, ErrNodeHasPod: a node of c the DaemonSet should run on,
+// without its live pod there, or with one under surge). A delete, relabel or
+// revision update is held to the UID and resourceVersion at which the
+// DaemonSet controls the object; on a conflict the object is read again
+// and written once more only if the DaemonSet still claims it, else
+// reported as ErrNotOwned (docs/never-harm.md, N10). The
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed. A plan for another DaemonSet than c's, or a c without
 // one, is refused whole (Result.Refused).
 func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan) Result {
+	return ApplyWith(ctx, client, c, p, daemonplan.Options{})
+}
+
+// ApplyWith is Apply for a plan made with opts (daemonplan.Sync's, or
+// kubesync.Options.Options): of opts it reads only Placement, which
+// decides which nodes should run the pod, so that the creates of a plan
+// made with Placement.Taints.ComparisonOperators are checked by the same
+// rules. Apply is ApplyWith with the zero Options.
+func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options) Result {
 	if c == nil || c.DaemonSet == nil {
 		return Result{Refused: errors.New("apply: the snapshot holds no DaemonSet")}
 	}
 	if ds := c.DaemonSet; p.Namespace != ds.Namespace || p.Name != ds.Name {
 		return Result{Refused: fmt.Errorf("%w: plan for %s/%s, snapshot of %s/%s", ErrOtherDaemonSet, p.Namespace, p.Name, ds.Namespace, ds.Name)}
 	}
-	a := &applier{ctx: ctx, client: client, c: c, p: p, ds: c.DaemonSet, ns: c.DaemonSet.Namespace}
+	a := &applier{ctx: ctx, client: client, c: c, p: p, opts: opts, ds: c.DaemonSet, ns: c.DaemonSet.Namespace}
+	if sel, err := metav1.LabelSelectorAsSelector(c.DaemonSet.Spec.Selector); err == nil && !sel.Empty() {
+		a.selector = sel
+	}
 	a.run()
 	return a.res
 }
 
 type applier struct {
-	ctx     context.Context
-	client  kubernetes.Interface
-	c       *load.Snapshot
-	p       daemonplan.Plan
-	ds      *appsv1.DaemonSet
-	ns      string
-	res     Result
-	checked bool // the DaemonSet was read before adopting
+	ctx    context.Context
+	client kubernetes.Interface
+	c      *load.Snapshot
+	p      daemonplan.Plan
+	opts   daemonplan.Options
+	ds     *appsv1.DaemonSet
+	// selector is the DaemonSet's; nil (it claims nothing) when it does not
+	// parse or selects everything.
+	selector labels.Selector
+	ns       string
+	res      Result
+	checked  bool // the DaemonSet was read before adopting
 	// patched holds the revisions as the adopt and release patches
 	// returned them, so that an update of the same revision builds on
 	// them rather than on the stale snapshot.
 	patched map[string]*appsv1.ControllerRevision
-	// adopted holds the pods the adopt patches adopted.
-	adopted map[string]bool
+	// adopted holds the pods the adopt patches adopted, as the patches
+	// returned them (their new resourceVersions).
+	adopted map[string]*corev1.Pod
 	// claimFailed reports an adopt or release patch that failed (other
 	// than on an object gone), after which upstream's sync returns.
 	claimFailed bool
@@ -279,8 +318,34 @@ func (a *applier) run() {
 			a.add(Write{Action: UpdateRevision, Name: r.Name, Err: ErrNotOwned})
 			continue
 		}
-		_, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, convert.UpdatedControllerRevision(cur, r), metav1.UpdateOptions{})
+		// An update replaces the whole object: it is held to the
+		// resourceVersion at which the DaemonSet controls the revision,
+		// and built on the revision read again when Apply reads it (see
+		// conditional), so that it never writes back the DaemonSet's
+		// ownership over another controller's.
+		err := a.conditional(cur.UID, cur.ResourceVersion, a.getRevision(r.Name), func(fresh metav1.Object, rv string) error {
+			base := cur
+			if f, ok := fresh.(*appsv1.ControllerRevision); ok {
+				base = f
+			}
+			obj := convert.UpdatedControllerRevision(base, r)
+			obj.ResourceVersion = rv
+			out, err := a.client.AppsV1().ControllerRevisions(a.ns).Update(a.ctx, obj, metav1.UpdateOptions{})
+			if err == nil && out != nil {
+				if a.patched == nil {
+					a.patched = map[string]*appsv1.ControllerRevision{}
+				}
+				a.patched[r.Name] = out
+			}
+			return err
+		})
+		if errors.Is(err, errGone) {
+			err = fmt.Errorf("%w: revision %s was deleted or replaced since", ErrNotInSnapshot, r.Name)
+		}
 		a.add(Write{Action: UpdateRevision, Name: r.Name, Err: err})
+		if errors.Is(err, ErrNotOwned) || errors.Is(err, ErrNotInSnapshot) {
+			continue // refused, as a revision not the DaemonSet's in the snapshot
+		}
 		if err != nil {
 			// Upstream's history construction fails: nothing else is
 			// written, and the next sync starts over.
@@ -312,9 +377,14 @@ func (a *applier) run() {
 			a.add(Write{Action: RelabelPod, Name: rl.Pod, Node: pod.Spec.NodeName, Err: ErrNotOwned})
 			continue
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{api.LabelRevisionHash: rl.Hash}}})
-		_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, rl.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
+		err := a.relabel(a.latestPod(pod), rl.Hash)
+		if errors.Is(err, errGone) {
+			err = fmt.Errorf("%w: pod %s was deleted or replaced since", ErrNotInSnapshot, rl.Pod)
+		}
 		a.add(Write{Action: RelabelPod, Name: rl.Pod, Node: pod.Spec.NodeName, Err: err})
+		if errors.Is(err, ErrNotOwned) || errors.Is(err, ErrNotInSnapshot) {
+			continue // refused, as a pod not the DaemonSet's in the snapshot
+		}
 		if err != nil {
 			return
 		}
@@ -345,6 +415,23 @@ func (a *applier) run() {
 	if p.StatusChanged {
 		a.updateStatus()
 	}
+}
+
+// relabel patches pod's revision-hash label to hash. The merge patch
+// carries the pod's UID, as the adopt and release patches do (a pod that
+// took the name since is Invalid to it), and the resourceVersion at which
+// the DaemonSet controls it (see conditional): a pod re-owned since the
+// snapshot is not relabelled.
+func (a *applier) relabel(pod *corev1.Pod, hash string) error {
+	return a.conditional(pod.UID, pod.ResourceVersion, a.getPod(pod.Name), func(_ metav1.Object, rv string) error {
+		meta := map[string]any{"uid": pod.UID, "labels": map[string]string{api.LabelRevisionHash: hash}}
+		if rv != "" {
+			meta["resourceVersion"] = rv
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": meta})
+		_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	})
 }
 
 // claimPods issues the pod adopt and release patches and reports whether
@@ -443,12 +530,12 @@ func (a *applier) patchPod(action Action, name string, patch func(types.UID) []b
 		a.add(Write{Action: action, Name: name, Node: pod.Spec.NodeName, Err: ErrNotOrphan})
 		return
 	}
-	_, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(pod.UID), metav1.PatchOptions{})
-	if action == AdoptPod && err == nil {
+	out, err := a.client.CoreV1().Pods(a.ns).Patch(a.ctx, name, types.StrategicMergePatchType, patch(pod.UID), metav1.PatchOptions{})
+	if action == AdoptPod && err == nil && out != nil {
 		if a.adopted == nil {
-			a.adopted = map[string]bool{}
+			a.adopted = map[string]*corev1.Pod{}
 		}
-		a.adopted[name] = true
+		a.adopted[name] = out
 	}
 	err = a.claimErr(action == ReleasePod, err)
 	a.add(Write{Action: action, Name: name, Node: pod.Spec.NodeName, Err: err})
@@ -491,12 +578,17 @@ func (a *applier) deleteRevision(name string) bool {
 		a.add(Write{Action: DeleteRevision, Name: name, Err: ErrNotOwned})
 		return true
 	}
-	err := a.client.AppsV1().ControllerRevisions(a.ns).Delete(a.ctx, name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(r.UID))})
-	if apierrors.IsNotFound(err) {
+	err := a.conditional(r.UID, r.ResourceVersion, a.getRevision(name), func(_ metav1.Object, rv string) error {
+		pre := preconditions(r.UID, rv)
+		return a.client.AppsV1().ControllerRevisions(a.ns).Delete(a.ctx, name, metav1.DeleteOptions{Preconditions: &pre})
+	})
+	if apierrors.IsNotFound(err) || errors.Is(err, errGone) {
 		err = nil
 	}
 	a.add(Write{Action: DeleteRevision, Name: name, Err: err})
-	return err == nil
+	// A revision the DaemonSet no longer controls is refused, as one it
+	// does not control in the snapshot: no failure.
+	return err == nil || errors.Is(err, ErrNotOwned)
 }
 
 // createRevision creates r, and reports whether the write is done. On
@@ -531,12 +623,112 @@ func (a *applier) controlled(obj metav1.Object) bool {
 // ownsPod reports whether the DaemonSet controls pod in the snapshot or
 // adopted it in this Apply.
 func (a *applier) ownsPod(pod *corev1.Pod) bool {
-	return a.controlled(pod) || a.adopted[pod.Name]
+	return a.controlled(pod) || a.adopted[pod.Name] != nil
+}
+
+// latestPod is the newest copy of pod Apply knows: as its adopt patch
+// returned it, or as in the snapshot.
+func (a *applier) latestPod(pod *corev1.Pod) *corev1.Pod {
+	if out := a.adopted[pod.Name]; out != nil && out.UID == pod.UID {
+		return out
+	}
+	return pod
+}
+
+// claims reports whether the DaemonSet claims obj as it is now: controlled
+// by it and matched by its selector.
+func (a *applier) claims(obj metav1.Object) bool {
+	return a.controlled(obj) && a.selector != nil && a.selector.Matches(labels.Set(obj.GetLabels()))
+}
+
+// errGone reports an object deleted, or replaced by another of its name
+// (another UID), since the snapshot.
+var errGone = errors.New("gone or replaced since the snapshot")
+
+// recheck reads the object again (get) and returns the resourceVersion
+// at which the DaemonSet claims it, for a write conditional on it. The
+// error is errGone for an object gone or of another UID than uid, and
+// wraps ErrNotOwned for one the DaemonSet no longer claims (another
+// controller took it over, or it was released): Apply never writes it.
+func (a *applier) recheck(uid types.UID, get func() (metav1.Object, error)) (metav1.Object, error) {
+	fresh, err := get()
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, errGone
+	case err != nil:
+		return nil, err
+	case fresh.GetUID() != uid:
+		return nil, errGone
+	case !a.claims(fresh):
+		return nil, fmt.Errorf("%w: changed since the snapshot (resourceVersion %s)", ErrNotOwned, fresh.GetResourceVersion())
+	}
+	return fresh, nil
+}
+
+// conditional issues write, a delete or patch conditional on the UID uid
+// and the resourceVersion rv (none when empty) at which the DaemonSet was
+// seen to control the object: the snapshot's, or what Apply's own last
+// write returned. Without a resourceVersion it reads the object first. On
+// a conflict (the object changed since) it reads it again and writes once
+// more only if the DaemonSet still claims it, at its new resourceVersion.
+// A real API server changes a pod's resourceVersion on every status
+// update, so the second chance is what lets a delete of the DaemonSet's
+// own pod through; a controller that took the object over in between
+// makes the write fail its precondition rather than touch the object.
+//
+// write gets the object as read again (nil when not read) and the
+// resourceVersion to hold the write to.
+func (a *applier) conditional(uid types.UID, rv string, get func() (metav1.Object, error), write func(fresh metav1.Object, rv string) error) error {
+	var fresh metav1.Object
+	var err error
+	if rv == "" {
+		if fresh, err = a.recheck(uid, get); err != nil {
+			return err
+		}
+		rv = fresh.GetResourceVersion()
+	}
+	err = write(fresh, rv)
+	if apierrors.IsConflict(err) {
+		if fresh, err = a.recheck(uid, get); err != nil {
+			return err
+		}
+		err = write(fresh, fresh.GetResourceVersion())
+	}
+	return err
+}
+
+// preconditions are a delete's: the UID, and the resourceVersion when
+// known.
+func preconditions(uid types.UID, rv string) metav1.Preconditions {
+	pre := metav1.NewUIDPreconditions(string(uid))
+	if rv != "" {
+		pre.ResourceVersion = &rv
+	}
+	return *pre
+}
+
+func (a *applier) getPod(name string) func() (metav1.Object, error) {
+	return func() (metav1.Object, error) {
+		return a.client.CoreV1().Pods(a.ns).Get(a.ctx, name, metav1.GetOptions{})
+	}
+}
+
+func (a *applier) getRevision(name string) func() (metav1.Object, error) {
+	return func() (metav1.Object, error) {
+		return a.client.AppsV1().ControllerRevisions(a.ns).Get(a.ctx, name, metav1.GetOptions{})
+	}
 }
 
 // createPods issues the creates in slow-start batches.
 func (a *applier) createPods() {
-	creates := a.p.Create
+	var creates []placement.Create
+	for i, err := range a.checkCreates() {
+		if err != nil {
+			a.add(Write{Action: CreatePod, Node: a.p.Create[i].Node, Err: err})
+		} else {
+			creates = append(creates, a.p.Create[i])
+		}
+	}
 	pos := 0
 	for _, size := range placement.SlowStartBatches(len(creates)) {
 		batch := creates[pos : pos+size]
@@ -579,6 +771,77 @@ func (a *applier) createPods() {
 	}
 }
 
+// checkCreates returns, for each create of the plan, why the snapshot does
+// not justify it, or nil: a create is justified on a node of the snapshot
+// that the DaemonSet should run on (decided again from the snapshot's
+// DaemonSet, defaulted, and node, with a.opts.Placement) and that runs no
+// live pod the DaemonSet claims there (controlled and selected, or adopted
+// by this Apply; not being deleted, not Failed or Succeeded), or one with
+// surge; the plan's second create on a node is never justified.
+func (a *applier) checkCreates() []error {
+	errs := make([]error, len(a.p.Create))
+	if len(errs) == 0 {
+		return errs
+	}
+	ds, err := convert.DaemonSet(a.ds)
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	dds := api.Default(ds)
+	elig := placement.NewEligibility(&dds, a.opts.Placement)
+	shouldRun := make(map[string]bool, len(a.c.Nodes))
+	for _, n := range a.c.Nodes {
+		if n == nil {
+			continue
+		}
+		node := convert.Node(n)
+		run := elig.Decide(&node).ShouldRun
+		if before, seen := shouldRun[n.Name]; seen {
+			run = run && before // a name listed twice: both must say so
+		}
+		shouldRun[n.Name] = run
+	}
+	live := map[string]int{}
+	for _, pod := range a.c.Pods {
+		if pod == nil || pod.Namespace != a.ns || !(a.claims(pod) || a.adopted[pod.Name] != nil) {
+			continue
+		}
+		ap := convert.Pod(pod)
+		if ap.Deleting || api.IsTerminal(&ap) {
+			continue
+		}
+		if node, err := api.TargetNodeName(&ap); err == nil {
+			live[node]++
+		}
+	}
+	limit := 1
+	if ru := dds.UpdateStrategy.RollingUpdate; dds.UpdateStrategy.Type == api.RollingUpdate && ru != nil && ru.MaxSurge != nil {
+		if n, err := ru.MaxSurge.Scaled(1, true); err == nil && n != 0 {
+			limit = 2
+		}
+	}
+	planned := map[string]bool{}
+	for i, c := range a.p.Create {
+		run, ok := shouldRun[c.Node]
+		switch {
+		case !ok:
+			errs[i] = fmt.Errorf("%w: node %s", ErrNotInSnapshot, c.Node)
+		case !run:
+			errs[i] = fmt.Errorf("%w: node %s", ErrShouldNotRun, c.Node)
+		case planned[c.Node]:
+			errs[i] = fmt.Errorf("%w: node %s, created on twice by the plan", ErrNodeHasPod, c.Node)
+		case live[c.Node] >= limit:
+			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, live[c.Node])
+		default:
+			planned[c.Node] = true
+		}
+	}
+	return errs
+}
+
 // deletePods issues every delete in parallel, each with the pod's UID as a
 // precondition.
 func (a *applier) deletePods() {
@@ -595,11 +858,15 @@ func (a *applier) deletePods() {
 			writes[i].Err = ErrNotOwned
 			continue
 		}
+		pod = a.latestPod(pod)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
-			if apierrors.IsNotFound(err) {
+			err := a.conditional(pod.UID, pod.ResourceVersion, a.getPod(d.Pod), func(_ metav1.Object, rv string) error {
+				pre := preconditions(pod.UID, rv)
+				return a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: &pre})
+			})
+			if apierrors.IsNotFound(err) || errors.Is(err, errGone) {
 				writes[i].Note = NotePodGone
 			} else {
 				writes[i].Err = err

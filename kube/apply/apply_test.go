@@ -686,7 +686,10 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := readSnapshot(t, 2)
+			// Three nodes: the create on node-01, where addOwned puts a
+			// pod after the plan was made, is refused (ErrNodeHasPod, no
+			// failure); node-02's is issued.
+			c := readSnapshot(t, 3)
 			p := plan(t, c)
 			addOwned(c)
 			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}

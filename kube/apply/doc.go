@@ -5,11 +5,24 @@
 // Apply is the entry point: give it the snapshot a plan was made from (a
 // load.Snapshot, e.g. from informers' listers) and the plan. It writes in
 // upstream's order (revisions, adopt and release patches, creates in
-// slow-start batches, deletes with UID preconditions, the status), reports
-// every write with its error in Result, and never issues a write the plan
-// does not hold, one naming an object the snapshot lacks, or a delete,
-// relabel or update of a pod or revision the DaemonSet neither controls in
-// the snapshot nor adopts in the same Apply (ErrNotOwned). Where upstream's
+// slow-start batches, deletes, the status), reports every write with its
+// error in Result, and never issues a write the plan does not hold, one
+// naming an object the snapshot lacks, a delete, relabel or update of a
+// pod or revision the DaemonSet neither controls in the snapshot nor
+// adopts in the same Apply (ErrNotOwned), or a create the snapshot does
+// not justify: on a node it lacks, one the DaemonSet should not run on
+// (ErrShouldNotRun), or one that already runs the DaemonSet's live pod,
+// two with surge (ErrNodeHasPod). ApplyWith checks creates with the
+// plan's placement options.
+//
+// Objects change between the snapshot and the writes. Deletes, relabels
+// and revision updates carry the object's UID and the resourceVersion at
+// which the DaemonSet was seen to control it (the relabel patch as
+// metadata.uid and metadata.resourceVersion); on a conflict Apply reads
+// the object again and writes it once more only if the DaemonSet still
+// controls it and selects it, so that a pod or revision another
+// controller took over, or another object that took the name, is never
+// written (docs/never-harm.md, N10). Where upstream's
 // sync returns on an error it stops too: a DaemonSet gone or replaced
 // before the first adoption (ErrCannotAdopt), a failed adopt or release
 // patch, a failed revision write or pod relabel (everything after it), a
@@ -27,8 +40,10 @@
 // already gone), and so that every caller of Apply records the same.
 //
 // Five departures from upstream, each making a write safer: pod and
-// revision deletes carry the object's UID as a precondition (upstream
-// deletes by name); a revision adopted and then renumbered in the same
+// revision deletes carry the object's UID and resourceVersion as
+// preconditions (upstream deletes by name), relabels and revision updates
+// are held to them too, and creates are checked against the snapshot; a
+// revision adopted and then renumbered in the same
 // plan is updated from the object the adopt patch returned (upstream
 // updates its stale copy, which a real API server refuses with a
 // conflict); creates refused with a NamespaceTerminating cause are

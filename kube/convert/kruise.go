@@ -1,12 +1,14 @@
 package convert
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -16,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -97,9 +101,11 @@ func KruiseDaemonSet(u *unstructured.Unstructured) (*Kruise, error) {
 	slices.SortFunc(k.Warnings, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 
 	var errs field.ErrorList
-	// Partition: v1beta1 takes an int or a percentage, v1alpha1 an int.
-	if v, ok, err := nestedIntOrString(obj, "spec", "updateStrategy", "rollingUpdate", "partition"); err != nil {
-		errs = append(errs, field.Invalid(ru.Child("partition"), v, err.Error()))
+	// Partition: v1beta1 takes an int or a percentage (an
+	// *intstr.IntOrString in OpenKruise's types), v1alpha1 an int (*int32).
+	partition := []string{"spec", "updateStrategy", "rollingUpdate", "partition"}
+	if v, ok, err := nestedIntOrString(obj, gv == KruiseGroup+"/v1beta1", partition...); err != nil {
+		errs = append(errs, field.Invalid(ru.Child("partition"), kruiseValue(obj, partition...), err.Error()))
 	} else if ok {
 		k.Progressive.Partition = intOrPercent(v)
 	}
@@ -139,9 +145,10 @@ func KruiseDaemonSet(u *unstructured.Unstructured) (*Kruise, error) {
 		}
 	}
 
-	burst, hasBurst, err := nestedIntOrString(obj, "spec", "burstReplicas")
+	// burstReplicas is an *intstr.IntOrString in both versions.
+	burst, hasBurst, err := nestedIntOrString(obj, true, "spec", "burstReplicas")
 	if err != nil {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "burstReplicas"), burst, err.Error()))
+		errs = append(errs, field.Invalid(field.NewPath("spec", "burstReplicas"), kruiseValue(obj, "spec", "burstReplicas"), err.Error()))
 	}
 
 	// What is left is an apps/v1 DaemonSet.
@@ -191,24 +198,43 @@ func kruisePath(p string) string {
 	return p
 }
 
-// nestedIntOrString reads an int or a string at path.
-func nestedIntOrString(obj map[string]any, path ...string) (*intstr.IntOrString, bool, error) {
+// nestedIntOrString reads an int32 or, when orString is true, a string at
+// path, as OpenKruise's types (an *int32 or an *intstr.IntOrString) decode
+// it: an integer beyond the int32 range, or a number with a fraction, is an
+// error rather than wrapped modulo 2^32 (4294967296 would be 0) or
+// truncated (1.5 would be 1); so is a string where the field is an int.
+func nestedIntOrString(obj map[string]any, orString bool, path ...string) (*intstr.IntOrString, bool, error) {
 	v, ok, _ := unstructured.NestedFieldNoCopy(obj, path...)
 	if !ok || v == nil {
 		return nil, false, nil
 	}
+	want := "an int32"
+	if orString {
+		want = "an int32 or a string"
+	}
 	switch v := v.(type) {
 	case int64:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, false, fmt.Errorf("want %s, got %d, out of the int32 range", want, v)
+		}
 		x := intstr.FromInt32(int32(v))
 		return &x, true, nil
 	case float64:
-		x := intstr.FromInt32(int32(v))
-		return &x, true, nil
+		return nil, false, fmt.Errorf("want %s, got %v, not an integer", want, v)
 	case string:
+		if !orString {
+			return nil, false, fmt.Errorf("want %s, got the string %q (this version's field is an int)", want, v)
+		}
 		x := intstr.FromString(v)
 		return &x, true, nil
 	}
-	return nil, false, fmt.Errorf("%s: want an int or a string, got %T", strings.Join(path, "."), v)
+	return nil, false, fmt.Errorf("want %s, got %T", want, v)
+}
+
+// kruiseValue is a value of obj at path as an error reports it.
+func kruiseValue(obj map[string]any, path ...string) any {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
+	return v
 }
 
 // remarshal converts a JSON-like value into out through JSON, as the API
@@ -236,19 +262,71 @@ func KruiseObjects(r io.Reader) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert: reading input: %w", err)
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	// As kube/load reads its input: a JSON stream when the input starts
+	// with '{' or '[', a YAML stream otherwise.
+	next := yamlDocuments(data)
+	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		next = jsonDocuments(trimmed)
+	}
 	var out []*unstructured.Unstructured
 	for doc := 1; ; doc++ {
-		var v any
-		err := dec.Decode(&v)
+		raw, err := next()
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("convert: document %d: %w", doc, err)
 		}
-		out = collectKruise(out, v, "", "", 0)
+		if v, err := strictJSON(raw); err != nil {
+			return nil, fmt.Errorf("convert: document %d: %w", doc, err)
+		} else if v != nil {
+			out = collectKruise(out, v, "", "", 0)
+		}
 	}
+}
+
+// jsonDocuments returns the JSON values of a stream one by one, then io.EOF.
+func jsonDocuments(data []byte) func() ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	return func() ([]byte, error) {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		return raw, err
+	}
+}
+
+// yamlDocuments returns the documents of a YAML stream one by one, as
+// JSON, then io.EOF. The conversion is strict: a key repeated in one
+// mapping is an error, as kube/load refuses it.
+func yamlDocuments(data []byte) func() ([]byte, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	return func() ([]byte, error) {
+		chunk, err := reader.Read()
+		if err != nil {
+			return nil, err
+		}
+		return yaml.YAMLToJSONStrict(chunk)
+	}
+}
+
+// strictJSON decodes one JSON document as the API server's strict field
+// validation reads it: integers as int64, and a field given twice in one
+// object is an error (plain decoding keeps the last value silently, a
+// partition of 0 for `"partition": 3, "partition": 0`). A null or empty
+// document is nil.
+func strictJSON(raw []byte) (any, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return nil, nil
+	}
+	var v any
+	strict, err := sigsjson.UnmarshalStrict(raw, &v, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, err
+	}
+	if len(strict) > 0 {
+		return nil, errors.Join(strict...)
+	}
+	return v, nil
 }
 
 func collectKruise(out []*unstructured.Unstructured, v any, apiVersion, kind string, depth int) []*unstructured.Unstructured {

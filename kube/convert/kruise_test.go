@@ -157,6 +157,36 @@ func TestKruiseDaemonSetVersionsAndErrors(t *testing.T) {
 			wantErr: []finding{{field.TypeInvalid, "spec.updateStrategy.rollingUpdate.partition"}},
 		},
 		{
+			name:    "partition beyond int32",
+			reason:  "4294967296 is 2^32: read as an int32 it wrapped to 0, and every outdated pod was deleted",
+			edit:    []string{"partition: 3", "partition: 4294967296"},
+			wantErr: []finding{{field.TypeInvalid, "spec.updateStrategy.rollingUpdate.partition"}},
+		},
+		{
+			name:    "fractional partition",
+			reason:  "1.5 is no integer: it was truncated to 1",
+			edit:    []string{"partition: 3", "partition: 1.5"},
+			wantErr: []finding{{field.TypeInvalid, "spec.updateStrategy.rollingUpdate.partition"}},
+		},
+		{
+			name:    "v1alpha1 percent partition",
+			reason:  "v1alpha1's partition is an *int32 in OpenKruise's types; only v1beta1's is an int or a percentage",
+			edit:    []string{"apps.kruise.io/v1beta1", "apps.kruise.io/v1alpha1", "partition: 3", "partition: 50%"},
+			wantErr: []finding{{field.TypeInvalid, "spec.updateStrategy.rollingUpdate.partition"}},
+		},
+		{
+			name:    "burstReplicas beyond int32",
+			reason:  "an int beyond the int32 range wrapped modulo 2^32",
+			edit:    []string{"burstReplicas: 50%", "burstReplicas: 4294967297"},
+			wantErr: []finding{{field.TypeInvalid, "spec.burstReplicas"}},
+		},
+		{
+			name:    "fractional burstReplicas",
+			reason:  "2.5 is no integer: it was truncated to 2",
+			edit:    []string{"burstReplicas: 50%", "burstReplicas: 2.5"},
+			wantErr: []finding{{field.TypeInvalid, "spec.burstReplicas"}},
+		},
+		{
 			name:    "bad scope selector",
 			reason:  "selector syntax is checked at its OpenKruise path",
 			edit:    []string{"          pool: blue", "          \"bad key!\": blue"},
@@ -220,4 +250,27 @@ func TestKruiseObjects(t *testing.T) {
 	}
 	_, err := convert.KruiseObjects(strings.NewReader("{not json"))
 	require.Error(t, err)
+}
+
+// TestKruiseObjectsRefusesDuplicateKeys: a field given twice in one object
+// is an error in JSON as in YAML; plain JSON decoding would keep the last
+// value silently (partition 0: every outdated pod updated).
+func TestKruiseObjectsRefusesDuplicateKeys(t *testing.T) {
+	tests := []struct{ name, input, want string }{
+		{"json", `{"apiVersion":"apps.kruise.io/v1beta1","kind":"DaemonSet","metadata":{"name":"a"},"spec":{"updateStrategy":{"rollingUpdate":{"partition":3,"partition":0}}}}`,
+			`"spec.updateStrategy.rollingUpdate.partition"`},
+		{"json, second document", `{"apiVersion":"v1","kind":"Pod"}` + "\n" + `{"apiVersion":"apps.kruise.io/v1beta1","kind":"DaemonSet","metadata":{"name":"a","name":"b"}}`,
+			`document 2`},
+		{"json list item", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"apps.kruise.io/v1beta1","kind":"DaemonSet","spec":{"burstReplicas":1,"burstReplicas":9}}]}`,
+			`"items[0].spec.burstReplicas"`},
+		{"yaml", "apiVersion: apps.kruise.io/v1beta1\nkind: DaemonSet\nspec:\n  updateStrategy:\n    rollingUpdate:\n      partition: 3\n      partition: 0\n",
+			"partition"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := convert.KruiseObjects(strings.NewReader(tt.input))
+			require.Error(t, err, "read as %d objects", len(objs))
+			require.Contains(t, err.Error(), tt.want)
+		})
+	}
 }

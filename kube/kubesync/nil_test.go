@@ -59,6 +59,7 @@ func TestNilInputs(t *testing.T) {
 		"upstream.StoredData":                 func() { upstream.StoredData(nil) },
 		"load.Sources, nil R":                 func() { load.Sources(load.Source{}) },
 		"apply.Apply":                         func() { apply.Apply(context.TODO(), nil, nil, daemonplan.Plan{}) },
+		"apply.ApplyWith":                     func() { apply.ApplyWith(context.TODO(), nil, nil, daemonplan.Plan{}, daemonplan.Options{}) },
 		"apply.Expectations.Deleted":          func() { (*apply.Expectations)(nil).Deleted("") },
 		"apply.Expectations.Expect":           func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
 		"apply.Expectations.Pending":          func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +31,10 @@ items:
 `
 
 // kubelet turns every pod of the fake clientset Ready after ready, with
-// an update (a new resourceVersion), as a kubelet reports it, until ctx
-// is done. Pods created Ready would show no transition to Ready.
+// an update of the pod as listed (the fake gives it a new
+// resourceVersion), as a kubelet reports it, until ctx is done. Pods
+// created Ready would show no transition to Ready.
 func kubelet(ctx context.Context, fc *fakeclient.Clientset, ready time.Duration) {
-	rv := 0
 	for ctx.Err() == nil {
 		pods, err := fc.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 		if err == nil {
@@ -43,8 +42,6 @@ func kubelet(ctx context.Context, fc *fakeclient.Clientset, ready time.Duration)
 				if isReady(&p) || time.Since(p.CreationTimestamp.Time) < ready {
 					continue
 				}
-				rv++
-				p.ResourceVersion = strconv.Itoa(rv)
 				p.Status.Phase = corev1.PodRunning
 				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
 				_, _ = fc.CoreV1().Pods("default").UpdateStatus(ctx, &p, metav1.UpdateOptions{})

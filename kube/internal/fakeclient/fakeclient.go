@@ -1,13 +1,18 @@
 // Package fakeclient is test support: a client-go fake clientset that
 // behaves enough like an API server for daemonplan's applier and example
 // controller (names from generateName, UIDs, creation timestamps, a
-// DaemonSet status subresource that writes the status only), and a
-// snapshot of it as a load.Snapshot.
+// DaemonSet status subresource that writes the status only; for pods and
+// ControllerRevisions a new resourceVersion on every write, delete
+// preconditions, a resourceVersion given to an update or patch as a
+// precondition, metadata.uid immutable, at most one controller reference),
+// and a snapshot of it as a load.Snapshot.
 package fakeclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,9 +20,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -30,6 +39,7 @@ type Clientset struct {
 	mu  sync.Mutex
 	now time.Time
 	seq int
+	rv  int // the last resourceVersion server gave
 }
 
 // New returns a fake clientset holding s's objects (copies), whose clock
@@ -49,6 +59,10 @@ func New(s *load.Snapshot, now time.Time) *Clientset {
 		objs = append(objs, r.DeepCopy())
 	}
 	fc := &Clientset{Clientset: fake.NewClientset(objs...), now: now}
+	// Every write but a DaemonSet's goes through checks the fake tracker
+	// lacks (see server). Prepended first, it runs after the reactors
+	// below, and after any a test prepends.
+	fc.PrependReactor("*", "*", k8stesting.ObjectReaction(&server{ObjectTracker: fc.Tracker(), fc: fc}))
 	fc.PrependReactor("create", "*", fc.onCreate)
 	fc.PrependReactor("update", "daemonsets", fc.onUpdateDaemonSet)
 	return fc
@@ -178,4 +192,163 @@ func (fc *Clientset) Writes() []k8stesting.Action {
 		}
 	}
 	return out
+}
+
+// server wraps the fake's object tracker with the API server's checks that
+// the tracker lacks, for every write the reactors above do not handle:
+//
+//   - create, and an update or patch that changes the object, store a new
+//     resourceVersion ("fake-N": not an integer, so that a controller
+//     comparing resourceVersions as etcd's treats it as an opaque one); an
+//     update or patch that changes nothing writes nothing;
+//   - an update, or a patch that gives metadata.resourceVersion, with
+//     another resourceVersion than the stored one is a Conflict;
+//   - a patch that changes metadata.uid is Invalid (upstream's claim
+//     patches carry the UID as a precondition this way);
+//   - a write that leaves two controller references is Invalid;
+//   - a delete whose UID or resourceVersion precondition does not hold is
+//     a Conflict ("Precondition failed").
+//
+// The fake serialises reactors, so each check and its write are atomic.
+type server struct {
+	k8stesting.ObjectTracker
+	fc *Clientset
+}
+
+func (s *server) stamp(obj runtime.Object) (runtime.Object, metav1.Object, error) {
+	obj = obj.DeepCopyObject()
+	m, err := metaOf(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.fc.mu.Lock()
+	s.fc.rv++
+	m.SetResourceVersion(fmt.Sprintf("fake-%d", s.fc.rv))
+	s.fc.mu.Unlock()
+	return obj, m, nil
+}
+
+func (s *server) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
+	obj, m, err := s.stamp(obj)
+	if err != nil {
+		return err
+	}
+	if err := oneController(gvr, m); err != nil {
+		return err
+	}
+	return s.ObjectTracker.Create(gvr, obj, ns, opts...)
+}
+
+func (s *server) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	if err := s.check(gvr, obj, ns); err != nil || s.unchanged(gvr, obj, ns) {
+		return err
+	}
+	obj, _, err := s.stamp(obj)
+	if err != nil {
+		return err
+	}
+	return s.ObjectTracker.Update(gvr, obj, ns, opts...)
+}
+
+func (s *server) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	if err := s.check(gvr, obj, ns); err != nil || s.unchanged(gvr, obj, ns) {
+		return err
+	}
+	obj, _, err := s.stamp(obj)
+	if err != nil {
+		return err
+	}
+	return s.ObjectTracker.Patch(gvr, obj, ns, opts...)
+}
+
+// check compares obj, to be stored, with the stored object of its name.
+// A patched object carries the stored resourceVersion unless the patch
+// gave one.
+func (s *server) check(gvr schema.GroupVersionResource, obj runtime.Object, ns string) error {
+	m, err := metaOf(obj)
+	if err != nil {
+		return err
+	}
+	stored, err := s.stored(gvr, ns, m.GetName())
+	if err != nil {
+		return err
+	}
+	if rv := m.GetResourceVersion(); rv != "" && rv != stored.GetResourceVersion() {
+		return apierrors.NewConflict(gvr.GroupResource(), m.GetName(),
+			errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	if m.GetUID() != stored.GetUID() {
+		return apierrors.NewInvalid(groupKind(gvr, obj), m.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "uid"), m.GetUID(), "field is immutable")})
+	}
+	return oneController(gvr, m)
+}
+
+// unchanged reports an update or patch that changes nothing but the
+// resourceVersion: the API server then writes nothing, and the object
+// keeps its resourceVersion.
+func (s *server) unchanged(gvr schema.GroupVersionResource, obj runtime.Object, ns string) bool {
+	m, err := metaOf(obj)
+	if err != nil {
+		return false
+	}
+	stored, err := s.ObjectTracker.Get(gvr, ns, m.GetName())
+	if err != nil {
+		return false
+	}
+	in := obj.DeepCopyObject()
+	if im, err := metaOf(in); err == nil {
+		im.SetResourceVersion("")
+	}
+	if sm, err := metaOf(stored); err == nil {
+		sm.SetResourceVersion("")
+	}
+	return apiequality.Semantic.DeepEqual(in, stored)
+}
+
+func (s *server) stored(gvr schema.GroupVersionResource, ns, name string) (metav1.Object, error) {
+	obj, err := s.ObjectTracker.Get(gvr, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return metaOf(obj)
+}
+
+func (s *server) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
+	if len(opts) == 1 && opts[0].Preconditions != nil {
+		stored, err := s.stored(gvr, ns, name)
+		if err != nil {
+			return err
+		}
+		pre := opts[0].Preconditions
+		if pre.UID != nil && *pre.UID != stored.GetUID() {
+			return apierrors.NewConflict(gvr.GroupResource(), name,
+				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, stored.GetUID()))
+		}
+		if pre.ResourceVersion != nil && *pre.ResourceVersion != stored.GetResourceVersion() {
+			return apierrors.NewConflict(gvr.GroupResource(), name,
+				fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, stored.GetResourceVersion()))
+		}
+	}
+	return s.ObjectTracker.Delete(gvr, ns, name, opts...)
+}
+
+// oneController refuses an object with two controller references, as the
+// API server's ValidateOwnerReferences does.
+func oneController(gvr schema.GroupVersionResource, m metav1.Object) error {
+	n := 0
+	for _, ref := range m.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			n++
+		}
+	}
+	if n > 1 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: gvr.Group, Kind: gvr.Resource}, m.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "ownerReferences"), n, "Only one reference can have Controller set to true")})
+	}
+	return nil
+}
+
+func groupKind(gvr schema.GroupVersionResource, obj runtime.Object) schema.GroupKind {
+	return schema.GroupKind{Group: gvr.Group, Kind: reflect.TypeOf(obj).Elem().Name()}
 }
