@@ -342,7 +342,14 @@ func (c *Controller) onPodUpdate(old, cur any) {
 		return
 	}
 	if d := readyRequeue(oldPod, curPod, ds); d > 0 {
-		c.queue.AddAfter(curPod.Namespace+"/"+ref.Name, d)
+		// Not queue.AddAfter: the delaying queue keeps only the earliest
+		// of two pending AddAfter of one key, so a sync already due
+		// sooner (the status requeue) would swallow this one and run
+		// before the pod is available; nothing would sync after that.
+		// A timer of its own always adds the key (after ShutDown, Add
+		// does nothing).
+		key := curPod.Namespace + "/" + ref.Name
+		time.AfterFunc(d, func() { c.queue.Add(key) })
 	}
 }
 
