@@ -632,6 +632,12 @@ func (s *scen) failPod(pod *corev1.Pod) {
 type Final struct {
 	// Pods is node -> its pods, sorted by hash.
 	Pods map[string][]FinalPod
+	// Generations counts the pods by their pod-template-generation label
+	// (the DaemonSet's generation when the pod was created): which nodes
+	// got their pod in which generation depends on the order the
+	// controller took the nodes in, so that label is compared as counts,
+	// not per node.
+	Generations map[string]int
 	// Revisions are the ControllerRevisions: name and revision number.
 	Revisions []string
 	Status    appsv1.DaemonSetStatus
@@ -639,7 +645,13 @@ type Final struct {
 	Found bool
 }
 
-// FinalPod is what is compared of a pod: its revision hash, labels,
+// templateGenerationLabel is the label DaemonSet pods carry their
+// DaemonSet's generation at creation in (extensions/v1beta1's
+// DaemonSetTemplateGenerationKey).
+const templateGenerationLabel = "pod-template-generation"
+
+// FinalPod is what is compared of a pod: its revision hash, labels (but
+// pod-template-generation, counted in Final.Generations),
 // controller (kind and name: the UIDs differ from one control plane to
 // the other), phase, whether it terminates, and its spec (as JSON
 // decoded, for a readable diff).
@@ -655,15 +667,22 @@ type FinalPod struct {
 func finalState(t *testing.T, b *Bed, name string) Final {
 	t.Helper()
 	ctx := context.Background()
-	f := Final{Pods: map[string][]FinalPod{}}
+	f := Final{Pods: map[string][]FinalPod{}, Generations: map[string]int{}}
 	pods, err := b.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
 		fp := FinalPod{
-			Hash: p.Labels[appsv1.ControllerRevisionHashLabelKey], Labels: p.Labels,
+			Hash: p.Labels[appsv1.ControllerRevisionHashLabelKey], Labels: map[string]string{},
 			Phase: p.Status.Phase, Terminating: p.DeletionTimestamp != nil,
+		}
+		for k, v := range p.Labels {
+			if k == templateGenerationLabel {
+				f.Generations[v]++
+			} else {
+				fp.Labels[k] = v
+			}
 		}
 		if ref := metav1.GetControllerOf(&p); ref != nil {
 			fp.Owner = fmt.Sprintf("%s/%s controller=%v blockOwnerDeletion=%v", ref.Kind, ref.Name, *ref.Controller, ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion)
