@@ -54,6 +54,8 @@ type scenario struct {
 	readyDelay time.Duration
 	// timeout is how long a phase may take (default 3 minutes).
 	timeout time.Duration
+	// gc runs the garbage collector in the control plane.
+	gc bool
 	// processes runs upstream's controller as a program of its own too
 	// (cmd/upstream-controller), for its CPU time.
 	processes bool
@@ -159,7 +161,7 @@ func runOne(t *testing.T, kind controllerKind, sc scenario) *Run {
 	if readyDelay == 0 {
 		readyDelay = time.Second
 	}
-	b := startBed(t, sc.name+"-"+string(kind), Options{PodReadyDelay: readyDelay})
+	b := startBed(t, sc.name+"-"+string(kind), Options{PodReadyDelay: readyDelay, GarbageCollector: sc.gc})
 	s := &scen{t: t, b: b, ctx: context.Background()}
 	s.createNodes(sc.nodes, sc.labels)
 	createNodes := sc.createNodes
@@ -482,8 +484,8 @@ func idle(image string, nodes []string) func(State) bool {
 	}
 }
 
-// gone says whether the DaemonSet is deleted.
-func gone(s State) bool { return s.DaemonSets[dsName] == nil }
+// gone says whether the DaemonSet is deleted and its pods too.
+func gone(s State) bool { return s.DaemonSets[dsName] == nil && len(s.Pods) == 0 }
 
 // readyPod returns a ready pod of image that is not terminating, on node
 // if node is set, or nil.

@@ -166,12 +166,12 @@ func TestScenarios(t *testing.T) {
 			phases: []phase{},
 		},
 		{
-			// The DaemonSet deleted (propagation Background). No
-			// garbage collector runs here, so its pods stay; what is
-			// checked is that neither controller writes anything
-			// after the deletion, and the pods left.
+			// The DaemonSet deleted (propagation Background): the
+			// garbage collector deletes its pods; neither controller
+			// may write anything after the deletion.
 			name:  "deleted",
 			nodes: three,
+			gc:    true,
 			phases: []phase{
 				{name: "delete", do: func(s *scen) {
 					bg := metav1.DeletePropagationBackground
