@@ -22,9 +22,9 @@ rules:
 
 // Writes counts the write requests kube-apiserver answered, per client
 // (the user agent up to its first "/": "kube-controller-manager" for the
-// upstream controller, "controller" for the example controller, "kwok",
-// "testbed-binder", "testbed" for the test) and per "verb resource[/sub]
-// code", e.g. "update daemonsets/status 409".
+// upstream controller, "daemonplan-example-controller" for the example
+// controller, "kwok", "testbed-binder", "testbed" for the test) and per
+// "verb resource[/sub] code", e.g. "update daemonsets/status 409".
 func (b *Bed) Writes() (map[string]map[string]int, error) {
 	f, err := os.Open(b.auditLog)
 	if err != nil {

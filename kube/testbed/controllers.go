@@ -11,11 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/flowcontrol"
-	"k8s.io/kubernetes/pkg/controller/daemon"
+
+	"github.com/daemonplan/daemonplan/kube/testbed/upstreamdaemon"
 )
 
 // Controller is a DaemonSet controller running against a Bed.
@@ -24,59 +22,21 @@ type Controller interface {
 	Stop() error
 }
 
-// controllerClientConfig is cfg as kube-controller-manager's clients
-// have it: protobuf, QPS 20, burst 30 (its --kube-api-qps and
-// --kube-api-burst defaults), and a user agent of their own.
-func controllerClientConfig(cfg *rest.Config, userAgent string) *rest.Config {
-	c := rest.CopyConfig(cfg)
-	c.ContentType = "application/vnd.kubernetes.protobuf"
-	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	c.QPS, c.Burst = 20, 30
-	c.UserAgent = userAgent
-	return c
-}
-
 type upstream struct {
 	cancel context.CancelFunc
-	done   chan struct{}
+	done   <-chan struct{}
 }
 
 // StartUpstream runs the DaemonSet controller of Kubernetes v1.37.2 in this
-// process as kube-controller-manager starts it: NewDaemonSetsController on
-// a shared informer factory (resync 12h, kube-controller-manager's
-// --min-resync-period), the failed-pods backoff of 1s to 15m, and Run with
-// 2 workers (--concurrent-daemonset-syncs).
+// process as kube-controller-manager starts it (upstreamdaemon.Start).
 func StartUpstream(cfg *rest.Config) (Controller, error) {
-	client, err := kubernetes.NewForConfig(controllerClientConfig(cfg, "kube-controller-manager/daemon-set-controller"))
-	if err != nil {
-		return nil, err
-	}
-	infClient, err := kubernetes.NewForConfig(controllerClientConfig(cfg, "kube-controller-manager/shared-informers"))
-	if err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	factory := informers.NewSharedInformerFactory(infClient, 12*time.Hour)
-	dsc, err := daemon.NewDaemonSetsController(ctx,
-		factory.Apps().V1().DaemonSets(),
-		factory.Apps().V1().ControllerRevisions(),
-		factory.Core().V1().Pods(),
-		factory.Core().V1().Nodes(),
-		client,
-		flowcontrol.NewBackOff(1*time.Second, 15*time.Minute),
-	)
+	done, err := upstreamdaemon.Start(ctx, cfg)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	u := &upstream{cancel: cancel, done: make(chan struct{})}
-	factory.Start(ctx.Done())
-	go func() {
-		defer close(u.done)
-		dsc.Run(ctx, 2)
-		factory.Shutdown()
-	}()
-	return u, nil
+	return &upstream{cancel: cancel, done: done}, nil
 }
 
 func (u *upstream) Stop() error {
@@ -89,27 +49,43 @@ func (u *upstream) Stop() error {
 	}
 }
 
+// A program built once per process.
+type built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 var (
-	buildOnce sync.Once
-	builtPath string
-	buildErr  error
+	exampleBuild, upstreamBuild built
 )
+
+func (b *built) build(dir, name, pkg string) (string, error) {
+	b.once.Do(func() {
+		b.path = filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", b.path, pkg)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			b.err = fmt.Errorf("building %s: %w", pkg, err)
+		}
+	})
+	return b.path, b.err
+}
 
 // BuildExample builds daemonplan's example controller
 // (kube/examples/controller of this checkout) once per process into dir.
 func BuildExample(dir string) (string, error) {
-	buildOnce.Do(func() {
-		builtPath = filepath.Join(dir, "controller")
-		cmd := exec.Command("go", "build", "-o", builtPath, "github.com/daemonplan/daemonplan/kube/examples/controller")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			buildErr = fmt.Errorf("building the example controller: %w", err)
-		}
-	})
-	return builtPath, buildErr
+	return exampleBuild.build(dir, "controller", "github.com/daemonplan/daemonplan/kube/examples/controller")
 }
 
-// Example is daemonplan's example controller running as a program.
+// BuildUpstream builds cmd/upstream-controller, upstream's DaemonSet
+// controller as a program, once per process into dir.
+func BuildUpstream(dir string) (string, error) {
+	return upstreamBuild.build(dir, "upstream-controller", "github.com/daemonplan/daemonplan/kube/testbed/cmd/upstream-controller")
+}
+
+// Example is a controller running as a program: daemonplan's example
+// controller, or upstream's (StartUpstreamProcess).
 type Example struct {
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -121,11 +97,21 @@ type Example struct {
 // namespace/name against the Bed, as a user would run it: with the Bed's
 // kubeconfig and its default flags otherwise. Its output goes to logFile.
 func StartExample(bin string, b *Bed, namespace, name, logFile string) (*Example, error) {
+	return startProgram(logFile, bin, "--kubeconfig", b.Kubeconfig, "--namespace", namespace, "--name", name)
+}
+
+// StartUpstreamProcess runs the program bin (from BuildUpstream) against
+// the Bed. Its output goes to logFile.
+func StartUpstreamProcess(bin string, b *Bed, logFile string) (*Example, error) {
+	return startProgram(logFile, bin, "--kubeconfig", b.Kubeconfig)
+}
+
+func startProgram(logFile, bin string, args ...string) (*Example, error) {
 	log, err := os.Create(logFile)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--kubeconfig", b.Kubeconfig, "--namespace", namespace, "--name", name)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		log.Close()
@@ -149,7 +135,7 @@ func (e *Example) Stop() error {
 	case <-time.After(time.Minute):
 		e.cmd.Process.Signal(syscall.SIGKILL)
 		<-e.done
-		return errors.New("example controller: killed a minute after interrupt")
+		return fmt.Errorf("%s: killed a minute after interrupt", e.cmd.Path)
 	}
 	if st := e.cmd.ProcessState; st != nil {
 		e.CPU = st.UserTime() + st.SystemTime()

@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -39,6 +40,8 @@ type Recorder struct {
 	MaxUnavailable, MaxPodsPerNode map[string]int
 	// DaemonSetUpdates counts the DaemonSet events after the first.
 	DaemonSetUpdates int
+	// seen is the newest resourceVersion of any event.
+	seen string
 
 	changed chan struct{}
 	cancel  context.CancelFunc
@@ -83,6 +86,15 @@ func Record(client kubernetes.Interface, namespace string, nodes []string) (*Rec
 // Stop stops the watches.
 func (r *Recorder) Stop() { r.cancel() }
 
+// SetNodes changes the nodes the DaemonSet should run on, for the
+// unavailability of the events that follow.
+func (r *Recorder) SetNodes(nodes []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.nodes = append([]string(nil), nodes...)
+	r.logf("nodes %v", nodes)
+}
+
 // Phase starts a new phase of the maxima.
 func (r *Recorder) Phase(name string) {
 	r.mu.Lock()
@@ -113,12 +125,17 @@ func (r *Recorder) pod(kind string, o any) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.see(p.ResourceVersion)
 	if kind == "DEL" {
 		delete(r.pods, p.Name)
 	} else {
 		r.pods[p.Name] = p
 	}
-	r.logf("pod %s %s node=%q hash=%s %s | %s", kind, p.Name, p.Spec.NodeName, p.Labels[appsv1.ControllerRevisionHashLabelKey], podState(p), r.perNode())
+	if len(r.nodes) > briefAbove {
+		r.logf("pod %s %s node=%q hash=%s %s", kind, p.Name, p.Spec.NodeName, p.Labels[appsv1.ControllerRevisionHashLabelKey], podState(p))
+	} else {
+		r.logf("pod %s %s node=%q hash=%s %s | %s", kind, p.Name, p.Spec.NodeName, p.Labels[appsv1.ControllerRevisionHashLabelKey], podState(p), r.perNode())
+	}
 	r.measure()
 	r.poke()
 }
@@ -133,6 +150,7 @@ func (r *Recorder) ds(kind string, o any) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.see(ds.ResourceVersion)
 	if kind == "DEL" {
 		delete(r.dss, ds.Name)
 	} else {
@@ -151,6 +169,28 @@ func (r *Recorder) ds(kind string, o any) {
 		s.UpdatedNumberScheduled, s.NumberReady, s.NumberAvailable, s.NumberUnavailable, s.NumberMisscheduled)
 	r.poke()
 }
+
+func (r *Recorder) see(rv string) {
+	if n, err := resourceversion.CompareResourceVersion(rv, r.seen); err == nil && n > 0 || r.seen == "" {
+		r.seen = rv
+	}
+}
+
+// WaitSeen waits until the recorder has seen an event as new as the
+// resourceVersion rv (of a pod or DaemonSet of the namespace), or timeout.
+func (r *Recorder) WaitSeen(rv string, timeout time.Duration) error {
+	_, err := r.Wait(timeout, func(State) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		n, err := resourceversion.CompareResourceVersion(r.seen, rv)
+		return err == nil && n >= 0
+	})
+	return err
+}
+
+// briefAbove is the most nodes for which a pod's log line shows every
+// node's pods: beyond, the log would grow as the square of the nodes.
+const briefAbove = 50
 
 // podState is R (ready), r (not ready), with T when terminating.
 func podState(p *corev1.Pod) string {

@@ -22,6 +22,9 @@ type Options struct {
 	PodReadyDelay time.Duration
 	// ExtraPodStages are more kwok pod stages, in YAML.
 	ExtraPodStages []string
+	// GarbageCollector runs kube-controller-manager's garbage collector
+	// too (for a DaemonSet deleted with its pods).
+	GarbageCollector bool
 	// Dir, if set, keeps the data, certificates and logs there; otherwise
 	// a temporary directory holds them and Stop removes it.
 	Dir string
@@ -97,6 +100,11 @@ func Start(opts Options) (_ *Bed, err error) {
 	}
 	if err := startBinder(ctx, binderClient); err != nil {
 		return nil, fmt.Errorf("binder: %w", err)
+	}
+	if opts.GarbageCollector {
+		if err := startGarbageCollector(ctx, b.Config); err != nil {
+			return nil, fmt.Errorf("garbage collector: %w", err)
+		}
 	}
 	b.Started = time.Since(start)
 	return b, nil
