@@ -323,11 +323,11 @@ func (s *server) Delete(gvr schema.GroupVersionResource, ns, name string, opts .
 		pre := opts[0].Preconditions
 		if pre.UID != nil && *pre.UID != stored.GetUID() {
 			return apierrors.NewConflict(gvr.GroupResource(), name,
-				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, stored.GetUID()))
+				fmt.Errorf("precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, stored.GetUID()))
 		}
 		if pre.ResourceVersion != nil && *pre.ResourceVersion != stored.GetResourceVersion() {
 			return apierrors.NewConflict(gvr.GroupResource(), name,
-				fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, stored.GetResourceVersion()))
+				fmt.Errorf("precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, stored.GetResourceVersion()))
 		}
 	}
 	return s.ObjectTracker.Delete(gvr, ns, name, opts...)
