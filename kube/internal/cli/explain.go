@@ -315,7 +315,13 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 		}
 		probs, tolerated = problems(x, node, terms), defaulted(x)
 	}
-	if len(probs) == 0 {
+	switch {
+	case len(probs) == 0 && len(tolerated) > 0:
+		// A cordoned or NotReady node that still runs the pod does so only
+		// because of the tolerations the controller adds to every daemon
+		// pod: say so where the operator looks first.
+		field("Failing", "nothing: the node meets every placement rule, through the default daemon toleration under Tolerated")
+	case len(probs) == 0:
 		field("Failing", "nothing: the node meets every placement rule")
 	}
 	for i, pr := range probs {
