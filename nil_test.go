@@ -154,6 +154,7 @@ var nilCalls = map[string]func(){
 	"selector.NodeMatcher.Match":      func() { selector.NodeMatcher{}.Match("", nil) },
 	"api.NodeSelector.DeepCopy":       func() { (*api.NodeSelector)(nil).DeepCopy() },
 	"selector.ParseError.Error":       func() { _ = (*selector.ParseError)(nil).Error() },
+	"rollout.MissingNodeError.Error":  func() { _ = (*rollout.MissingNodeError)(nil).Error() },
 	"selector.ParseError.Unwrap":      func() { _ = (*selector.ParseError)(nil).Unwrap() },
 	"selector.Requirement.Matches":    func() { selector.Requirement{}.Matches(nil) },
 	"selector.Selector.Matches":       func() { selector.Selector{}.Matches(nil) },

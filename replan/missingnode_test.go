@@ -20,8 +20,8 @@ func TestMissingNodeError(t *testing.T) {
 	in.DaemonSet.UpdateStrategy = api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 		MaxUnavailable: api.Int(0), MaxSurge: api.Int(1)}}
 	in.DaemonSet.Annotations[api.AnnotationTemplateGeneration] = "2" // every pod is outdated
-	in.Nodes = in.Nodes[:2] // pod-c stays bound to node c, which is gone
-	in.Pods[2].Ready = false // an unavailable old pod: its node is looked up
+	in.Nodes = in.Nodes[:2]                                          // pod-c stays bound to node c, which is gone
+	in.Pods[2].Ready = false                                         // an unavailable old pod: its node is looked up
 	full, err := daemonplan.Sync(in, daemonplan.Options{})
 	if err != nil {
 		t.Fatal(err)

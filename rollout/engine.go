@@ -341,6 +341,9 @@ type MissingNodeError struct {
 }
 
 func (e *MissingNodeError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	return fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", e.Node, e.Node)
 }
 
