@@ -229,13 +229,36 @@ func describe(key string, d *domain, reps []rep, c cond) []selector.Requirement 
 			out = append(out, p.v)
 		}
 	}
+	return []selector.Requirement{listed(key, in, out, absentOK)}
+}
+
+// describeOne is describe for a single requirement r that holds on some of
+// d's states.
+func (d *domain) describeOne(r *selector.Requirement) selector.Requirement {
+	if d.anyValue {
+		return *r
+	}
+	var in, out []string
+	for _, v := range d.values {
+		if (rep{v: v}).satisfies(r) {
+			in = append(in, v)
+		} else {
+			out = append(out, v)
+		}
+	}
+	return listed(r.Key, in, out, d.absent && rep{absent: true}.satisfies(r))
+}
+
+// listed says "the present values in, and absence when absentOK" of a
+// key whose present values are in and out: In, DoesNotExist or NotIn.
+func listed(key string, in, out []string, absentOK bool) selector.Requirement {
 	switch {
 	case !absentOK:
-		return []selector.Requirement{{Key: key, Operator: api.SelectorOpIn, Values: in}}
+		return selector.Requirement{Key: key, Operator: api.SelectorOpIn, Values: in}
 	case len(in) == 0:
-		return []selector.Requirement{{Key: key, Operator: api.SelectorOpDoesNotExist}}
+		return selector.Requirement{Key: key, Operator: api.SelectorOpDoesNotExist}
 	}
-	return []selector.Requirement{{Key: key, Operator: api.SelectorOpNotIn, Values: out}}
+	return selector.Requirement{Key: key, Operator: api.SelectorOpNotIn, Values: out}
 }
 
 func requirementsString(rs []selector.Requirement) string {

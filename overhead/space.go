@@ -142,6 +142,9 @@ const (
 // reference it must agree with, and a property checks that it does.
 func (d *domain) classify(r *selector.Requirement) tri {
 	present := d.present()
+	if !present && !d.absent {
+		return never // no state at all: vacuous, said as never
+	}
 	switch r.Operator {
 	case api.SelectorOpExists:
 		return pick(!present, !d.absent)
@@ -216,12 +219,24 @@ type rep struct {
 	v      string
 }
 
-// labels returns whether the state satisfies r.
+// satisfies reports whether the state meets r, by the rules of
+// selector.Requirement.Matches for the six node operators.
 func (p rep) satisfies(r *selector.Requirement) bool {
 	if p.absent {
 		return r.Operator == api.SelectorOpNotIn || r.Operator == api.SelectorOpDoesNotExist
 	}
-	return r.Matches(map[string]string{r.Key: p.v})
+	switch r.Operator {
+	case api.SelectorOpIn:
+		return slices.Contains(r.Values, p.v)
+	case api.SelectorOpNotIn:
+		return !slices.Contains(r.Values, p.v)
+	case api.SelectorOpExists:
+		return true
+	case api.SelectorOpGt, api.SelectorOpLt:
+		b, err := strconv.ParseInt(r.Values[0], 10, 64)
+		return err == nil && intCompare(p.v, r.Operator == api.SelectorOpGt, b)
+	}
+	return false
 }
 
 // reps returns representatives of d for the requirements rs (all on d's

@@ -343,7 +343,8 @@ func fieldsHold(t *selector.NodeTerm, name string) bool {
 // or Depends, filling a.Where and a.Keys for Depends.
 func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 	if !forceExact {
-		open := false
+		open := 0   // terms that hold on some nodes only
+		single := 0 // the last of them
 		for ti := range d.terms {
 			t := &d.terms[ti]
 			if !fieldsHold(t, ct.name) {
@@ -362,12 +363,51 @@ func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 				return Every
 			}
 			if state == some {
-				open = true
+				open++
+				single = ti
 			}
 		}
-		if !open {
+		if open == 0 {
 			return None
+		}
+		if open == 1 && d.singleDepends(ct, &d.terms[single], a) {
+			return Depends
 		}
 	}
 	return d.exact(ct, a)
+}
+
+// singleDepends answers Depends for the usual case without the exact
+// path: one term holds on some nodes and not others, every other term on
+// none, and the term's requirements that the template leaves open are on
+// distinct keys. Keys are independent in a template, so the term holds
+// where each of those requirements does, and each of their keys decides.
+// It reports false, having changed nothing, when the case does not apply.
+func (d *tplDaemon) singleDepends(ct *CompiledTemplate, t *selector.NodeTerm, a *TemplateAnswer) bool {
+	keys := a.Keys[:0]
+	for ri := range t.Labels {
+		r := &t.Labels[ri]
+		if ct.domain(r.Key).classify(r) == always {
+			continue
+		}
+		if slices.Contains(keys, r.Key) {
+			return false
+		}
+		keys = append(keys, r.Key)
+	}
+	slices.Sort(keys)
+	var w []selector.Requirement
+	if len(a.Where) > 0 {
+		w = a.Where[0][:0]
+	}
+	for ri := range t.Labels {
+		r := &t.Labels[ri]
+		dom := ct.domain(r.Key)
+		if dom.classify(r) != always {
+			w = append(w, dom.describeOne(r))
+		}
+	}
+	a.Keys = keys
+	a.Where = append(a.Where[:0], w)
+	return true
 }
