@@ -215,7 +215,11 @@ func decidingKeys(table []bool, used []int, reps [][]rep) []bool {
 // list that qualify; otherwise the DaemonSet's own requirements.
 func describe(key string, d *domain, reps []rep, c cond) []selector.Requirement {
 	if d.anyValue {
-		return c.reqs
+		out := make([]selector.Requirement, len(c.reqs))
+		for i, r := range c.reqs {
+			out[i] = selector.Requirement{Key: r.Key, Operator: r.Operator, Values: slices.Clone(r.Values)}
+		}
+		return out
 	}
 	var in, out []string
 	absentOK := false
@@ -233,20 +237,39 @@ func describe(key string, d *domain, reps []rep, c cond) []selector.Requirement 
 }
 
 // describeOne is describe for a single requirement r that holds on some of
-// d's states.
-func (d *domain) describeOne(r *selector.Requirement) selector.Requirement {
+// d's states, written into dst, whose Values it reuses.
+func (d *domain) describeOne(r *selector.Requirement, dst *selector.Requirement) {
 	if d.anyValue {
-		return *r
+		// Copy the values: dst's buffer is reused by the next query and
+		// must never be the Set's own.
+		*dst = selector.Requirement{Key: r.Key, Operator: r.Operator, Values: append(dst.Values[:0], r.Values...)}
+		return
 	}
-	var in, out []string
+	absentOK := d.absent && rep{absent: true}.satisfies(r)
+	in := 0
 	for _, v := range d.values {
 		if (rep{v: v}).satisfies(r) {
-			in = append(in, v)
-		} else {
-			out = append(out, v)
+			in++
 		}
 	}
-	return listed(r.Key, in, out, d.absent && rep{absent: true}.satisfies(r))
+	op, want := api.SelectorOpIn, true
+	switch {
+	case absentOK && in == 0:
+		op = api.SelectorOpDoesNotExist
+	case absentOK:
+		op, want = api.SelectorOpNotIn, false
+	}
+	vs := dst.Values[:0]
+	if op != api.SelectorOpDoesNotExist {
+		for _, v := range d.values {
+			if (rep{v: v}).satisfies(r) == want {
+				vs = append(vs, v)
+			}
+		}
+	} else {
+		vs = nil
+	}
+	*dst = selector.Requirement{Key: r.Key, Operator: op, Values: vs}
 }
 
 // listed says "the present values in, and absence when absentOK" of a

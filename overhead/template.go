@@ -263,8 +263,9 @@ func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 // controller's default tolerations, every taint effect, every affinity
 // term and matchFields included. Taints decide for every node alike;
 // StartupTaints only say when the pod is created. r is overwritten and
-// reused; a DaemonSet whose answer is Every or None allocates nothing
-// once r has grown to s.
+// its slices (Where and Keys included) reused: copy what must outlive the
+// next query. Once r has grown to s, a query allocates nothing but on the
+// exact path (several open terms, or one with two requirements on a key).
 func (s *Set) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) {
 	r.Answers = grow(r.Answers, len(s.daemons))
 	for i := range s.daemons {
@@ -393,18 +394,23 @@ func (d *tplDaemon) singleDepends(ct *CompiledTemplate, t *selector.NodeTerm, a 
 		if slices.Contains(keys, r.Key) {
 			return false
 		}
+		// Insert in order: a term names few keys.
 		keys = append(keys, r.Key)
+		for j := len(keys) - 1; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
 	}
-	slices.Sort(keys)
 	var w []selector.Requirement
-	if len(a.Where) > 0 {
-		w = a.Where[0][:0]
+	if cap(a.Where) > 0 {
+		w = a.Where[:1][0][:0] // reuse the last query's first entry
 	}
 	for ri := range t.Labels {
 		r := &t.Labels[ri]
 		dom := ct.domain(r.Key)
 		if dom.classify(r) != always {
-			w = append(w, dom.describeOne(r))
+			w = slices.Grow(w, 1)
+			w = w[:len(w)+1]
+			dom.describeOne(r, &w[len(w)-1])
 		}
 	}
 	a.Keys = keys

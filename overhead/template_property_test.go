@@ -190,6 +190,10 @@ func TestTemplateEnumeration(t *testing.T) {
 			dss[i] = drawDaemonSet(t, i)
 		}
 		set := overhead.Compile(dss, placement.Options{})
+		// reused answers every template of the check in turn: reusing a
+		// result must change no answer (nor the Set, which would show on
+		// the next template).
+		var reused overhead.TemplateResult
 		for range 2 {
 			tpl := drawTemplate(t)
 			ct, err := overhead.CompileTemplate(&tpl)
@@ -202,6 +206,10 @@ func TestTemplateEnumeration(t *testing.T) {
 			set.QueryTemplate(ct, &exact)
 			undo()
 			checkTemplate(t, set, &tpl, ct, &fast, &exact)
+			set.QueryTemplate(ct, &reused)
+			if got, want := fmt.Sprint(reused.Answers), fmt.Sprint(fast.Answers); got != want {
+				t.Fatalf("reused result %s, fresh %s", got, want)
+			}
 		}
 	}
 	rapid.Check(t, prop)
