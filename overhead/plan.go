@@ -29,7 +29,7 @@ type InstanceType struct {
 type TemplatePlan struct {
 	DaemonSets []TemplateEntry
 	// Overhead is the requests of the daemon pods over the whole template.
-	Overhead Overhead
+	Overhead Totals
 	// InstanceTypes are in the order given.
 	InstanceTypes []InstanceTypePlan
 }
@@ -40,8 +40,8 @@ type TemplateEntry struct {
 	TemplateAnswer
 }
 
-// Overhead is what daemon pods request on one node of a template.
-type Overhead struct {
+// Totals is what daemon pods request on one node of a template.
+type Totals struct {
 	// Every is the sum over the pods that land on every node: the least
 	// any node of the template runs.
 	Every resource.List
@@ -61,7 +61,7 @@ type InstanceTypePlan struct {
 	NoNode string
 	// Answers are the DaemonSets' answers on this type, in Set order.
 	Answers  []TemplateAnswer
-	Overhead Overhead
+	Overhead Totals
 	// Left is Allocatable minus Overhead.AtMost, per allocatable name
 	// ("pods" less the daemon pods): what is left for workloads.
 	Left resource.List
@@ -83,7 +83,7 @@ type PortConflict struct {
 }
 
 // PlanTemplate answers QueryTemplate for t and, per instance type, for t
-// narrowed by the type's labels and requirements (docs/overhead.md, T8):
+// narrowed by the type's labels and requirements (docs/overhead.md, A8):
 // the daemon pods' requests, what is left of the type's allocatable, and
 // whether the pods fit together. Malformed input is an error naming its
 // field path ("instanceTypes[1].requirements[0].operator"). The inputs are
@@ -155,8 +155,8 @@ func (s *Set) PlanTemplate(t *Template, types []InstanceType) (TemplatePlan, err
 }
 
 // overhead sums the requests of the pods that land, in Set order.
-func (s *Set) overhead(answers []TemplateAnswer) Overhead {
-	o := Overhead{Every: resource.List{}, AtMost: resource.List{}}
+func (s *Set) overhead(answers []TemplateAnswer) Totals {
+	o := Totals{Every: resource.List{}, AtMost: resource.List{}}
 	for i := range s.daemons {
 		switch answers[i].Answer {
 		case Every:

@@ -217,7 +217,9 @@ type TemplateAnswer struct {
 	Where [][]selector.Requirement
 	// Keys are, for Depends, the label keys that decide: for each, two
 	// nodes of the template that differ in that label alone get different
-	// answers. Sorted.
+	// answers. Sorted. (When the DaemonSet's open requirements cut the
+	// template into more than 65,536 classes of nodes, Keys are instead
+	// the keys Where names, a superset.)
 	Keys []string
 	// StartupTaint is, when the pod lands somewhere, the first startup
 	// taint it does not tolerate (NoSchedule or NoExecute): the controller
@@ -258,7 +260,7 @@ func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 
 // QueryTemplate answers for every DaemonSet of s whether its pod lands on
 // every node ct can produce, on none, or depending on labels, and where
-// (docs/overhead.md, T1–T7). The answer is exact: the same as
+// (docs/overhead.md, A1–A7). The answer is exact: the same as
 // [Set.Query]'s ShouldRun on each such node, with the DaemonSet
 // controller's default tolerations, every taint effect, every affinity
 // term and matchFields included. Taints decide for every node alike;

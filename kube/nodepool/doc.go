@@ -10,7 +10,7 @@
 //     the items of a List, as kubectl get nodepools -o yaml prints them),
 //     each with its [overhead.Template].
 //   - [ReadInstanceTypes]: an instance-type list (docs/overhead.md,
-//     "Instance types").
+//     "The CLI", gives the format).
 //
 // Decoding is strict: an unknown or repeated field in what is read is an
 // error naming the file, document and field path; the parts of a NodePool

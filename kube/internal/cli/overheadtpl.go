@@ -168,7 +168,7 @@ func templatePoolDoc(set *overhead.Set, name string, plan overhead.TemplatePlan,
 	return p
 }
 
-func overheadDocOf(o overhead.Overhead) templateOverhead {
+func overheadDocOf(o overhead.Totals) templateOverhead {
 	return templateOverhead{Every: quantities(o.Every), AtMost: quantities(o.AtMost), Pods: o.Pods}
 }
 
