@@ -150,3 +150,30 @@ func TestKarpenterPodLevelLimits(t *testing.T) {
 		t.Errorf("fits %v insufficient %v, want false [cpu]", it.Fits, it.Insufficient)
 	}
 }
+
+// TestKarpenterORTermsAcrossPools: asking about one NodePool never changes
+// the answer about the next: a DaemonSet with one affinity term per pool
+// lands on every node of each, whichever is asked first and with one
+// reused result.
+func TestKarpenterORTermsAcrossPools(t *testing.T) {
+	term := func(v string) api.NodeSelectorTerm {
+		return api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: "pool", Operator: api.SelectorOpIn, Values: []string{v}}}}
+	}
+	ds := &api.DaemonSet{Namespace: "ns", Name: "ds", UID: "u", Template: api.PodTemplate{
+		RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{term("a"), term("b")}},
+	}}
+	s := overhead.Compile([]*api.DaemonSet{ds}, placement.Options{})
+	var r overhead.TemplateResult
+	for _, order := range [][]string{{"a", "b"}, {"b", "a"}} {
+		for _, pool := range order {
+			ct, err := overhead.CompileTemplate(&overhead.Template{Labels: map[string]string{"pool": pool}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.QueryTemplate(ct, &r)
+			if a := r.Answers[0]; a.Answer != overhead.Every {
+				t.Errorf("pool %s after %v: %v, want Every", pool, order, a.Answer)
+			}
+		}
+	}
+}
