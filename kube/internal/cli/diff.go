@@ -122,7 +122,7 @@ func (c *cli) diff(o *diffOptions) error {
 	edited.cluster = &cl
 	var edits []string
 	if o.dsFile != "" {
-		ds, at, k, err := c.newDaemonSet("diff", in.cluster, o.dsFile)
+		ds, at, k, err := c.newDaemonSet("diff", in, o.dsFile)
 		if err != nil {
 			return err
 		}
