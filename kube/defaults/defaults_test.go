@@ -115,16 +115,24 @@ func TestDaemonSetDefaults(t *testing.T) {
 			corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(80), Scheme: corev1.URISchemeHTTP}},
 		{"grpc service", "the empty service", "",
 			"      initContainers: [{name: s, image: busybox, restartPolicy: Always, livenessProbe: {grpc: {port: 9090}}}]\n",
-			func(ds *appsv1.DaemonSet) any { return ds.Spec.Template.Spec.InitContainers[0].LivenessProbe.GRPC.Service }, ptr.To("")},
+			func(ds *appsv1.DaemonSet) any {
+				return ds.Spec.Template.Spec.InitContainers[0].LivenessProbe.GRPC.Service
+			}, ptr.To("")},
 		{"lifecycle httpGet", "defaulted as a probe's", "",
 			"      initContainers: [{name: s, image: busybox, restartPolicy: Always, lifecycle: {preStop: {httpGet: {port: 80}}}}]\n",
-			func(ds *appsv1.DaemonSet) any { return ds.Spec.Template.Spec.InitContainers[0].Lifecycle.PreStop.HTTPGet.Scheme }, corev1.URISchemeHTTP},
+			func(ds *appsv1.DaemonSet) any {
+				return ds.Spec.Template.Spec.InitContainers[0].Lifecycle.PreStop.HTTPGet.Scheme
+			}, corev1.URISchemeHTTP},
 		{"env fieldRef", "apiVersion v1", "",
 			"      initContainers: [{name: i, image: busybox, env: [{name: N, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]}]\n",
-			func(ds *appsv1.DaemonSet) any { return ds.Spec.Template.Spec.InitContainers[0].Env[0].ValueFrom.FieldRef.APIVersion }, "v1"},
+			func(ds *appsv1.DaemonSet) any {
+				return ds.Spec.Template.Spec.InitContainers[0].Env[0].ValueFrom.FieldRef.APIVersion
+			}, "v1"},
 		{"env fileKeyRef", "optional false", "",
 			"      volumes: [{name: e, emptyDir: {}}]\n      initContainers: [{name: i, image: busybox, env: [{name: N, valueFrom: {fileKeyRef: {volumeName: e, path: p, key: K}}}]}]\n",
-			func(ds *appsv1.DaemonSet) any { return ds.Spec.Template.Spec.InitContainers[0].Env[0].ValueFrom.FileKeyRef.Optional }, ptr.To(false)},
+			func(ds *appsv1.DaemonSet) any {
+				return ds.Spec.Template.Spec.InitContainers[0].Env[0].ValueFrom.FileKeyRef.Optional
+			}, ptr.To(false)},
 		{"ephemeral container", "defaulted as a container", "",
 			"      ephemeralContainers: [{name: e, image: busybox}]\n",
 			func(ds *appsv1.DaemonSet) any { return ds.Spec.Template.Spec.EphemeralContainers[0].ImagePullPolicy }, corev1.PullAlways},

@@ -22,7 +22,9 @@ import (
 func randomDaemonSet(seed int64) *appsv1.DaemonSet {
 	quantities := []string{"0", "1", "100m", "1.5", "1.0001", "1500u", "64Mi", "1e3", "-3k"}
 	f := randfill.NewWithSeed(seed).NilChance(0.4).NumElements(0, 2).MaxDepth(14).Funcs(
-		func(q *resource.Quantity, c randfill.Continue) { *q = resource.MustParse(quantities[c.Intn(len(quantities))]) },
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = resource.MustParse(quantities[c.Intn(len(quantities))])
+		},
 		func(*metav1.Time, randfill.Continue) {},
 	)
 	var ds appsv1.DaemonSet
