@@ -51,8 +51,10 @@ name: either as 'kubectl get ds -o yaml' prints it (it has metadata.uid), which
 replaces the cluster's spec, or a manifest for 'kubectl apply', which is merged
 into the cluster's DaemonSet as kubectl apply merges it (the
 last-applied-configuration annotation, when present, tells which fields the
-manifest no longer states). metadata.generation and the template-generation
-annotation are the API server's: they go up when the spec or template changes.
+manifest no longer states). The result gets the API server's defaults for
+--kubernetes-version (docs/manifests.md). metadata.generation and the
+template-generation annotation are the API server's: they go up when the spec
+or template changes.
 
 Node edits use kubectl's syntax after the node names (NODE may be a comma
 list) and apply in this order: --node-file (nodes replace the same-named ones
@@ -122,7 +124,7 @@ func (c *cli) diff(o *diffOptions) error {
 	edited.cluster = &cl
 	var edits []string
 	if o.dsFile != "" {
-		ds, at, k, err := c.newDaemonSet("diff", in.cluster, o.dsFile)
+		ds, at, k, err := c.newDaemonSet("diff", in, o.dsFile)
 		if err != nil {
 			return err
 		}

@@ -329,7 +329,15 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
-	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison, ignored: o.ignored}, nil
+	k := kruise[cl.DaemonSet]
+	note, err := asStored(cl, version, k != nil)
+	if err != nil {
+		return nil, c.fail("%s: %s: %v", cmd, cl.At.DaemonSet, err)
+	}
+	if note != "" {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s", c.name, cmd, note)))
+	}
+	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
 }
 
 // expandDirs replaces each directory among files by the files in it whose

@@ -121,7 +121,7 @@ func (c *cli) simulate(o *simulateOptions) error {
 		// Read as diff reads it: a manifest is merged into the live
 		// DaemonSet as kubectl apply merges, so that restating the live
 		// spec changes nothing.
-		nds, at, k, err := c.newDaemonSet("simulate", in.cluster, o.dsFile)
+		nds, at, k, err := c.newDaemonSet("simulate", in, o.dsFile)
 		if err != nil {
 			return err
 		}
