@@ -63,6 +63,9 @@ func (c *cli) newDaemonSet(cmd string, cl *load.Snapshot, file string) (*appsv1.
 	if len(objs.At.DaemonSets) > 0 {
 		at = objs.At.DaemonSets[0]
 	}
+	if stored, ok := c.serverDefault(cmd, src, out); ok {
+		return stored, at, kruise[objs.DaemonSets[0]], nil
+	}
 	// Only a live template the API server stored (all its defaults set)
 	// makes the missing fields of the new one a difference from the
 	// cluster's.

@@ -3,11 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
-	"os"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -271,6 +271,15 @@ func (c *cli) source(cmd string, o *common, ns, name string) (*load.Objects, map
 	return objs, nil, "the cluster", nil
 }
 
+// overheadInput reads the input of overhead: files, else the cluster.
+func (c *cli) overheadInput(files []string, all, nodes bool) (*load.Objects, string, error) {
+	if len(files) > 0 {
+		objs, _, src, err := c.read("overhead", files)
+		return objs, src, err
+	}
+	return c.overheadSource(all, nodes)
+}
+
 // overheadSource reads the input of overhead live: the DaemonSets of the
 // namespace (every one with -A), and, unless a node file answers for a
 // node of its own, every node and every unfinished pod.
@@ -305,6 +314,7 @@ func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
 		if err != nil {
 			return c.fail("%s: standard input: %v", cmd, err)
 		}
+		c.stdin = bytes.NewReader(data)
 		defer func() { c.stdin, c.stdinRead = bytes.NewReader(data), false }()
 	}
 	objs, _, _, err := c.read(cmd, o.files)
@@ -340,6 +350,18 @@ type change struct {
 func addChange(cmd *cobra.Command, ch *change) {
 	cmd.Flags().Var(editFlag[imageEdit]{&ch.images, parseImageEdit, "CONTAINER=IMAGE"}, "image",
 		"set a container's image, as 'kubectl set image ds/NAME CONTAINER=IMAGE' does\n(init containers too; *=IMAGE sets every one); repeatable")
+}
+
+// changeEdits names the change in the diff document's edits.
+func changeEdits(dsFile string, images []imageEdit) []string {
+	if dsFile != "" {
+		return []string{"--ds-file " + dsFile}
+	}
+	var out []string
+	for _, e := range images {
+		out = append(out, "--image "+e.String())
+	}
+	return out
 }
 
 // setImages sets the images of ds, a copy the caller owns, as kubectl set

@@ -25,12 +25,14 @@ type overheadOptions struct {
 	files    []string
 	nodeFile string
 	output   string
+	// allNamespaces is -A (live).
+	allNamespaces bool
 }
 
 func (c *cli) overheadCmd() *cobra.Command {
 	o := overheadOptions{output: "table"}
 	cmd := &cobra.Command{
-		Use:   "overhead -f FILE [-f FILE...] [--node-file NODE.yaml] [-o table|json]",
+		Use:   "overhead [-n NAMESPACE | -A] | overhead -f FILE [-f FILE...] [--node-file NODE.yaml] [-o table|json]",
 		Short: "Show which DaemonSets put a pod on each node, what those pods request, and whether they fit",
 		Long: `For every node of the input, or only for the node of --node-file (which need
 not exist: the question an autoscaler asks of a node it could create), show
@@ -57,6 +59,7 @@ Output formats (-o):
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil,
 		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input;\na directory, its .json, .yaml and .yml files. Repeat to merge several\nsources. Other kinds are ignored.")
+	addLive(cmd, &o.allNamespaces, "read the cluster: the DaemonSets of every namespace (without it, of -n or the context's)")
 	f.StringVar(&o.nodeFile, "node-file", "", "a file holding one Node, real or hypothetical: answer for it alone")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(overheadOutputs, "|"))
 	return cmd
@@ -67,10 +70,7 @@ func (c *cli) overhead(o overheadOptions) error {
 	if !slices.Contains(overheadOutputs, o.output) {
 		return usagef("overhead: -o %q: want one of %s", o.output, strings.Join(overheadOutputs, ", "))
 	}
-	if len(o.files) == 0 {
-		return usagef("overhead: -f FILE is required (- reads standard input)")
-	}
-	objs, _, src, err := c.read("overhead", o.files)
+	objs, src, err := c.overheadInput(o.files, o.allNamespaces, o.nodeFile == "")
 	if err != nil {
 		return err
 	}
