@@ -19,7 +19,7 @@ var diffOutputs = []string{"table", "json"}
 // diffOptions are the parsed flags of "diff".
 type diffOptions struct {
 	common
-	dsFile      string
+	dsFile string
 	change
 	nodeFiles   []string
 	removes     []nodeNames

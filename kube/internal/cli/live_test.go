@@ -302,4 +302,3 @@ func TestLiveChange(t *testing.T) {
 		})
 	}
 }
-

@@ -25,7 +25,7 @@ var simulateOutputs = []string{"table", "json"}
 // simulateOptions are the parsed flags of "simulate".
 type simulateOptions struct {
 	common
-	dsFile      string
+	dsFile string
 	change
 	readyAfter  time.Duration
 	failRate    float64
