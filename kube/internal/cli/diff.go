@@ -19,8 +19,8 @@ var diffOutputs = []string{"table", "json"}
 // diffOptions are the parsed flags of "diff".
 type diffOptions struct {
 	common
-	dsFile string
 	change
+	dsFile      string
 	nodeFiles   []string
 	removes     []nodeNames
 	labels      []labelEdit

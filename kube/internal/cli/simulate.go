@@ -25,8 +25,8 @@ var simulateOutputs = []string{"table", "json"}
 // simulateOptions are the parsed flags of "simulate".
 type simulateOptions struct {
 	common
-	dsFile string
 	change
+	dsFile      string
 	readyAfter  time.Duration
 	failRate    float64
 	seed        uint64
