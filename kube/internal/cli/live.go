@@ -348,6 +348,16 @@ type change struct {
 }
 
 func addChange(cmd *cobra.Command, ch *change) {
+	cmd.Long += `
+
+Against the live cluster (no -f, or -f holding one DaemonSet and no node, pod
+or ControllerRevision, which is then the new spec as for 'kubectl diff -f'),
+the new DaemonSet is -f NEW.yaml, --ds-file NEW.yaml or --image
+CONTAINER=IMAGE ('kubectl set image': containers and init containers by name,
+*=IMAGE every one). It is then defaulted by the API server with a server-side
+dry run (the update sent with dryRun=All, as 'kubectl apply --dry-run=server'
+sends it; nothing is stored), which needs the update verb on daemonsets;
+without it a warning says so and it is defaulted offline (docs/live-cluster.md).`
 	cmd.Flags().Var(editFlag[imageEdit]{&ch.images, parseImageEdit, "CONTAINER=IMAGE"}, "image",
 		"set a container's image, as 'kubectl set image ds/NAME CONTAINER=IMAGE' does\n(init containers too; *=IMAGE sets every one); repeatable")
 }

@@ -41,8 +41,20 @@ const (
 )
 
 const long = `%[1]s shows what the Kubernetes DaemonSet controller would do in one
-sync of a cluster snapshot, without an API server. Nothing is written to any
+sync of a cluster snapshot, without running it. Nothing is written to any
 cluster.
+
+Without -f it reads the cluster of the kubeconfig, with kubectl's flags
+(--kubeconfig, --context, -n, ...: the Global Flags of each command's help):
+get and list only, the Kubernetes version from the server. The DaemonSet is NAME,
+ds/NAME or daemonsets.apps/NAME, as for kubectl.
+
+  %[1]s plan ds/node-agent -n kube-system
+  %[1]s explain ds/node-agent node-017 -n kube-system
+  %[1]s diff ds/node-agent -n kube-system --image 'agent=registry/agent:v2'
+  %[1]s overhead -A
+
+With -f it reads what kubectl get prints, and contacts no cluster:
 
   kubectl get ds/node-agent,nodes,pods,controllerrevisions -n kube-system -o yaml > cluster.yaml
   %[1]s plan -f cluster.yaml
@@ -188,7 +200,8 @@ func addCommon(cmd *cobra.Command, o *common) {
 		"what 'kubectl get ... -o yaml' or '-o json' prints: a List, single objects or a\n"+
 			"multi-document stream; '-' reads standard input; a directory, its .json,\n"+
 			".yaml and .yml files. Repeat to merge several sources, as kubectl does.\n"+
-			"Other kinds are ignored.")
+			"Other kinds are ignored. Without -f, the cluster of the kubeconfig is read\n"+
+			"(docs/live-cluster.md).")
 	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
 	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")

@@ -40,7 +40,7 @@ type simulateOptions struct {
 func (c *cli) simulateCmd() *cobra.Command {
 	o := simulateOptions{output: "table", readyAfter: 30 * time.Second, seed: 1, maxSyncs: 1000, maxDuration: 24 * time.Hour, terminating: 30 * time.Second}
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
+		Use:   "simulate [ds/NAME] [-f NEW_DS.yaml | --image CONTAINER=IMAGE] | simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
 		Short: "Simulate a rollout sync by sync to convergence or to a stall, and draw its timeline",
 		Long: `Drive the DaemonSet's rollout through an in-memory cluster, sync by sync, as
 the controller would: each sync's creates and deletes are applied at once, new
