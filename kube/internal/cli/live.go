@@ -194,7 +194,7 @@ func (c *cli) daemonSetName(cmd string, o *common) (ns, name string, err error) 
 		if err != nil {
 			return "", "", usagef("%s: %v", cmd, err)
 		}
-		if c.kube != nil && *c.kube.Namespace != "" {
+		if c.kube != nil && *c.kube.Namespace != "" && !o.allNamespaces {
 			ns = *c.kube.Namespace
 		}
 		return ns, name, nil
@@ -208,7 +208,8 @@ func (c *cli) daemonSetName(cmd string, o *common) (ns, name string, err error) 
 			return "", "", usagef("%s: --ds %q: want NAME or NAMESPACE/NAME", cmd, o.ds)
 		}
 	}
-	if ns == "" && c.kube != nil && *c.kube.Namespace != "" {
+	// -A wins over -n, as for kubectl.
+	if ns == "" && c.kube != nil && *c.kube.Namespace != "" && !o.allNamespaces {
 		ns = *c.kube.Namespace
 	}
 	return ns, name, nil

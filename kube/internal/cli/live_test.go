@@ -157,6 +157,7 @@ func TestLiveFlags(t *testing.T) {
 		{"daemonsets.apps", "resource.group/NAME", []string{"plan", "daemonsets.apps/node-agent"}, exitOK, "", nil},
 		{"only one", "no argument: the namespace's only DaemonSet", []string{"plan"}, exitOK, "", nil},
 		{"all namespaces", "-A finds the DaemonSet in whichever namespace", []string{"plan", "-A", "node-agent"}, exitOK, "", nil},
+		{"-A over -n", "-A wins over -n, as for kubectl", []string{"plan", "-A", "-n", "kube-system", "node-agent"}, exitOK, "", nil},
 		{"wrong namespace", "-n names where the DaemonSet is looked for", []string{"plan", "ds/node-agent", "-n", "kube-system"}, exitError,
 			`no DaemonSet "node-agent" in namespace kube-system of the cluster`, nil},
 		{"empty namespace", "nothing to plan, said so", []string{"plan", "-n", "kube-system"}, exitError,
