@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -308,5 +309,47 @@ func TestServerVersion(t *testing.T) {
 				t.Errorf("%s: %v, %v; want %v", tc.reason, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadManyNodes: a cluster of 10,000 nodes (100,000 with
+// LIVE_NODES=100000, about ten seconds through the fake clientset) is read
+// in pages of the default size, each continuing the last.
+func TestReadManyNodes(t *testing.T) {
+	total := 10000
+	if n, err := strconv.Atoi(os.Getenv("LIVE_NODES")); err == nil && n > 0 {
+		total = n
+	}
+	c := fake.NewClientset(daemonSet("kube-system", "agent"))
+	var requests int
+	c.PrependReactor("list", "nodes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		lo := a.(k8stesting.ListActionImpl).ListOptions
+		requests++
+		start := 0
+		if lo.Continue != "" {
+			start, _ = strconv.Atoi(lo.Continue)
+		}
+		if lo.Limit != DefaultPageSize {
+			t.Fatalf("request %d: limit %d", requests, lo.Limit)
+		}
+		end := min(start+int(lo.Limit), total)
+		l := &corev1.NodeList{Items: make([]corev1.Node, 0, end-start)}
+		for i := start; i < end; i++ {
+			l.Items = append(l.Items, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-" + strconv.Itoa(i)}})
+		}
+		if end < total {
+			l.Continue = strconv.Itoa(end)
+		}
+		return true, l, nil
+	})
+	got, err := Read(context.Background(), c, "kube-system", "agent", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages := (total + DefaultPageSize - 1) / DefaultPageSize; len(got.Nodes) != total || requests != pages {
+		t.Fatalf("%d nodes in %d requests, want %d in %d", len(got.Nodes), requests, total, pages)
+	}
+	if got.Nodes[total-1].Name != "node-"+strconv.Itoa(total-1) {
+		t.Errorf("last node %s", got.Nodes[total-1].Name)
 	}
 }
