@@ -35,10 +35,8 @@ import (
 // conn is a connection to the cluster of the kubeconfig.
 type conn struct {
 	client kubernetes.Interface
-	// namespace is -n, else the context's, else "default"; explicit
-	// reports -n.
+	// namespace is -n, else the context's, else "default".
 	namespace string
-	explicit  bool
 }
 
 // dialer makes the connection; tests replace it with a fake clientset.
@@ -51,7 +49,7 @@ func dialKubeconfig(f *genericclioptions.ConfigFlags) (*conn, error) {
 	if err := configured(f); err != nil {
 		return nil, err
 	}
-	ns, explicit, err := f.ToRawKubeConfigLoader().Namespace()
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +65,7 @@ func dialKubeconfig(f *genericclioptions.ConfigFlags) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{client: client, namespace: ns, explicit: explicit}, nil
+	return &conn{client: client, namespace: ns}, nil
 }
 
 // errNoCluster reports that no cluster is configured: no kubeconfig with a

@@ -79,7 +79,7 @@ func runLive(fc *fakeCluster, stdin string, args ...string) result {
 			fc.dials++
 			// The namespace as kubectl resolves it without a kubeconfig.
 			if *f.Namespace != "" {
-				return &conn{client: fc.client, namespace: *f.Namespace, explicit: true}, nil
+				return &conn{client: fc.client, namespace: *f.Namespace}, nil
 			}
 			return &conn{client: fc.client, namespace: "default"}, nil
 		}}
