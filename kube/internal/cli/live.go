@@ -242,6 +242,14 @@ func (c *cli) kubernetesVersion(cmd string, o *common) (upstream.Version, error)
 // the namespace holds.
 func (c *cli) source(cmd string, o *common, ns, name string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
 	if len(o.files) > 0 {
+		if r := c.preread; r != nil && slices.Equal(r.files, o.files) {
+			c.preread = nil
+			if slices.Contains(r.files, "-") {
+				// Read once: no later "-" can read it again.
+				c.stdinRead = true
+			}
+			return r.objs, r.kruise, r.src, nil
+		}
 		return c.read(cmd, o.files)
 	}
 	cn, err := c.connect(cmd)
@@ -316,15 +324,27 @@ func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
 		c.stdin = bytes.NewReader(data)
 		defer func() { c.stdin, c.stdinRead = bytes.NewReader(data), false }()
 	}
-	objs, _, _, err := c.read(cmd, o.files)
+	objs, kruise, src, err := c.read(cmd, o.files)
 	if err != nil {
 		return err
 	}
 	if len(objs.DaemonSets) != 1 || len(objs.Nodes)+len(objs.Pods)+len(objs.Revisions) > 0 {
+		// The cluster: kept for source, so that a large snapshot is
+		// decoded once.
+		c.preread = &preread{files: slices.Clone(o.files), objs: objs, kruise: kruise, src: src}
 		return nil
 	}
 	*dsFile, o.files = o.files[0], nil
 	return nil
+}
+
+// preread is what specFromFiles read of files that turned out to be the
+// cluster.
+type preread struct {
+	files  []string
+	objs   *load.Objects
+	kruise map[*appsv1.DaemonSet]*convert.Kruise
+	src    string
 }
 
 // imageEdit is one --image CONTAINER=IMAGE; container "*" is every one.

@@ -98,6 +98,9 @@ type cli struct {
 	kube *genericclioptions.ConfigFlags
 	dial dialer
 	conn *conn
+	// preread holds files diff and simulate read to tell a new spec from
+	// a cluster (specFromFiles), for load to use.
+	preread *preread
 }
 
 // usageErr is an error that exits with exitUsage.
