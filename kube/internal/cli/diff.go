@@ -19,6 +19,7 @@ var diffOutputs = []string{"table", "json"}
 // diffOptions are the parsed flags of "diff".
 type diffOptions struct {
 	common
+	change
 	dsFile      string
 	nodeFiles   []string
 	removes     []nodeNames
@@ -32,7 +33,7 @@ type diffOptions struct {
 func (c *cli) diffCmd() *cobra.Command {
 	o := diffOptions{output: "table", readyAfter: 10 * time.Second, terminating: 30 * time.Second}
 	cmd := &cobra.Command{
-		Use:   "diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
+		Use:   "diff [ds/NAME] [-f NEW_DS.yaml | --image CONTAINER=IMAGE] | diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
 		Short: "Tell what an edit would do: which nodes gain, lose or replace their pod, and how long the rollout takes",
 		Long: `Tell what an edit to the cluster would do before it is made: a new DaemonSet
 spec, nodes relabelled or tainted, nodes added or removed. For each node: does
@@ -80,13 +81,14 @@ Output formats (-o):
   json   the diff document (package kube/schema, type Diff): every node with
          its change, pods and decisions before and after, the counts, budgets,
          steps, syncs, duration, settled and done`,
-		Args: noArgs("diff"),
+		Args: dsArg("diff", &o.common),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.diff(&o)
 		},
 	}
 	cmd.Long = fmt.Sprintf(cmd.Long, c.name)
 	addCommon(cmd, &o.common)
+	addChange(cmd, &o.change)
 	f := cmd.Flags()
 	f.StringVar(&o.dsFile, "ds-file", "", "the new DaemonSet: 'kubectl get ds -o yaml' output, or a manifest for\n'kubectl apply'; '-' reads standard input")
 	f.StringArrayVar(&o.nodeFiles, "node-file", nil, "nodes that replace the same-named nodes of the input or are added; repeatable")
@@ -112,8 +114,11 @@ func (c *cli) diff(o *diffOptions) error {
 	if o.terminating < 0 {
 		return usagef("diff: --terminating %v: want a duration of 0 or more", o.terminating)
 	}
-	if o.dsFile == "" && len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
-		return usagef("diff: nothing to compare: give --ds-file, --label, --taint, --remove-node or --node-file")
+	if err := c.specFromFiles("diff", &o.common, &o.dsFile); err != nil {
+		return err
+	}
+	if o.dsFile == "" && len(o.images)+len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
+		return usagef("diff: nothing to compare: give --ds-file, --image, --label, --taint, --remove-node or --node-file")
 	}
 	in, err := c.load("diff", &o.common)
 	if err != nil {
@@ -123,8 +128,8 @@ func (c *cli) diff(o *diffOptions) error {
 	cl := *in.cluster
 	edited.cluster = &cl
 	var edits []string
-	if o.dsFile != "" {
-		ds, at, k, err := c.newDaemonSet("diff", in, o.dsFile)
+	if o.dsFile != "" || len(o.images) > 0 {
+		ds, at, k, err := c.newSpec("diff", in, o.dsFile, o.images)
 		if err != nil {
 			return err
 		}
@@ -132,7 +137,7 @@ func (c *cli) diff(o *diffOptions) error {
 		if k != nil {
 			edited.kruise = k
 		}
-		edits = append(edits, "--ds-file "+o.dsFile)
+		edits = append(edits, changeEdits(o.dsFile, o.images)...)
 	}
 	more, err := c.editNodes(&cl, o)
 	if err != nil {

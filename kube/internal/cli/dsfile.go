@@ -65,6 +65,11 @@ func (c *cli) newDaemonSet(cmd string, in *input, file string) (*appsv1.DaemonSe
 	if len(objs.At.DaemonSets) > 0 {
 		at = objs.At.DaemonSets[0]
 	}
+	// Live, the API server defaults the new spec itself (a dry run);
+	// without the right to, or from files, the offline defaults stand in.
+	if stored, ok := c.serverDefault(cmd, src, out); ok {
+		return stored, at, kruise[objs.DaemonSets[0]], nil
+	}
 	// An OpenKruise DaemonSet's webhook defaults otherwise than apps/v1.
 	if kruise[objs.DaemonSets[0]] == nil {
 		if out, err = defaults.DaemonSet(out, in.version); err != nil {

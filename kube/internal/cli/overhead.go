@@ -27,12 +27,14 @@ type overheadOptions struct {
 	nodePool      string
 	instanceTypes string
 	output        string
+	// allNamespaces is -A (live).
+	allNamespaces bool
 }
 
 func (c *cli) overheadCmd() *cobra.Command {
 	o := overheadOptions{output: "table"}
 	cmd := &cobra.Command{
-		Use:   "overhead -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
+		Use:   "overhead [-n NAMESPACE | -A] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] | overhead -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
 		Short: "Show which DaemonSets put a pod on each node, what those pods request, and whether they fit",
 		Long: `For every node of the input, or only for the nodes of --node-file (which need
 not exist: the question an autoscaler asks of a node it could create), show
@@ -91,6 +93,7 @@ Output formats (-o):
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil,
 		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input;\na directory, its .json, .yaml and .yml files. Repeat to merge several\nsources. Other kinds are ignored.")
+	addLive(cmd, &o.allNamespaces, "read the cluster: the DaemonSets of every namespace (without it, of -n or the context's)")
 	f.StringArrayVar(&o.nodeFiles, "node-file", nil, "a file holding one Node, real or hypothetical, every label known: answer for it\n(repeat for several) instead of the input's nodes")
 	f.StringVar(&o.nodePool, "nodepool", "", "a file of Karpenter NodePools (karpenter.sh/v1): answer for every node each may launch")
 	f.StringVar(&o.instanceTypes, "instance-types", "", "with --nodepool, a file listing instance types: requests and fit per type")
@@ -103,16 +106,15 @@ func (c *cli) overhead(o overheadOptions) error {
 	if !slices.Contains(overheadOutputs, o.output) {
 		return usagef("overhead: -o %q: want one of %s", o.output, strings.Join(overheadOutputs, ", "))
 	}
-	if len(o.files) == 0 {
-		return usagef("overhead: -f FILE is required (- reads standard input)")
-	}
 	if o.instanceTypes != "" && o.nodePool == "" {
 		return usagef("overhead: --instance-types needs --nodepool")
 	}
 	if o.nodePool != "" && len(o.nodeFiles) > 0 {
 		return usagef("overhead: --nodepool and --node-file ask different questions: give one")
 	}
-	objs, _, src, err := c.read("overhead", o.files)
+	// Live, the cluster's nodes and pods are read only when the question is
+	// about them, not about a node file or a NodePool.
+	objs, src, err := c.overheadInput(o.files, o.allNamespaces, len(o.nodeFiles) == 0 && o.nodePool == "")
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ var simulateOutputs = []string{"table", "json"}
 // simulateOptions are the parsed flags of "simulate".
 type simulateOptions struct {
 	common
+	change
 	dsFile      string
 	readyAfter  time.Duration
 	failRate    float64
@@ -39,7 +40,7 @@ type simulateOptions struct {
 func (c *cli) simulateCmd() *cobra.Command {
 	o := simulateOptions{output: "table", readyAfter: 30 * time.Second, seed: 1, maxSyncs: 1000, maxDuration: 24 * time.Hour, terminating: 30 * time.Second}
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
+		Use:   "simulate [ds/NAME] [-f NEW_DS.yaml | --image CONTAINER=IMAGE] | simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
 		Short: "Simulate a rollout sync by sync to convergence or to a stall, and draw its timeline",
 		Long: `Drive the DaemonSet's rollout through an in-memory cluster, sync by sync, as
 the controller would: each sync's creates and deletes are applied at once, new
@@ -76,13 +77,14 @@ Output formats (-o):
 
 Exit status is 0 when the simulation ran, whether it converged or stalled
 (the outcome is printed); 1 for bad input, 2 for a usage error.`,
-		Args: noArgs("simulate"),
+		Args: dsArg("simulate", &o.common),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.simulate(&o)
 		},
 	}
 	cmd.Long = fmt.Sprintf(cmd.Long, c.name)
 	addCommon(cmd, &o.common)
+	addChange(cmd, &o.change)
 	f := cmd.Flags()
 	f.StringVar(&o.dsFile, "ds-file", "", "the new DaemonSet, whose rollout to simulate: 'kubectl get ds -o yaml' output,\nor a manifest for 'kubectl apply'; '-' reads standard input")
 	f.DurationVar(&o.readyAfter, "ready-after", o.readyAfter, "how long a new pod takes to become Ready (or to fail)")
@@ -112,16 +114,19 @@ func (c *cli) simulate(o *simulateOptions) error {
 	case o.maxDuration <= 0:
 		return usagef("simulate: --max-duration %v: want a positive duration", o.maxDuration)
 	}
+	if err := c.specFromFiles("simulate", &o.common, &o.dsFile); err != nil {
+		return err
+	}
 	in, err := c.load("simulate", &o.common)
 	if err != nil {
 		return err
 	}
 	old := in.cluster.DaemonSet
-	if o.dsFile != "" {
+	if o.dsFile != "" || len(o.images) > 0 {
 		// Read as diff reads it: a manifest is merged into the live
 		// DaemonSet as kubectl apply merges, so that restating the live
 		// spec changes nothing.
-		nds, at, k, err := c.newDaemonSet("simulate", in, o.dsFile)
+		nds, at, k, err := c.newSpec("simulate", in, o.dsFile, o.images)
 		if err != nil {
 			return err
 		}
