@@ -283,8 +283,14 @@ type Options struct {
 	// Terminating is how long the pods found being deleted at the start
 	// take to go (their grace period); 0 means they never go, and a node
 	// whose pod never goes holds the rollout. Pods the simulation deletes
-	// go at once.
+	// go after the cluster's sim.Cluster.GracePeriod.
 	Terminating time.Duration
+	// WholeSyncs plans every sync with a whole daemonplan.Sync and looks at
+	// every pod and node after it, as Run did before it tracked the
+	// cluster: each sync then costs the cluster's size. Run otherwise
+	// calls the cluster's Track (when it can) and pays for what changes.
+	// Both give the same Timeline; WholeSyncs is the tests' oracle.
+	WholeSyncs bool
 	// AfterSync, when set, is called with the plan of every sync once it
 	// is applied: for callers that want more of each plan than the
 	// recording keeps (package whatif keeps each deleted pod's reason).
@@ -330,20 +336,15 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	if opts.MaxDuration <= 0 {
 		opts.MaxDuration = 24 * time.Hour
 	}
+	if !opts.WholeSyncs && !c.Tracked() {
+		// A cluster the Tracker refuses (a name held twice) is planned
+		// by whole syncs, which report what is wrong with it.
+		_ = c.Track()
+	}
 	r := newRecorder(c)
 	sel, selErr := selector.Compile(c.DaemonSet.Selector)
-	var gone time.Time // when the pods being deleted go; zero for never
-	if opts.Terminating > 0 && slices.ContainsFunc(c.Pods, func(p api.Pod) bool { return p.Deleting }) {
-		gone = c.Now.Add(opts.Terminating)
-	}
-	advance := func(d time.Duration) {
-		c.Advance(d)
-		if !gone.IsZero() && !c.Now.Before(gone) {
-			c.Pods = slices.DeleteFunc(c.Pods, func(p api.Pod) bool { return p.Deleting })
-			gone = time.Time{}
-		}
-	}
-	advance(0) // pending pods due by now are Ready
+	c.Terminate(opts.Terminating)
+	c.Advance(0) // pending pods due by now are Ready
 	r.observe()
 	var last daemonplan.Plan
 	var kind StallKind
@@ -365,16 +366,22 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			break
 		}
 		wrote := len(plan.Create)+len(plan.Delete) > 0
-		wait := nextEvent(c, plan)
-		if d := gone.Sub(c.Now); !gone.IsZero() && (wait == 0 || d < wait) {
-			wait = d
-		}
-		if !wrote && wait == 0 {
-			done = rolloutDone(c, plan)
-			if !done {
-				kind = Stuck
+		// The controller sees its own writes at once (their watch events
+		// queue the DaemonSet): after a sync that wrote, the next one
+		// follows without waiting.
+		wait := time.Duration(0)
+		if !wrote {
+			wait = max(plan.RequeueAfter, 0)
+			if d := c.NextEvent(); d > 0 && (wait == 0 || d < wait) {
+				wait = d
 			}
-			break
+			if wait == 0 {
+				done = rolloutDone(c, plan)
+				if !done {
+					kind = Stuck
+				}
+				break
+			}
 		}
 		if len(r.tl.Syncs) >= opts.MaxSyncs {
 			kind = SyncLimit
@@ -384,7 +391,7 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			kind = TimeLimit
 			break
 		}
-		advance(wait)
+		c.Advance(wait)
 		r.observe()
 	}
 	return r.finish(last, done, kind), nil
@@ -401,42 +408,6 @@ func rolloutDone(c *sim.Cluster, plan daemonplan.Plan) bool {
 		st.NumberAvailable == st.DesiredNumberScheduled
 }
 
-// nextEvent is how long until something can change without a write: the
-// next pending pod due to become Ready or fail, the next Ready pod due to
-// become available, or the plan's requeue. Zero means nothing will.
-//
-// A pod becoming available is an event because the controller makes it
-// one: when a pod turns Ready and the DaemonSet has minReadySeconds, its
-// pod event handler queues the DaemonSet again minReadySeconds and one
-// second later (upstream: updatePod), since no status change marks the
-// moment the pod becomes available. Without it a surged pod that turns
-// Ready after the old one is available would be waited for forever.
-func nextEvent(c *sim.Cluster, plan daemonplan.Plan) time.Duration {
-	next := max(plan.RequeueAfter, 0)
-	earliest := func(d time.Duration) {
-		if d > 0 && (next == 0 || d < next) {
-			next = d
-		}
-	}
-	minReady := time.Duration(c.DaemonSet.MinReadySeconds) * time.Second
-	for i := range c.Pods {
-		p := &c.Pods[i]
-		if p.Namespace != c.DaemonSet.Namespace {
-			continue
-		}
-		switch {
-		case p.Phase == api.PodPending:
-			earliest(p.Created.Add(c.ReadyAfter).Sub(c.Now))
-		case minReady > 0 && p.Ready && !p.Deleting && !api.IsTerminal(p) && p.ReadySince.Add(minReady).After(c.Now):
-			// Only while the pod is not available yet: once it is, the
-			// requeue finds nothing new, and the sync after a write
-			// follows at once as before.
-			earliest(p.ReadySince.Add(minReady + time.Second).Sub(c.Now))
-		}
-	}
-	return next
-}
-
 // recorder builds a Timeline while Run drives the cluster.
 type recorder struct {
 	c  *sim.Cluster
@@ -445,15 +416,54 @@ type recorder struct {
 	index map[string]int
 	// shouldRun holds the nodes the last sync found should run the pod:
 	// only there is a failed pod replaced (nil before the first sync).
+	// A tracked cluster's plans do not list the nodes: its nodes are
+	// decided once, when first asked (decide), as they do not change
+	// during a run.
 	shouldRun map[string]bool
+	decide    func(node string) bool
 	numbers   map[string]int64
 	hashes    map[string]bool
+	// awaiting holds the nodes whose pod a sync deleted and that got no
+	// new pod since; surged those that got a new pod beside a live one
+	// whose old pod has not been deleted since: a create on the first, a
+	// delete on the second, finishes a step begun earlier (Timeline.Steps).
+	awaiting, surged map[string]bool
+	observed         bool
+}
+
+// runs reports whether the last sync found that node should run the pod
+// (true before the first sync).
+func (r *recorder) runs(node string) bool {
+	if r.decide != nil {
+		return r.decide(node)
+	}
+	return r.shouldRun == nil || r.shouldRun[node]
 }
 
 func newRecorder(c *sim.Cluster) *recorder {
-	r := &recorder{c: c, index: map[string]int{}, numbers: map[string]int64{}, hashes: map[string]bool{}}
+	r := &recorder{c: c, index: map[string]int{}, numbers: map[string]int64{}, hashes: map[string]bool{},
+		awaiting: map[string]bool{}, surged: map[string]bool{}}
+	ds := api.Default(&c.DaemonSet)
 	r.tl = &Timeline{Namespace: c.DaemonSet.Namespace, Name: c.DaemonSet.Name,
-		Strategy: c.DaemonSet.UpdateStrategy.Type, Start: c.Now}
+		Strategy: ds.UpdateStrategy.Type, Start: c.Now}
+	if c.Tracked() {
+		nodes := make(map[string]*api.Node, len(c.Nodes))
+		for i := range c.Nodes {
+			nodes[c.Nodes[i].Name] = &c.Nodes[i]
+		}
+		el := placement.NewEligibility(&ds, c.Options.Placement)
+		decided := map[string]bool{}
+		r.decide = func(name string) bool {
+			should, ok := decided[name]
+			if !ok {
+				if n := nodes[name]; n != nil {
+					should = el.Decide(n).ShouldRun
+				}
+				decided[name] = should
+			}
+			return should
+		}
+	}
 	names := make([]string, 0, len(c.Nodes))
 	for i := range c.Nodes {
 		names = append(names, c.Nodes[i].Name)
@@ -532,10 +542,33 @@ func stateOf(p *api.Pod) PodState {
 	return NotReady
 }
 
-// observe records every node's pods at the current time.
+// observe records every node's pods at the current time: on a tracked
+// cluster only those of the nodes whose pods changed, the others holding
+// what they held.
 func (r *recorder) observe() {
 	at := r.at()
-	for i, pods := range r.podsByNode() {
+	var only []int
+	var podsOf func(i int) []*api.Pod
+	if names, ok := r.c.Changed(); ok && r.observed {
+		for _, name := range names {
+			if j, ok := r.index[name]; ok {
+				only = append(only, j)
+			}
+		}
+		slices.Sort(only)
+		podsOf = r.podsOfNode
+	} else {
+		// The first observation sees every node.
+		r.observed = true
+		all := r.podsByNode()
+		only = make([]int, len(all))
+		for i := range only {
+			only[i] = i
+		}
+		podsOf = func(i int) []*api.Pod { return all[i] }
+	}
+	for _, i := range only {
+		pods := podsOf(i)
 		n := &r.tl.Nodes[i]
 		last := n.current()
 		var cur []Pod
@@ -547,7 +580,7 @@ func (r *recorder) observe() {
 		// A failed pod the sync deleted: the node stays Failed until its
 		// replacement is created. A node that should not run the pod gets
 		// no replacement: its failed pod is gone once deleted.
-		if len(cur) == 0 && (r.shouldRun == nil || r.shouldRun[n.Name]) {
+		if len(cur) == 0 && r.runs(n.Name) {
 			if f, ok := lastFailed(last); ok {
 				cur = []Pod{f}
 			}
@@ -559,6 +592,21 @@ func (r *recorder) observe() {
 		}
 		r.add(n, at, cur)
 	}
+}
+
+// podsOfNode returns the DaemonSet's pods on the node at index i, sorted
+// by creation then name, from a tracked cluster's index of pods by node.
+func (r *recorder) podsOfNode(i int) []*api.Pod {
+	var out []*api.Pod
+	for _, p := range r.c.PodsOn(r.tl.Nodes[i].Name) {
+		if node, err := api.TargetNodeName(p); err == nil && node == r.tl.Nodes[i].Name && r.owned(p) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *api.Pod) int {
+		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
+	})
+	return out
 }
 
 // add records that n holds pods from at on.
@@ -585,23 +633,24 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 	s := Sync{At: r.at(), Creates: len(plan.Create), Deletes: len(plan.Delete),
 		Desired: int(st.DesiredNumberScheduled), Updated: int(st.UpdatedNumberScheduled),
 		Available: int(st.NumberAvailable), Unavailable: int(st.NumberUnavailable)}
-	if r.c.DaemonSet.UpdateStrategy.Type == api.RollingUpdate {
-		ds := api.Default(&r.c.DaemonSet)
+	if ds := api.Default(&r.c.DaemonSet); ds.UpdateStrategy.Type == api.RollingUpdate {
 		if b, err := rollout.ResolveBudgets(&ds, s.Desired); err == nil {
 			s.MaxUnavailable, s.MaxSurge = b.MaxUnavailable, b.MaxSurge
 		}
 	}
-	if s.Creates+s.Deletes > 0 {
+	if r.step(plan) {
 		r.tl.Steps++
 	}
 	r.tl.Syncs = append(r.tl.Syncs, s)
 	if r.shouldRun == nil {
 		r.shouldRun = make(map[string]bool, len(plan.Nodes))
 	}
-	clear(r.shouldRun)
-	for _, n := range plan.Nodes {
-		if n.ShouldRun {
-			r.shouldRun[n.Node] = true
+	if r.decide == nil {
+		clear(r.shouldRun)
+		for _, n := range plan.Nodes {
+			if n.ShouldRun {
+				r.shouldRun[n.Node] = true
+			}
 		}
 	}
 	for _, rv := range r.c.Revisions {
@@ -610,6 +659,39 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 		}
 	}
 	r.observe()
+}
+
+// step reports whether a sync begins a step: one budget's worth of
+// replacements. A rolling update without surge deletes old pods, and the
+// sync that later creates their replacements (once the old pods are gone)
+// finishes that step; one with surge creates new pods beside the old, and
+// the sync that later deletes the old ones finishes it. Any other write
+// (the first pods, a failed pod deleted, a pod that no longer belongs)
+// begins a step of its own. It is called before the sync is observed:
+// the nodes' last intervals hold what the sync saw.
+func (r *recorder) step(plan daemonplan.Plan) bool {
+	begins := false
+	for _, d := range plan.Delete {
+		if r.surged[d.Node] {
+			delete(r.surged, d.Node)
+		} else {
+			begins = true
+		}
+		r.awaiting[d.Node] = true
+	}
+	for _, cr := range plan.Create {
+		if r.awaiting[cr.Node] {
+			delete(r.awaiting, cr.Node)
+			continue
+		}
+		begins = true
+		if j, ok := r.index[cr.Node]; ok && slices.ContainsFunc(r.tl.Nodes[j].current(), func(p Pod) bool {
+			return p.State == Ready || p.State == NotReady
+		}) {
+			r.surged[cr.Node] = true
+		}
+	}
+	return begins
 }
 
 // finish closes the intervals, lists the revisions and names the outcome.
@@ -665,7 +747,7 @@ func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
 	gen := api.TemplateGeneration(ds)
 	for i, pods := range r.podsByNode() {
 		n := r.tl.Nodes[i]
-		if h, ok := r.holder(n, pods, last.Hash, gen, r.shouldRun[n.Name]); ok {
+		if h, ok := r.holder(n, pods, last.Hash, gen, r.shouldRun[n.Name] || r.decide != nil && r.decide(n.Name)); ok {
 			s.Holders = append(s.Holders, h)
 		}
 	}
