@@ -181,18 +181,21 @@ var errUnknownTemplate = errors.New("sim: revision holds a template this cluster
 // plan leaves Plan.Nodes and Plan.Keep nil; otherwise the plan is
 // daemonplan.Sync's of Input.
 func (c *Cluster) Sync() (daemonplan.Plan, error) {
-	var plan daemonplan.Plan
-	var err error
-	if c.track != nil {
-		plan, err = c.track.tr.Plan()
-	} else {
-		plan, err = daemonplan.Sync(c.Input(), c.Options)
-	}
+	plan, err := c.Plan()
 	if err != nil {
 		return plan, err
 	}
 	c.Apply(plan)
 	return plan, nil
+}
+
+// Plan plans one sync at the current time, as Sync does, without applying
+// it.
+func (c *Cluster) Plan() (daemonplan.Plan, error) {
+	if c.track != nil {
+		return c.track.tr.Plan()
+	}
+	return daemonplan.Sync(c.Input(), c.Options)
 }
 
 // Apply carries out every write of a plan at once: no observer sees the

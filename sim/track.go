@@ -83,7 +83,11 @@ func (c *Cluster) Track() error {
 	return nil
 }
 
-// Tracked reports whether [Cluster.Track] was called.
+// Untrack ends what [Cluster.Track] began: the cluster plans with whole
+// syncs again, and the caller may edit its fields between steps.
+func (c *Cluster) Untrack() { c.track = nil }
+
+// Tracked reports whether [Cluster.Track] was called (and not Untrack).
 func (c *Cluster) Tracked() bool { return c.track != nil }
 
 // schedule queues the next event of pod, if it has one.

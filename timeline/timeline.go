@@ -338,8 +338,11 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	}
 	if !opts.WholeSyncs && !c.Tracked() {
 		// A cluster the Tracker refuses (a name held twice) is planned
-		// by whole syncs, which report what is wrong with it.
-		_ = c.Track()
+		// by whole syncs, which report what is wrong with it. The caller
+		// gets back a cluster it may edit.
+		if c.Track() == nil {
+			defer c.Untrack()
+		}
 	}
 	r := newRecorder(c)
 	sel, selErr := selector.Compile(c.DaemonSet.Selector)
@@ -350,10 +353,21 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	var kind StallKind
 	done := false
 	for {
-		plan, err := c.Sync()
+		plan, err := c.Plan()
 		if err != nil {
 			return nil, err
 		}
+		// Deleting a pod already being deleted changes nothing the
+		// controller would see: no write to follow at once, no step.
+		redeletes := 0
+		for _, d := range plan.Delete {
+			if slices.ContainsFunc(c.PodsOn(d.Node), func(p *api.Pod) bool {
+				return p.Name == d.Pod && p.Namespace == c.DaemonSet.Namespace && p.Deleting
+			}) {
+				redeletes++
+			}
+		}
+		c.Apply(plan)
 		last = plan
 		r.sync(plan)
 		if opts.AfterSync != nil {
@@ -365,7 +379,7 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			kind = Unclaimed
 			break
 		}
-		wrote := len(plan.Create)+len(plan.Delete) > 0
+		wrote := len(plan.Create)+len(plan.Delete)-redeletes > 0
 		// The controller sees its own writes at once (their watch events
 		// queue the DaemonSet): after a sync that wrote, the next one
 		// follows without waiting.
