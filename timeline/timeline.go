@@ -274,17 +274,38 @@ func (t *Timeline) Summary() string {
 	return s
 }
 
+// The timing model's defaults (docs/timeline.md): what `daemonplan diff`
+// and `daemonplan simulate` assume unless told otherwise.
+const (
+	// DefaultReadyAfter is how long a new pod takes from its creation to
+	// Ready (the controller reads only Ready: pulling the image, starting
+	// and the readiness probe are one delay).
+	DefaultReadyAfter = 10 * time.Second
+	// DefaultGracePeriod is how long a deleted pod takes to go when the
+	// template sets no terminationGracePeriodSeconds: the API server's
+	// default for it.
+	DefaultGracePeriod = 30 * time.Second
+	// DefaultMaxDuration bounds a simulation's clock: a year.
+	DefaultMaxDuration = 365 * 24 * time.Hour
+)
+
 // Options bound [Run].
 type Options struct {
-	// MaxSyncs bounds the syncs; 0 means 1,000.
+	// MaxSyncs bounds the syncs; 0 means ten per node and 1,000 more
+	// (a rolling update takes four or five per step without failures).
 	MaxSyncs int
-	// MaxDuration bounds the simulated time; 0 means 24 hours.
+	// MaxDuration bounds the simulated time; 0 means DefaultMaxDuration.
 	MaxDuration time.Duration
 	// Terminating is how long the pods found being deleted at the start
 	// take to go (their grace period); 0 means they never go, and a node
 	// whose pod never goes holds the rollout. Pods the simulation deletes
 	// go after the cluster's sim.Cluster.GracePeriod.
 	Terminating time.Duration
+	// ResyncAfter is how long after a sync that wrote the next one runs,
+	// unless an event comes first; 0 (the default) means at once: the
+	// controller's own writes come back to it as watch events, which queue
+	// the DaemonSet again.
+	ResyncAfter time.Duration
 	// WholeSyncs plans every sync with a whole daemonplan.Sync and looks at
 	// every pod and node after it, as Run did before it tracked the
 	// cluster: each sync then costs the cluster's size. Run otherwise
@@ -331,10 +352,10 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		return nil, ErrNoCluster
 	}
 	if opts.MaxSyncs <= 0 {
-		opts.MaxSyncs = 1000
+		opts.MaxSyncs = 10*len(c.Nodes) + 1000
 	}
 	if opts.MaxDuration <= 0 {
-		opts.MaxDuration = 24 * time.Hour
+		opts.MaxDuration = DefaultMaxDuration
 	}
 	if !opts.WholeSyncs && !c.Tracked() {
 		// A cluster the Tracker refuses (a name held twice) is planned
@@ -383,12 +404,16 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		// The controller sees its own writes at once (their watch events
 		// queue the DaemonSet): after a sync that wrote, the next one
 		// follows without waiting.
-		wait := time.Duration(0)
-		if !wrote {
-			wait = max(plan.RequeueAfter, 0)
-			if d := c.NextEvent(); d > 0 && (wait == 0 || d < wait) {
-				wait = d
+		wait := max(plan.RequeueAfter, 0)
+		if d := c.NextEvent(); d > 0 && (wait == 0 || d < wait) {
+			wait = d
+		}
+		if wrote {
+			wait = min(wait, max(opts.ResyncAfter, 0))
+			if wait == 0 {
+				wait = max(opts.ResyncAfter, 0)
 			}
+		} else {
 			if wait == 0 {
 				done = rolloutDone(c, plan)
 				if !done {
