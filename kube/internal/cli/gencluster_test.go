@@ -72,7 +72,7 @@ func genCluster(t fataler, g genSpec, now time.Time) []byte {
 		snap.Nodes = append(snap.Nodes, &corev1.Node{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%06d", i), UID: types.UID(fmt.Sprintf("uid-node-%d", i))},
-			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
 		})
 	}
 	in, opts, err := kubesync.Input(snap, now, kubesync.State{}, kubesync.Options{})

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"strings"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
