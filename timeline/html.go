@@ -101,7 +101,7 @@ func WriteHTML(w io.Writer, tl *Timeline, opts HTMLOptions) error {
 	dd := func(k, v string) { p("<dt>%s</dt><dd>%s</dd>\n", esc(k), esc(v)) }
 	dd("Outcome", tl.Outcome.String())
 	dd("Duration", fmtDur(tl.Duration))
-	dd("Steps", fmt.Sprintf("%d (syncs that create or delete pods), %d syncs", tl.Steps, len(tl.Syncs)))
+	dd("Steps", fmt.Sprintf("%d (a budget's worth of replacements each), %d syncs", tl.Steps, len(tl.Syncs)))
 	dd("Strategy", string(tl.Strategy))
 	dd("Nodes", fmt.Sprint(len(tl.Nodes)))
 	if s := tl.Stall; s != nil {

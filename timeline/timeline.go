@@ -380,17 +380,18 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		}
 		// Deleting a pod already being deleted changes nothing the
 		// controller would see: no write to follow at once, no step.
-		redeletes := 0
+		deleting := map[string]bool{}
 		for _, d := range plan.Delete {
 			if slices.ContainsFunc(c.PodsOn(d.Node), func(p *api.Pod) bool {
 				return p.Name == d.Pod && p.Namespace == c.DaemonSet.Namespace && p.Deleting
 			}) {
-				redeletes++
+				deleting[d.Pod] = true
 			}
 		}
+		redeletes := len(deleting)
 		c.Apply(plan)
 		last = plan
-		r.sync(plan)
+		r.sync(plan, func(d placement.Delete) bool { return deleting[d.Pod] })
 		if opts.AfterSync != nil {
 			opts.AfterSync(plan)
 		}
@@ -467,7 +468,9 @@ type recorder struct {
 	// whose old pod has not been deleted since: a create on the first, a
 	// delete on the second, finishes a step begun earlier (Timeline.Steps).
 	awaiting, surged map[string]bool
-	observed         bool
+	// begun counts the replacements begun in the current step.
+	begun    int
+	observed bool
 }
 
 // runs reports whether the last sync found that node should run the pod
@@ -667,7 +670,7 @@ func (r *recorder) add(n *NodeHistory, at time.Duration, pods []Pod) {
 }
 
 // sync records one sync and the state it leaves.
-func (r *recorder) sync(plan daemonplan.Plan) {
+func (r *recorder) sync(plan daemonplan.Plan, redeleted func(placement.Delete) bool) {
 	st := plan.Status
 	s := Sync{At: r.at(), Creates: len(plan.Create), Deletes: len(plan.Delete),
 		Desired: int(st.DesiredNumberScheduled), Updated: int(st.UpdatedNumberScheduled),
@@ -677,7 +680,11 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 			s.MaxUnavailable, s.MaxSurge = b.MaxUnavailable, b.MaxSurge
 		}
 	}
-	if r.step(plan) {
+	budget := s.MaxUnavailable
+	if s.MaxSurge > 0 {
+		budget = s.MaxSurge
+	}
+	if r.step(plan, budget, redeleted) {
 		r.tl.Steps++
 	}
 	r.tl.Syncs = append(r.tl.Syncs, s)
@@ -703,18 +710,28 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 // step reports whether a sync begins a step: one budget's worth of
 // replacements. A rolling update without surge deletes old pods, and the
 // sync that later creates their replacements (once the old pods are gone)
-// finishes that step; one with surge creates new pods beside the old, and
-// the sync that later deletes the old ones finishes it. Any other write
-// (the first pods, a failed pod deleted, a pod that no longer belongs)
-// begins a step of its own. It is called before the sync is observed:
-// the nodes' last intervals hold what the sync saw.
-func (r *recorder) step(plan daemonplan.Plan) bool {
-	begins := false
+// finishes their part; one with surge creates new pods beside the old,
+// and the sync that later deletes the old ones finishes it. Every other
+// write to a node (an old pod deleted, a surge pod created, the first pod,
+// a failed pod deleted) begins that node's replacement; the replacements
+// begun are counted against the budget (maxSurge with surge, otherwise
+// maxUnavailable), and a sync begins a new step when it begins a
+// replacement and the current step holds a budget's worth already, so
+// that the burst limit, which cuts a large budget into many syncs, does
+// not multiply the steps. Without a budget (OnDelete) every sync that
+// begins a replacement is a step. Deletes of pods already being deleted
+// are no writes (redeleted). It is called before the sync is observed: the
+// nodes' last intervals hold what the sync saw.
+func (r *recorder) step(plan daemonplan.Plan, budget int, redeleted func(placement.Delete) bool) bool {
+	begun := 0
 	for _, d := range plan.Delete {
-		if r.surged[d.Node] {
+		switch {
+		case redeleted(d):
+			continue
+		case r.surged[d.Node]:
 			delete(r.surged, d.Node)
-		} else {
-			begins = true
+		default:
+			begun++
 		}
 		r.awaiting[d.Node] = true
 	}
@@ -723,13 +740,21 @@ func (r *recorder) step(plan daemonplan.Plan) bool {
 			delete(r.awaiting, cr.Node)
 			continue
 		}
-		begins = true
+		begun++
 		if j, ok := r.index[cr.Node]; ok && slices.ContainsFunc(r.tl.Nodes[j].current(), func(p Pod) bool {
 			return p.State == Ready || p.State == NotReady
 		}) {
 			r.surged[cr.Node] = true
 		}
 	}
+	if begun == 0 {
+		return false
+	}
+	begins := r.tl.Steps == 0 || budget <= 0 || r.begun >= budget
+	if begins {
+		r.begun = 0
+	}
+	r.begun += begun
 	return begins
 }
 
