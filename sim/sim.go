@@ -1,7 +1,8 @@
 // Package sim is a small, deterministic in-memory cluster that applies
 // daemonplan plans: pods are created and bound at once, become Ready after a
-// delay (or fail, or hang), and the clock only moves when the caller says.
-// Tests, demos and users drive rollouts with it.
+// delay (or fail, or hang), deleted pods go after a grace period, and the
+// clock only moves when the caller says. Tests, demos and users drive
+// rollouts with it; [Cluster.Track] makes each step cost what it changes.
 //
 // A [Cluster] owns its slices; read them between steps, change them only
 // through its methods or between steps with care (node edits are fine).

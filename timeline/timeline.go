@@ -33,8 +33,8 @@ const (
 	// Failed, naming that pod, until the replacement is created after the
 	// failed-pod backoff; on another node it ends with the deletion.
 	Failed
-	// Deleting: the pod has a deletion timestamp (only pods found so by
-	// sim.Load: sim deletes at once).
+	// Deleting: the pod has a deletion timestamp: found so by sim.Load, or
+	// deleted by the controller and waiting out sim.Cluster.GracePeriod.
 	Deleting
 )
 
@@ -238,8 +238,8 @@ type Timeline struct {
 	// simulation ran in simulated time (up to the last sync).
 	Start    time.Time
 	Duration time.Duration
-	// Syncs are the syncs in order; Steps counts those that created or
-	// deleted pods.
+	// Syncs are the syncs in order; Steps counts the rollout's steps, one
+	// budget's worth of replacements each (docs/timeline.md, T2).
 	Syncs []Sync
 	Steps int
 	// Nodes are the cluster's nodes, sorted by name.
@@ -255,9 +255,9 @@ type Timeline struct {
 	Outdated int
 }
 
-// Summary renders the outcome in one line: "converged in 1m30s: 6 steps,
-// 8 syncs" or "stalled after 40s (3 steps, 5 syncs): node-3 pod ... never became
-// Ready; maxUnavailable 1 used up".
+// Summary renders the outcome in one line: "converged in 1m30s: 3 steps,
+// 10 syncs" or "stalled after 40s (2 steps, 7 syncs): node-3 pod ... never
+// became Ready; maxUnavailable 1 used up".
 func (t *Timeline) Summary() string {
 	if t.Outcome == Converged {
 		s := fmt.Sprintf("converged in %v: %d steps, %d syncs", t.Duration, t.Steps, len(t.Syncs))
@@ -328,18 +328,20 @@ var (
 
 // Run drives c until its rollout converges or stalls, and returns the
 // recording. c is the simulation's state: Run changes it, and on return it
-// holds the final state. Each round (docs/timeline.md):
+// holds the final state. Unless [Options.WholeSyncs], Run tracks c while it
+// runs (sim.Cluster.Track) and untracks it on return, so that a sync costs
+// what it changes. Each round (docs/timeline.md):
 //
 //  1. Sync: plan at the current time and apply the plan.
-//  2. If the sync created or deleted nothing and nothing is left to wait
-//     for (no pod due to become [Ready] or fail, no Ready pod due to become
-//     available, no terminating pod due to go, no requeue), stop:
-//     converged when the rollout is done (for OnDelete, always), stalled
-//     ([Stuck]) otherwise.
-//  3. Advance the clock to the next pod due to become [Ready] or fail, the
-//     next Ready pod due to become available, the plan's requeue, or the
-//     end of [Options.Terminating], whichever comes first (not at all when
-//     the sync wrote and nothing is due: the next sync runs at once).
+//  2. If the sync wrote (a create, or a delete of a pod not yet being
+//     deleted), the next sync follows at once ([Options.ResyncAfter]).
+//  3. Otherwise, if nothing is left to wait for (no pod due to become
+//     [Ready] or fail, no Ready pod due to become available, no pod being
+//     deleted due to go, no requeue), stop: converged when the rollout is
+//     done (for OnDelete, always), stalled ([Stuck]) otherwise.
+//  4. Otherwise advance the clock to the next pod due to become [Ready] or
+//     fail, the next Ready pod due to become available, the next pod being
+//     deleted due to go, or the plan's requeue, whichever comes first.
 //
 // Run stops as [SyncLimit] after [Options.MaxSyncs] syncs, as [TimeLimit] when
 // the next event lies beyond [Options.MaxDuration], and as [Unclaimed] after a
