@@ -28,6 +28,7 @@ type genSpec struct {
 	minReadySeconds          int32
 	grace                    *int64 // the template's terminationGracePeriodSeconds
 	image                    string
+	noStrategy               bool // no updateStrategy at all (the API server's default applies)
 }
 
 // fataler is what genCluster needs of a testing.T or a rapid.T.
@@ -39,6 +40,11 @@ type fataler interface {
 // daemonSet is the spec's DaemonSet, as the API server stores it.
 func (g genSpec) daemonSet() *appsv1.DaemonSet {
 	mu, ms := g.maxUnavailable, g.maxSurge
+	strategy := appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &mu, MaxSurge: &ms}}
+	if g.noStrategy {
+		strategy = appsv1.DaemonSetUpdateStrategy{}
+	}
 	return &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "agent", UID: "uid-agent", Generation: 1,
@@ -52,8 +58,7 @@ func (g genSpec) daemonSet() *appsv1.DaemonSet {
 					TerminationGracePeriodSeconds: g.grace,
 				},
 			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &mu, MaxSurge: &ms}},
+			UpdateStrategy:  strategy,
 			MinReadySeconds: g.minReadySeconds,
 		},
 	}
