@@ -344,7 +344,6 @@ func compareRuns(t *testing.T, sc scenario, up, dp *Run) {
 		if n := len(x.r.WritesAfterDelete); n > 0 {
 			t.Errorf("%s: writes after the DaemonSet was deleted: %s", x.kind, FormatCounts(x.r.WritesAfterDelete))
 		}
-
 	}
 	const conflict = "update daemonsets/status 409"
 	if u, d := up.Writes[conflict], dp.Writes[conflict]; d > u+1 {
