@@ -84,7 +84,7 @@ func StartFaultProxy(b *Bed, name string, seed uint64, writeFailRate float64) (*
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.Transport = &faultTransport{p: p, base: rt}
-	rp.FlushInterval = -1 // watches stream
+	rp.FlushInterval = -1                    // watches stream
 	rp.ErrorLog = log.New(io.Discard, "", 0) // a closed watch is no news
 	rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(http.StatusBadGateway)

@@ -52,7 +52,9 @@ type faultRun struct {
 
 // Fault-suite timings: the faults last faultWindow per rollout; the
 // controller is killed every 1 to 4 s of it (or the server is down for
-// 1 to 2 s, one time in three), restarted 0 to 1 s later.
+// it for 1 to 2 s, one time in three), restarted 0 to 1 s later; and
+// kube-apiserver itself is restarted once, 1 to 5 s into the window,
+// etcd keeping the data.
 const faultWindow = 12 * time.Second
 
 // TestFaults runs rollouts under faults, under upstream's DaemonSet
@@ -61,8 +63,9 @@ const faultWindow = 12 * time.Second
 // through a FaultProxy: a random 10-30 % of its writes fail (500, 429
 // with Retry-After, 409, timeouts after the write), its watches are
 // closed every 1 to 6 s, the server is down for it (every request 503,
-// every watch closed) now and then, and the controller is killed
-// (SIGKILL) and restarted again and again. Then the faults stop and the
+// every watch closed) now and then, the controller is killed (SIGKILL)
+// and restarted again and again, and kube-apiserver is restarted once per
+// rollout (Bed.RestartAPIServer: the same port, certificates and etcd). Then the faults stop and the
 // rollout must converge. Checked from watches, while it runs: never more
 // pods on a node than the budget, never more nodes unavailable than
 // maxUnavailable (or than upstream under the same faults), no revision a
@@ -305,7 +308,7 @@ func runFaults(t *testing.T, kind controllerKind, sc faultScenario, seed uint64)
 		dump()
 		t.Fatalf("create: %v", err)
 	}
-	kills := 0
+	kills, restarts := 0, 0
 	for i, image := range sc.images {
 		rec.Phase(fmt.Sprintf("rollout-%d", i+1))
 		run.rollouts++
@@ -318,11 +321,23 @@ func runFaults(t *testing.T, kind controllerKind, sc faultScenario, seed uint64)
 		// Chaos until the window ends (or, before a rollback, a pod of
 		// the new image is ready).
 		deadline := time.Now().Add(faultWindow)
+		restartAt := time.Now().Add(time.Duration(1000+rng.IntN(4000)) * time.Millisecond)
 		for time.Now().Before(deadline) {
 			if i+1 < len(sc.images) && readyPod(notDecoy(rec.state()), "", image) != nil {
 				break
 			}
 			time.Sleep(time.Duration(1000+rng.IntN(3000)) * time.Millisecond)
+			if !restartAt.IsZero() && time.Now().After(restartAt) {
+				restartAt = time.Time{}
+				down, err := b.RestartAPIServer()
+				if err != nil {
+					t.Fatal(err)
+				}
+				restarts++
+				t.Logf("kube-apiserver restarted, down %v", down.Round(time.Millisecond))
+				deadline = deadline.Add(down) // the window is of faults, not of a server down
+				continue
+			}
 			if rng.IntN(3) == 0 {
 				proxy.Outage(time.Duration(1000+rng.IntN(1000)) * time.Millisecond)
 				continue
@@ -389,6 +404,7 @@ func runFaults(t *testing.T, kind controllerKind, sc faultScenario, seed uint64)
 	}
 	run.faults = proxy.Counts()
 	run.faults["controller killed"] = kills
+	run.faults["kube-apiserver restarted"] = restarts
 	run.writes = s.writes(kind)
 	t.Logf("%s: write failure rate %.0f%%, faults %s; writes %s", kind, 100*run.rate, FormatCounts(run.faults), FormatCounts(run.writes))
 	if testing.Verbose() {
