@@ -183,7 +183,7 @@ func faultSummary(up, dp *faultRun) string {
 		return n
 	}
 	fmt.Fprintf(w, "writes answered 2xx (no Events)\t%d\t%d\n", total(up, false), total(dp, false))
-	fmt.Fprintf(w, "writes refused by the server (no Events)\t%d\t%d\n", total(up, true), total(dp, true))
+	fmt.Fprintf(w, "writes the server answered with an error (no Events)\t%d\t%d\n", total(up, true), total(dp, true))
 	for _, k := range keys(up.writes, dp.writes) {
 		if code := k[strings.LastIndex(k, " ")+1:]; code >= "400" && !strings.Contains(k, " events") {
 			fmt.Fprintf(w, "  %s\t%d\t%d\n", k, up.writes[k], dp.writes[k])
