@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,11 @@ var apiServers atomic.Int64
 // apiServer is a running kube-apiserver.
 type apiServer struct {
 	config *rest.Config // the server's own loopback client config
+	// stable reaches the server as a member of system:masters, with
+	// credentials a restart keeps (Bed.Config).
+	stable *rest.Config
+	port   int
+	conns  *connListener
 	cancel context.CancelFunc
 	done   chan error
 	name   *cache.InformerName
@@ -45,8 +51,16 @@ type apiServer struct {
 // CreateServerChain, PrepareRun, Run), serving on 127.0.0.1 at a free port
 // with self-signed certificates written under dir, storing in etcdURL.
 // Writes are audited to auditLog. Clients authenticate with the server's loopback token (a member of
-// system:masters), or as one of users with its token; authorization is AlwaysAllow, or RBAC with rbac.
-func startAPIServer(dir, etcdURL, auditLog string, rbac bool, users []User) (_ *apiServer, err error) {
+// system:masters), the static token of Bed.Config (system:masters too), or
+// as one of users with its token; authorization is AlwaysAllow, or RBAC
+// with rbac.
+//
+// port 0 picks a free port; a restart (Bed.RestartAPIServer) passes the
+// port it served on. The certificates, the service-account key and the
+// static token file are written once under dir and reused by a restart,
+// so that clients on Bed.Config (token and CA from these files) keep
+// working across it.
+func startAPIServer(dir, etcdURL, auditLog string, port int, rbac bool, users []User) (_ *apiServer, err error) {
 	certDir := filepath.Join(dir, "apiserver")
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return nil, err
@@ -61,31 +75,34 @@ func startAPIServer(dir, etcdURL, auditLog string, rbac bool, users []User) (_ *
 		return nil, err
 	}
 	keyFile := filepath.Join(certDir, "sa.key")
-	if err := keyutil.WriteKey(keyFile, keyPEM); err != nil {
-		return nil, err
+	if _, err := os.Stat(keyFile); err != nil {
+		if err := keyutil.WriteKey(keyFile, keyPEM); err != nil {
+			return nil, err
+		}
+	}
+	// The static token of Bed.Config (a member of system:masters): the
+	// loopback token is new at every start.
+	tokenFile := filepath.Join(certDir, "tokens.csv")
+	if _, err := os.Stat(tokenFile); err != nil {
+		// Bed.Config's line first: it is read back below. Then the users:
+		// token,user,uid,"group1,group2".
+		var b strings.Builder
+		b.WriteString(rand.Text() + ",testbed,testbed,system:masters\n")
+		for _, u := range users {
+			fmt.Fprintf(&b, "%s,%s,%s,%q\n", u.Token, u.Name, u.Name, strings.Join(u.Groups, ","))
+		}
+		if err := os.WriteFile(tokenFile, []byte(b.String()), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	authorization := "AlwaysAllow"
+	if rbac {
+		authorization = "RBAC"
 	}
 
 	policyFile := filepath.Join(certDir, "audit-policy.yaml")
 	if err := os.WriteFile(policyFile, []byte(auditPolicy), 0o600); err != nil {
 		return nil, err
-	}
-
-	authorization := "AlwaysAllow"
-	if rbac {
-		authorization = "RBAC"
-	}
-	var tokenArgs []string
-	if len(users) > 0 {
-		var b strings.Builder
-		for _, u := range users {
-			// token,user,uid,"group1,group2"
-			fmt.Fprintf(&b, "%s,%s,%s,%q\n", u.Token, u.Name, u.Name, strings.Join(u.Groups, ","))
-		}
-		tokenFile := filepath.Join(certDir, "tokens.csv")
-		if err := os.WriteFile(tokenFile, []byte(b.String()), 0o600); err != nil {
-			return nil, err
-		}
-		tokenArgs = append(tokenArgs, "--token-auth-file="+tokenFile)
 	}
 
 	s := options.NewServerRunOptions()
@@ -113,6 +130,7 @@ func startAPIServer(dir, etcdURL, auditLog string, rbac bool, users []User) (_ *
 		"--service-account-key-file=" + keyFile,
 		"--service-account-signing-key-file=" + keyFile,
 		"--authorization-mode=" + authorization,
+		"--token-auth-file=" + tokenFile,
 		// No service-account or node-lifecycle controllers run here.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		// The advertised address is loopback: nothing to reconcile.
@@ -122,22 +140,28 @@ func startAPIServer(dir, etcdURL, auditLog string, rbac bool, users []User) (_ *
 		"--audit-log-path=" + auditLog,
 		"--audit-log-mode=blocking",
 	}
-	if err := fs.Parse(append(args, tokenArgs...)); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if err := registry.Set(); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	for try := 0; err != nil && port != 0 && try < 50; try++ {
+		time.Sleep(100 * time.Millisecond) // the old server's socket closing
+		ln, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	}
 	if err != nil {
 		return nil, err
 	}
+	conns := &connListener{Listener: ln, open: map[net.Conn]struct{}{}}
+	ln = conns
 	s.SecureServing.Listener = ln
 	s.SecureServing.BindPort = ln.Addr().(*net.TCPAddr).Port
 	s.SecureServing.ExternalAddress = ln.Addr().(*net.TCPAddr).IP
 
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &apiServer{cancel: cancel, done: make(chan error, 1)}
+	a := &apiServer{cancel: cancel, done: make(chan error, 1), conns: conns}
 	defer func() {
 		if err != nil {
 			cancel()
@@ -181,6 +205,22 @@ func startAPIServer(dir, etcdURL, auditLog string, rbac bool, users []User) (_ *
 		a.stop()
 		return nil, err
 	}
+	// Bed.Config: the static token, and the self-signed certificate of
+	// cert-dir (with its CA), which a restart reuses.
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt"))
+	if err != nil {
+		return nil, err
+	}
+	a.port = s.SecureServing.BindPort
+	a.stable = &rest.Config{
+		Host:            fmt.Sprintf("https://127.0.0.1:%d", a.port),
+		BearerToken:     strings.SplitN(string(token), ",", 2)[0],
+		TLSClientConfig: rest.TLSClientConfig{CAData: ca},
+	}
 	return a, nil
 }
 
@@ -223,4 +263,66 @@ func (a *apiServer) stop() error {
 	}
 	a.name.Release()
 	return err
+}
+
+// kill stops the server as a crash would: its connections, watches
+// included, are closed until it has stopped (stop waits for them up to
+// the request timeout, a minute). The listener is left to the server.
+func (a *apiServer) kill() error {
+	a.cancel()
+	deadline := time.After(time.Minute)
+	for {
+		a.conns.closeConns()
+		select {
+		case err := <-a.done:
+			a.name.Release()
+			return err
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			a.name.Release()
+			return errors.New("kube-apiserver: still running a minute after kill")
+		}
+	}
+}
+
+// connListener keeps the connections it accepted, for kill.
+type connListener struct {
+	net.Listener
+	mu   sync.Mutex
+	open map[net.Conn]struct{}
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open[c] = struct{}{}
+	return &trackedConn{Conn: c, l: l}, nil
+}
+
+func (l *connListener) closeConns() {
+	l.mu.Lock()
+	open := make([]net.Conn, 0, len(l.open))
+	for c := range l.open {
+		open = append(open, c)
+	}
+	l.mu.Unlock()
+	for _, c := range open {
+		c.Close()
+	}
+}
+
+type trackedConn struct {
+	net.Conn
+	l *connListener
+}
+
+func (c *trackedConn) Close() error {
+	c.l.mu.Lock()
+	delete(c.l.open, c.Conn)
+	c.l.mu.Unlock()
+	return c.Conn.Close()
 }

@@ -26,13 +26,48 @@ rules:
 // controller, "kwok", "testbed-binder", "testbed" for the test) and per
 // "verb resource[/sub] code", e.g. "update daemonsets/status 409".
 func (b *Bed) Writes() (map[string]map[string]int, error) {
-	f, err := os.Open(b.auditLog)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	out := map[string]map[string]int{}
-	sc := bufio.NewScanner(f)
+	err := b.eachWrite(func(w auditWrite) {
+		what := w.Verb + " " + w.Resource
+		if w.Code != 0 {
+			what += fmt.Sprintf(" %d", w.Code)
+		}
+		if out[w.Client] == nil {
+			out[w.Client] = map[string]int{}
+		}
+		out[w.Client][what]++
+	})
+	return out, err
+}
+
+// WritesTo lists the write requests of client (as in Writes) to the
+// object resource/name of namespace, as "verb code", in the order
+// kube-apiserver answered them.
+func (b *Bed) WritesTo(client, namespace, resource, name string) ([]string, error) {
+	var out []string
+	err := b.eachWrite(func(w auditWrite) {
+		if w.Client == client && w.Namespace == namespace && w.Name == name &&
+			(w.Resource == resource || strings.HasPrefix(w.Resource, resource+"/")) {
+			out = append(out, fmt.Sprintf("%s %d", w.Verb, w.Code))
+		}
+	})
+	return out, err
+}
+
+// auditWrite is one write request the audit log holds: Resource is
+// "resource[/subresource]", Code the answer's (0 if none).
+type auditWrite struct {
+	Client, Verb, Resource, Namespace, Name string
+	Code                                    int
+}
+
+func (b *Bed) eachWrite(f func(auditWrite)) error {
+	file, err := os.Open(b.auditLog)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var ev struct {
@@ -42,31 +77,30 @@ func (b *Bed) Writes() (map[string]map[string]int, error) {
 			ObjectRef *struct {
 				Resource    string `json:"resource"`
 				Subresource string `json:"subresource"`
+				Namespace   string `json:"namespace"`
+				Name        string `json:"name"`
 			} `json:"objectRef"`
 			ResponseStatus *struct {
 				Code int `json:"code"`
 			} `json:"responseStatus"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, err
+			return err
 		}
 		if ev.Stage != "ResponseComplete" || ev.ObjectRef == nil {
 			continue
 		}
-		client, _, _ := strings.Cut(ev.UserAgent, "/")
-		what := ev.Verb + " " + ev.ObjectRef.Resource
+		w := auditWrite{Verb: ev.Verb, Resource: ev.ObjectRef.Resource, Namespace: ev.ObjectRef.Namespace, Name: ev.ObjectRef.Name}
+		w.Client, _, _ = strings.Cut(ev.UserAgent, "/")
 		if ev.ObjectRef.Subresource != "" {
-			what += "/" + ev.ObjectRef.Subresource
+			w.Resource += "/" + ev.ObjectRef.Subresource
 		}
 		if ev.ResponseStatus != nil {
-			what += fmt.Sprintf(" %d", ev.ResponseStatus.Code)
+			w.Code = ev.ResponseStatus.Code
 		}
-		if out[client] == nil {
-			out[client] = map[string]int{}
-		}
-		out[client][what]++
+		f(w)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // FormatCounts renders counts as "key=n, ..." in key order.

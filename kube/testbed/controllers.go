@@ -142,3 +142,13 @@ func (e *Example) Stop() error {
 	}
 	return nil
 }
+
+// Kill kills the program (SIGKILL: no cleanup, as a node failure or an
+// OOM kill) and waits until it has exited.
+func (e *Example) Kill() error {
+	if err := e.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-e.done
+	return nil
+}

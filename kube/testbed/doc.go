@@ -5,7 +5,11 @@
 // required node affinity names. The tests of this module run a DaemonSet
 // scenario under the real DaemonSet controller of v1.37.2 and under
 // daemonplan's example controller, each on a fresh control plane, and
-// compare what a watch recorded.
+// compare what a watch recorded. TestFaults runs rollouts under both
+// controllers behind a FaultProxy (writes failed, watches closed, the
+// server down for the controller) while the controller is killed and
+// kube-apiserver restarted (Bed.RestartAPIServer), and checks from
+// watches that nothing is harmed and the rollout converges.
 //
 // This is a module of its own so that k8s.io/kubernetes never enters the
 // dependencies of the kube module; go.work at the repository's root does

@@ -342,12 +342,7 @@ func compareRuns(t *testing.T, sc scenario, up, dp *Run) {
 			}
 		}
 		if n := len(x.r.WritesAfterDelete); n > 0 {
-			// Known, open (issue 28): the example controller, syncing on an
-			// informer that has not yet seen the deletion, sometimes
-			// recreates a ControllerRevision the garbage collector just
-			// removed (seen once in four suite runs). Reported, not failed,
-			// until the controller checks the DaemonSet before writing.
-			t.Logf("KNOWN: %s: writes after the DaemonSet was deleted: %s", x.kind, FormatCounts(x.r.WritesAfterDelete))
+			t.Errorf("%s: writes after the DaemonSet was deleted: %s", x.kind, FormatCounts(x.r.WritesAfterDelete))
 		}
 	}
 	const conflict = "update daemonsets/status 409"

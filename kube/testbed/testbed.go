@@ -62,6 +62,29 @@ type Bed struct {
 	cancel    context.CancelFunc
 	removeDir bool
 	auditLog  string
+	etcdURL   string
+	// rbac and users are Options.RBAC and Options.Users, for a restart.
+	rbac  bool
+	users []User
+}
+
+// RestartAPIServer stops kube-apiserver as a crash would (its
+// connections closed at once) and starts it again on the same
+// port, with the same certificates, token and etcd (which keeps running,
+// and the data with it). Clients on Config reconnect; their watches end
+// and are started again. It returns how long the server was down.
+func (b *Bed) RestartAPIServer() (time.Duration, error) {
+	start := time.Now()
+	if err := b.apiServer.kill(); err != nil {
+		return 0, fmt.Errorf("kube-apiserver: stop: %w", err)
+	}
+	a, err := startAPIServer(b.Dir, b.etcdURL, b.auditLog, b.apiServer.port, b.rbac, b.users)
+	if err != nil {
+		b.apiServer = nil
+		return 0, fmt.Errorf("kube-apiserver: restart: %w", err)
+	}
+	b.apiServer = a
+	return time.Since(start), nil
 }
 
 // Start starts etcd, kube-apiserver, kwok and the binder, all on
@@ -87,10 +110,12 @@ func Start(opts Options) (_ *Bed, err error) {
 		return nil, err
 	}
 	b.auditLog = filepath.Join(b.Dir, "audit.log")
-	if b.apiServer, err = startAPIServer(b.Dir, etcdURL, b.auditLog, opts.RBAC, opts.Users); err != nil {
+	b.etcdURL = etcdURL
+	b.rbac, b.users = opts.RBAC, opts.Users
+	if b.apiServer, err = startAPIServer(b.Dir, etcdURL, b.auditLog, 0, b.rbac, b.users); err != nil {
 		return nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
-	b.Config = rest.CopyConfig(b.apiServer.config)
+	b.Config = rest.CopyConfig(b.apiServer.stable)
 	b.Config.QPS, b.Config.Burst = -1, 0
 	b.Config.UserAgent = "testbed"
 	if b.Client, err = kubernetes.NewForConfig(b.Config); err != nil {

@@ -196,6 +196,16 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
+	// Nothing is written for a DaemonSet the API server no longer has,
+	// before the writes and after any that failed (gone).
+	if planWrites(p) {
+		if gone, err := c.gone(ctx, cl.DaemonSet); err != nil || gone {
+			if gone {
+				c.drop(key, cl.DaemonSet.UID)
+			}
+			return 0, err
+		}
+	}
 	res := apply.Apply(ctx, c.Client, cl, p)
 	apply.RecordEvents(c.Recorder, cl.DaemonSet, p, res)
 	st.backoff = p.Backoff
@@ -205,6 +215,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		c.OnSync(in, res)
 	}
 	if err := errors.Join(res.Err(), errors.Join(p.Errors...)); err != nil {
+		if gone, _ := c.gone(ctx, cl.DaemonSet); gone {
+			c.drop(key, cl.DaemonSet.UID)
+			return 0, nil
+		}
 		return 0, err
 	}
 	return p.RequeueAfter, nil

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+// TestNoWriteAfterDelete: the informers still hold a DaemonSet that the
+// API server no longer has (deleted, its revisions and pods removed by the
+// garbage collector), or has under a new UID (deleted and created again).
+// A sync on that view would recreate the revision and the pods with an
+// owner reference to a DaemonSet that is gone (seen on the testbed,
+// TestScenarios/deleted): the controller reads the DaemonSet from the API
+// server before it writes and writes nothing. A write that fails for
+// another reason is followed by the same read: a DaemonSet found gone
+// then is not retried.
+func TestNoWriteAfterDelete(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		change       func(t *testing.T, fc *fakeclient.Clientset)
+		wantWrites   bool
+		wantErr      bool
+	}{
+		{"deleted", "the DaemonSet is gone: nothing may be written for it", func(t *testing.T, fc *fakeclient.Clientset) {
+			if err := fc.AppsV1().DaemonSets("default").Delete(context.Background(), "agent", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}, false, false},
+		{"replaced", "a DaemonSet of the same name with another UID: the view is of the old one", func(t *testing.T, fc *fakeclient.Clientset) {
+			ds, err := fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fc.AppsV1().DaemonSets("default").Delete(context.Background(), "agent", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ds.UID, ds.ResourceVersion = "ds-uid-2", ""
+			if _, err := fc.AppsV1().DaemonSets("default").Create(context.Background(), ds, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}, false, false},
+		{"being deleted", "a deletionTimestamp the informer has not shown yet: upstream writes nothing for such a DaemonSet", func(t *testing.T, fc *fakeclient.Clientset) {
+			ds, err := fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := metav1.Now()
+			ds.DeletionTimestamp = &now
+			if err := fc.Tracker().Update(appsv1.SchemeGroupVersion.WithResource("daemonsets"), ds, "default"); err != nil {
+				t.Fatal(err)
+			}
+		}, false, false},
+		{"still there", "the control: the same DaemonSet is live, the sync writes its plan", func(*testing.T, *fakeclient.Clientset) {}, true, false},
+		{"deleted during the writes", "the first revision create fails and the DaemonSet is gone by then: the failure is not retried", func(t *testing.T, fc *fakeclient.Clientset) {
+			fc.PrependReactor("create", "controllerrevisions", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if err := fc.Tracker().Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "default", "agent"); err != nil {
+					t.Fatal(err)
+				}
+				return true, nil, errors.New("injected: the server timed out")
+			})
+		}, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load.Read(strings.NewReader(cluster))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc := fakeclient.New(c, time.Now())
+			ctrl := &Controller{Client: fc, Namespace: "default", Now: time.Now}
+			ctrl.init()
+			defer ctrl.queue.ShutDown()
+			ctrl.lastSeen = func(string) string { return "" }
+			// The informers list once and stop: their stores keep the
+			// view from before the change, as informers that have not yet
+			// seen it.
+			ctx, cancel := context.WithCancel(context.Background())
+			ctrl.factory.Apps().V1().DaemonSets().Informer()
+			ctrl.factory.Core().V1().Pods().Informer()
+			ctrl.factory.Core().V1().Nodes().Informer()
+			ctrl.factory.Apps().V1().ControllerRevisions().Informer()
+			ctrl.factory.Start(ctx.Done())
+			ctrl.factory.WaitForCacheSync(ctx.Done())
+			cancel()
+			ctrl.factory.Shutdown()
+
+			tc.change(t, fc)
+			before := len(fc.Writes())
+			_, err = ctrl.sync(context.Background(), "default/agent")
+			if gotErr := err != nil; gotErr != tc.wantErr {
+				t.Errorf("sync: err %v, want error %v (%s)", err, tc.wantErr, tc.reason)
+			}
+			var wrote []string
+			for _, a := range fc.Writes()[before:] {
+				wrote = append(wrote, a.GetVerb()+" "+a.GetResource().Resource)
+			}
+			if got := len(wrote) > 0; got != tc.wantWrites {
+				t.Errorf("sync wrote %v, want writes %v (%s)", wrote, tc.wantWrites, tc.reason)
+			}
+		})
+	}
+}
