@@ -40,7 +40,7 @@ func ExampleDecode() {
 	c, _ := objs.Snapshot("", "b")
 	fmt.Println(c.DaemonSet.Name)
 	// Output:
-	// load: more than one DaemonSet in input: /a, /b
+	// load: more than one DaemonSet in input: default/a, default/b
 	// b
 }
 
