@@ -174,6 +174,10 @@ type Warning struct {
 	// Message is worded as kubectl words it: `unknown field
 	// "spec.template.spec.nodeselector"`.
 	Message string
+	// DefaultNamespace marks the one warning that objects were read in
+	// Options.DefaultNamespace, which a caller that chose that namespace
+	// for a reason of its own may leave unsaid.
+	DefaultNamespace bool
 }
 
 // String renders the warning as `a.yaml: YAML document 2 (v1 Pod ns/p):
@@ -326,7 +330,7 @@ func Load(opts Options, srcs ...Source) (*Objects, error) {
 	if m.defaulted > 0 {
 		m.objs.Warnings = append(m.objs.Warnings, Warning{At: m.firstDefaulted, Object: m.firstDefaultedID,
 			Message: fmt.Sprintf("%d object(s) without metadata.namespace read in namespace %q, as kubectl reads them (-n sets another)",
-				m.defaulted, m.opts.DefaultNamespace)})
+				m.defaulted, m.opts.DefaultNamespace), DefaultNamespace: true})
 	}
 	return m.objs, nil
 }

@@ -18,7 +18,7 @@ import (
 // status, generation and template-generation annotation are the
 // cluster's, for whatif to raise as the API server would.
 func (c *cli) newDaemonSet(cmd string, cl *load.Snapshot, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
-	objs, kruise, src, err := c.read(cmd, []string{file})
+	objs, kruise, src, err := c.readIn(cmd, []string{file}, cl.DaemonSet.Namespace)
 	if err != nil {
 		return nil, load.Position{}, nil, err
 	}

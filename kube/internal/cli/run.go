@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +79,11 @@ type cli struct {
 	// stdinRead is set once a flag's "-" has read standard input, which
 	// no later "-" can read again.
 	stdinRead bool
+	// strict is --strict, which makes the loader refuse unknown and
+	// duplicate fields, and input without nodes.
+	strict bool
+	// namespace is the namespace of objects read without one.
+	namespace string
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -314,9 +318,15 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		}
 	}
 
+	c.strict = o.strict
 	objs, kruise, src, err := c.read(cmd, o.files)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range objs.Warnings {
+		if w.DefaultNamespace {
+			c.warnLoad(cmd, []load.Warning{w}, true)
+		}
 	}
 	cl, err := objs.Snapshot(ns, name)
 	switch {
@@ -328,6 +338,15 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		return nil, c.fail("%s: %s: %v; include it, e.g. kubectl get ds/NAME,nodes,pods,controllerrevisions -o yaml", cmd, src, err)
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
+	}
+	if len(cl.Nodes) == 0 {
+		// Without nodes the plan places no pod and calls the rollout
+		// done: that is almost always a forgotten "nodes" in kubectl get.
+		const msg = "no nodes in the input: the plan places no pod; include them, e.g. kubectl get ds/NAME,nodes,pods,controllerrevisions -o yaml"
+		if o.strict {
+			return nil, c.fail("%s: %s: %s (--strict)", cmd, src, msg)
+		}
+		fmt.Fprintf(c.stderr, "warning: %s: %s: %s\n", cmd, src, msg)
 	}
 	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison, ignored: o.ignored}, nil
 }
@@ -367,15 +386,21 @@ func expandDirs(files []string) ([]string, error) {
 }
 
 // read reads and merges every input file (- is standard input, read once
-// by all the flags of a command together) with load.Sources, so that an object found in several files is one object
-// and conflicting copies are refused with their positions, and adds the
-// OpenKruise Advanced DaemonSets as apps/v1 DaemonSets. It returns the
-// objects, what each Advanced DaemonSet adds to its plan, and the sources'
-// names for messages.
+// by all the flags of a command together) with load.Load, so that an object
+// found in several files is one object and conflicting copies are refused
+// with their positions, and adds the OpenKruise Advanced DaemonSets the
+// loader found as apps/v1 DaemonSets. Objects without a namespace are read
+// in c.namespace ("default" unless set); unknown and duplicate fields are
+// warnings, errors with --strict. It returns the objects, what each
+// Advanced DaemonSet adds to its plan, and the sources' names for messages.
 func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
+	return c.readIn(cmd, files, c.namespace)
+}
+
+// readIn is read with objects without a namespace read in namespace.
+func (c *cli) readIn(cmd string, files []string, namespace string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
 	var srcs []load.Source
 	var names []string
-	var datas [][]byte
 	files, err := expandDirs(files)
 	if err != nil {
 		return nil, nil, "", c.fail("%s: %v", cmd, err)
@@ -395,27 +420,48 @@ func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.Daemo
 			defer f.Close()
 			r, src = f, file
 		}
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
-		}
-		srcs = append(srcs, load.Source{Name: src, R: bytes.NewReader(data)})
+		srcs = append(srcs, load.Source{Name: src, R: r})
 		names = append(names, src)
-		datas = append(datas, data)
 	}
-	objs, err := load.Sources(srcs...)
+	objs, err := load.Load(load.Options{DefaultNamespace: namespace, Strict: c.strict}, srcs...)
+	if err != nil {
+		if c.strict && strings.Contains(err.Error(), "strict decoding error") {
+			return nil, nil, "", c.fail("%s: %v (--strict)", cmd, err)
+		}
+		return nil, nil, "", c.fail("%s: %v", cmd, err)
+	}
+	c.warnLoad(cmd, objs.Warnings, false)
+	kruise, err := addKruise(objs)
 	if err != nil {
 		return nil, nil, "", c.fail("%s: %v", cmd, err)
 	}
-	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
-	for i, data := range datas {
-		k, err := addKruise(objs, data, names[i])
-		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, names[i], err)
-		}
-		maps.Copy(kruise, k)
-	}
 	return objs, kruise, strings.Join(names, ", "), nil
+}
+
+// maxLoadWarnings bounds the loader's warnings printed: a dump of many
+// objects with the same unknown field would otherwise bury the plan.
+const maxLoadWarnings = 20
+
+// warnLoad prints the loader's warnings on stderr, as kubectl prints its
+// own: "warning: a.yaml: YAML document 1 (apps/v1 DaemonSet ns/x): unknown
+// field "spec.template.spec.nodeselector"". The warning about objects read
+// in the default namespace is printed only with namespace: it matters for
+// the cluster read, where pods must land in their DaemonSet's namespace,
+// not for a --ds-file read in the cluster's DaemonSet's namespace.
+func (c *cli) warnLoad(cmd string, ws []load.Warning, namespace bool) {
+	for i, w := range ws {
+		if w.DefaultNamespace {
+			if namespace {
+				fmt.Fprintln(c.stderr, "warning: "+oneLine(w.String()))
+			}
+			continue
+		}
+		if i == maxLoadWarnings {
+			fmt.Fprintf(c.stderr, "warning: %s: %d more warning(s) about the input not shown\n", cmd, len(ws)-i)
+			break
+		}
+		fmt.Fprintln(c.stderr, "warning: "+oneLine(w.String()))
+	}
 }
 
 func daemonSetNames(objs *load.Objects) string {
