@@ -45,6 +45,7 @@ func TestNilInputs(t *testing.T) {
 		"load.Error.Unwrap":                   func() { _ = (*load.Error)(nil).Unwrap() },
 		"load.Objects.Snapshot":               func() { (*load.Objects)(nil).Snapshot("", "") },
 		"load.Sources":                        func() { load.Sources(nil...) },
+		"load.Load":                           func() { load.Load(load.Options{}, nil...) },
 		"load.Decode":                         func() { load.Decode(nil) },
 		"load.Read":                           func() { load.Read(nil) },
 		"kubesync.Input":                      func() { kubesync.Input(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
