@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,9 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -589,13 +588,22 @@ func classify(apiVersion, kind string) (want string, kruise bool, err error) {
 			return "", false, noMatch(fmt.Sprintf(" (kinds are case-sensitive: %s)", k))
 		}
 	}
-	// Built-in groups are known offline; others (custom resources) are
-	// the API server's to know, and ignored here.
-	gv := schema.GroupVersion{Group: group, Version: version}
-	if scheme.Scheme.IsGroupRegistered(group) && !scheme.Scheme.Recognizes(gv.WithKind(kind)) {
+	// The core and apps groups, where daemonplan's kinds live, are known
+	// offline; other groups (and custom resources) are the API server's to
+	// know, and ignored here.
+	if known, ok := builtinKinds[group]; ok && !slices.Contains(known[version], kind) {
 		return "", false, noMatch("")
 	}
 	return "", false, nil
+}
+
+// builtinKinds are the kinds of the core and apps groups the API server
+// serves, by group and version, as client-go's scheme lists them.
+var builtinKinds = map[string]map[string][]string{
+	"": {"v1": {"APIGroup", "APIVersions", "Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange",
+		"List", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate", "RangeAllocation",
+		"ReplicationController", "ResourceQuota", "Secret", "SerializedReference", "Service", "ServiceAccount", "Status"}},
+	"apps": {"v1": {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"}},
 }
 
 // isListKind reports a kind kubectl reads as a list even without items.
