@@ -33,6 +33,12 @@ func TestReadAsKubectl(t *testing.T) {
 			`warning: %s: YAML document 1 (apps/v1 DaemonSet default/agent): unknown field "spec.template.spec.nodeselector"`},
 		{"unknown field strict", "with --strict a misspelled field is refused", []string{typo + node}, []string{"--strict"}, exitError,
 			`strict decoding error: unknown field "spec.template.spec.nodeselector" (--strict)`},
+		{"taint effect typo", "a node's taint effect the API server would reject is a finding like the DaemonSet's, at the node's position", []string{ds("agent") + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: [{key: k, effect: NoSchedul}]}\n"}, nil, exitOK,
+			`warning: %s: YAML document 2: nodes[0].spec.taints[0].effect: Unsupported value: "NoSchedul": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`},
+		{"taint effect typo strict", "with --strict the node's finding refuses the input", []string{ds("agent") + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: [{key: k, effect: NoSchedul}]}\n"}, []string{"--strict"}, exitError,
+			`error: %s: YAML document 2: nodes[0].spec.taints[0].effect: Unsupported value: "NoSchedul"`},
+		{"pod operator typo", "a pod's toleration operator the API server would reject is a finding", []string{ds("agent") + node + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {tolerations: [{key: k, operator: Exist}]}\n"}, nil, exitOK,
+			`warning: %s: YAML document 3: pods[0].spec.tolerations[0].operator: Unsupported value: "Exist"`},
 		{"Kruise twice", "the same OpenKruise DaemonSet given twice is one DaemonSet", []string{string(kruise), string(kruise)}, nil, exitOK, ""},
 	}
 	for _, tt := range tests {

@@ -499,7 +499,7 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 			fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)",
 				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))))
 			for _, fe := range fes {
-				fmt.Fprintln(c.stderr, finding("error", fe))
+				fmt.Fprintln(c.stderr, "error: "+oneLine(in.where(fe.Field)+fe.Error()))
 			}
 			return p, exitErr{exitError}
 		}
@@ -511,7 +511,7 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 			c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(p.Warnings))))
 	}
 	for _, w := range p.Warnings {
-		fmt.Fprintln(c.stderr, finding("warning", w))
+		fmt.Fprintln(c.stderr, "warning: "+oneLine(in.where(w.Field)+w.Error()))
 	}
 	return p, nil
 }
