@@ -183,7 +183,7 @@ func addCommon(cmd *cobra.Command, o *common) {
 			".yaml and .yml files. Repeat to merge several sources, as kubectl does.\n"+
 			"Other kinds are ignored.")
 	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
-	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
+	f.BoolVar(&o.strict, "strict", false, "refuse input the API server or kubectl --validate=strict would reject: a DaemonSet,\nnode or pod with field errors, unknown or duplicate fields, no nodes at all;\nprint the errors and exit 1. Without it such findings are printed to stderr as warnings.")
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
 	f.StringVar(&o.version, "kubernetes-version", upstream.Latest.String(),
 		"the Kubernetes minor whose controller to reproduce, one of "+versionList()+";\nit decides the revision hash")
