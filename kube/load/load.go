@@ -677,6 +677,10 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		return fail(err)
 	}
 	if want == "" && !kruise {
+		// Not decoded: only walked, so checked here.
+		if !json.Valid(t) {
+			return fail(syntaxError(t))
+		}
 		if isListKind(h.kind) {
 			return nil // an empty list without items
 		}

@@ -1,7 +1,9 @@
 package load_test
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -340,6 +342,36 @@ func FuzzDecode(f *testing.F) {
 		c, err := objs.Snapshot("", "")
 		if err == nil && !slices.Contains(objs.DaemonSets, c.DaemonSet) {
 			t.Fatalf("Snapshot picked a DaemonSet that was not decoded")
+		}
+	})
+}
+
+// FuzzJSONStream: the loader's scanner never accepts what encoding/json
+// refuses. Whatever JSON input Decode accepts is a stream of valid JSON
+// values.
+func FuzzJSONStream(f *testing.F) {
+	f.Add(`{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + `],"metadata":{}}`)
+	f.Add(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":tru}}`)
+	f.Add(`[` + node + `] {"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"x\"y"}}]}`)
+	f.Add(`{"apiVersion":"v1","kind":"List","items":[1,]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		trimmed := strings.TrimLeft(in, " \t\r\n")
+		if trimmed == "" || (trimmed[0] != '{' && trimmed[0] != '[') {
+			return
+		}
+		if _, err := load.Decode(strings.NewReader(in)); err != nil {
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(in))
+		for {
+			var v json.RawMessage
+			err := dec.Decode(&v)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode accepted malformed JSON: %v", err)
+			}
 		}
 	})
 }
