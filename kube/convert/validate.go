@@ -10,32 +10,39 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 )
 
-// ValidateObjects reports what the API server would reject in the fields
-// of nodes and pods a sync reads, as it rejects a DaemonSet's: a typo in
-// an enum would otherwise decide placement silently (a taint effect
-// "NoSchedul" is no taint the scheduler knows, so every pod lands).
-// Paths are rooted at the lists, "nodes[3].spec.taints[0].effect",
+// ValidateObjects reports what the API server would reject in the enums
+// of nodes and pods a sync reads, as it rejects a DaemonSet's: a typo
+// would otherwise decide placement silently (a taint effect "NoSchedul" is
+// no taint the scheduler knows, so every pod lands). Paths are rooted at
+// the lists, "nodes[3].spec.taints[0].effect",
 // "pods[1].spec.tolerations[0].operator"; no object is changed.
 //
-//  1. A node's taints, as upstream's node validation checks them: a key
-//     that is not a qualified name, a value that is not a label value, an
-//     effect missing (Required) or not NoSchedule, PreferNoSchedule or
-//     NoExecute (NotSupported), and the same key and effect twice
-//     (Duplicate).
-//  2. A pod's tolerations (api.ValidateTolerations) and required node
-//     affinity (api.ValidateNodeSelector): operators and effects.
+//  1. A node's taints are checked as upstream's node validation checks
+//     them: a key that is not a qualified name, a value that is not a label
+//     value, an effect missing (Required) or not NoSchedule,
+//     PreferNoSchedule or NoExecute (NotSupported), and the same key and
+//     effect twice (Duplicate).
+//  2. A pod whose toleration operator or effect, or whose required node
+//     affinity's operator, is not one the API server knows is checked in
+//     full (api.ValidateTolerations, api.ValidateNodeSelector), so that the
+//     typo comes with every other problem of those fields. Other pods are
+//     not: the API server checked them when they were written, and a sync
+//     over 100,000 pods should not pay for checking them again.
 //
-// Nil elements are skipped.
+// Nil elements are skipped. Without a finding ValidateObjects allocates
+// nothing.
 func ValidateObjects(nodes []*corev1.Node, pods []*corev1.Pod, opts api.ValidateOptions) field.ErrorList {
 	var errs field.ErrorList
 	for i, n := range nodes {
-		if n == nil {
+		if n == nil || len(n.Spec.Taints) == 0 {
 			continue
 		}
-		errs = append(errs, validateTaints(n.Spec.Taints).Prefix(fmt.Sprintf("nodes[%d].spec.taints", i))...)
+		if e := validateTaints(n.Spec.Taints); len(e) > 0 {
+			errs = append(errs, e.Prefix(fmt.Sprintf("nodes[%d].spec.taints", i))...)
+		}
 	}
 	for i, p := range pods {
-		if p == nil {
+		if p == nil || !unknownEnum(&p.Spec, opts) {
 			continue
 		}
 		at := fmt.Sprintf("pods[%d].spec", i)
@@ -44,6 +51,47 @@ func ValidateObjects(nodes []*corev1.Node, pods []*corev1.Pod, opts api.Validate
 			Prefix(at+".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")...)
 	}
 	return errs
+}
+
+// unknownEnum reports a toleration operator or effect, or a required node
+// affinity operator, the API server does not know.
+func unknownEnum(s *corev1.PodSpec, opts api.ValidateOptions) bool {
+	for _, t := range s.Tolerations {
+		switch t.Operator {
+		case "", corev1.TolerationOpEqual, corev1.TolerationOpExists:
+		case corev1.TolerationOpLt, corev1.TolerationOpGt:
+			if !opts.ComparisonOperators {
+				return true
+			}
+		default:
+			return true
+		}
+		switch t.Effect {
+		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			return true
+		}
+	}
+	a := s.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return false
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, e := range term.MatchExpressions {
+			switch e.Operator {
+			case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists,
+				corev1.NodeSelectorOpDoesNotExist, corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
+			default:
+				return true
+			}
+		}
+		for _, f := range term.MatchFields {
+			if f.Operator != corev1.NodeSelectorOpIn && f.Operator != corev1.NodeSelectorOpNotIn {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // validateTaints checks a node's taints, with paths relative to the list.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/schema"
@@ -53,29 +52,12 @@ type State struct {
 // findings, the validation errors of Options.Progressive, or, with Strict,
 // the validation findings (field.ErrorList). A nil s, or one without a
 // DaemonSet, is an error, and so is a non-nil Options.Hash.
-//
-// The nodes' and pods' own findings (convert.ValidateObjects: taint
-// effects, toleration and node-selector operators the API server would
-// reject) follow the DaemonSet's in Plan.Warnings, or with Strict are the
-// error.
 func Sync(s *load.Snapshot, now time.Time, st State, opts Options) (daemonplan.Plan, error) {
 	in, syncOpts, err := Input(s, now, st, opts)
 	if err != nil {
 		return daemonplan.Plan{}, err
 	}
-	objErrs := convert.ValidateObjects(s.Nodes, s.Pods, api.ValidateOptions{ComparisonOperators: opts.Placement.Taints.ComparisonOperators})
-	p, err := daemonplan.Sync(in, syncOpts)
-	var dsErrs field.ErrorList
-	switch {
-	case err == nil:
-		if opts.Strict && len(objErrs) > 0 {
-			return daemonplan.Plan{}, objErrs
-		}
-		p.Warnings = append(p.Warnings, objErrs...)
-	case opts.Strict && errors.As(err, &dsErrs) && !errors.Is(err, daemonplan.ErrInvalidInput):
-		return p, append(dsErrs, objErrs...)
-	}
-	return p, err
+	return daemonplan.Sync(in, syncOpts)
 }
 
 // Input converts s into the input and options of a daemonplan sync at now

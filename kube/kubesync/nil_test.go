@@ -39,6 +39,7 @@ func TestNilInputs(t *testing.T) {
 		"convert.Nodes":                       func() { convert.Nodes(nil) },
 		"convert.Pod":                         func() { convert.Pod(nil) },
 		"convert.Pods":                        func() { convert.Pods(nil) },
+		"convert.ValidateObjects":             func() { convert.ValidateObjects(nil, nil, api.ValidateOptions{}) },
 		"convert.Revision":                    func() { convert.Revision(nil) },
 		"convert.Revisions":                   func() { convert.Revisions(nil) },
 		"load.Error.Error":                    func() { _ = (*load.Error)(nil).Error() },

@@ -211,7 +211,7 @@ func node(i int) *corev1.Node {
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
 			NodeInfo: corev1.NodeSystemInfo{MachineID: fmt.Sprintf("%032x", i), SystemUUID: fmt.Sprintf("%032x", i+1), BootID: fmt.Sprintf("%032x", i+2),
 				KernelVersion: "6.1.100+", OSImage: "Container-Optimized OS from Google", ContainerRuntimeVersion: "containerd://1.7.22",
-				KubeletVersion: "v1.37.2", KubeProxyVersion: "v1.37.2", OperatingSystem: "linux", Architecture: "amd64"},
+				KubeletVersion: "v1.37.2", OperatingSystem: "linux", Architecture: "amd64"},
 			Images: images,
 		},
 	}

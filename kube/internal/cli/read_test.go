@@ -60,10 +60,7 @@ func TestReadAsKubectl(t *testing.T) {
 			if got.code != tt.code {
 				t.Fatalf("%s: exit %d, want %d; stderr:\n%s", tt.reason, got.code, tt.code, got.stderr)
 			}
-			want := tt.stderr
-			if strings.Contains(want, "%s") {
-				want = strings.Replace(want, "%s", first, 1)
-			}
+			want := strings.Replace(tt.stderr, "%s", first, 1)
 			if want != "" && !strings.Contains(got.stderr, want) {
 				t.Errorf("%s: stderr:\n%s\nwant a line containing %q", tt.reason, got.stderr, want)
 			}

@@ -22,6 +22,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
@@ -485,6 +486,18 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		}
 	}
 	p, err := kubesync.Sync(in.cluster, in.now, kubesync.State{}, opts)
+	// The nodes' and pods' enums (a taint effect NoSchedul, an operator
+	// Exist) are findings like the DaemonSet's: files are written by hand.
+	objErrs := convert.ValidateObjects(in.cluster.Nodes, in.cluster.Pods, api.ValidateOptions{ComparisonOperators: in.comparison})
+	var dsErrs field.ErrorList
+	switch {
+	case err == nil && strict && len(objErrs) > 0:
+		p, err = daemonplan.Plan{}, objErrs
+	case err == nil:
+		p.Warnings = append(p.Warnings, objErrs...)
+	case strict && errors.As(err, &dsErrs) && !errors.Is(err, daemonplan.ErrInvalidInput):
+		err = append(dsErrs, objErrs...)
+	}
 	if err != nil {
 		var fes field.ErrorList
 		if errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
