@@ -476,12 +476,11 @@ func isNull(raw []byte) bool {
 // header is the part of an object that classifies it, read by the
 // scanner without decoding the rest.
 type header struct {
-	apiVersion, kind       string
-	namespace, name, uid   string
-	items                  []byte // the "items" value, nil without one
-	hasAPIVersion, hasKind bool
-	duplicates             []string
-	headerTypes            error
+	apiVersion, kind     string
+	namespace, name, uid string
+	items                []byte // the "items" value, nil without one
+	duplicates           []string
+	headerTypes          error
 }
 
 // readHeader reads the header fields of the object t.
@@ -504,10 +503,8 @@ func readHeader(t []byte) (header, error) {
 		seen[f.key] = true
 		switch f.key {
 		case "apiVersion":
-			h.hasAPIVersion = true
 			str("apiVersion", f.value, &h.apiVersion)
 		case "kind":
-			h.hasKind = true
 			str("kind", f.value, &h.kind)
 		case "items":
 			h.items = f.value
@@ -639,7 +636,7 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	}
 	// An item of a typed list without apiVersion and kind is of the
 	// list's kind (as kubectl reads it: both or neither).
-	if !h.hasAPIVersion && !h.hasKind && h.apiVersion == "" && h.kind == "" {
+	if h.apiVersion == "" && h.kind == "" {
 		h.apiVersion, h.kind = defAPIVersion, defKind
 	}
 	if h.items != nil {
