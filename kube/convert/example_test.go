@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -102,4 +103,18 @@ func ExampleRevisions() {
 	}
 	// Output:
 	// agent-d4454bbf 3 true {"spec":{"template":{"$patch":"replace"}}}
+}
+
+func ExampleValidateObjects() {
+	objs, _ := load.Decode(strings.NewReader(`apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+spec:
+  taints: [{key: dedicated, value: gpu, effect: NoSchedul}]
+`))
+	for _, e := range convert.ValidateObjects(objs.Nodes, objs.Pods, api.ValidateOptions{}) {
+		fmt.Println(e)
+	}
+	// Output:
+	// nodes[0].spec.taints[0].effect: Unsupported value: "NoSchedul": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
 }

@@ -40,7 +40,7 @@ func ExampleDecode() {
 	c, _ := objs.Snapshot("", "b")
 	fmt.Println(c.DaemonSet.Name)
 	// Output:
-	// load: more than one DaemonSet in input: /a, /b
+	// load: more than one DaemonSet in input: default/a, default/b
 	// b
 }
 
@@ -86,4 +86,38 @@ func ExampleObjects_Snapshot() {
 	// Output:
 	// load: more than one DaemonSet in input: a/agent, b/agent
 	// b 1 JSON value 2
+}
+
+func ExampleLoad() {
+	in := `apiVersion: v1
+kind: List
+metadata: {name: dump}
+items:
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent}
+  spec:
+    template:
+      spec:
+        nodeselector: {disk: ssd}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: agent-x}
+`
+	objs, err := load.Load(load.Options{DefaultNamespace: "kube-system"}, load.Source{Name: "agent.yaml", R: strings.NewReader(in)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(objs.DaemonSets[0].Namespace, objs.Pods[0].Namespace)
+	for _, w := range objs.Warnings {
+		fmt.Println(w)
+	}
+	_, err = load.Load(load.Options{Strict: true}, load.Source{Name: "agent.yaml", R: strings.NewReader(in)})
+	fmt.Println(err)
+	// Output:
+	// kube-system kube-system
+	// agent.yaml: YAML document 1, items[0] (apps/v1 DaemonSet agent): unknown field "spec.template.spec.nodeselector"
+	// agent.yaml: YAML document 1, items[0] (apps/v1 DaemonSet agent): 2 object(s) without metadata.namespace read in namespace "kube-system", as kubectl reads them (-n sets another)
+	// load: agent.yaml: YAML document 1, items[0] (apps/v1 DaemonSet agent): strict decoding error: unknown field "spec.template.spec.nodeselector"
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,7 +16,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -35,6 +38,9 @@ var (
 	// holds U+FFFD, which is what invalid UTF-8 becomes when decoded.
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
 )
+
+// kruiseGroup is the API group of OpenKruise's Advanced DaemonSet.
+const kruiseGroup = "apps.kruise.io"
 
 // maxListDepth bounds Lists nested in Lists, so that hostile input cannot
 // exhaust the stack.
@@ -136,9 +142,17 @@ type Objects struct {
 	Nodes      []*corev1.Node
 	Pods       []*corev1.Pod
 	Revisions  []*appsv1.ControllerRevision
+	// Kruise holds the OpenKruise Advanced DaemonSets (apps.kruise.io,
+	// kind DaemonSet), as read, for convert.KruiseDaemonSet: found in the
+	// same pass as the rest, merged like them.
+	Kruise []*unstructured.Unstructured
 	// Ignored names the objects of other kinds, as "apiVersion kind
 	// namespace/name", each once, for callers that want to warn about them.
 	Ignored []string
+	// Warnings are what kubectl would warn about while reading the input:
+	// unknown and duplicate fields (Options.Strict makes them errors), and
+	// objects read in Options.DefaultNamespace.
+	Warnings []Warning
 	// At holds where each object was found (its first copy): At.Pods[i] is
 	// the position of Pods[i].
 	At Positions
@@ -146,7 +160,33 @@ type Objects struct {
 
 // Positions are the positions of the objects of Objects, list by list.
 type Positions struct {
-	DaemonSets, Nodes, Pods, Revisions []Position
+	DaemonSets, Nodes, Pods, Revisions, Kruise []Position
+}
+
+// Warning is something kubectl would warn about in the input, at a
+// position.
+type Warning struct {
+	At Position
+	// Object names the object as "apiVersion kind namespace/name" when it
+	// is known.
+	Object string
+	// Message is worded as kubectl words it: `unknown field
+	// "spec.template.spec.nodeselector"`.
+	Message string
+	// DefaultNamespace marks the one warning that objects were read in
+	// Options.DefaultNamespace, which a caller that chose that namespace
+	// for a reason of its own may leave unsaid.
+	DefaultNamespace bool
+}
+
+// String renders the warning as `a.yaml: YAML document 2 (v1 Pod ns/p):
+// unknown field "spec.foo"`.
+func (w Warning) String() string {
+	s := w.At.String()
+	if w.Object != "" {
+		s += " (" + w.Object + ")"
+	}
+	return s + ": " + w.Message
 }
 
 // Snapshot is the input of one sync: one DaemonSet and the nodes, pods and
@@ -229,24 +269,50 @@ func qualified(namespace, name string) string {
 	return namespace + "/" + name
 }
 
+// DefaultNamespace is the namespace kubectl gives an object without one
+// when neither -n nor the kubeconfig context names another.
+const DefaultNamespace = "default"
+
+// Options are how Load reads its input.
+type Options struct {
+	// DefaultNamespace is the namespace of a DaemonSet, pod, revision or
+	// OpenKruise DaemonSet written without metadata.namespace, as kubectl
+	// gives it the namespace of -n or of the context; empty means
+	// "default". Each such object is set in it and counted in one warning.
+	DefaultNamespace string
+	// Strict makes unknown and duplicate fields errors, as kubectl's
+	// --validate=strict does; without it they are warnings and, as the
+	// API server stores it, a field given twice keeps its last value.
+	Strict bool
+}
+
 // Decode reads every object of one unnamed JSON or YAML stream: it is
 // Sources with a single Source without a name.
 func Decode(r io.Reader) (*Objects, error) {
 	return Sources(Source{R: r})
 }
 
-// Sources reads every source in order, as `kubectl get -f a -f b` reads
-// several files, and merges what they hold (see the package documentation).
-// It fails on malformed input, invalid UTF-8 and conflicting copies of an
-// object, with an *Error naming the source, document and item; it never
-// panics.
+// Sources is Load with the zero Options.
 func Sources(srcs ...Source) (*Objects, error) {
-	m := &merger{objs: &Objects{}, byKey: map[string]ref{}, byUID: map[string]ref{}, ignored: map[string]bool{}}
+	return Load(Options{}, srcs...)
+}
+
+// Load reads every source in order, as `kubectl get -f a -f b` reads
+// several files, and merges what they hold (see the package documentation).
+// It fails on malformed input, invalid UTF-8, kinds kubectl would not know
+// and conflicting copies of an object, with an *Error naming the source,
+// document and item; it never panics. Each source is read once, in one
+// pass.
+func Load(opts Options, srcs ...Source) (*Objects, error) {
+	m := &merger{objs: &Objects{}, byKey: map[string]ref{}, byUID: map[string]ref{}, ignored: map[string]bool{}, opts: opts}
+	if m.opts.DefaultNamespace == "" {
+		m.opts.DefaultNamespace = DefaultNamespace
+	}
 	for _, src := range srcs {
 		if src.R == nil {
 			return nil, fmt.Errorf("load: %s: no reader", orStdin(src.Name))
 		}
-		data, err := io.ReadAll(src.R)
+		data, err := readAll(src.R)
 		if err != nil {
 			return nil, fmt.Errorf("load: %s: reading input: %w", orStdin(src.Name), err)
 		}
@@ -260,7 +326,30 @@ func Sources(srcs ...Source) (*Objects, error) {
 			return nil, err
 		}
 	}
+	if m.defaulted > 0 {
+		m.objs.Warnings = append(m.objs.Warnings, Warning{At: m.firstDefaulted, Object: m.firstDefaultedID,
+			Message: fmt.Sprintf("%d object(s) without metadata.namespace read in namespace %q, as kubectl reads them (-n sets another)",
+				m.defaulted, m.opts.DefaultNamespace), DefaultNamespace: true})
+	}
 	return m.objs, nil
+}
+
+// readAll reads r whole, into one buffer sized from the file's size when r
+// is a file, so that a large dump is not copied while it is read.
+func readAll(r io.Reader) ([]byte, error) {
+	if b, ok := r.(*bytes.Reader); ok {
+		data := make([]byte, b.Len())
+		_, err := io.ReadFull(b, data)
+		return data, err
+	}
+	var buf bytes.Buffer
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			buf.Grow(int(fi.Size()) + bytes.MinRead)
+		}
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 func orStdin(name string) string {
@@ -273,12 +362,18 @@ func orStdin(name string) string {
 // merger accumulates the objects of several sources and detects repeats.
 type merger struct {
 	objs *Objects
+	opts Options
 	// byKey maps kind, namespace and name to the object; byUID maps a
 	// non-empty UID to it.
 	byKey map[string]ref
 	byUID map[string]ref
 	// ignored holds the names in objs.Ignored, which lists each once.
 	ignored map[string]bool
+	// defaulted counts the objects set in the default namespace; the
+	// first is named in the warning.
+	defaulted        int
+	firstDefaulted   Position
+	firstDefaultedID string
 }
 
 // ref is one object already kept.
@@ -289,21 +384,18 @@ type ref struct {
 }
 
 func (m *merger) decodeJSONStream(src string, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for doc := 1; ; doc++ {
+	for doc, i := 1, skipSpace(data, 0); i < len(data); doc++ {
 		at := Position{Source: src, Doc: doc}
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			return nil
-		}
+		end, err := skipValue(data, i)
 		if err != nil {
-			return &Error{At: at, Err: err}
+			return &Error{At: at, Err: syntaxError(data[i:])}
 		}
-		if err := m.add(raw, at, "", "", 0); err != nil {
+		if err := m.add(data[i:end], at, "", "", 0); err != nil {
 			return err
 		}
+		i = skipSpace(data, end)
 	}
+	return nil
 }
 
 func (m *merger) decodeYAMLStream(src string, data []byte) error {
@@ -321,41 +413,47 @@ func (m *merger) decodeYAMLStream(src string, data []byte) error {
 			line := 1 + bytes.Count(chunk[:i], []byte("\n"))
 			return &Error{At: at, Err: fmt.Errorf("%w at line %d of the document", ErrInvalidUTF8, line)}
 		}
-		// Strict conversion refuses a key repeated in one mapping, which
-		// would silently keep only its last value: two Lists concatenated
-		// without a "---" between them would lose the first one's items.
+		// Strict conversion refuses a key repeated in one mapping; the API
+		// server then warns with the YAML decoder's message and keeps the
+		// last value, as a lenient conversion does.
 		raw, err := yaml.YAMLToJSONStrict(chunk)
 		if err != nil {
-			return &Error{At: at, Err: fmt.Errorf("%w (several documents concatenated without \"---\" between them?)", err)}
+			lenient, lerr := yaml.YAMLToJSON(chunk)
+			if lerr != nil {
+				return &Error{At: at, Err: lerr}
+			}
+			msg := strings.TrimPrefix(strings.Join(strings.Fields(err.Error()), " "), "error converting YAML to JSON: ")
+			msg = strings.TrimPrefix(msg, "yaml: unmarshal errors: ")
+			if m.opts.Strict {
+				return &Error{At: at, Err: fmt.Errorf("%s (several documents concatenated without \"---\" between them?)", msg)}
+			}
+			m.objs.Warnings = append(m.objs.Warnings, Warning{At: at, Message: msg})
+			raw = lenient
 		}
 		if isNull(raw) {
 			continue // an empty document, e.g. after a trailing "---"
 		}
-		if err := m.add(raw, at, "", "", 0); err != nil {
+		if err := m.add(bytes.TrimSpace(raw), at, "", "", 0); err != nil {
 			return err
 		}
 	}
 }
 
-// unmarshal decodes JSON into a typed v as the API server does (field
-// names case-sensitive, integers kept), and refuses a field given twice,
-// as the API server's strict field validation does: plain decoding would
-// keep the last value silently (YAML input is refused for it already, by
-// its strict conversion).
-func unmarshal(data []byte, v any) error {
-	strict, err := sigsjson.UnmarshalStrict(data, v, sigsjson.DisallowDuplicateFields)
-	if err != nil {
-		return err
-	}
-	if len(strict) > 0 {
-		return strict[0]
-	}
-	return nil
+// strictFindings decodes JSON into a typed v as the API server does (field
+// names case-sensitive, integers kept) and returns its strict-decoding
+// findings: unknown fields (a misspelled or mis-indented one, which plain
+// decoding drops) and fields given twice (plain decoding keeps the last
+// value), worded as kubectl words them.
+func strictFindings(data []byte, v any) ([]error, error) {
+	return sigsjson.UnmarshalStrict(data, v, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
 }
 
 // invalidUTF8 returns the offset of the first byte of b that is not valid
 // UTF-8, or -1.
 func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			i++
@@ -375,87 +473,219 @@ func isNull(raw []byte) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// header is the part of an object that classifies it.
+// header is the part of an object that classifies it, read by the
+// scanner without decoding the rest.
 type header struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-		UID       string `json:"uid"`
-	} `json:"metadata"`
-	Items []json.RawMessage `json:"items"`
+	apiVersion, kind     string
+	namespace, name, uid string
+	items                []byte // the "items" value, nil without one
+	duplicates           []string
+	headerTypes          error
 }
 
-// add decodes one JSON value found at at. defAPIVersion and defKind apply
-// to items of a typed list (NodeList), whose items the API server prints
-// without apiVersion and kind.
-func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, depth int) error {
-	t := bytes.TrimLeft(raw, " \t\r\n")
+// readHeader reads the header fields of the object t.
+func readHeader(t []byte) (header, error) {
+	var h header
+	fs, err := fields(t)
+	if err != nil {
+		return h, err
+	}
+	seen := make(map[string]bool, len(fs))
+	str := func(key string, v []byte, dst *string) {
+		if err := json.Unmarshal(v, dst); err != nil && h.headerTypes == nil {
+			h.headerTypes = fmt.Errorf("%s: want a string, found %s", key, abbreviate(v))
+		}
+	}
+	for _, f := range fs {
+		if seen[f.key] {
+			h.duplicates = append(h.duplicates, f.key)
+		}
+		seen[f.key] = true
+		switch f.key {
+		case "apiVersion":
+			str("apiVersion", f.value, &h.apiVersion)
+		case "kind":
+			str("kind", f.value, &h.kind)
+		case "items":
+			h.items = f.value
+		case "metadata":
+			if len(f.value) == 0 || f.value[0] != '{' {
+				continue // the typed decoder reports it
+			}
+			mfs, err := fields(f.value)
+			if err != nil {
+				return h, err
+			}
+			for _, mf := range mfs {
+				switch mf.key {
+				case "namespace":
+					_ = json.Unmarshal(mf.value, &h.namespace)
+				case "name":
+					_ = json.Unmarshal(mf.value, &h.name)
+				case "uid":
+					_ = json.Unmarshal(mf.value, &h.uid)
+				}
+			}
+		}
+	}
+	return h, nil
+}
+
+// abbreviate renders a JSON value for a message, shortened.
+func abbreviate(v []byte) string {
+	if len(v) > 40 {
+		return string(v[:37]) + "..."
+	}
+	return string(v)
+}
+
+// The kinds decoded into k8s.io/api types, and the version each is read in.
+var kinds = map[string]map[string]string{
+	// kind: group: the apiVersion the API server serves it in
+	"DaemonSet":          {"apps": "apps/v1", "extensions": "apps/v1"},
+	"ControllerRevision": {"apps": "apps/v1"},
+	"Node":               {"": "v1"},
+	"Pod":                {"": "v1"},
+}
+
+// classify decides how kubectl would read an object of apiVersion and
+// kind: want is the apiVersion it is decoded in ("" for a kind read
+// elsewhere or ignored), kruise reports an OpenKruise DaemonSet, and err a
+// kind or apiVersion kubectl would not know.
+func classify(apiVersion, kind string) (want string, kruise bool, err error) {
+	group, version := "", apiVersion
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		group, version = apiVersion[:i], apiVersion[i+1:]
+	}
+	noMatch := func(hint string) error {
+		return fmt.Errorf("no matches for kind %q in version %q%s", kind, apiVersion, hint)
+	}
+	if version == "" || strings.Contains(version, "/") {
+		return "", false, noMatch("")
+	}
+	if group == "core" {
+		return "", false, noMatch(` (the core group is written "v1", without a group)`)
+	}
+	if kind == "DaemonSet" && group == kruiseGroup {
+		if version != "v1beta1" && version != "v1alpha1" {
+			return "", false, fmt.Errorf("unsupported apiVersion, want %s/v1beta1 or %s/v1alpha1", kruiseGroup, kruiseGroup)
+		}
+		return "", true, nil
+	}
+	if groups, ok := kinds[kind]; ok {
+		if want, ok := groups[group]; ok {
+			if apiVersion != want {
+				return "", false, fmt.Errorf("unsupported apiVersion, want %s", want)
+			}
+			return want, false, nil
+		}
+	}
+	for k := range kinds {
+		if k != kind && strings.EqualFold(k, kind) {
+			return "", false, noMatch(fmt.Sprintf(" (kinds are case-sensitive: %s)", k))
+		}
+	}
+	// The core and apps groups, where daemonplan's kinds live, are known
+	// offline; other groups (and custom resources) are the API server's to
+	// know, and ignored here.
+	if known, ok := builtinKinds[group]; ok && !slices.Contains(known[version], kind) {
+		return "", false, noMatch("")
+	}
+	return "", false, nil
+}
+
+// builtinKinds are the kinds of the core and apps groups the API server
+// serves, by group and version, as client-go's scheme lists them.
+var builtinKinds = map[string]map[string][]string{
+	"": {"v1": {"APIGroup", "APIVersions", "Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange",
+		"List", "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate", "RangeAllocation",
+		"ReplicationController", "ResourceQuota", "Secret", "SerializedReference", "Service", "ServiceAccount", "Status"}},
+	"apps": {"v1": {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"}},
+}
+
+// isListKind reports a kind kubectl reads as a list even without items.
+func isListKind(kind string) bool { return strings.HasSuffix(kind, "List") }
+
+// namespaced reports whether objects of kind have a namespace.
+func namespaced(kind string) bool { return kind != "Node" }
+
+// add decodes one JSON value t (trimmed) found at at. defAPIVersion and
+// defKind apply to items of a typed list (NodeList), whose items the API
+// server prints without apiVersion and kind.
+func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth int) error {
 	if len(t) > 0 && t[0] == '[' {
 		if depth >= maxListDepth {
 			return &Error{At: at, Err: errors.New("lists nested too deeply")}
 		}
-		var items []json.RawMessage
-		if err := utiljson.Unmarshal(t, &items); err != nil {
-			return &Error{At: at, Err: err}
-		}
-		return m.addItems(items, at, defAPIVersion, defKind, depth)
+		return elementsAt(t, at, func(item []byte, at Position) error {
+			return m.add(item, at, defAPIVersion, defKind, depth+1)
+		})
 	}
 	if len(t) == 0 || t[0] != '{' {
+		if !json.Valid(t) {
+			return &Error{At: at, Err: syntaxError(t)}
+		}
 		return &Error{At: at, Err: errors.New("not an object")}
 	}
-	var h header
-	if err := unmarshal(t, &h); err != nil {
+	h, err := readHeader(t)
+	if err != nil {
 		return &Error{At: at, Err: err}
 	}
-	if h.APIVersion == "" {
-		h.APIVersion = defAPIVersion
+	if h.headerTypes != nil {
+		return &Error{At: at, Err: h.headerTypes}
 	}
-	if h.Kind == "" {
-		h.Kind = defKind
+	// An item of a typed list without apiVersion and kind is of the
+	// list's kind (as kubectl reads it: both or neither).
+	if h.apiVersion == "" && h.kind == "" {
+		h.apiVersion, h.kind = defAPIVersion, defKind
 	}
-	if h.Kind == "" || h.APIVersion == "" {
-		return &Error{At: at, Err: errors.New("object without apiVersion or kind")}
-	}
-	if strings.HasSuffix(h.Kind, "List") && h.Metadata.Name == "" {
+	if h.items != nil {
+		// Any object with items is a list, as kubectl reads it; its
+		// items without apiVersion and kind are of its kind less "List".
 		if depth >= maxListDepth {
 			return &Error{At: at, Err: errors.New("lists nested too deeply")}
 		}
-		itemKind := ""
-		if h.Kind != "List" {
-			itemKind = strings.TrimSuffix(h.Kind, "List")
+		if h.kind == "" {
+			return &Error{At: at, Err: errors.New("a list without kind")}
 		}
-		return m.addItems(h.Items, at, h.APIVersion, itemKind, depth)
+		if err := m.listFindings(t, at, h); err != nil {
+			return err
+		}
+		items := bytes.TrimSpace(h.items)
+		if string(items) == "null" {
+			return nil
+		}
+		if len(items) == 0 || items[0] != '[' {
+			return &Error{At: at, Err: fmt.Errorf("items: want an array, found %s", abbreviate(items))}
+		}
+		itemKind := strings.TrimSuffix(h.kind, "List")
+		return elementsAt(items, at, func(item []byte, at Position) error {
+			return m.add(item, at, h.apiVersion, itemKind, depth+1)
+		})
+	}
+	if h.kind == "" || h.apiVersion == "" {
+		return &Error{At: at, Err: errors.New("object without apiVersion or kind")}
 	}
 
-	id := h.APIVersion + " " + h.Kind + " " + qualified(h.Metadata.Namespace, h.Metadata.Name)
-	group := h.APIVersion
-	if i := strings.LastIndexByte(group, '/'); i >= 0 {
-		group = group[:i]
-	} else {
-		group = ""
+	id := h.apiVersion + " " + h.kind + " " + qualified(h.namespace, h.name)
+	fail := func(err error) error { return &Error{At: at, Object: id, Err: err} }
+	want, kruise, err := classify(h.apiVersion, h.kind)
+	if err != nil {
+		return fail(err)
 	}
-	var want string
-	switch {
-	case h.Kind == "DaemonSet" && (group == "apps" || group == "extensions"):
-		want = "apps/v1"
-	case h.Kind == "ControllerRevision" && group == "apps":
-		want = "apps/v1"
-	case h.Kind == "Node" && group == "":
-		want = "v1"
-	case h.Kind == "Pod" && group == "":
-		want = "v1"
-	default:
+	if want == "" && !kruise {
+		// Not decoded: only walked, so checked here.
+		if !json.Valid(t) {
+			return fail(syntaxError(t))
+		}
+		if isListKind(h.kind) {
+			return nil // an empty list without items
+		}
 		if !m.ignored[id] {
 			m.ignored[id] = true
 			m.objs.Ignored = append(m.objs.Ignored, id)
 		}
 		return nil
-	}
-	fail := func(err error) error { return &Error{At: at, Object: id, Err: err} }
-	if h.APIVersion != want {
-		return fail(fmt.Errorf("unsupported apiVersion, want %s", want))
 	}
 	// Decoding replaces invalid UTF-8 with U+FFFD, which would make
 	// different names equal: refuse both.
@@ -463,7 +693,7 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 		return fail(fmt.Errorf("%w at byte %d of the object", ErrInvalidUTF8, i))
 	}
 	for _, f := range []struct{ field, value string }{
-		{"metadata.name", h.Metadata.Name}, {"metadata.namespace", h.Metadata.Namespace}, {"metadata.uid", h.Metadata.UID},
+		{"metadata.name", h.name}, {"metadata.namespace", h.namespace}, {"metadata.uid", h.uid},
 	} {
 		if strings.ContainsRune(f.value, utf8.RuneError) {
 			return fail(fmt.Errorf("%w: %s %q holds U+FFFD", ErrInvalidUTF8, f.field, f.value))
@@ -471,22 +701,62 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 	}
 
 	var obj any
-	switch h.Kind {
-	case "DaemonSet":
-		obj = &appsv1.DaemonSet{}
-	case "ControllerRevision":
-		obj = &appsv1.ControllerRevision{}
-	case "Node":
-		obj = &corev1.Node{}
+	switch {
+	case kruise:
+		obj = &unstructured.Unstructured{}
+	case h.kind == "DaemonSet":
+		obj = &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+	case h.kind == "ControllerRevision":
+		obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+	case h.kind == "Node":
+		obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
 	default:
-		obj = &corev1.Pod{}
+		obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
 	}
-	if err := unmarshal(t, obj); err != nil {
+	var findings []error
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		findings, err = sigsjson.UnmarshalStrict(t, &u.Object, sigsjson.DisallowDuplicateFields)
+		if err == nil && u.Object == nil {
+			err = errors.New("not an object")
+		}
+	} else {
+		findings, err = strictFindings(t, obj)
+	}
+	if err != nil {
 		return fail(err)
+	}
+	if err := m.findings(at, id, findings); err != nil {
+		return err
+	}
+	// What apiVersion and kind an object was found with (a typed list's
+	// item has none) does not make it another object.
+	switch v := obj.(type) {
+	case *appsv1.DaemonSet:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *appsv1.ControllerRevision:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *corev1.Node:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *corev1.Pod:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *unstructured.Unstructured:
+		v.SetAPIVersion(h.apiVersion)
+		v.SetKind(h.kind)
+	}
+	kind := h.kind
+	if kruise {
+		kind = "Kruise"
+	}
+	if namespaced(kind) && h.namespace == "" {
+		setNamespace(obj, m.opts.DefaultNamespace)
+		if m.defaulted == 0 {
+			m.firstDefaulted, m.firstDefaultedID = at, id
+		}
+		m.defaulted++
 	}
 	key, uid := identity(obj)
 	if prev, ok := m.byKey[key]; ok {
-		if equality.Semantic.DeepEqual(m.object(prev), obj) {
+		if same(m.object(prev), obj) {
 			return nil // the same object again: keep the first copy
 		}
 		return fail(fmt.Errorf("%w: differs from its copy at %s", ErrConflict, m.position(prev)))
@@ -497,7 +767,7 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 		}
 	}
 	o := m.objs
-	r := ref{kind: h.Kind, index: m.count(h.Kind), id: id}
+	r := ref{kind: kind, index: m.count(kind), id: id}
 	m.byKey[key] = r
 	if uid != "" {
 		m.byUID[uid] = r
@@ -515,8 +785,79 @@ func (m *merger) add(raw []byte, at Position, defAPIVersion, defKind string, dep
 	case *corev1.Pod:
 		o.Pods = append(o.Pods, v)
 		o.At.Pods = append(o.At.Pods, at)
+	case *unstructured.Unstructured:
+		o.Kruise = append(o.Kruise, v)
+		o.At.Kruise = append(o.At.Kruise, at)
 	}
 	return nil
+}
+
+// elementsAt calls fn with each element of the array t and its position.
+func elementsAt(t []byte, at Position, fn func(item []byte, at Position) error) error {
+	err := elements(t, func(i int, v []byte) error { return fn(v, at.item(i)) })
+	var e *Error
+	if err != nil && !errors.As(err, &e) {
+		return &Error{At: at, Err: err}
+	}
+	return err
+}
+
+// listFindings checks the fields of a list other than its items, which the
+// scanner only skipped: they must be valid JSON, and a field given twice
+// is a finding.
+func (m *merger) listFindings(t []byte, at Position, h header) error {
+	fs, err := fields(t)
+	if err != nil {
+		return &Error{At: at, Err: err}
+	}
+	for _, f := range fs {
+		if f.key != "items" && !json.Valid(f.value) {
+			return &Error{At: at, Err: syntaxError(f.value)}
+		}
+	}
+	var findings []error
+	for _, d := range h.duplicates {
+		findings = append(findings, fmt.Errorf("duplicate field %q", d))
+	}
+	return m.findings(at, "", findings)
+}
+
+// findings records strict-decoding findings as warnings, or with
+// Options.Strict fails with them.
+func (m *merger) findings(at Position, id string, findings []error) error {
+	if len(findings) == 0 {
+		return nil
+	}
+	if m.opts.Strict {
+		return &Error{At: at, Object: id, Err: fmt.Errorf("strict decoding error: %w", errors.Join(findings...))}
+	}
+	for _, f := range findings {
+		m.objs.Warnings = append(m.objs.Warnings, Warning{At: at, Object: id, Message: f.Error()})
+	}
+	return nil
+}
+
+// setNamespace sets the namespace of obj.
+func setNamespace(obj any, ns string) {
+	switch v := obj.(type) {
+	case *appsv1.DaemonSet:
+		v.Namespace = ns
+	case *appsv1.ControllerRevision:
+		v.Namespace = ns
+	case *corev1.Pod:
+		v.Namespace = ns
+	case *unstructured.Unstructured:
+		v.SetNamespace(ns)
+	}
+}
+
+// same reports two copies of one object with the same content.
+func same(a, b any) bool {
+	if ua, ok := a.(*unstructured.Unstructured); ok {
+		ub, ok := b.(*unstructured.Unstructured)
+		return ok && equality.Semantic.DeepEqual(ua.Object, ub.Object)
+	}
+	return equality.Semantic.DeepEqual(a, b)
 }
 
 // identity returns the key that makes two objects the same object (kind,
@@ -531,6 +872,8 @@ func identity(obj any) (key, uid string) {
 		return "Node\x00\x00" + v.Name, string(v.UID)
 	case *corev1.Pod:
 		return "Pod\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
+	case *unstructured.Unstructured:
+		return "Kruise\x00" + v.GetNamespace() + "\x00" + v.GetName(), string(v.GetUID())
 	}
 	return "", ""
 }
@@ -544,6 +887,8 @@ func (m *merger) count(kind string) int {
 		return len(m.objs.Revisions)
 	case "Node":
 		return len(m.objs.Nodes)
+	case "Kruise":
+		return len(m.objs.Kruise)
 	default:
 		return len(m.objs.Pods)
 	}
@@ -558,6 +903,8 @@ func (m *merger) object(r ref) any {
 		return m.objs.Revisions[r.index]
 	case "Node":
 		return m.objs.Nodes[r.index]
+	case "Kruise":
+		return m.objs.Kruise[r.index]
 	default:
 		return m.objs.Pods[r.index]
 	}
@@ -572,18 +919,11 @@ func (m *merger) position(r ref) Position {
 		return m.objs.At.Revisions[r.index]
 	case "Node":
 		return m.objs.At.Nodes[r.index]
+	case "Kruise":
+		return m.objs.At.Kruise[r.index]
 	default:
 		return m.objs.At.Pods[r.index]
 	}
-}
-
-func (m *merger) addItems(items []json.RawMessage, at Position, apiVersion, kind string, depth int) error {
-	for i, item := range items {
-		if err := m.add(item, at.item(i), apiVersion, kind, depth+1); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Merge returns the objects of every o, in order, as one Objects, with
@@ -602,7 +942,10 @@ func Merge(objs ...*Objects) *Objects {
 		out.Nodes = append(out.Nodes, o.Nodes...)
 		out.Pods = append(out.Pods, o.Pods...)
 		out.Revisions = append(out.Revisions, o.Revisions...)
+		out.Kruise = append(out.Kruise, o.Kruise...)
 		out.Ignored = append(out.Ignored, o.Ignored...)
+		out.Warnings = append(out.Warnings, o.Warnings...)
+		out.At.Kruise = append(out.At.Kruise, o.At.Kruise...)
 		out.At.DaemonSets = append(out.At.DaemonSets, o.At.DaemonSets...)
 		out.At.Nodes = append(out.At.Nodes, o.At.Nodes...)
 		out.At.Pods = append(out.At.Pods, o.At.Pods...)

@@ -1,7 +1,9 @@
 package load_test
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,21 +156,22 @@ func TestDecodeErrors(t *testing.T) {
 		reason string
 		in     string
 		want   string // substring of the error
+		opts   load.Options
 	}{
-		{"malformed JSON", "truncated input", `{"apiVersion":"v1","kind":"List","items":[`, "load: JSON value 1"},
-		{"malformed YAML", "a tab-indented mapping", "apiVersion: v1\nkind: Node\nmetadata:\n\tname: x\n", "load: YAML document 1"},
-		{"no kind", "an object must say what it is", `{"apiVersion":"v1","metadata":{"name":"x"}}`, "without apiVersion or kind"},
-		{"not an object", "a list item must be an object", `{"apiVersion":"v1","kind":"List","items":["x"]}`, "items[0]: not an object"},
-		{"old DaemonSet version", "apps/v1beta2 is not served by v1.34", `{"apiVersion":"apps/v1beta2","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion, want apps/v1"},
-		{"extensions DaemonSet", "extensions/v1beta1 is not served by v1.34", `{"apiVersion":"extensions/v1beta1","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion"},
-		{"wrong field type", "a typed field of the wrong JSON type", `{"apiVersion":"v1","kind":"List","items":[` + node + `,{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"x"},"spec":{"minReadySeconds":"5"}}]}`, `JSON value 1, items[1] (apps/v1 DaemonSet x)`},
-		{"JSON field twice", "a repeated key keeps only its last value silently; YAML input already refuses it, and the API server's strict field validation does", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":"a","nodeName":"b"}}`, `JSON value 1 (v1 Pod ns/p): duplicate field "spec.nodeName"`},
-		{"JSON items twice", "a List with two items keys would drop the first list's objects", `{"apiVersion":"v1","kind":"List","items":[` + node + `],"items":[]}`, `JSON value 1: duplicate field "items"`},
-		{"deep nesting", "lists nested without end are refused", strings.Repeat("[", 20) + strings.Repeat("]", 20), "nested too deeply"},
+		{"malformed JSON", "truncated input", `{"apiVersion":"v1","kind":"List","items":[`, "load: JSON value 1", load.Options{}},
+		{"malformed YAML", "a tab-indented mapping", "apiVersion: v1\nkind: Node\nmetadata:\n\tname: x\n", "load: YAML document 1", load.Options{}},
+		{"no kind", "an object must say what it is", `{"apiVersion":"v1","metadata":{"name":"x"}}`, "without apiVersion or kind", load.Options{}},
+		{"not an object", "a list item must be an object", `{"apiVersion":"v1","kind":"List","items":["x"]}`, "items[0]: not an object", load.Options{}},
+		{"old DaemonSet version", "apps/v1beta2 is not served by v1.34", `{"apiVersion":"apps/v1beta2","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion, want apps/v1", load.Options{}},
+		{"extensions DaemonSet", "extensions/v1beta1 is not served by v1.34", `{"apiVersion":"extensions/v1beta1","kind":"DaemonSet","metadata":{"name":"x"}}`, "unsupported apiVersion", load.Options{}},
+		{"wrong field type", "a typed field of the wrong JSON type", `{"apiVersion":"v1","kind":"List","items":[` + node + `,{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"x"},"spec":{"minReadySeconds":"5"}}]}`, `JSON value 1, items[1] (apps/v1 DaemonSet x)`, load.Options{}},
+		{"JSON field twice", "with Strict a repeated key is refused, as kubectl --validate=strict refuses it", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":"a","nodeName":"b"}}`, `JSON value 1 (v1 Pod ns/p): strict decoding error: duplicate field "spec.nodeName"`, load.Options{Strict: true}},
+		{"JSON items twice", "with Strict a List with two items keys is refused: it would drop the first list's objects", `{"apiVersion":"v1","kind":"List","items":[` + node + `],"items":[]}`, `JSON value 1: strict decoding error: duplicate field "items"`, load.Options{Strict: true}},
+		{"deep nesting", "lists nested without end are refused", strings.Repeat("[", 20) + strings.Repeat("]", 20), "nested too deeply", load.Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := load.Decode(strings.NewReader(tt.in))
+			_, err := load.Load(tt.opts, load.Source{R: strings.NewReader(tt.in)})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("%s: Decode() error = %v, want one containing %q", tt.reason, err, tt.want)
 			}
@@ -339,6 +342,36 @@ func FuzzDecode(f *testing.F) {
 		c, err := objs.Snapshot("", "")
 		if err == nil && !slices.Contains(objs.DaemonSets, c.DaemonSet) {
 			t.Fatalf("Snapshot picked a DaemonSet that was not decoded")
+		}
+	})
+}
+
+// FuzzJSONStream: the loader's scanner never accepts what encoding/json
+// refuses. Whatever JSON input Decode accepts is a stream of valid JSON
+// values.
+func FuzzJSONStream(f *testing.F) {
+	f.Add(`{"apiVersion":"v1","kind":"List","items":[` + ds + "," + node + `],"metadata":{}}`)
+	f.Add(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":tru}}`)
+	f.Add(`[` + node + `] {"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"x\"y"}}]}`)
+	f.Add(`{"apiVersion":"v1","kind":"List","items":[1,]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		trimmed := strings.TrimLeft(in, " \t\r\n")
+		if trimmed == "" || (trimmed[0] != '{' && trimmed[0] != '[') {
+			return
+		}
+		if _, err := load.Decode(strings.NewReader(in)); err != nil {
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(in))
+		for {
+			var v json.RawMessage
+			err := dec.Decode(&v)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode accepted malformed JSON: %v", err)
+			}
 		}
 	})
 }

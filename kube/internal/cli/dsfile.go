@@ -20,7 +20,7 @@ import (
 // kube/defaults), as an update stores it.
 func (c *cli) newDaemonSet(cmd string, in *input, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
 	cl := in.cluster
-	objs, kruise, src, err := c.read(cmd, []string{file})
+	objs, kruise, src, err := c.readIn(cmd, []string{file}, cl.DaemonSet.Namespace)
 	if err != nil {
 		return nil, load.Position{}, nil, err
 	}

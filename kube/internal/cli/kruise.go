@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bytes"
+	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -9,23 +9,21 @@ import (
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
-// addKruise adds the OpenKruise Advanced DaemonSets of data to objs as
-// apps/v1 DaemonSets, so that --ds picks among them as among the others,
-// and returns what each adds to its plan. src names the input in their
-// positions.
-func addKruise(objs *load.Objects, data []byte, src string) (map[*appsv1.DaemonSet]*convert.Kruise, error) {
-	us, err := convert.KruiseObjects(bytes.NewReader(data))
-	if err != nil || len(us) == 0 {
-		return nil, err
+// addKruise adds the OpenKruise Advanced DaemonSets the loader found to
+// objs as apps/v1 DaemonSets, at their positions, so that --ds picks among
+// them as among the others, and returns what each adds to its plan.
+func addKruise(objs *load.Objects) (map[*appsv1.DaemonSet]*convert.Kruise, error) {
+	if len(objs.Kruise) == 0 {
+		return nil, nil
 	}
-	out := make(map[*appsv1.DaemonSet]*convert.Kruise, len(us))
-	for _, u := range us {
+	out := make(map[*appsv1.DaemonSet]*convert.Kruise, len(objs.Kruise))
+	for i, u := range objs.Kruise {
 		k, err := convert.KruiseDaemonSet(u)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", objs.At.Kruise[i], err)
 		}
 		objs.DaemonSets = append(objs.DaemonSets, k.DaemonSet)
-		objs.At.DaemonSets = append(objs.At.DaemonSets, load.Position{Source: src})
+		objs.At.DaemonSets = append(objs.At.DaemonSets, objs.At.Kruise[i])
 		out[k.DaemonSet] = k
 	}
 	return out, nil

@@ -324,6 +324,7 @@ func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
 		c.stdin = bytes.NewReader(data)
 		defer func() { c.stdin, c.stdinRead = bytes.NewReader(data), false }()
 	}
+	c.readOptions(o)
 	objs, kruise, src, err := c.read(cmd, o.files)
 	if err != nil {
 		return err

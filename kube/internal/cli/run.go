@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
@@ -101,6 +101,11 @@ type cli struct {
 	// preread holds files diff and simulate read to tell a new spec from
 	// a cluster (specFromFiles), for load to use.
 	preread *preread
+	// strict is --strict, which makes the loader refuse unknown and
+	// duplicate fields, and input without nodes.
+	strict bool
+	// namespace is the namespace of objects read without one.
+	namespace string
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -206,7 +211,7 @@ func addCommon(cmd *cobra.Command, o *common) {
 			"Other kinds are ignored. Without -f, the cluster of the kubeconfig is read\n"+
 			"(docs/live-cluster.md).")
 	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
-	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
+	f.BoolVar(&o.strict, "strict", false, "refuse input the API server or kubectl --validate=strict would reject: a DaemonSet,\nnode or pod with field errors, unknown or duplicate fields, no nodes at all;\nprint the errors and exit 1. Without it such findings are printed to stderr as warnings.")
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
 	f.StringVar(&o.version, "kubernetes-version", "",
 		"the Kubernetes minor whose controller to reproduce, one of "+versionList()+";\nit decides the revision hash. Default: the server's (its /version) when reading\na cluster, "+upstream.Latest.String()+" with -f")
@@ -333,9 +338,15 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		now = t
 	}
 
+	c.readOptions(o)
 	objs, kruise, src, err := c.source(cmd, o, ns, name)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range objs.Warnings {
+		if w.DefaultNamespace {
+			c.warnLoad(cmd, []load.Warning{w}, true)
+		}
 	}
 	cl, err := objs.Snapshot(ns, name)
 	switch {
@@ -348,6 +359,15 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
+	if len(cl.Nodes) == 0 {
+		// Without nodes the plan places no pod and calls the rollout
+		// done: that is almost always a forgotten "nodes" in kubectl get.
+		const msg = "no nodes in the input: the plan places no pod; include them, e.g. kubectl get ds/NAME,nodes,pods,controllerrevisions -o yaml"
+		if o.strict {
+			return nil, c.fail("%s: %s: %s (--strict)", cmd, src, msg)
+		}
+		fmt.Fprintf(c.stderr, "warning: %s: %s: %s\n", cmd, src, msg)
+	}
 	k := kruise[cl.DaemonSet]
 	note, err := asStored(cl, version, k != nil)
 	if err != nil {
@@ -357,6 +377,17 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s", c.name, cmd, note)))
 	}
 	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+}
+
+// readOptions sets how files are read from the command's flags: --strict,
+// and the namespace of objects without one, -n's as kubectl gives it
+// (without -n, the loader's default namespace; the kubeconfig is not read
+// for files).
+func (c *cli) readOptions(o *common) {
+	c.strict = o.strict
+	if c.kube != nil && c.kube.Namespace != nil {
+		c.namespace = *c.kube.Namespace
+	}
 }
 
 // expandDirs replaces each directory among files by the files in it whose
@@ -394,15 +425,21 @@ func expandDirs(files []string) ([]string, error) {
 }
 
 // read reads and merges every input file (- is standard input, read once
-// by all the flags of a command together) with load.Sources, so that an object found in several files is one object
-// and conflicting copies are refused with their positions, and adds the
-// OpenKruise Advanced DaemonSets as apps/v1 DaemonSets. It returns the
-// objects, what each Advanced DaemonSet adds to its plan, and the sources'
-// names for messages.
+// by all the flags of a command together) with load.Load, so that an object
+// found in several files is one object and conflicting copies are refused
+// with their positions, and adds the OpenKruise Advanced DaemonSets the
+// loader found as apps/v1 DaemonSets. Objects without a namespace are read
+// in c.namespace ("default" unless set); unknown and duplicate fields are
+// warnings, errors with --strict. It returns the objects, what each
+// Advanced DaemonSet adds to its plan, and the sources' names for messages.
 func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
+	return c.readIn(cmd, files, c.namespace)
+}
+
+// readIn is read with objects without a namespace read in namespace.
+func (c *cli) readIn(cmd string, files []string, namespace string) (*load.Objects, map[*appsv1.DaemonSet]*convert.Kruise, string, error) {
 	var srcs []load.Source
 	var names []string
-	var datas [][]byte
 	files, err := expandDirs(files)
 	if err != nil {
 		return nil, nil, "", c.fail("%s: %v", cmd, err)
@@ -422,27 +459,48 @@ func (c *cli) read(cmd string, files []string) (*load.Objects, map[*appsv1.Daemo
 			defer f.Close()
 			r, src = f, file
 		}
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, src, err)
-		}
-		srcs = append(srcs, load.Source{Name: src, R: bytes.NewReader(data)})
+		srcs = append(srcs, load.Source{Name: src, R: r})
 		names = append(names, src)
-		datas = append(datas, data)
 	}
-	objs, err := load.Sources(srcs...)
+	objs, err := load.Load(load.Options{DefaultNamespace: namespace, Strict: c.strict}, srcs...)
+	if err != nil {
+		if c.strict && strings.Contains(err.Error(), "strict decoding error") {
+			return nil, nil, "", c.fail("%s: %v (--strict)", cmd, err)
+		}
+		return nil, nil, "", c.fail("%s: %v", cmd, err)
+	}
+	c.warnLoad(cmd, objs.Warnings, false)
+	kruise, err := addKruise(objs)
 	if err != nil {
 		return nil, nil, "", c.fail("%s: %v", cmd, err)
 	}
-	kruise := map[*appsv1.DaemonSet]*convert.Kruise{}
-	for i, data := range datas {
-		k, err := addKruise(objs, data, names[i])
-		if err != nil {
-			return nil, nil, "", c.fail("%s: %s: %v", cmd, names[i], err)
-		}
-		maps.Copy(kruise, k)
-	}
 	return objs, kruise, strings.Join(names, ", "), nil
+}
+
+// maxLoadWarnings bounds the loader's warnings printed: a dump of many
+// objects with the same unknown field would otherwise bury the plan.
+const maxLoadWarnings = 20
+
+// warnLoad prints the loader's warnings on stderr, as kubectl prints its
+// own: "warning: a.yaml: YAML document 1 (apps/v1 DaemonSet ns/x): unknown
+// field "spec.template.spec.nodeselector"". The warning about objects read
+// in the default namespace is printed only with namespace: it matters for
+// the cluster read, where pods must land in their DaemonSet's namespace,
+// not for a --ds-file read in the cluster's DaemonSet's namespace.
+func (c *cli) warnLoad(cmd string, ws []load.Warning, namespace bool) {
+	for i, w := range ws {
+		if w.DefaultNamespace {
+			if namespace {
+				fmt.Fprintln(c.stderr, "warning: "+oneLine(w.String()))
+			}
+			continue
+		}
+		if i == maxLoadWarnings {
+			fmt.Fprintf(c.stderr, "warning: %s: %d more warning(s) about the input not shown\n", cmd, len(ws)-i)
+			break
+		}
+		fmt.Fprintln(c.stderr, "warning: "+oneLine(w.String()))
+	}
 }
 
 func daemonSetNames(objs *load.Objects) string {
@@ -466,6 +524,18 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 		}
 	}
 	p, err := kubesync.Sync(in.cluster, in.now, kubesync.State{}, opts)
+	// The nodes' and pods' enums (a taint effect NoSchedul, an operator
+	// Exist) are findings like the DaemonSet's: files are written by hand.
+	objErrs := convert.ValidateObjects(in.cluster.Nodes, in.cluster.Pods, api.ValidateOptions{ComparisonOperators: in.comparison})
+	var dsErrs field.ErrorList
+	switch {
+	case err == nil && strict && len(objErrs) > 0:
+		p, err = daemonplan.Plan{}, objErrs
+	case err == nil:
+		p.Warnings = append(p.Warnings, objErrs...)
+	case strict && errors.As(err, &dsErrs) && !errors.Is(err, daemonplan.ErrInvalidInput):
+		err = append(dsErrs, objErrs...)
+	}
 	if err != nil {
 		var fes field.ErrorList
 		if errors.Is(err, daemonplan.ErrInvalidInput) && errors.As(err, &fes) {
@@ -480,7 +550,7 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 			fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: DaemonSet %s/%s (%s) is invalid (--strict): %d field error(s)",
 				c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(fes))))
 			for _, fe := range fes {
-				fmt.Fprintln(c.stderr, finding("error", fe))
+				fmt.Fprintln(c.stderr, "error: "+oneLine(in.where(fe.Field)+fe.Error()))
 			}
 			return p, exitErr{exitError}
 		}
@@ -492,7 +562,7 @@ func (c *cli) sync(cmd string, in *input, strict bool) (daemonplan.Plan, error) 
 			c.name, cmd, ds.Namespace, ds.Name, in.cluster.At.DaemonSet, len(p.Warnings))))
 	}
 	for _, w := range p.Warnings {
-		fmt.Fprintln(c.stderr, finding("warning", w))
+		fmt.Fprintln(c.stderr, "warning: "+oneLine(in.where(w.Field)+w.Error()))
 	}
 	return p, nil
 }
