@@ -112,4 +112,3 @@ func BenchmarkEvent(b *testing.B) {
 		})
 	}
 }
-
