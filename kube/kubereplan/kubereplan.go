@@ -32,7 +32,6 @@ var ErrNoDaemonSet = errors.New("kubereplan: no DaemonSet")
 type Planner struct {
 	namespace, name string
 	opts            kubesync.Options
-	version         string // opts.KubernetesVersion, for errors
 
 	// ds is the DaemonSet, nil while there is none; dsErr is why it could
 	// not be converted (the plan's error until a good one comes).
