@@ -222,6 +222,11 @@ func (m *model) actions() map[string]func(*rapid.T) {
 		},
 		"SetNode": func(t *rapid.T) {
 			n := genNode(t, m)
+			if old := m.nodes[n.Name]; old != nil && rapid.Bool().Draw(t, "sameResourceVersion") {
+				// Labels changed without a new resourceVersion: the
+				// Planner decides the node again all the same.
+				n.ResourceVersion = old.ResourceVersion
+			}
 			m.nodes[n.Name] = n
 			m.p.SetNode(n)
 		},
@@ -331,7 +336,8 @@ func (m *model) check(t *rapid.T) {
 }
 
 // TestPlannerMatchesSync: after every event of a random sequence (the
-// DaemonSet, nodes, pods and revisions added, changed and deleted, among
+// DaemonSet, nodes (some relabelled under the same resourceVersion), pods
+// and revisions added, changed and deleted, among
 // them the controller's own status and revision writes; objects of
 // another namespace; the clock moved, the backoff and expectations set),
 // the Planner's FullPlan equals kubesync.Sync on a snapshot of the same
