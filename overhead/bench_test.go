@@ -3,9 +3,11 @@ package overhead_test
 import (
 	"testing"
 
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
+	"github.com/daemonplan/daemonplan/selector"
 )
 
 // BenchmarkQuery: 50 DaemonSets against one node, compiled once, with a
@@ -45,5 +47,78 @@ func BenchmarkCompile(b *testing.B) {
 	b.ReportAllocs()
 	for range b.N {
 		overhead.Compile(dss, placement.Options{})
+	}
+}
+
+// benchTemplate is a pool of linux nodes in zones a, b or c that says
+// nothing of accelerators: for fleet(50), most DaemonSets land on every
+// node, the GPU ones depend on the accelerator label, the zone ones on the
+// zone.
+func benchTemplate() overhead.Template {
+	return overhead.Template{
+		Labels: map[string]string{"kubernetes.io/os": "linux"},
+		Requirements: []selector.Requirement{
+			{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b", "c"}},
+			{Key: "karpenter.sh/capacity-type", Operator: api.SelectorOpIn, Values: []string{"on-demand", "spot"}},
+		},
+		Taints: []api.Taint{{Key: "dedicated", Value: "batch", Effect: api.TaintEffectPreferNoSchedule}},
+	}
+}
+
+// BenchmarkQueryTemplate: 50 DaemonSets against a node template, both
+// compiled once, with a reused TemplateResult.
+func BenchmarkQueryTemplate(b *testing.B) {
+	s := overhead.Compile(fleet(50), placement.Options{})
+	tpl := benchTemplate()
+	ct, err := overhead.CompileTemplate(&tpl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r overhead.TemplateResult
+	s.QueryTemplate(ct, &r)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s.QueryTemplate(ct, &r)
+	}
+}
+
+// BenchmarkTemplateByNodes: the naive path to the same answer, one Query
+// per concrete node the template can produce over the values the
+// DaemonSets tell apart (zone a, b, c; capacity type on-demand, spot;
+// accelerator missing, gpu or another value: 18 nodes), each DaemonSet's
+// answers folded into every/none/depends.
+func BenchmarkTemplateByNodes(b *testing.B) {
+	s := overhead.Compile(fleet(50), placement.Options{})
+	tpl := benchTemplate()
+	var nodes []api.Node
+	for _, zone := range []string{"a", "b", "c"} {
+		for _, ct := range []string{"on-demand", "spot"} {
+			for _, acc := range []string{"", "gpu", "other"} {
+				l := map[string]string{"kubernetes.io/os": "linux", "topology.kubernetes.io/zone": zone, "karpenter.sh/capacity-type": ct}
+				if acc != "" {
+					l["accelerator"] = acc
+				}
+				nodes = append(nodes, api.Node{Name: "new", Labels: l, Taints: tpl.Taints})
+			}
+		}
+	}
+	var r overhead.Result
+	some := make([]bool, s.Len())
+	all := make([]bool, s.Len())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		clear(some)
+		for i := range all {
+			all[i] = true
+		}
+		for n := range nodes {
+			s.Query(&nodes[n], &r)
+			for i := range s.Len() {
+				some[i] = some[i] || r.Lands(i)
+				all[i] = all[i] && r.Lands(i)
+			}
+		}
 	}
 }

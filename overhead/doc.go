@@ -26,6 +26,15 @@
 //     DaemonSet's requests and host ports, for printing.
 //   - [Set.Fit] and [Report]'s fit: with a [NodeState] (allocatable and the
 //     pods already on the node), whether a daemon pod fits and, if not, why.
+//   - [CompileTemplate] and [Set.QueryTemplate]: for a node not yet created,
+//     described as autoscalers describe it (a [Template] of label
+//     requirements, labels, taints and startup taints), whether each
+//     DaemonSet's pod lands on every node the template can produce, on
+//     none, or depending on labels, and where; exactly the per-node answer
+//     of Query, taken over all those nodes.
+//   - [Set.PlanTemplate]: the same with the daemon pods' requests, and per
+//     [InstanceType] what they take of its allocatable and whether they
+//     fit together.
 //
 // Every function is pure: no I/O, no clock, and no input is changed.
 // DaemonSets and nodes must not change while a [Set] or [Result] built from

@@ -23,6 +23,8 @@ type Set struct {
 type daemon struct {
 	Daemon
 	elig *placement.Eligibility
+	// tpl is the node predicate again, in the form template queries read.
+	tpl tplDaemon
 	// vec holds Requests by names index; has marks the names present.
 	vec []resource.Quantity
 	has []bool
@@ -55,6 +57,7 @@ func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {
 			HostPorts: ds.Template.HostPorts(),
 		}
 		d.elig = placement.NewEligibility(ds, opts)
+		d.tpl = newTplDaemon(ds, opts)
 		s.warnings = append(s.warnings, negativeQuantities(field.NewPath("daemonSets").Index(i), &ds.Template)...)
 		for name := range d.Requests {
 			if !seen[name] {

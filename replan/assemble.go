@@ -210,7 +210,7 @@ func (p *Tracker) rollingUpdate(plan *daemonplan.Plan) error {
 		if t.count(fSErr) > 0 {
 			var name string
 			p.nodes.each(fSErr, func(ns *nodeState) bool { name = ns.name; return false })
-			return fmt.Errorf("couldn't get node for nodeName %q: node %q not found", name, name)
+			return &rollout.MissingNodeError{Node: name}
 		}
 		q := b.Quota(t.rollSurge, true, false)
 		now := t.count(fSDelete)

@@ -332,9 +332,19 @@ func (a NodeAction) DeleteReason() placement.DeleteReason {
 	return placement.Outdated
 }
 
-// missingNode is the error of a MissingNode, as upstream words it.
-func missingNode(name string) error {
-	return fmt.Errorf("couldn't get node for nodeName %q: node %q not found", name, name)
+// MissingNodeError is the error of a [MissingNode]: a pod of the
+// DaemonSet is bound to a node that is not in the snapshot, during a
+// surge rolling update. Upstream's sync fails with it (and with these
+// words) before any write of the pass; a plan carries it in its errors.
+type MissingNodeError struct {
+	Node string // the pod's node name
+}
+
+func (e *MissingNodeError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", e.Node, e.Node)
 }
 
 // pass collects the writes of one rolling-update pass over one or more
@@ -399,7 +409,7 @@ func (d *domain) add(n *NodeView) error {
 			d.surplus = append(d.surplus, placement.Delete{Pod: n.Old.Name, Node: n.Name, Reason: a.DeleteReason()})
 		}
 	case MissingNode:
-		return missingNode(n.Name)
+		return &MissingNodeError{Node: n.Name}
 	}
 	return nil
 }

@@ -38,7 +38,9 @@
 //     NodeMatcher.Match(nodeName, labels) (bool, Mismatch) per node;
 //     [NodeMatcher.Mismatches] for every failing nodeSelector key and, per
 //     affinity term, every failing requirement (it allocates: for
-//     explaining a decision, not for making one).
+//     explaining a decision, not for making one); [NodeMatcher.Terms] for
+//     the same constraint as an OR of [NodeTerm]s, for callers that reason
+//     about sets of nodes.
 //
 // [Compile] once, match many: [Selector] and [NodeMatcher] are immutable
 // values, safe for concurrent use, whose Matches and Match do not allocate.

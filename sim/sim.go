@@ -1,13 +1,15 @@
 // Package sim is a small, deterministic in-memory cluster that applies
 // daemonplan plans: pods are created and bound at once, become Ready after a
-// delay (or fail, or hang), and the clock only moves when the caller says.
-// Tests, demos and users drive rollouts with it.
+// delay (or fail, or hang), deleted pods go after a grace period, and the
+// clock only moves when the caller says. Tests, demos and users drive
+// rollouts with it; [Cluster.Track] makes each step cost what it changes.
 //
 // A [Cluster] owns its slices; read them between steps, change them only
 // through its methods or between steps with care (node edits are fine).
 package sim
 
 import (
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -56,6 +58,17 @@ type Cluster struct {
 	FateOf func(node string, pod *api.Pod) Fate
 	// Options are passed to every daemonplan.Sync.
 	Options daemonplan.Options
+	// GracePeriod is how long a pod the plan deletes takes to go: until
+	// then it is being deleted (api.Pod.Deleting), and the controller
+	// creates no replacement on its node. 0 means at once. Pods that
+	// failed go at once: nothing runs in them.
+	GracePeriod time.Duration
+
+	// gone holds when each pod being deleted goes, by name (in the
+	// DaemonSet's namespace); a pod being deleted without an entry never
+	// goes.
+	gone  map[string]time.Time
+	track *tracking
 
 	fates     map[string]Fate
 	templates map[string]Template
@@ -114,6 +127,14 @@ func (c *Cluster) Update(t Template, changeCause string) {
 		c.DaemonSet.Annotations[api.AnnotationChangeCause] = changeCause
 	}
 	c.setTemplate(t)
+	c.daemonSetChanged()
+}
+
+// daemonSetChanged tells a tracked cluster's planner of a new spec.
+func (c *Cluster) daemonSetChanged() {
+	if c.track != nil {
+		c.track.tr.SetDaemonSet(&c.DaemonSet)
+	}
 }
 
 func (c *Cluster) bumpGeneration() {
@@ -132,6 +153,7 @@ func (c *Cluster) bumpGeneration() {
 func (c *Cluster) SetStrategy(s api.UpdateStrategy) {
 	c.DaemonSet.UpdateStrategy = s
 	c.DaemonSet.Generation++
+	c.daemonSetChanged()
 }
 
 // Rollback does what `kubectl rollout undo --to-revision=N` does: when the
@@ -149,19 +171,32 @@ func (c *Cluster) Rollback(toRevision int64) (revision.RollbackResult, error) {
 	}
 	c.bumpGeneration()
 	c.setTemplate(t)
+	c.daemonSetChanged()
 	return res, nil
 }
 
 var errUnknownTemplate = errors.New("sim: revision holds a template this cluster never set")
 
-// Sync plans one sync at the current time and applies the plan.
+// Sync plans one sync at the current time and applies the plan. A
+// tracked cluster ([Cluster.Track]) plans with its replan.Tracker, whose
+// plan leaves Plan.Nodes and Plan.Keep nil; otherwise the plan is
+// daemonplan.Sync's of Input.
 func (c *Cluster) Sync() (daemonplan.Plan, error) {
-	plan, err := daemonplan.Sync(c.Input(), c.Options)
+	plan, err := c.Plan()
 	if err != nil {
 		return plan, err
 	}
 	c.Apply(plan)
 	return plan, nil
+}
+
+// Plan plans one sync at the current time, as Sync does, without applying
+// it.
+func (c *Cluster) Plan() (daemonplan.Plan, error) {
+	if c.track != nil {
+		return c.track.tr.Plan()
+	}
+	return daemonplan.Sync(c.Input(), c.Options)
 }
 
 // Apply carries out every write of a plan at once: no observer sees the
@@ -196,47 +231,73 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 		c.DaemonSet.Status.CollisionCount = &cc
 	}
 	// Pods.
-	podIndex := make(map[string]int, len(c.Pods))
-	for i := range c.Pods {
-		if c.Pods[i].Namespace == c.DaemonSet.Namespace {
-			podIndex[c.Pods[i].Name] = i
-		}
-	}
+	podIndex := c.podIndex()
 	for _, r := range p.Relabel {
-		if i, ok := podIndex[r.Pod]; ok {
+		if i, ok := podIndex(r.Pod); ok {
 			c.Pods[i].Labels = maps.Clone(c.Pods[i].Labels)
 			c.Pods[i].Labels[api.LabelRevisionHash] = r.Hash
+			c.setPod(i)
 		}
 	}
 	for _, n := range p.Adopt {
-		if i, ok := podIndex[n]; ok {
+		if i, ok := podIndex(n); ok {
 			c.Pods[i].Controller = owner
+			c.setPod(i)
 		}
 	}
 	for _, n := range p.Release {
-		if i, ok := podIndex[n]; ok {
+		if i, ok := podIndex(n); ok {
 			c.Pods[i].Controller = nil
+			c.setPod(i)
 		}
 	}
-	gone := map[string]bool{}
-	for _, d := range p.Delete {
-		gone[d.Pod] = true
-	}
+	revisionsChanged := len(p.Revisions.Adopt)+len(p.Revisions.Release)+len(p.Revisions.Update)+
+		len(p.Revisions.Create)+len(p.Revisions.DeleteDuplicates)+len(p.Revisions.Delete) > 0
 	for _, n := range slices.Concat(p.Revisions.DeleteDuplicates, p.Revisions.Delete) {
 		if i := byName(n); i >= 0 {
 			c.Revisions = slices.Delete(c.Revisions, i, i+1)
 		}
 	}
-	c.Pods = slices.DeleteFunc(c.Pods, func(pod api.Pod) bool {
-		return pod.Namespace == c.DaemonSet.Namespace && gone[pod.Name]
-	})
+	if revisionsChanged && c.track != nil {
+		c.track.tr.SetRevisions(c.Revisions)
+	}
+	// A deleted pod goes at once, or is being deleted for the grace
+	// period: its node gets no new pod until it is gone.
+	gone := map[string]bool{}
+	for _, d := range p.Delete {
+		i, ok := podIndex(d.Pod)
+		if !ok {
+			continue
+		}
+		pod := &c.Pods[i]
+		switch {
+		case pod.Deleting:
+			// Deleted already: it goes when it was due to.
+		case c.GracePeriod > 0 && !api.IsTerminal(pod):
+			pod.Deleting = true
+			if c.gone == nil {
+				c.gone = map[string]time.Time{}
+			}
+			c.gone[pod.Name] = c.Now.Add(c.GracePeriod)
+			c.setPod(i)
+			c.schedule(pod)
+		default:
+			gone[d.Pod] = true
+		}
+	}
+	if len(gone) > 0 {
+		c.removePods(func(pod *api.Pod) bool {
+			return pod.Namespace == c.DaemonSet.Namespace && gone[pod.Name]
+		})
+		podIndex = c.podIndex()
+	}
 	for _, cr := range p.Create {
 		// A loaded cluster may already hold a pod of the generated name.
 		var name string
 		for {
 			c.seq++
 			name = c.DaemonSet.Name + "-" + suffix(c.seq)
-			if _, taken := podIndex[name]; !taken && !c.loaded[name] {
+			if _, taken := podIndex(name); !taken && !c.loaded[name] {
 				break
 			}
 		}
@@ -259,33 +320,91 @@ func (c *Cluster) Apply(p daemonplan.Plan) {
 			c.fates = map[string]Fate{}
 		}
 		c.fates[pod.Name] = fate
-		c.Pods = append(c.Pods, pod)
+		c.addPod(pod)
 	}
 	if p.StatusChanged {
 		c.DaemonSet.Status = p.Status
 	}
+	if t := c.track; t != nil {
+		if p.StatusChanged || p.Status.CollisionCount != nil {
+			t.tr.SetStatus(c.DaemonSet.Status)
+		}
+		t.tr.SetBackoff(p.Backoff)
+	}
 	c.Backoff = p.Backoff
 }
 
-// Advance moves the clock by d; pods whose time has come become Ready or
-// fail.
-func (c *Cluster) Advance(d time.Duration) {
-	c.Now = c.Now.Add(d)
-	for i := range c.Pods {
-		pod := &c.Pods[i]
-		if pod.Phase != api.PodPending || pod.Created.Add(c.ReadyAfter).After(c.Now) {
-			continue
-		}
-		switch c.fates[pod.Name] {
-		case Hang:
-		case Fail:
-			pod.Phase = api.PodFailed
-		default:
-			pod.Phase = api.PodRunning
-			pod.Ready = true
-			pod.ReadySince = pod.Created.Add(c.ReadyAfter)
+// podIndex returns a lookup of the pods of the DaemonSet's namespace by
+// name: a tracked cluster's index, or one built now.
+func (c *Cluster) podIndex() func(name string) (int, bool) {
+	if t := c.track; t != nil {
+		ns := c.DaemonSet.Namespace
+		return func(name string) (int, bool) {
+			i, ok := t.at[podKey{ns, name}]
+			return i, ok
 		}
 	}
+	index := make(map[string]int, len(c.Pods))
+	for i := range c.Pods {
+		if c.Pods[i].Namespace == c.DaemonSet.Namespace {
+			index[c.Pods[i].Name] = i
+		}
+	}
+	return func(name string) (int, bool) {
+		i, ok := index[name]
+		return i, ok
+	}
+}
+
+// Advance moves the clock by d; pods whose time has come become Ready or
+// fail, and deleted pods whose grace period is over go.
+func (c *Cluster) Advance(d time.Duration) {
+	c.Now = c.Now.Add(d)
+	if t := c.track; t != nil {
+		t.tr.SetNow(c.Now)
+		for len(t.due) > 0 && !t.due[0].at.After(c.Now) {
+			e := heap.Pop(&t.due).(event)
+			if i, ok := t.at[e.pod]; ok {
+				c.due(i)
+			}
+		}
+		return
+	}
+	for i := range c.Pods {
+		c.due(i)
+	}
+	c.removePods(c.goes)
+}
+
+// due makes c.Pods[i] what it is by now: Ready or failed once its time
+// has come; a tracked cluster also removes it when it is due to go.
+func (c *Cluster) due(i int) {
+	pod := &c.Pods[i]
+	if c.track != nil && c.goes(pod) {
+		c.removeAt(i)
+		return
+	}
+	if pod.Phase != api.PodPending || pod.Created.Add(c.ReadyAfter).After(c.Now) {
+		return
+	}
+	switch c.fates[pod.Name] {
+	case Hang:
+		return
+	case Fail:
+		pod.Phase = api.PodFailed
+	default:
+		pod.Phase = api.PodRunning
+		pod.Ready = true
+		pod.ReadySince = pod.Created.Add(c.ReadyAfter)
+	}
+	c.setPod(i)
+	c.schedule(pod)
+}
+
+// goes reports a pod being deleted whose grace period is over.
+func (c *Cluster) goes(p *api.Pod) bool {
+	at, ok := c.gone[p.Name]
+	return ok && p.Deleting && p.Namespace == c.DaemonSet.Namespace && !at.After(c.Now)
 }
 
 // suffix renders n as a five-letter pod-name suffix in the alphabet the API

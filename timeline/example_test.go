@@ -27,12 +27,14 @@ func ExampleRun() {
 		fmt.Printf("%v +%d -%d updated %d/%d\n", s.At, s.Creates, s.Deletes, s.Updated, s.Desired)
 	}
 	// Output:
-	// stalled after 1m0s (4 steps, 5 syncs): node-1 pod agent-bbbbh never became Ready; maxUnavailable 1 used up
+	// stalled after 1m0s (2 steps, 7 syncs): node-1 pod agent-bbbbh never became Ready; maxUnavailable 1 used up
 	// <nil>
 	// 0s +0 -1 updated 0/3
 	// 0s +1 -0 updated 0/3
+	// 0s +0 -0 updated 1/3
 	// 30s +0 -1 updated 1/3
 	// 30s +1 -0 updated 1/3
+	// 30s +0 -0 updated 2/3
 	// 1m0s +0 -0 updated 2/3
 }
 

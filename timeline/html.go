@@ -13,7 +13,7 @@ import (
 type HTMLOptions struct {
 	// Title heads the page; "" means "Rollout of NAMESPACE/NAME".
 	Title string
-	// MaxRows caps the node rows drawn; 0 means 60. The rows kept are the
+	// MaxRows caps the node rows drawn; 0 means 100. The rows kept are the
 	// stall's holders first, then nodes whose pods failed, then the
 	// others by name; they are drawn in name order and the page says how
 	// many nodes it leaves out.
@@ -76,7 +76,7 @@ func WriteHTML(w io.Writer, tl *Timeline, opts HTMLOptions) error {
 		return ErrNoTimeline
 	}
 	if opts.MaxRows <= 0 {
-		opts.MaxRows = 60
+		opts.MaxRows = 100
 	}
 	if opts.MaxSyncRows <= 0 {
 		opts.MaxSyncRows = 100
@@ -101,7 +101,7 @@ func WriteHTML(w io.Writer, tl *Timeline, opts HTMLOptions) error {
 	dd := func(k, v string) { p("<dt>%s</dt><dd>%s</dd>\n", esc(k), esc(v)) }
 	dd("Outcome", tl.Outcome.String())
 	dd("Duration", fmtDur(tl.Duration))
-	dd("Steps", fmt.Sprintf("%d (syncs that create or delete pods), %d syncs", tl.Steps, len(tl.Syncs)))
+	dd("Steps", fmt.Sprintf("%d (a budget's worth of replacements each), %d syncs", tl.Steps, len(tl.Syncs)))
 	dd("Strategy", string(tl.Strategy))
 	dd("Nodes", fmt.Sprint(len(tl.Nodes)))
 	if s := tl.Stall; s != nil {

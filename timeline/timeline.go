@@ -33,8 +33,8 @@ const (
 	// Failed, naming that pod, until the replacement is created after the
 	// failed-pod backoff; on another node it ends with the deletion.
 	Failed
-	// Deleting: the pod has a deletion timestamp (only pods found so by
-	// sim.Load: sim deletes at once).
+	// Deleting: the pod has a deletion timestamp: found so by sim.Load, or
+	// deleted by the controller and waiting out sim.Cluster.GracePeriod.
 	Deleting
 )
 
@@ -238,8 +238,8 @@ type Timeline struct {
 	// simulation ran in simulated time (up to the last sync).
 	Start    time.Time
 	Duration time.Duration
-	// Syncs are the syncs in order; Steps counts those that created or
-	// deleted pods.
+	// Syncs are the syncs in order; Steps counts the rollout's steps, one
+	// budget's worth of replacements each (docs/timeline.md, T2).
 	Syncs []Sync
 	Steps int
 	// Nodes are the cluster's nodes, sorted by name.
@@ -255,9 +255,9 @@ type Timeline struct {
 	Outdated int
 }
 
-// Summary renders the outcome in one line: "converged in 1m30s: 6 steps,
-// 8 syncs" or "stalled after 40s (3 steps, 5 syncs): node-3 pod ... never became
-// Ready; maxUnavailable 1 used up".
+// Summary renders the outcome in one line: "converged in 1m30s: 3 steps,
+// 10 syncs" or "stalled after 40s (2 steps, 7 syncs): node-3 pod ... never
+// became Ready; maxUnavailable 1 used up".
 func (t *Timeline) Summary() string {
 	if t.Outcome == Converged {
 		s := fmt.Sprintf("converged in %v: %d steps, %d syncs", t.Duration, t.Steps, len(t.Syncs))
@@ -274,17 +274,44 @@ func (t *Timeline) Summary() string {
 	return s
 }
 
+// The timing model's defaults (docs/timeline.md): what `daemonplan diff`
+// and `daemonplan simulate` assume unless told otherwise.
+const (
+	// DefaultReadyAfter is how long a new pod takes from its creation to
+	// Ready (the controller reads only Ready: pulling the image, starting
+	// and the readiness probe are one delay).
+	DefaultReadyAfter = 10 * time.Second
+	// DefaultGracePeriod is how long a deleted pod takes to go when the
+	// template sets no terminationGracePeriodSeconds: the API server's
+	// default for it.
+	DefaultGracePeriod = 30 * time.Second
+	// DefaultMaxDuration bounds a simulation's clock: a year.
+	DefaultMaxDuration = 365 * 24 * time.Hour
+)
+
 // Options bound [Run].
 type Options struct {
-	// MaxSyncs bounds the syncs; 0 means 1,000.
+	// MaxSyncs bounds the syncs; 0 means ten per node and 1,000 more
+	// (a rolling update takes four or five per step without failures).
 	MaxSyncs int
-	// MaxDuration bounds the simulated time; 0 means 24 hours.
+	// MaxDuration bounds the simulated time; 0 means DefaultMaxDuration.
 	MaxDuration time.Duration
 	// Terminating is how long the pods found being deleted at the start
 	// take to go (their grace period); 0 means they never go, and a node
 	// whose pod never goes holds the rollout. Pods the simulation deletes
-	// go at once.
+	// go after the cluster's sim.Cluster.GracePeriod.
 	Terminating time.Duration
+	// ResyncAfter is how long after a sync that wrote the next one runs,
+	// unless an event comes first; 0 (the default) means at once: the
+	// controller's own writes come back to it as watch events, which queue
+	// the DaemonSet again.
+	ResyncAfter time.Duration
+	// WholeSyncs plans every sync with a whole daemonplan.Sync and looks at
+	// every pod and node after it, as Run did before it tracked the
+	// cluster: each sync then costs the cluster's size. Run otherwise
+	// calls the cluster's Track (when it can) and pays for what changes.
+	// Both give the same Timeline; WholeSyncs is the tests' oracle.
+	WholeSyncs bool
 	// AfterSync, when set, is called with the plan of every sync once it
 	// is applied: for callers that want more of each plan than the
 	// recording keeps (package whatif keeps each deleted pod's reason).
@@ -301,18 +328,20 @@ var (
 
 // Run drives c until its rollout converges or stalls, and returns the
 // recording. c is the simulation's state: Run changes it, and on return it
-// holds the final state. Each round (docs/timeline.md):
+// holds the final state. Unless [Options.WholeSyncs], Run tracks c while it
+// runs (sim.Cluster.Track) and untracks it on return, so that a sync costs
+// what it changes. Each round (docs/timeline.md):
 //
 //  1. Sync: plan at the current time and apply the plan.
-//  2. If the sync created or deleted nothing and nothing is left to wait
-//     for (no pod due to become [Ready] or fail, no Ready pod due to become
-//     available, no terminating pod due to go, no requeue), stop:
-//     converged when the rollout is done (for OnDelete, always), stalled
-//     ([Stuck]) otherwise.
-//  3. Advance the clock to the next pod due to become [Ready] or fail, the
-//     next Ready pod due to become available, the plan's requeue, or the
-//     end of [Options.Terminating], whichever comes first (not at all when
-//     the sync wrote and nothing is due: the next sync runs at once).
+//  2. If the sync wrote (a create, or a delete of a pod not yet being
+//     deleted), the next sync follows at once ([Options.ResyncAfter]).
+//  3. Otherwise, if nothing is left to wait for (no pod due to become
+//     [Ready] or fail, no Ready pod due to become available, no pod being
+//     deleted due to go, no requeue), stop: converged when the rollout is
+//     done (for OnDelete, always), stalled ([Stuck]) otherwise.
+//  4. Otherwise advance the clock to the next pod due to become [Ready] or
+//     fail, the next Ready pod due to become available, the next pod being
+//     deleted due to go, or the plan's requeue, whichever comes first.
 //
 // Run stops as [SyncLimit] after [Options.MaxSyncs] syncs, as [TimeLimit] when
 // the next event lies beyond [Options.MaxDuration], and as [Unclaimed] after a
@@ -325,36 +354,46 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		return nil, ErrNoCluster
 	}
 	if opts.MaxSyncs <= 0 {
-		opts.MaxSyncs = 1000
+		opts.MaxSyncs = 10*len(c.Nodes) + 1000
 	}
 	if opts.MaxDuration <= 0 {
-		opts.MaxDuration = 24 * time.Hour
+		opts.MaxDuration = DefaultMaxDuration
+	}
+	if !opts.WholeSyncs && !c.Tracked() {
+		// A cluster the Tracker refuses (a name held twice) is planned
+		// by whole syncs, which report what is wrong with it. The caller
+		// gets back a cluster it may edit.
+		if c.Track() == nil {
+			defer c.Untrack()
+		}
 	}
 	r := newRecorder(c)
 	sel, selErr := selector.Compile(c.DaemonSet.Selector)
-	var gone time.Time // when the pods being deleted go; zero for never
-	if opts.Terminating > 0 && slices.ContainsFunc(c.Pods, func(p api.Pod) bool { return p.Deleting }) {
-		gone = c.Now.Add(opts.Terminating)
-	}
-	advance := func(d time.Duration) {
-		c.Advance(d)
-		if !gone.IsZero() && !c.Now.Before(gone) {
-			c.Pods = slices.DeleteFunc(c.Pods, func(p api.Pod) bool { return p.Deleting })
-			gone = time.Time{}
-		}
-	}
-	advance(0) // pending pods due by now are Ready
+	c.Terminate(opts.Terminating)
+	c.Advance(0) // pending pods due by now are Ready
 	r.observe()
 	var last daemonplan.Plan
 	var kind StallKind
 	done := false
 	for {
-		plan, err := c.Sync()
+		plan, err := c.Plan()
 		if err != nil {
 			return nil, err
 		}
+		// Deleting a pod already being deleted changes nothing the
+		// controller would see: no write to follow at once, no step.
+		deleting := map[string]bool{}
+		for _, d := range plan.Delete {
+			if slices.ContainsFunc(c.PodsOn(d.Node), func(p *api.Pod) bool {
+				return p.Name == d.Pod && p.Namespace == c.DaemonSet.Namespace && p.Deleting
+			}) {
+				deleting[d.Pod] = true
+			}
+		}
+		redeletes := len(deleting)
+		c.Apply(plan)
 		last = plan
-		r.sync(plan)
+		r.sync(plan, func(d placement.Delete) bool { return deleting[d.Pod] })
 		if opts.AfterSync != nil {
 			opts.AfterSync(plan)
 		}
@@ -364,17 +403,27 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			kind = Unclaimed
 			break
 		}
-		wrote := len(plan.Create)+len(plan.Delete) > 0
-		wait := nextEvent(c, plan)
-		if d := gone.Sub(c.Now); !gone.IsZero() && (wait == 0 || d < wait) {
+		wrote := len(plan.Create)+len(plan.Delete)-redeletes > 0
+		// The controller sees its own writes at once (their watch events
+		// queue the DaemonSet): after a sync that wrote, the next one
+		// follows without waiting.
+		wait := max(plan.RequeueAfter, 0)
+		if d := c.NextEvent(); d > 0 && (wait == 0 || d < wait) {
 			wait = d
 		}
-		if !wrote && wait == 0 {
-			done = rolloutDone(c, plan)
-			if !done {
-				kind = Stuck
+		if wrote {
+			wait = min(wait, max(opts.ResyncAfter, 0))
+			if wait == 0 {
+				wait = max(opts.ResyncAfter, 0)
 			}
-			break
+		} else {
+			if wait == 0 {
+				done = rolloutDone(c, plan)
+				if !done {
+					kind = Stuck
+				}
+				break
+			}
 		}
 		if len(r.tl.Syncs) >= opts.MaxSyncs {
 			kind = SyncLimit
@@ -384,7 +433,7 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 			kind = TimeLimit
 			break
 		}
-		advance(wait)
+		c.Advance(wait)
 		r.observe()
 	}
 	return r.finish(last, done, kind), nil
@@ -401,42 +450,6 @@ func rolloutDone(c *sim.Cluster, plan daemonplan.Plan) bool {
 		st.NumberAvailable == st.DesiredNumberScheduled
 }
 
-// nextEvent is how long until something can change without a write: the
-// next pending pod due to become Ready or fail, the next Ready pod due to
-// become available, or the plan's requeue. Zero means nothing will.
-//
-// A pod becoming available is an event because the controller makes it
-// one: when a pod turns Ready and the DaemonSet has minReadySeconds, its
-// pod event handler queues the DaemonSet again minReadySeconds and one
-// second later (upstream: updatePod), since no status change marks the
-// moment the pod becomes available. Without it a surged pod that turns
-// Ready after the old one is available would be waited for forever.
-func nextEvent(c *sim.Cluster, plan daemonplan.Plan) time.Duration {
-	next := max(plan.RequeueAfter, 0)
-	earliest := func(d time.Duration) {
-		if d > 0 && (next == 0 || d < next) {
-			next = d
-		}
-	}
-	minReady := time.Duration(c.DaemonSet.MinReadySeconds) * time.Second
-	for i := range c.Pods {
-		p := &c.Pods[i]
-		if p.Namespace != c.DaemonSet.Namespace {
-			continue
-		}
-		switch {
-		case p.Phase == api.PodPending:
-			earliest(p.Created.Add(c.ReadyAfter).Sub(c.Now))
-		case minReady > 0 && p.Ready && !p.Deleting && !api.IsTerminal(p) && p.ReadySince.Add(minReady).After(c.Now):
-			// Only while the pod is not available yet: once it is, the
-			// requeue finds nothing new, and the sync after a write
-			// follows at once as before.
-			earliest(p.ReadySince.Add(minReady + time.Second).Sub(c.Now))
-		}
-	}
-	return next
-}
-
 // recorder builds a Timeline while Run drives the cluster.
 type recorder struct {
 	c  *sim.Cluster
@@ -445,15 +458,56 @@ type recorder struct {
 	index map[string]int
 	// shouldRun holds the nodes the last sync found should run the pod:
 	// only there is a failed pod replaced (nil before the first sync).
+	// A tracked cluster's plans do not list the nodes: its nodes are
+	// decided once, when first asked (decide), as they do not change
+	// during a run.
 	shouldRun map[string]bool
+	decide    func(node string) bool
 	numbers   map[string]int64
 	hashes    map[string]bool
+	// awaiting holds the nodes whose pod a sync deleted and that got no
+	// new pod since; surged those that got a new pod beside a live one
+	// whose old pod has not been deleted since: a create on the first, a
+	// delete on the second, finishes a step begun earlier (Timeline.Steps).
+	awaiting, surged map[string]bool
+	// begun counts the replacements begun in the current step.
+	begun    int
+	observed bool
+}
+
+// runs reports whether the last sync found that node should run the pod
+// (true before the first sync).
+func (r *recorder) runs(node string) bool {
+	if r.decide != nil {
+		return r.decide(node)
+	}
+	return r.shouldRun == nil || r.shouldRun[node]
 }
 
 func newRecorder(c *sim.Cluster) *recorder {
-	r := &recorder{c: c, index: map[string]int{}, numbers: map[string]int64{}, hashes: map[string]bool{}}
+	r := &recorder{c: c, index: map[string]int{}, numbers: map[string]int64{}, hashes: map[string]bool{},
+		awaiting: map[string]bool{}, surged: map[string]bool{}}
+	ds := api.Default(&c.DaemonSet)
 	r.tl = &Timeline{Namespace: c.DaemonSet.Namespace, Name: c.DaemonSet.Name,
-		Strategy: c.DaemonSet.UpdateStrategy.Type, Start: c.Now}
+		Strategy: ds.UpdateStrategy.Type, Start: c.Now}
+	if c.Tracked() {
+		nodes := make(map[string]*api.Node, len(c.Nodes))
+		for i := range c.Nodes {
+			nodes[c.Nodes[i].Name] = &c.Nodes[i]
+		}
+		el := placement.NewEligibility(&ds, c.Options.Placement)
+		decided := map[string]bool{}
+		r.decide = func(name string) bool {
+			should, ok := decided[name]
+			if !ok {
+				if n := nodes[name]; n != nil {
+					should = el.Decide(n).ShouldRun
+				}
+				decided[name] = should
+			}
+			return should
+		}
+	}
 	names := make([]string, 0, len(c.Nodes))
 	for i := range c.Nodes {
 		names = append(names, c.Nodes[i].Name)
@@ -532,10 +586,33 @@ func stateOf(p *api.Pod) PodState {
 	return NotReady
 }
 
-// observe records every node's pods at the current time.
+// observe records every node's pods at the current time: on a tracked
+// cluster only those of the nodes whose pods changed, the others holding
+// what they held.
 func (r *recorder) observe() {
 	at := r.at()
-	for i, pods := range r.podsByNode() {
+	var only []int
+	var podsOf func(i int) []*api.Pod
+	if names, ok := r.c.Changed(); ok && r.observed {
+		for _, name := range names {
+			if j, ok := r.index[name]; ok {
+				only = append(only, j)
+			}
+		}
+		slices.Sort(only)
+		podsOf = r.podsOfNode
+	} else {
+		// The first observation sees every node.
+		r.observed = true
+		all := r.podsByNode()
+		only = make([]int, len(all))
+		for i := range only {
+			only[i] = i
+		}
+		podsOf = func(i int) []*api.Pod { return all[i] }
+	}
+	for _, i := range only {
+		pods := podsOf(i)
 		n := &r.tl.Nodes[i]
 		last := n.current()
 		var cur []Pod
@@ -547,7 +624,7 @@ func (r *recorder) observe() {
 		// A failed pod the sync deleted: the node stays Failed until its
 		// replacement is created. A node that should not run the pod gets
 		// no replacement: its failed pod is gone once deleted.
-		if len(cur) == 0 && (r.shouldRun == nil || r.shouldRun[n.Name]) {
+		if len(cur) == 0 && r.runs(n.Name) {
 			if f, ok := lastFailed(last); ok {
 				cur = []Pod{f}
 			}
@@ -559,6 +636,21 @@ func (r *recorder) observe() {
 		}
 		r.add(n, at, cur)
 	}
+}
+
+// podsOfNode returns the DaemonSet's pods on the node at index i, sorted
+// by creation then name, from a tracked cluster's index of pods by node.
+func (r *recorder) podsOfNode(i int) []*api.Pod {
+	var out []*api.Pod
+	for _, p := range r.c.PodsOn(r.tl.Nodes[i].Name) {
+		if node, err := api.TargetNodeName(p); err == nil && node == r.tl.Nodes[i].Name && r.owned(p) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *api.Pod) int {
+		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
+	})
+	return out
 }
 
 // add records that n holds pods from at on.
@@ -580,28 +672,33 @@ func (r *recorder) add(n *NodeHistory, at time.Duration, pods []Pod) {
 }
 
 // sync records one sync and the state it leaves.
-func (r *recorder) sync(plan daemonplan.Plan) {
+func (r *recorder) sync(plan daemonplan.Plan, redeleted func(placement.Delete) bool) {
 	st := plan.Status
 	s := Sync{At: r.at(), Creates: len(plan.Create), Deletes: len(plan.Delete),
 		Desired: int(st.DesiredNumberScheduled), Updated: int(st.UpdatedNumberScheduled),
 		Available: int(st.NumberAvailable), Unavailable: int(st.NumberUnavailable)}
-	if r.c.DaemonSet.UpdateStrategy.Type == api.RollingUpdate {
-		ds := api.Default(&r.c.DaemonSet)
+	if ds := api.Default(&r.c.DaemonSet); ds.UpdateStrategy.Type == api.RollingUpdate {
 		if b, err := rollout.ResolveBudgets(&ds, s.Desired); err == nil {
 			s.MaxUnavailable, s.MaxSurge = b.MaxUnavailable, b.MaxSurge
 		}
 	}
-	if s.Creates+s.Deletes > 0 {
+	budget := s.MaxUnavailable
+	if s.MaxSurge > 0 {
+		budget = s.MaxSurge
+	}
+	if r.step(plan, budget, redeleted) {
 		r.tl.Steps++
 	}
 	r.tl.Syncs = append(r.tl.Syncs, s)
 	if r.shouldRun == nil {
 		r.shouldRun = make(map[string]bool, len(plan.Nodes))
 	}
-	clear(r.shouldRun)
-	for _, n := range plan.Nodes {
-		if n.ShouldRun {
-			r.shouldRun[n.Node] = true
+	if r.decide == nil {
+		clear(r.shouldRun)
+		for _, n := range plan.Nodes {
+			if n.ShouldRun {
+				r.shouldRun[n.Node] = true
+			}
 		}
 	}
 	for _, rv := range r.c.Revisions {
@@ -610,6 +707,57 @@ func (r *recorder) sync(plan daemonplan.Plan) {
 		}
 	}
 	r.observe()
+}
+
+// step reports whether a sync begins a step: one budget's worth of
+// replacements. A rolling update without surge deletes old pods, and the
+// sync that later creates their replacements (once the old pods are gone)
+// finishes their part; one with surge creates new pods beside the old,
+// and the sync that later deletes the old ones finishes it. Every other
+// write to a node (an old pod deleted, a surge pod created, the first pod,
+// a failed pod deleted) begins that node's replacement; the replacements
+// begun are counted against the budget (maxSurge with surge, otherwise
+// maxUnavailable), and a sync begins a new step when it begins a
+// replacement and the current step holds a budget's worth already, so
+// that the burst limit, which cuts a large budget into many syncs, does
+// not multiply the steps. Without a budget (OnDelete) every sync that
+// begins a replacement is a step. Deletes of pods already being deleted
+// are no writes (redeleted). It is called before the sync is observed: the
+// nodes' last intervals hold what the sync saw.
+func (r *recorder) step(plan daemonplan.Plan, budget int, redeleted func(placement.Delete) bool) bool {
+	begun := 0
+	for _, d := range plan.Delete {
+		switch {
+		case redeleted(d):
+			continue
+		case r.surged[d.Node]:
+			delete(r.surged, d.Node)
+		default:
+			begun++
+		}
+		r.awaiting[d.Node] = true
+	}
+	for _, cr := range plan.Create {
+		if r.awaiting[cr.Node] {
+			delete(r.awaiting, cr.Node)
+			continue
+		}
+		begun++
+		if j, ok := r.index[cr.Node]; ok && slices.ContainsFunc(r.tl.Nodes[j].current(), func(p Pod) bool {
+			return p.State == Ready || p.State == NotReady
+		}) {
+			r.surged[cr.Node] = true
+		}
+	}
+	if begun == 0 {
+		return false
+	}
+	begins := r.tl.Steps == 0 || budget <= 0 || r.begun >= budget
+	if begins {
+		r.begun = 0
+	}
+	r.begun += begun
+	return begins
 }
 
 // finish closes the intervals, lists the revisions and names the outcome.
@@ -665,7 +813,7 @@ func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
 	gen := api.TemplateGeneration(ds)
 	for i, pods := range r.podsByNode() {
 		n := r.tl.Nodes[i]
-		if h, ok := r.holder(n, pods, last.Hash, gen, r.shouldRun[n.Name]); ok {
+		if h, ok := r.holder(n, pods, last.Hash, gen, r.shouldRun[n.Name] || r.decide != nil && r.decide(n.Name)); ok {
 			s.Holders = append(s.Holders, h)
 		}
 	}

@@ -29,49 +29,49 @@ func TestRun(t *testing.T) {
 		summary      string
 	}{{
 		name:     "converges, maxUnavailable 1",
-		reason:   "each node in turn loses its old pod and gets a new one that is Ready 30s later; the last sync writes nothing",
+		reason:   "each node in turn loses its old pod and gets a new one that is Ready 30s later: a step each; the sync after a write follows at once; the last sync writes nothing",
 		nodes:    3,
 		strategy: maxUnavailable(1),
-		steps:    "0s:+0-1 u0 0s:+1-0 u0 30s:+0-1 u1 30s:+1-0 u1 1m0s:+0-1 u2 1m0s:+1-0 u2 1m30s:+0-0 u3",
+		steps:    "0s:+0-1 u0 0s:+1-0 u0 0s:+0-0 u1 30s:+0-1 u1 30s:+1-0 u1 30s:+0-0 u2 1m0s:+0-1 u2 1m0s:+1-0 u2 1m0s:+0-0 u3 1m30s:+0-0 u3",
 		rows: map[string]string{
 			"node-0": "NotReady/r2@0s Ready/r2@30s",
 			"node-2": "Ready/r1@0s NotReady/r2@1m0s Ready/r2@1m30s",
 		},
-		summary: "converged in 1m30s: 6 steps, 7 syncs",
+		summary: "converged in 1m30s: 3 steps, 10 syncs",
 	}, {
 		name:     "converges, maxSurge 1",
 		reason:   "a surge runs the new pod beside the old one until it is Ready; intervals then hold two pods",
 		nodes:    2,
 		strategy: maxSurge(1),
-		steps:    "0s:+1-0 u0 30s:+0-1 u0 30s:+1-0 u1 1m0s:+0-1 u1 1m0s:+0-0 u2",
+		steps:    "0s:+1-0 u0 0s:+0-0 u0 30s:+0-1 u0 30s:+1-0 u1 30s:+0-0 u1 1m0s:+0-1 u1 1m0s:+0-0 u2",
 		rows: map[string]string{
 			"node-0": "Ready/r1+NotReady/r2@0s Ready/r2@30s",
 			"node-1": "Ready/r1@0s Ready/r1+NotReady/r2@30s Ready/r2@1m0s",
 		},
-		summary: "converged in 1m0s: 4 steps, 5 syncs",
+		summary: "converged in 1m0s: 2 steps, 7 syncs",
 	}, {
 		name:     "stalls on a hanging pod and names it",
 		reason:   "node-1's new pod never becomes Ready and holds the whole maxUnavailable of 1: nothing is left to wait for",
 		nodes:    3,
 		strategy: maxUnavailable(1),
 		fate:     hangOn("node-1"),
-		steps:    "0s:+0-1 u0 0s:+1-0 u0 30s:+0-1 u1 30s:+1-0 u1 1m0s:+0-0 u2",
+		steps:    "0s:+0-1 u0 0s:+1-0 u0 0s:+0-0 u1 30s:+0-1 u1 30s:+1-0 u1 30s:+0-0 u2 1m0s:+0-0 u2",
 		rows: map[string]string{
 			"node-1": "Ready/r1@0s NotReady/r2@30s",
 			"node-2": "Ready/r1@0s",
 		},
-		summary: "stalled after 1m0s (4 steps, 5 syncs): node-1 pod agent-bbbbh never became Ready; maxUnavailable 1 used up",
+		summary: "stalled after 1m0s (2 steps, 7 syncs): node-1 pod agent-bbbbh never became Ready; maxUnavailable 1 used up",
 	}, {
 		name:     "surge stalls on a hanging pod",
 		reason:   "the hanging new pod holds the surge budget; the old pod stays Ready beside it",
 		nodes:    2,
 		strategy: maxSurge(1),
 		fate:     hangOn("node-0"),
-		steps:    "0s:+1-0 u0 30s:+0-0 u0",
+		steps:    "0s:+1-0 u0 0s:+0-0 u0 30s:+0-0 u0",
 		rows: map[string]string{
 			"node-0": "Ready/r1+NotReady/r2@0s",
 		},
-		summary: "stalled after 30s (1 steps, 2 syncs): node-0 pod agent-bbbbf never became Ready; maxSurge 1 used up",
+		summary: "stalled after 30s (1 steps, 3 syncs): node-0 pod agent-bbbbf never became Ready; maxSurge 1 used up",
 	}, {
 		name:     "every pod fails: the time limit names the node",
 		reason:   "a pod that always fails is replaced after the growing backoff until the bound; the node keeps its failures",
@@ -79,7 +79,7 @@ func TestRun(t *testing.T) {
 		strategy: maxUnavailable(1),
 		fate:     timeline.Failures(1, 1),
 		opts:     timeline.Options{MaxDuration: 10 * time.Minute},
-		summary:  "stopped at the time limit after 7m14s (20 steps, 24 syncs): node-0 pod agent-bbbbp failed (10 failures on the node); maxUnavailable 1 used up",
+		summary:  "stopped at the time limit after 7m14s (10 steps, 34 syncs): node-0 pod agent-bbbbp failed (10 failures on the node); maxUnavailable 1 used up",
 	}, {
 		name:     "sync limit",
 		reason:   "the bound on syncs stops a rollout that would converge, and says so",
@@ -87,7 +87,7 @@ func TestRun(t *testing.T) {
 		strategy: maxUnavailable(1),
 		opts:     timeline.Options{MaxSyncs: 2},
 		steps:    "0s:+0-1 u0 0s:+1-0 u0",
-		summary:  "stopped at the sync limit after 0s (2 steps, 2 syncs): node-0 pod agent-bbbbg not Ready yet; maxUnavailable 1 used up",
+		summary:  "stopped at the sync limit after 0s (1 steps, 2 syncs): node-0 pod agent-bbbbg not Ready yet; maxUnavailable 1 used up",
 	}, {
 		name:     "OnDelete converges with outdated pods",
 		reason:   "OnDelete replaces nothing by itself: one sync writes nothing and the old pods stay, counted as outdated",
@@ -184,7 +184,7 @@ func TestTerminating(t *testing.T) {
 		name:    "goes after the grace period",
 		reason:  "the controller creates the replacement once the terminating pod is gone",
 		grace:   45 * time.Second,
-		summary: "converged in 1m45s: 3 steps, 5 syncs",
+		summary: "converged in 1m45s: 2 steps, 7 syncs",
 	}, {
 		name:    "never goes",
 		reason:  "with no grace period the pod stays terminating and the node never gets a pod",
@@ -237,7 +237,7 @@ func TestSurgedPodBecomesAvailable(t *testing.T) {
 	tl := mustRun(t, c, timeline.Options{})
 	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
 	// Ready at 49s, available at 54s, the requeue one second later.
-	require.Equal(t, "0s:+1-0 u0 5s:+0-0 u0 49s:+0-0 u0 55s:+0-1 u0 55s:+0-0 u1", steps(tl))
+	require.Equal(t, "0s:+1-0 u0 0s:+0-0 u0 5s:+0-0 u0 49s:+0-0 u0 55s:+0-1 u0 55s:+0-0 u1", steps(tl))
 }
 
 // TestFailedPodOnAnIneligibleNode: a failed pod on a node that should not
@@ -261,12 +261,13 @@ func TestFailedPodOnAnIneligibleNode(t *testing.T) {
 	require.Empty(t, last.Pods, "no pod once the failed one is deleted: %+v", n.Intervals)
 }
 
-// TestFailedPodStaysUntilReplaced: on a node that should run the pod, the
+// TestFailedPodReplacedAtOnce: on a node that should run the pod, the
 // sync that deletes a failed pod creates no replacement (the node still
-// had a pod); when the next sync waits for something else (here another
-// node's pod becoming available after minReadySeconds), the node stays
-// Failed, naming that pod, until the replacement is created.
-func TestFailedPodStaysUntilReplaced(t *testing.T) {
+// had a pod), and the controller's next sync, which its own delete
+// triggers, creates it at once: the failure is recorded, the node shows
+// no Failed interval (it lasts no time), and the pod after the failure is
+// the replacement.
+func TestFailedPodReplacedAtOnce(t *testing.T) {
 	c := settled(t, 3, maxUnavailable(2), 10*time.Second)
 	c.DaemonSet.MinReadySeconds = 5
 	failedOnce := false
@@ -286,15 +287,10 @@ func TestFailedPodStaysUntilReplaced(t *testing.T) {
 	f := n.Failures[0]
 	i := slices.IndexFunc(n.Intervals, func(iv timeline.Interval) bool { return iv.From == f.At })
 	require.GreaterOrEqual(t, i, 0, "no interval from the failure at %v: %+v", f.At, n.Intervals)
-	failed := n.Intervals[i]
-	require.Len(t, failed.Pods, 1, "%+v", n.Intervals)
-	require.Equal(t, timeline.Pod{Name: f.Pod, Hash: failed.Pods[0].Hash, State: timeline.Failed}, failed.Pods[0],
-		"the node holds the failed pod alone: %+v", n.Intervals)
-	require.Greater(t, failed.To, failed.From, "the node stays Failed until the replacement: %+v", n.Intervals)
-	require.Less(t, i+1, len(n.Intervals))
-	next := n.Intervals[i+1].Pods
+	next := n.Intervals[i].Pods
 	require.Len(t, next, 1)
-	require.NotEqual(t, f.Pod, next[0].Name, "the next interval holds the replacement: %+v", n.Intervals)
+	require.NotEqual(t, f.Pod, next[0].Name, "the interval from the failure holds the replacement: %+v", n.Intervals)
+	require.Equal(t, timeline.NotReady, next[0].State)
 }
 
 // TestUnclaimedPodsStop: a DaemonSet whose selector does not select the

@@ -33,8 +33,8 @@ func ExampleDiff() {
 	// Replaced   node-2
 	// Loses      node-3 (UntoleratedTaint: untolerated taint maintenance:NoExecute: pods are evicted)
 	// Replaced   node-4
-	// unchanged 0, gains 0, loses 2, replaced 3, outdated 0
-	// 5 steps (6 syncs, 20s), maxUnavailable 2, maxSurge 0: settles
+	// unchanged 0, gains 0, loses 2, replaced 3, outdated 0, not yet replaced 0
+	// 3 steps (8 syncs, 20s), maxUnavailable 2, maxSurge 0: settles
 }
 
 // panicT lets the test helpers run in an example.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -37,6 +36,11 @@ const (
 	// Outdated: the node keeps a pod of the old template that the OnDelete
 	// strategy replaces only once someone deletes it.
 	Outdated
+	// NotYetReplaced: the rolling update would replace the node's pod, but
+	// the simulation stopped first (at a limit, or stalled): the node
+	// still runs a pod of the old template, or its old pod is gone or
+	// going and the new one is not there yet.
+	NotYetReplaced
 )
 
 var changeNames = [...]string{
@@ -45,6 +49,8 @@ var changeNames = [...]string{
 	Loses:     "Loses",
 	Replaced:  "Replaced",
 	Outdated:  "Outdated",
+
+	NotYetReplaced: "NotYetReplaced",
 }
 
 // String returns the change's stable name.
@@ -75,7 +81,7 @@ type NodeChange struct {
 
 // Counts are the nodes per change.
 type Counts struct {
-	Unchanged, Gains, Loses, Replaced, Outdated int
+	Unchanged, Gains, Loses, Replaced, Outdated, NotYetReplaced int
 }
 
 func (c *Counts) add(ch Change) {
@@ -90,6 +96,8 @@ func (c *Counts) add(ch Change) {
 		c.Replaced++
 	case Outdated:
 		c.Outdated++
+	case NotYetReplaced:
+		c.NotYetReplaced++
 	}
 }
 
@@ -102,10 +110,11 @@ type Report struct {
 	// Budgets are the rolling update's budgets right after the edit; for
 	// OnDelete, which has no rolling update, only Desired is set.
 	Budgets rollout.Budgets
-	// Steps counts the syncs that create or delete pods until the rollout
-	// settles, Syncs all the syncs simulated, and Duration the simulated
-	// time they take, pods becoming Ready Options.ReadyAfter after they
-	// are created.
+	// Steps counts the rollout's steps (timeline.Timeline.Steps: one
+	// budget's worth of replacements each), Syncs all the syncs simulated,
+	// and Duration the simulated time they take under the timing of
+	// Options. Duration is a prediction only when Done; otherwise it is
+	// how far the simulation got.
 	Steps, Syncs int
 	Duration     time.Duration
 	// Settled reports that the simulation reached a sync with nothing to
@@ -119,15 +128,26 @@ type Report struct {
 	Unsettled string
 }
 
-// Options are the switches of [Diff].
+// Options are the switches of [Diff]. The timing is package timeline's
+// (docs/timeline.md), the one `daemonplan simulate` uses.
 type Options struct {
 	// Sync are the options every simulated sync runs with.
 	Sync daemonplan.Options
 	// ReadyAfter is how long a new pod takes to become Ready; 0 means
-	// 10 s. Pods never fail in the simulation.
+	// timeline.DefaultReadyAfter. Pods never fail in the simulation.
 	ReadyAfter time.Duration
-	// MaxSyncs bounds the simulation; 0 means 10,000.
-	MaxSyncs int
+	// GracePeriod is how long a pod the controller deletes takes to go
+	// (sim.Cluster.GracePeriod: the template's
+	// terminationGracePeriodSeconds); 0 means at once.
+	GracePeriod time.Duration
+	// ResyncAfter is how long after a sync that wrote the next sync runs
+	// (timeline.Options.ResyncAfter); 0 means at once, as the controller
+	// follows its own writes.
+	ResyncAfter time.Duration
+	// MaxSyncs and MaxDuration bound the simulation; 0 means
+	// timeline.Options' defaults (generous: ten syncs per node, a year).
+	MaxSyncs    int
+	MaxDuration time.Duration
 	// Terminating is how long the pods found being deleted take to go
 	// (their grace period); 0 means they never go, and a node whose pod
 	// never goes is never replaced (timeline.Options.Terminating).
@@ -165,15 +185,13 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 		return Report{}, ErrNoDaemonSet
 	}
 	if opts.ReadyAfter <= 0 {
-		opts.ReadyAfter = 10 * time.Second
-	}
-	if opts.MaxSyncs <= 0 {
-		opts.MaxSyncs = 10000
+		opts.ReadyAfter = timeline.DefaultReadyAfter
 	}
 	edited, _ := Edit(before, after)
 
 	c := sim.Load(edited)
 	c.ReadyAfter = opts.ReadyAfter
+	c.GracePeriod = max(opts.GracePeriod, 0)
 	c.Options = opts.Sync
 	// The simulation is package timeline's, the one `daemonplan simulate`
 	// draws: the same syncs, the same waits, the same steps.
@@ -181,8 +199,9 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	var last daemonplan.Plan
 	tl, err := timeline.Run(c, timeline.Options{
 		MaxSyncs:    opts.MaxSyncs,
+		MaxDuration: opts.MaxDuration,
 		Terminating: opts.Terminating,
-		MaxDuration: math.MaxInt64, // bounded by MaxSyncs alone
+		ResyncAfter: opts.ResyncAfter,
 		AfterSync: func(plan daemonplan.Plan) {
 			last = plan
 			for _, d := range plan.Delete {
@@ -208,7 +227,7 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	if !rep.Settled {
 		rep.Unsettled = tl.Stall.String()
 	}
-	rep.Nodes = compare(before, edited, c, last.Hash, why, opts.Sync.Placement)
+	rep.Nodes = compare(before, edited, c, last.Hash, why, opts.Sync.Placement, rep.Done)
 	for _, n := range rep.Nodes {
 		rep.Counts.add(n.Change)
 	}
@@ -299,7 +318,12 @@ func running(in daemonplan.Input, opts placement.Options) (map[string]*api.Pod, 
 }
 
 // compare classifies every node of before and edited.
-func compare(before, edited daemonplan.Input, c *sim.Cluster, hash string, why map[string]placement.DeleteReason, opts placement.Options) []NodeChange {
+//
+// A node is NotYetReplaced, never Unchanged, when the simulation did not
+// finish the rollout (done false) and, under a rolling update, the node
+// still runs a pod of another revision than the current one, or should
+// run a pod and has none while its old pod is gone or going.
+func compare(before, edited daemonplan.Input, c *sim.Cluster, hash string, why map[string]placement.DeleteReason, opts placement.Options, done bool) []NodeChange {
 	nowPods, clBefore, err := running(before, opts)
 	if err != nil {
 		nowPods = map[string]*api.Pod{}
@@ -317,6 +341,7 @@ func compare(before, edited daemonplan.Input, c *sim.Cluster, hash string, why m
 	afterDS := api.Default(edited.DaemonSet)
 	afterElig := placement.NewEligibility(&afterDS, opts)
 	gen := api.TemplateGeneration(&afterDS)
+	rolling := afterDS.UpdateStrategy.Type == api.RollingUpdate
 
 	inBefore, inAfter := map[string]bool{}, map[string]*api.Node{}
 	names := []string{}
@@ -351,8 +376,12 @@ func compare(before, edited daemonplan.Input, c *sim.Cluster, hash string, why m
 			nc.Change = Unchanged
 		case was == nil:
 			nc.Change, nc.Replacement = Gains, is.Name
+		case is == nil && !done && rolling && nc.After.ShouldRun:
+			nc.Change = NotYetReplaced
 		case is == nil:
 			nc.Change, nc.Why = Loses, why[was.Name]
+		case !done && rolling && !api.IsUpdated(is, hash, gen):
+			nc.Change = NotYetReplaced
 		case is.Name != was.Name:
 			nc.Change, nc.Replacement = Replaced, is.Name
 		case afterDS.UpdateStrategy.Type == api.OnDelete && !api.IsUpdated(is, hash, gen):
@@ -384,8 +413,8 @@ func (r Report) Table() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	fmt.Fprintf(&b, "unchanged %d, gains %d, loses %d, replaced %d, outdated %d\n",
-		r.Counts.Unchanged, r.Counts.Gains, r.Counts.Loses, r.Counts.Replaced, r.Counts.Outdated)
+	fmt.Fprintf(&b, "unchanged %d, gains %d, loses %d, replaced %d, outdated %d, not yet replaced %d\n",
+		r.Counts.Unchanged, r.Counts.Gains, r.Counts.Loses, r.Counts.Replaced, r.Counts.Outdated, r.Counts.NotYetReplaced)
 	state := "settles"
 	switch {
 	case !r.Settled:
@@ -397,6 +426,11 @@ func (r Report) Table() string {
 	if r.Budgets.MaxUnavailable == 0 && r.Budgets.MaxSurge == 0 {
 		budgets = "OnDelete, no budgets" // a rolling update always has one
 	}
-	fmt.Fprintf(&b, "%d steps (%d syncs, %v), %s: %s\n", r.Steps, r.Syncs, r.Duration, budgets, state)
+	if r.Done {
+		fmt.Fprintf(&b, "%d steps (%d syncs, %v), %s: %s\n", r.Steps, r.Syncs, r.Duration, budgets, state)
+	} else {
+		// No prediction: only how far it got and what stopped it.
+		fmt.Fprintf(&b, "%s: %s after %d steps (%d syncs, %v simulated)\n", budgets, state, r.Steps, r.Syncs, r.Duration)
+	}
 	return b.String()
 }

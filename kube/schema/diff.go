@@ -17,13 +17,16 @@ type Diff struct {
 	Nodes   []DiffNode  `json:"nodes"`
 	Counts  DiffCounts  `json:"counts"`
 	Budgets DiffBudgets `json:"budgets"`
-	// Steps counts the syncs that create or delete pods until the rollout
-	// settles, Syncs every simulated sync, Duration the simulated time (a
-	// Go duration) with new pods Ready ReadyAfter after their creation.
-	Steps      int    `json:"steps"`
-	Syncs      int    `json:"syncs"`
-	Duration   string `json:"duration"`
-	ReadyAfter string `json:"readyAfter"`
+	// Steps counts the rollout's steps (one budget's worth of
+	// replacements each), Syncs every simulated sync, Duration the
+	// simulated time (a Go duration) with new pods Ready ReadyAfter after
+	// their creation and deleted pods gone GracePeriod after their
+	// deletion. Duration is a prediction only when Done.
+	Steps       int    `json:"steps"`
+	Syncs       int    `json:"syncs"`
+	Duration    string `json:"duration"`
+	ReadyAfter  string `json:"readyAfter"`
+	GracePeriod string `json:"gracePeriod"`
 	// Settled: the simulation reached a sync with nothing to do and
 	// nothing to wait for. Done: kubectl rollout status would then say
 	// the rollout is done (always true for OnDelete).
@@ -74,6 +77,9 @@ type DiffCounts struct {
 	Loses     int `json:"loses"`
 	Replaced  int `json:"replaced"`
 	Outdated  int `json:"outdated"`
+	// NotYetReplaced counts the nodes the rolling update would replace
+	// that the simulation stopped before (at a limit, or stalled).
+	NotYetReplaced int `json:"notYetReplaced"`
 }
 
 // DiffBudgets are the rolling update's budgets right after the edit,

@@ -20,12 +20,15 @@ type Simulation struct {
 	ReadyAfter string  `json:"readyAfter"`
 	FailRate   float64 `json:"failRate"`
 	Seed       uint64  `json:"seed"`
+	// GracePeriod is how long each deleted pod takes to go.
+	GracePeriod string `json:"gracePeriod"`
 	// Outcome is "Converged" or "Stalled"; Summary says it in one line.
 	Outcome string `json:"outcome"`
 	Summary string `json:"summary"`
 	Stall   *Stall `json:"stall"`
-	// Duration is the simulated time up to the last sync; Steps the syncs
-	// that create or delete pods.
+	// Duration is the simulated time up to the last sync (the predicted
+	// duration only when the outcome is "Converged"); Steps the rollout's
+	// steps, one budget's worth of replacements each.
 	Duration string `json:"duration"`
 	Steps    int    `json:"steps"`
 	// Outdated counts the nodes left running a pod of another revision

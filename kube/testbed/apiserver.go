@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -44,8 +45,8 @@ type apiServer struct {
 // CreateServerChain, PrepareRun, Run), serving on 127.0.0.1 at a free port
 // with self-signed certificates written under dir, storing in etcdURL.
 // Writes are audited to auditLog. Clients authenticate with the server's loopback token (a member of
-// system:masters); authorization is AlwaysAllow.
-func startAPIServer(dir, etcdURL, auditLog string) (_ *apiServer, err error) {
+// system:masters), or as one of users with its token; authorization is AlwaysAllow, or RBAC with rbac.
+func startAPIServer(dir, etcdURL, auditLog string, rbac bool, users []User) (_ *apiServer, err error) {
 	certDir := filepath.Join(dir, "apiserver")
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return nil, err
@@ -67,6 +68,24 @@ func startAPIServer(dir, etcdURL, auditLog string) (_ *apiServer, err error) {
 	policyFile := filepath.Join(certDir, "audit-policy.yaml")
 	if err := os.WriteFile(policyFile, []byte(auditPolicy), 0o600); err != nil {
 		return nil, err
+	}
+
+	authorization := "AlwaysAllow"
+	if rbac {
+		authorization = "RBAC"
+	}
+	var tokenArgs []string
+	if len(users) > 0 {
+		var b strings.Builder
+		for _, u := range users {
+			// token,user,uid,"group1,group2"
+			fmt.Fprintf(&b, "%s,%s,%s,%q\n", u.Token, u.Name, u.Name, strings.Join(u.Groups, ","))
+		}
+		tokenFile := filepath.Join(certDir, "tokens.csv")
+		if err := os.WriteFile(tokenFile, []byte(b.String()), 0o600); err != nil {
+			return nil, err
+		}
+		tokenArgs = append(tokenArgs, "--token-auth-file="+tokenFile)
 	}
 
 	s := options.NewServerRunOptions()
@@ -93,7 +112,7 @@ func startAPIServer(dir, etcdURL, auditLog string) (_ *apiServer, err error) {
 		"--service-account-issuer=https://testbed.invalid",
 		"--service-account-key-file=" + keyFile,
 		"--service-account-signing-key-file=" + keyFile,
-		"--authorization-mode=AlwaysAllow",
+		"--authorization-mode=" + authorization,
 		// No service-account or node-lifecycle controllers run here.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		// The advertised address is loopback: nothing to reconcile.
@@ -103,7 +122,7 @@ func startAPIServer(dir, etcdURL, auditLog string) (_ *apiServer, err error) {
 		"--audit-log-path=" + auditLog,
 		"--audit-log-mode=blocking",
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(append(args, tokenArgs...)); err != nil {
 		return nil, err
 	}
 	if err := registry.Set(); err != nil {

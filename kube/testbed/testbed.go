@@ -28,6 +28,19 @@ type Options struct {
 	// Dir, if set, keeps the data, certificates and logs there; otherwise
 	// a temporary directory holds them and Stop removes it.
 	Dir string
+	// RBAC authorizes requests with RBAC instead of allowing every one:
+	// the testbed's own clients are in system:masters and keep every
+	// right; the Users have only what RBAC objects grant them.
+	RBAC bool
+	// Users authenticate with a bearer token each (kube-apiserver's
+	// --token-auth-file); Bed.KubeconfigFor writes a kubeconfig for one.
+	Users []User
+}
+
+// User is a user who authenticates with a static bearer token.
+type User struct {
+	Name, Token string
+	Groups      []string
 }
 
 // Bed is a running control plane.
@@ -74,7 +87,7 @@ func Start(opts Options) (_ *Bed, err error) {
 		return nil, err
 	}
 	b.auditLog = filepath.Join(b.Dir, "audit.log")
-	if b.apiServer, err = startAPIServer(b.Dir, etcdURL, b.auditLog); err != nil {
+	if b.apiServer, err = startAPIServer(b.Dir, etcdURL, b.auditLog, opts.RBAC, opts.Users); err != nil {
 		return nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
 	b.Config = rest.CopyConfig(b.apiServer.config)
@@ -131,6 +144,15 @@ func (b *Bed) Stop() error {
 		errs = append(errs, os.RemoveAll(b.Dir))
 	}
 	return errors.Join(errs...)
+}
+
+// KubeconfigFor writes a kubeconfig in which user (one of Options.Users)
+// reaches the server with its token, and returns its path.
+func (b *Bed) KubeconfigFor(user User) (string, error) {
+	c := rest.CopyConfig(b.Config)
+	c.BearerToken = user.Token
+	path := filepath.Join(b.Dir, "kubeconfig-"+user.Name)
+	return path, writeKubeconfig(path, c)
 }
 
 func writeKubeconfig(path string, c *rest.Config) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,20 +18,21 @@ var diffOutputs = []string{"table", "json"}
 // diffOptions are the parsed flags of "diff".
 type diffOptions struct {
 	common
-	dsFile      string
-	nodeFiles   []string
-	removes     []nodeNames
-	labels      []labelEdit
-	taints      []taintEdit
-	readyAfter  time.Duration
-	terminating time.Duration
-	output      string
+	change
+	dsFile    string
+	nodeFiles []string
+	removes   []nodeNames
+	labels    []labelEdit
+	taints    []taintEdit
+	timing
+	output string
+	cmd    *cobra.Command
 }
 
 func (c *cli) diffCmd() *cobra.Command {
-	o := diffOptions{output: "table", readyAfter: 10 * time.Second, terminating: 30 * time.Second}
+	o := diffOptions{output: "table", timing: defaultTiming()}
 	cmd := &cobra.Command{
-		Use:   "diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
+		Use:   "diff [ds/NAME] [-f NEW_DS.yaml | --image CONTAINER=IMAGE] | diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
 		Short: "Tell what an edit would do: which nodes gain, lose or replace their pod, and how long the rollout takes",
 		Long: `Tell what an edit to the cluster would do before it is made: a new DaemonSet
 spec, nodes relabelled or tainted, nodes added or removed. For each node: does
@@ -40,19 +40,24 @@ it gain a pod, lose its pod (and why), get it replaced by one of the new
 template, keep an outdated one (OnDelete), or stay unchanged; then the counts
 and how many rolling-update steps the change takes under the edited budgets.
 
-The rollout is simulated sync after sync from the snapshot, each plan applied
-at once, new pods Ready --ready-after after their creation and never failing,
-pods found terminating gone --terminating after the start (as in simulate),
-until a sync has nothing to do (docs/whatif.md). Nothing is written to any
-cluster.
+The rollout is simulated sync after sync from the snapshot with the timing
+simulate uses (docs/timeline.md): new pods Ready --ready-after after their
+creation and never failing, deleted pods gone after --grace-period (their node
+gets its new pod then), pods found terminating gone --terminating after the
+start, the next sync at once after a sync that wrote, until a sync has nothing
+to do (docs/whatif.md). A rollout stopped at --max-syncs or --max-duration, or
+stalled, gets no predicted duration, and its nodes still on the old template
+count as not yet replaced. Nothing is written to any cluster.
 
 --ds-file holds the new DaemonSet, with the cluster's namespace (or none) and
 name: either as 'kubectl get ds -o yaml' prints it (it has metadata.uid), which
 replaces the cluster's spec, or a manifest for 'kubectl apply', which is merged
 into the cluster's DaemonSet as kubectl apply merges it (the
 last-applied-configuration annotation, when present, tells which fields the
-manifest no longer states). metadata.generation and the template-generation
-annotation are the API server's: they go up when the spec or template changes.
+manifest no longer states). The result gets the API server's defaults for
+--kubernetes-version (docs/manifests.md). metadata.generation and the
+template-generation annotation are the API server's: they go up when the spec
+or template changes.
 
 Node edits use kubectl's syntax after the node names (NODE may be a comma
 list) and apply in this order: --node-file (nodes replace the same-named ones
@@ -78,13 +83,15 @@ Output formats (-o):
   json   the diff document (package kube/schema, type Diff): every node with
          its change, pods and decisions before and after, the counts, budgets,
          steps, syncs, duration, settled and done`,
-		Args: noArgs("diff"),
+		Args: dsArg("diff", &o.common),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.cmd = cmd
 			return c.diff(&o)
 		},
 	}
 	cmd.Long = fmt.Sprintf(cmd.Long, c.name)
 	addCommon(cmd, &o.common)
+	addChange(cmd, &o.change)
 	f := cmd.Flags()
 	f.StringVar(&o.dsFile, "ds-file", "", "the new DaemonSet: 'kubectl get ds -o yaml' output, or a manifest for\n'kubectl apply'; '-' reads standard input")
 	f.StringArrayVar(&o.nodeFiles, "node-file", nil, "nodes that replace the same-named nodes of the input or are added; repeatable")
@@ -93,8 +100,7 @@ Output formats (-o):
 		"set (KEY=VALUE) or remove (KEY-) a label of the nodes; repeatable")
 	f.Var(editFlag[taintEdit]{&o.taints, parseTaintEdit, "NODE[,NODE...]:TAINT"}, "taint",
 		"add (KEY[=VALUE]:EFFECT) or remove (KEY[=VALUE]:EFFECT- or KEY-) a taint of the nodes;\nrepeatable")
-	f.DurationVar(&o.readyAfter, "ready-after", o.readyAfter, "how long a new pod takes to become Ready in the simulation")
-	f.DurationVar(&o.terminating, "terminating", o.terminating, "how long the pods found terminating (deletionTimestamp set) take to go;\n0 keeps them forever")
+	addTimingFlags(cmd, &o.timing)
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(diffOutputs, "|"))
 	return cmd
 }
@@ -104,14 +110,14 @@ func (c *cli) diff(o *diffOptions) error {
 	if !slices.Contains(diffOutputs, o.output) {
 		return usagef("diff: -o %q: want one of %s", o.output, strings.Join(diffOutputs, ", "))
 	}
-	if o.readyAfter <= 0 {
-		return usagef("diff: --ready-after %v: want a positive duration, e.g. 30s", o.readyAfter)
+	if err := o.timing.check(o.cmd, "diff"); err != nil {
+		return err
 	}
-	if o.terminating < 0 {
-		return usagef("diff: --terminating %v: want a duration of 0 or more", o.terminating)
+	if err := c.specFromFiles("diff", &o.common, &o.dsFile); err != nil {
+		return err
 	}
-	if o.dsFile == "" && len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
-		return usagef("diff: nothing to compare: give --ds-file, --label, --taint, --remove-node or --node-file")
+	if o.dsFile == "" && len(o.images)+len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
+		return usagef("diff: nothing to compare: give --ds-file, --image, --label, --taint, --remove-node or --node-file")
 	}
 	in, err := c.load("diff", &o.common)
 	if err != nil {
@@ -121,8 +127,8 @@ func (c *cli) diff(o *diffOptions) error {
 	cl := *in.cluster
 	edited.cluster = &cl
 	var edits []string
-	if o.dsFile != "" {
-		ds, at, k, err := c.newDaemonSet("diff", in.cluster, o.dsFile)
+	if o.dsFile != "" || len(o.images) > 0 {
+		ds, at, k, err := c.newSpec("diff", in, o.dsFile, o.images)
 		if err != nil {
 			return err
 		}
@@ -130,7 +136,7 @@ func (c *cli) diff(o *diffOptions) error {
 		if k != nil {
 			edited.kruise = k
 		}
-		edits = append(edits, "--ds-file "+o.dsFile)
+		edits = append(edits, changeEdits(o.dsFile, o.images)...)
 	}
 	more, err := c.editNodes(&cl, o)
 	if err != nil {
@@ -158,11 +164,13 @@ func (c *cli) diff(o *diffOptions) error {
 			return err
 		}
 	}
-	rep, err := whatif.Diff(before, after, whatif.Options{Sync: opts, ReadyAfter: o.readyAfter, Terminating: o.terminating})
+	grace := o.grace(in.cluster.DaemonSet)
+	rep, err := whatif.Diff(before, after, whatif.Options{Sync: opts, ReadyAfter: o.readyAfter, GracePeriod: grace,
+		Terminating: o.terminating, ResyncAfter: o.resyncAfter, MaxSyncs: o.maxSyncs, MaxDuration: o.maxDuration})
 	if err != nil {
 		return c.fail("diff: %v", err)
 	}
-	doc := diffDocument(in, rep, edits, o.readyAfter)
+	doc := diffDocument(in, rep, edits, o.readyAfter, grace)
 	if o.output == "json" {
 		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {

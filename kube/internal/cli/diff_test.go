@@ -148,11 +148,11 @@ func TestDiffEdits(t *testing.T) {
 		noBudgets    bool // OnDelete: no rolling-update budgets, in the JSON and the table
 	}{{
 		name:   "image",
-		reason: "a new image replaces every pod that may stay, maxUnavailable 2 at a time",
+		reason: "a new image replaces every pod that may stay, maxUnavailable 2 at a time (steps: the budget's waves, plus the deletes of surplus and failed pods the snapshot holds: a budget's worth each)",
 		edits:  []string{"--ds-file", "testdata/diff-node-agent.yaml"},
 		node:   "node-001",
 		want:   schema.DiffNode{Change: "Replaced", After: &schema.Decision{Reason: "Eligible"}},
-		steps:  12,
+		steps:  7,
 		counts: &schema.DiffCounts{Unchanged: 4, Gains: 2, Loses: 3, Replaced: 8},
 	}, {
 		name:      "OnDelete image",
@@ -356,7 +356,8 @@ func TestDiffErrors(t *testing.T) {
 		{"nothing to compare", "a diff needs an edit", nil, exitUsage, "nothing to compare"},
 		{"no -f", "-f is required", []string{"diff", "--label", "n:a=b"}, exitUsage, "-f FILE is required"},
 		{"bad -o", "table or json", []string{"-o", "yaml", "--remove-node", "node-001"}, exitUsage, `-o "yaml": want one of table, json`},
-		{"argument", "diff takes no argument", []string{"node-001", "--remove-node", "node-001"}, exitUsage, `unexpected argument "node-001"`},
+		{"argument", "diff's argument is the DaemonSet: a node is not one", []string{"node-001", "--remove-node", "node-001"}, exitError, `no DaemonSet in input: node-001`},
+		{"two arguments", "diff takes one DaemonSet", []string{"a", "b", "--remove-node", "node-001"}, exitUsage, `want at most one DaemonSet argument`},
 		{"ready-after zero", "pods must take some time", []string{"--ready-after", "0s", "--remove-node", "node-001"}, exitUsage, "--ready-after 0s"},
 		{"ready-after unparsable", "a Go duration", []string{"--ready-after", "soon"}, exitUsage, `invalid argument "soon"`},
 		{"terminating negative", "a grace period is 0 or more", []string{"--terminating", "-1s", "--remove-node", "node-001"}, exitUsage, "--terminating -1s"},
@@ -537,43 +538,31 @@ func TestIgnoredDuringExecution(t *testing.T) {
 	}
 }
 
-// TestUndefaultedTemplateNote: a manifest that adds a container without
-// the fields the API server fills in gets a note that the new revision's
-// hash will not be the cluster's; one merged into the stored template, or
-// stating those fields, gets none.
-func TestUndefaultedTemplateNote(t *testing.T) {
+// TestDsFileDefaulted: a manifest that adds a container without the
+// fields the API server fills in used to get a note that the new
+// revision's hash would not be the cluster's (issue 27 made it defaulted):
+// now it diffs and simulates exactly as the same manifest with those
+// fields written out (the new revision's hash included), without a note.
+func TestDsFileDefaulted(t *testing.T) {
 	c := readCase137(t, "seed-124")
 	manifest := func(containers string) string {
 		return writeTemp(t, "ds.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: node-agent\nspec:\n  template:\n    spec:\n      containers:\n"+containers)
 	}
-	for _, tt := range []struct {
-		name, reason, file string
-		note               bool // the note on stderr, else nothing there
-	}{
-		{"new container", "the sidecar lacks terminationMessagePath and its kin",
-			manifest("      - name: agent\n        image: registry.example.com/agent:v1.2\n      - name: sidecar\n        image: busybox:1.37\n"),
-			true},
-		{"image only", "the merge keeps the stored container's defaults",
-			manifest("      - name: agent\n        image: registry.example.com/agent:v1.2\n"), false},
-		{"full manifest", "a manifest that states every defaulted field", "testdata/seed-124-ds-v1.2.yaml", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := runCLI(t, "", "diff", "-f", clusterFile(c), "--now", nowFlag(c), "--ds-file", tt.file)
-			if got.code != exitOK {
-				t.Fatalf("exit %d; stderr %q", got.code, got.stderr)
-			}
-			if !tt.note {
-				if got.stderr != "" {
-					t.Errorf("stderr %q, want none (%s)", got.stderr, tt.reason)
-				}
-				return
-			}
-			for _, w := range []string{"the template lacks fields the API server fills in",
-				"spec.template.spec.containers[1].terminationMessagePath", "will not be the real controller's"} {
-				if !strings.Contains(got.stderr, w) {
-					t.Errorf("stderr %q lacks %q (%s)", got.stderr, w, tt.reason)
-				}
-			}
-		})
+	agent := "      - name: agent\n        image: registry.example.com/agent:v1.2\n"
+	bare := manifest(agent + "      - name: sidecar\n        image: busybox:1.37\n")
+	written := manifest(agent + "      - name: sidecar\n        image: busybox:1.37\n        imagePullPolicy: IfNotPresent\n" +
+		"        terminationMessagePath: /dev/termination-log\n        terminationMessagePolicy: File\n")
+	for _, cmd := range [][]string{{"diff", "table"}, {"diff", "json"}, {"simulate", "json"}} {
+		o := cmd[0] + " -o " + cmd[1]
+		got := runCLI(t, "", cmd[0], "-f", clusterFile(c), "--now", nowFlag(c), "--ds-file", bare, "-o", cmd[1])
+		want := runCLI(t, "", cmd[0], "-f", clusterFile(c), "--now", nowFlag(c), "--ds-file", written, "-o", cmd[1])
+		if got.code != exitOK || want.code != exitOK {
+			t.Fatalf("%s: exit %d and %d; stderr %q and %q", o, got.code, want.code, got.stderr, want.stderr)
+		}
+		// The edits name the file.
+		got.stdout, want.stdout = strings.ReplaceAll(got.stdout, bare, "NEW"), strings.ReplaceAll(want.stdout, written, "NEW")
+		if got.stderr != "" || got.stdout != want.stdout {
+			t.Errorf("%s: the sidecar without its defaults diffs otherwise than with them written out: stderr %q\n%s\nwant\n%s", o, got.stderr, got.stdout, want.stdout)
+		}
 	}
 }

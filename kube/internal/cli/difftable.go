@@ -12,7 +12,7 @@ import (
 )
 
 // diffDocument renders a report as the diff document.
-func diffDocument(in *input, rep whatif.Report, edits []string, readyAfter time.Duration) schema.Diff {
+func diffDocument(in *input, rep whatif.Report, edits []string, readyAfter, grace time.Duration) schema.Diff {
 	ds := in.cluster.DaemonSet
 	doc := schema.Diff{
 		DaemonSet:         schema.Ref{Namespace: ds.Namespace, Name: ds.Name},
@@ -21,16 +21,17 @@ func diffDocument(in *input, rep whatif.Report, edits []string, readyAfter time.
 		Nodes:             make([]schema.DiffNode, 0, len(rep.Nodes)),
 		Counts: schema.DiffCounts{
 			Unchanged: rep.Counts.Unchanged, Gains: rep.Counts.Gains, Loses: rep.Counts.Loses,
-			Replaced: rep.Counts.Replaced, Outdated: rep.Counts.Outdated,
+			Replaced: rep.Counts.Replaced, Outdated: rep.Counts.Outdated, NotYetReplaced: rep.Counts.NotYetReplaced,
 		},
-		Budgets:    schema.DiffBudgets{Desired: rep.Budgets.Desired, MaxUnavailable: rep.Budgets.MaxUnavailable, MaxSurge: rep.Budgets.MaxSurge},
-		Steps:      rep.Steps,
-		Syncs:      rep.Syncs,
-		Duration:   rep.Duration.String(),
-		ReadyAfter: readyAfter.String(),
-		Settled:    rep.Settled,
-		Done:       rep.Done,
-		Unsettled:  rep.Unsettled,
+		Budgets:     schema.DiffBudgets{Desired: rep.Budgets.Desired, MaxUnavailable: rep.Budgets.MaxUnavailable, MaxSurge: rep.Budgets.MaxSurge},
+		Steps:       rep.Steps,
+		Syncs:       rep.Syncs,
+		Duration:    rep.Duration.String(),
+		ReadyAfter:  readyAfter.String(),
+		GracePeriod: grace.String(),
+		Settled:     rep.Settled,
+		Done:        rep.Done,
+		Unsettled:   rep.Unsettled,
 	}
 	for _, n := range rep.Nodes {
 		dn := schema.DiffNode{
@@ -79,6 +80,10 @@ func diffReason(n schema.DiffNode) string {
 		return n.Pod + " replaced by a pod of the new template"
 	case n.Change == "Outdated":
 		return n.Pod + " keeps the old template until it is deleted (OnDelete)"
+	case n.Change == "NotYetReplaced" && n.Pod != "":
+		return n.Pod + " not yet replaced when the simulation stopped"
+	case n.Change == "NotYetReplaced":
+		return "not yet replaced when the simulation stopped"
 	}
 	return ""
 }
@@ -96,15 +101,25 @@ func writeDiffTable(w io.Writer, doc schema.Diff) error {
 	}
 	ct := doc.Counts
 	t.blank()
-	t.line(fmt.Sprintf("%d nodes: %d unchanged, %d gain a pod, %d lose theirs, %d replaced, %d outdated",
-		len(doc.Nodes), ct.Unchanged, ct.Gains, ct.Loses, ct.Replaced, ct.Outdated))
+	counts := fmt.Sprintf("%d nodes: %d unchanged, %d gain a pod, %d lose theirs, %d replaced, %d outdated",
+		len(doc.Nodes), ct.Unchanged, ct.Gains, ct.Loses, ct.Replaced, ct.Outdated)
+	if ct.NotYetReplaced > 0 {
+		counts += fmt.Sprintf(", %d not yet replaced", ct.NotYetReplaced)
+	}
+	t.line(counts)
 	b := doc.Budgets
 	budgets := fmt.Sprintf("maxUnavailable %d, maxSurge %d", b.MaxUnavailable, b.MaxSurge)
 	if b.MaxUnavailable == 0 && b.MaxSurge == 0 {
 		budgets = "OnDelete: no rolling-update budgets" // a rolling update always has one
 	}
-	t.line(fmt.Sprintf("rollout: %s in %s, %s simulated (new pods Ready after %s); %d desired, %s",
-		plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, b.Desired, budgets))
+	if doc.Done {
+		t.line(fmt.Sprintf("rollout: %s in %s, %s simulated (new pods Ready after %s, deleted pods gone after %s); %d desired, %s",
+			plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, doc.ReadyAfter, doc.GracePeriod, b.Desired, budgets))
+	} else {
+		// No prediction for a rollout the simulation did not finish.
+		t.line(fmt.Sprintf("rollout: not finished after %s in %s (%s simulated); %d desired, %s",
+			plural(doc.Steps, "step"), plural(doc.Syncs, "sync"), doc.Duration, b.Desired, budgets))
+	}
 	switch {
 	case !doc.Settled && doc.Unsettled != "":
 		t.line("does not settle: " + printable(doc.Unsettled))

@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"fmt"
 	"maps"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/defaults"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -16,8 +15,11 @@ import (
 // DaemonSet with the cluster's namespace (or none) and name. One with a UID (as kubectl get prints it) replaces
 // the cluster's; a manifest is merged into it as kubectl apply merges. The
 // status, generation and template-generation annotation are the
-// cluster's, for whatif to raise as the API server would.
-func (c *cli) newDaemonSet(cmd string, cl *load.Snapshot, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
+// cluster's, for whatif to raise as the API server would. The result has
+// the API server's defaults of in's Kubernetes version (package
+// kube/defaults), as an update stores it.
+func (c *cli) newDaemonSet(cmd string, in *input, file string) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
+	cl := in.cluster
 	objs, kruise, src, err := c.read(cmd, []string{file})
 	if err != nil {
 		return nil, load.Position{}, nil, err
@@ -63,18 +65,16 @@ func (c *cli) newDaemonSet(cmd string, cl *load.Snapshot, file string) (*appsv1.
 	if len(objs.At.DaemonSets) > 0 {
 		at = objs.At.DaemonSets[0]
 	}
-	// Only a live template the API server stored (all its defaults set)
-	// makes the missing fields of the new one a difference from the
-	// cluster's.
-	if missing := undefaulted(&out.Spec.Template.Spec); len(missing) > 0 && len(undefaulted(&live.Spec.Template.Spec)) == 0 {
-		more := ""
-		if len(missing) > 3 {
-			more = fmt.Sprintf(" and %d more", len(missing)-3)
-			missing = missing[:3]
+	// Live, the API server defaults the new spec itself (a dry run);
+	// without the right to, or from files, the offline defaults stand in.
+	if stored, ok := c.serverDefault(cmd, src, out); ok {
+		return stored, at, kruise[objs.DaemonSets[0]], nil
+	}
+	// An OpenKruise DaemonSet's webhook defaults otherwise than apps/v1.
+	if kruise[objs.DaemonSets[0]] == nil {
+		if out, err = defaults.DaemonSet(out, in.version); err != nil {
+			return nil, load.Position{}, nil, c.fail("%s: --ds-file %s: %v", cmd, src, err)
 		}
-		fmt.Fprintf(c.stderr, "%s: %s: note: --ds-file %s: the template lacks fields the API server fills in (%s%s): "+
-			"the new revision's hash, and so its name and the new pods' hash label, will not be the real controller's; "+
-			"which nodes change and the steps are not affected\n", c.name, cmd, src, strings.Join(missing, ", "), more)
 	}
 	return out, at, kruise[objs.DaemonSets[0]], nil
 }

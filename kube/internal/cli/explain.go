@@ -19,7 +19,7 @@ import (
 func (c *cli) explainCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
-		Use:   "explain NODE -f FILE [-f FILE...] [--now RFC3339] [--strict] [--ds [NS/]NAME]",
+		Use:   "explain [ds/NAME] NODE [-n NAMESPACE] | explain NODE -f FILE [-f FILE...] [--now RFC3339] [--strict] [--ds [NS/]NAME]",
 		Short: "Tell why a node does or does not run the DaemonSet's pod, and what to change",
 		Long: `Tell why a node does or does not run the DaemonSet's pod: shouldRun,
 shouldContinueRunning, EVERY failing reason (the template's nodeName, each
@@ -32,10 +32,16 @@ label or toleration that would change the decision.`,
 			switch {
 			case len(args) == 0:
 				return usagef("explain: NODE is required")
-			case len(args) > 1:
-				return usagef("explain: want one NODE, got %d arguments", len(args))
+			case len(args) == 2:
+				// kubectl's order: the DaemonSet, then the node.
+				o.resource, args = args[0], args[1:]
+			case len(args) > 2:
+				return usagef("explain: want [ds/NAME] NODE, got %d arguments", len(args))
 			}
-			node := args[0]
+			node, err := parseNodeArg(args[0])
+			if err != nil {
+				return usagef("explain: %v", err)
+			}
 			in, err := c.load("explain", &o)
 			if err != nil {
 				return err
@@ -315,7 +321,13 @@ func writeExplain(w io.Writer, in *input, p daemonplan.Plan, nd placement.NodeDe
 		}
 		probs, tolerated = problems(x, node, terms), defaulted(x)
 	}
-	if len(probs) == 0 {
+	switch {
+	case len(probs) == 0 && len(tolerated) > 0:
+		// A cordoned or NotReady node that still runs the pod does so only
+		// because of the tolerations the controller adds to every daemon
+		// pod: say so where the operator looks first.
+		field("Failing", "nothing: the node meets every placement rule, through the default daemon toleration under Tolerated")
+	case len(probs) == 0:
 		field("Failing", "nothing: the node meets every placement rule")
 	}
 	for i, pr := range probs {

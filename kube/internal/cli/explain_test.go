@@ -90,7 +90,7 @@ func TestExplainDefects(t *testing.T) {
 		args:   []string{"explain", "node-cordoned"},
 		want: []string{
 			"ShouldRun:              true\n",
-			"Failing:                nothing: the node meets every placement rule\n",
+			"Failing:                nothing: the node meets every placement rule, through the default daemon toleration under Tolerated\n",
 			"Tolerated:              node.kubernetes.io/unschedulable:NoSchedule is tolerated by the default daemon toleration {key: node.kubernetes.io/unschedulable, operator: Exists, effect: NoSchedule}",
 		},
 	}, {

@@ -22,17 +22,21 @@ var overheadOutputs = []string{"table", "json"}
 
 // overheadOptions are the parsed flags of "overhead".
 type overheadOptions struct {
-	files    []string
-	nodeFile string
-	output   string
+	files         []string
+	nodeFiles     []string
+	nodePool      string
+	instanceTypes string
+	output        string
+	// allNamespaces is -A (live).
+	allNamespaces bool
 }
 
 func (c *cli) overheadCmd() *cobra.Command {
 	o := overheadOptions{output: "table"}
 	cmd := &cobra.Command{
-		Use:   "overhead -f FILE [-f FILE...] [--node-file NODE.yaml] [-o table|json]",
+		Use:   "overhead [-n NAMESPACE | -A] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] | overhead -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
 		Short: "Show which DaemonSets put a pod on each node, what those pods request, and whether they fit",
-		Long: `For every node of the input, or only for the node of --node-file (which need
+		Long: `For every node of the input, or only for the nodes of --node-file (which need
 not exist: the question an autoscaler asks of a node it could create), show
 every DaemonSet of the input: whether its pod lands there (the controller's
 own decision and reason), what the pod requests as the scheduler counts it,
@@ -44,11 +48,43 @@ input bound to it (a DaemonSet's own pod left out). It is information beside
 the controller's decision, which does not check it; it is null for a node
 without status.allocatable. docs/overhead.md states the rules.
 
+With --nodepool, answer instead for every node a Karpenter NodePool
+(karpenter.sh/v1; a file of NodePools, or the List kubectl get nodepools
+-o yaml prints) may launch: its template labels and karpenter.sh/nodepool,
+its requirements (minValues plays no part), taints and startup taints. A
+label the NodePool does not constrain may be missing or hold any value. For
+each DaemonSet: Every (its pod lands on every such node), None (on none,
+and why) or Depends, with where it lands ("topology.kubernetes.io/zone In
+[a]"), exactly as the controller decides node by node: default daemon
+tolerations, every taint effect, every affinity term and matchFields
+included; a new node's name is none a DaemonSet names. A pod that does not
+tolerate a startup taint lands only once the taint is removed (STARTUP
+says which). Then the daemon pods' requests: on every node, and at most
+(Depends counted too). With --instance-types, the same per instance type
+(the NodePool narrowed by the type's labels and requirements): the daemon
+pods, their requests, what is left of allocatable, and whether they fit
+together. An instance-type file is YAML or JSON:
+
+  instanceTypes:
+  - name: m7i.large
+    labels: {kubernetes.io/arch: amd64}       # and/or requirements:
+    requirements: [{key: topology.kubernetes.io/zone, operator: In, values: [a, b]}]
+    capacity: {cpu: "2", memory: 8Gi, pods: "29"}
+    allocatable: {cpu: 1930m, memory: 7134Mi, pods: "29"}   # default: capacity
+
 Output formats (-o):
-  table  one row per node and DaemonSet, then the node's total (default)
+  table  one row per node and DaemonSet, then the node's total (default);
+         with --nodepool one row per NodePool and DaemonSet, the totals,
+         then one row per NodePool and instance type
   json   {"nodes":[{"name", "daemonSets":[{"namespace", "name", "lands",
          "reason", "requests", "fits", "insufficient", "portConflicts"}],
-         "requests"}]}, quantities as Kubernetes prints them`,
+         "requests"}]}, quantities as Kubernetes prints them; with
+         --nodepool {"nodePools":[{"name", "daemonSets":[{"namespace",
+         "name", "lands", "reason", "where", "keys", "startupTaint",
+         "requests", "hostPorts"}], "overhead":{"every", "atMost", "pods"},
+         "instanceTypes":[{"name", "noNode", "daemonSets":[{"namespace",
+         "name", "lands"}], "overhead", "allocatable", "left", "fits",
+         "insufficient", "portConflicts"}]}]}`,
 		Args: noArgs("overhead"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.overhead(o)
@@ -57,7 +93,10 @@ Output formats (-o):
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil,
 		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input;\na directory, its .json, .yaml and .yml files. Repeat to merge several\nsources. Other kinds are ignored.")
-	f.StringVar(&o.nodeFile, "node-file", "", "a file holding one Node, real or hypothetical: answer for it alone")
+	addLive(cmd, &o.allNamespaces, "read the cluster: the DaemonSets of every namespace (without it, of -n or the context's)")
+	f.StringArrayVar(&o.nodeFiles, "node-file", nil, "a file holding one Node, real or hypothetical, every label known: answer for it\n(repeat for several) instead of the input's nodes")
+	f.StringVar(&o.nodePool, "nodepool", "", "a file of Karpenter NodePools (karpenter.sh/v1): answer for every node each may launch")
+	f.StringVar(&o.instanceTypes, "instance-types", "", "with --nodepool, a file listing instance types: requests and fit per type")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(overheadOutputs, "|"))
 	return cmd
 }
@@ -67,26 +106,37 @@ func (c *cli) overhead(o overheadOptions) error {
 	if !slices.Contains(overheadOutputs, o.output) {
 		return usagef("overhead: -o %q: want one of %s", o.output, strings.Join(overheadOutputs, ", "))
 	}
-	if len(o.files) == 0 {
-		return usagef("overhead: -f FILE is required (- reads standard input)")
+	if o.instanceTypes != "" && o.nodePool == "" {
+		return usagef("overhead: --instance-types needs --nodepool")
 	}
-	objs, _, src, err := c.read("overhead", o.files)
+	if o.nodePool != "" && len(o.nodeFiles) > 0 {
+		return usagef("overhead: --nodepool and --node-file ask different questions: give one")
+	}
+	// Live, the cluster's nodes and pods are read only when the question is
+	// about them, not about a node file or a NodePool.
+	objs, src, err := c.overheadInput(o.files, o.allNamespaces, len(o.nodeFiles) == 0 && o.nodePool == "")
 	if err != nil {
 		return err
 	}
 	if len(objs.DaemonSets) == 0 {
 		return c.fail("overhead: %s: no DaemonSet in input", src)
 	}
+	if o.nodePool != "" {
+		return c.overheadNodePools(o, objs, src)
+	}
 	nodes := objs.Nodes
-	if o.nodeFile != "" {
-		nobjs, _, _, err := c.read("overhead", []string{o.nodeFile})
-		if err != nil {
-			return err
+	if len(o.nodeFiles) > 0 {
+		nodes = nil
+		for _, file := range o.nodeFiles {
+			nobjs, _, _, err := c.read("overhead", []string{file})
+			if err != nil {
+				return err
+			}
+			if len(nobjs.Nodes) != 1 {
+				return c.fail("overhead: --node-file %s: want exactly one Node, found %d", file, len(nobjs.Nodes))
+			}
+			nodes = append(nodes, nobjs.Nodes...)
 		}
-		if len(nobjs.Nodes) != 1 {
-			return c.fail("overhead: --node-file %s: want exactly one Node, found %d", o.nodeFile, len(nobjs.Nodes))
-		}
-		nodes = nobjs.Nodes
 	}
 	doc, err := overheadDocument(objs, nodes)
 	if err != nil {
@@ -130,19 +180,9 @@ type overheadEntry struct {
 // overheadDocument answers for nodes (sorted by name) about every
 // DaemonSet of objs.
 func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, error) {
-	dss := make([]*api.DaemonSet, len(objs.DaemonSets))
-	for i, ds := range objs.DaemonSets {
-		d, err := convert.DaemonSet(ds)
-		if err != nil {
-			return overheadDoc{}, fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
-		}
-		dss[i] = d
-	}
-	set := overhead.Compile(dss, placement.Options{})
-	if ws := set.Warnings(); len(ws) > 0 {
-		// A negative quantity: the API server refuses such a pod, so no
-		// total or fit would be true (docs/overhead.md, Q5).
-		return overheadDoc{}, fmt.Errorf("DaemonSet resources the API server refuses: %w", ws)
+	set, err := overheadSet(objs)
+	if err != nil {
+		return overheadDoc{}, err
 	}
 	sorted := slices.Clone(nodes)
 	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
@@ -179,6 +219,25 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 		doc.Nodes = append(doc.Nodes, out)
 	}
 	return doc, nil
+}
+
+// overheadSet compiles the DaemonSets of objs.
+func overheadSet(objs *load.Objects) (*overhead.Set, error) {
+	dss := make([]*api.DaemonSet, len(objs.DaemonSets))
+	for i, ds := range objs.DaemonSets {
+		d, err := convert.DaemonSet(ds)
+		if err != nil {
+			return nil, fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+		}
+		dss[i] = d
+	}
+	set := overhead.Compile(dss, placement.Options{})
+	if ws := set.Warnings(); len(ws) > 0 {
+		// A negative quantity: the API server refuses such a pod, so no
+		// total or fit would be true (docs/overhead.md, Q5).
+		return nil, fmt.Errorf("DaemonSet resources the API server refuses: %w", ws)
+	}
+	return set, nil
 }
 
 // nodeState is what the scheduler knows of n: its allocatable resources

@@ -27,7 +27,7 @@ func (c *cli) planCmd() *cobra.Command {
 	var o common
 	output := "table"
 	cmd := &cobra.Command{
-		Use:   "plan -f FILE [-f FILE...] [--now RFC3339] [-o table|wide|json|yaml|name] [--strict] [--ds [NS/]NAME]",
+		Use:   "plan [ds/NAME] [-n NAMESPACE] | -f FILE [-f FILE...] [--now RFC3339] [-o table|wide|json|yaml|name] [--strict] [--ds [NS/]NAME]",
 		Short: "Print the plan of one sync",
 		Long: `Print the plan of one sync: pod creates and deletes, adoptions, ControllerRevision
 writes, the status it writes and the rollout status kubectl would print.
@@ -42,7 +42,7 @@ Output formats (-o):
   yaml   the same document as YAML
   name   the objects the plan writes, as resource/name (kubectl's -o name);
          created pods, which the API server names, as pod/<generateName>`,
-		Args: noArgs("plan"),
+		Args: dsArg("plan", &o),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(outputs, output) {
 				return usagef("plan: -o %q: want one of %s", output, strings.Join(outputs, ", "))

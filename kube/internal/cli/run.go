@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/field"
@@ -40,8 +41,20 @@ const (
 )
 
 const long = `%[1]s shows what the Kubernetes DaemonSet controller would do in one
-sync of a cluster snapshot, without an API server. Nothing is written to any
+sync of a cluster snapshot, without running it. Nothing is written to any
 cluster.
+
+Without -f it reads the cluster of the kubeconfig, with kubectl's flags
+(--kubeconfig, --context, -n, ...: the Global Flags of each command's help):
+get and list only, the Kubernetes version from the server. The DaemonSet is NAME,
+ds/NAME or daemonsets.apps/NAME, as for kubectl.
+
+  %[1]s plan ds/node-agent -n kube-system
+  %[1]s explain ds/node-agent node-017 -n kube-system
+  %[1]s diff ds/node-agent -n kube-system --image 'agent=registry/agent:v2'
+  %[1]s overhead -A
+
+With -f it reads what kubectl get prints, and contacts no cluster:
 
   kubectl get ds/node-agent,nodes,pods,controllerrevisions -n kube-system -o yaml > cluster.yaml
   %[1]s plan -f cluster.yaml
@@ -80,6 +93,14 @@ type cli struct {
 	// stdinRead is set once a flag's "-" has read standard input, which
 	// no later "-" can read again.
 	stdinRead bool
+	// kube are kubectl's connection flags; dial connects with them (nil:
+	// dialKubeconfig), once, into conn (live.go).
+	kube *genericclioptions.ConfigFlags
+	dial dialer
+	conn *conn
+	// preread holds files diff and simulate read to tell a new spec from
+	// a cluster (specFromFiles), for load to use.
+	preread *preread
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -105,6 +126,9 @@ type common struct {
 	gates   map[string]bool
 	// ignored is --ignored-during-execution.
 	ignored bool
+	// resource is the DaemonSet argument (ds/NAME); allNamespaces is -A.
+	resource      string
+	allNamespaces bool
 }
 
 // Version is the module version the binary was built from ("(devel)" in
@@ -135,6 +159,8 @@ func (c *cli) root() *cobra.Command {
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
+	c.kube = newKubeFlags()
+	c.kube.AddFlags(root.PersistentFlags())
 	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd())
 	return root
 }
@@ -177,12 +203,14 @@ func addCommon(cmd *cobra.Command, o *common) {
 		"what 'kubectl get ... -o yaml' or '-o json' prints: a List, single objects or a\n"+
 			"multi-document stream; '-' reads standard input; a directory, its .json,\n"+
 			".yaml and .yml files. Repeat to merge several sources, as kubectl does.\n"+
-			"Other kinds are ignored.")
+			"Other kinds are ignored. Without -f, the cluster of the kubeconfig is read\n"+
+			"(docs/live-cluster.md).")
 	f.StringVar(&o.now, "now", "", "the controller's clock, RFC 3339 (e.g. 2025-06-01T12:00:00Z): availability\n(minReadySeconds) is judged at this instant. Default: the current time, in UTC.")
 	f.BoolVar(&o.strict, "strict", false, "refuse a DaemonSet the API server would reject: print its field errors\nand exit 1. Without it such findings are printed to stderr as warnings.")
 	f.StringVar(&o.ds, "ds", "", "[NAMESPACE/]NAME of the DaemonSet, when the input holds several")
-	f.StringVar(&o.version, "kubernetes-version", upstream.Latest.String(),
-		"the Kubernetes minor whose controller to reproduce, one of "+versionList()+";\nit decides the revision hash")
+	f.StringVar(&o.version, "kubernetes-version", "",
+		"the Kubernetes minor whose controller to reproduce, one of "+versionList()+";\nit decides the revision hash. Default: the server's (its /version) when reading\na cluster, "+upstream.Latest.String()+" with -f")
+	addLive(cmd, &o.allNamespaces, "read the cluster: look for the DaemonSet in every namespace")
 	f.BoolVar(&o.ignored, "ignored-during-execution", false,
 		"daemonplan's opt-in, not upstream's behaviour: keep the pods of a node whose labels\n"+
 			"stop matching the nodeSelector or required node affinity, as \"IgnoredDuringExecution\"\n"+
@@ -284,12 +312,13 @@ func (in *input) options() (placement.Options, rollout.Progressive) {
 
 // load checks the common flags and reads the snapshot.
 func (c *cli) load(cmd string, o *common) (*input, error) {
-	if len(o.files) == 0 {
-		return nil, usagef("%s: -f FILE is required (- reads standard input)", cmd)
-	}
-	version, err := upstream.ParseVersion(o.version)
+	ns, name, err := c.daemonSetName(cmd, o)
 	if err != nil {
-		return nil, usagef("%s: --kubernetes-version: %v", cmd, err)
+		return nil, err
+	}
+	version, err := c.kubernetesVersion(cmd, o)
+	if err != nil {
+		return nil, err
 	}
 	comparison := o.gates[gateTaintComparison]
 	if comparison && version < upstream.V1_35 {
@@ -303,18 +332,8 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		}
 		now = t
 	}
-	var ns, name string
-	if o.ds != "" {
-		name = o.ds
-		if i := strings.IndexByte(o.ds, '/'); i >= 0 {
-			ns, name = o.ds[:i], o.ds[i+1:]
-		}
-		if name == "" || strings.Contains(name, "/") {
-			return nil, usagef("%s: --ds %q: want NAME or NAMESPACE/NAME", cmd, o.ds)
-		}
-	}
 
-	objs, kruise, src, err := c.read(cmd, o.files)
+	objs, kruise, src, err := c.source(cmd, o, ns, name)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +348,15 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	case err != nil:
 		return nil, c.fail("%s: %s: %v", cmd, src, err)
 	}
-	return &input{cluster: cl, now: now, kruise: kruise[cl.DaemonSet], version: version, comparison: comparison, ignored: o.ignored}, nil
+	k := kruise[cl.DaemonSet]
+	note, err := asStored(cl, version, k != nil)
+	if err != nil {
+		return nil, c.fail("%s: %s: %v", cmd, cl.At.DaemonSet, err)
+	}
+	if note != "" {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s", c.name, cmd, note)))
+	}
+	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
 }
 
 // expandDirs replaces each directory among files by the files in it whose

@@ -25,30 +25,34 @@ var simulateOutputs = []string{"table", "json"}
 // simulateOptions are the parsed flags of "simulate".
 type simulateOptions struct {
 	common
-	dsFile      string
-	readyAfter  time.Duration
-	failRate    float64
-	seed        uint64
-	html        string
-	output      string
-	maxSyncs    int
-	maxDuration time.Duration
-	terminating time.Duration
+	change
+	dsFile   string
+	failRate float64
+	seed     uint64
+	html     string
+	output   string
+	timing
+	cmd *cobra.Command
 }
 
 func (c *cli) simulateCmd() *cobra.Command {
-	o := simulateOptions{output: "table", readyAfter: 30 * time.Second, seed: 1, maxSyncs: 1000, maxDuration: 24 * time.Hour, terminating: 30 * time.Second}
+	o := simulateOptions{output: "table", seed: 1, timing: defaultTiming()}
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
+		Use:   "simulate [ds/NAME] [-f NEW_DS.yaml | --image CONTAINER=IMAGE] | simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 10s] [--grace-period 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
 		Short: "Simulate a rollout sync by sync to convergence or to a stall, and draw its timeline",
 		Long: `Drive the DaemonSet's rollout through an in-memory cluster, sync by sync, as
-the controller would: each sync's creates and deletes are applied at once, new
-pods become Ready --ready-after after they are created (or fail, at
---fail-rate), and the clock jumps to the next pod becoming Ready or the next
-requeue. It stops when a sync writes nothing, nothing is left to wait for and
-the rollout is done (converged), or when it cannot go on (stalled: the nodes
-that hold the rollout and why are named), or at --max-syncs or
---max-duration. Nothing is written to any cluster.
+the controller would: each sync's creates are applied at once, new pods become
+Ready --ready-after after they are created (or fail, at --fail-rate), deleted
+pods go --grace-period later (the template's terminationGracePeriodSeconds
+unless given; their node gets its new pod then); after a sync that wrote, the
+next follows at once (the controller's own writes queue it), otherwise the
+clock jumps to the next pod becoming Ready, available (minReadySeconds) or
+gone, or the next requeue. It stops when a sync writes nothing, nothing is
+left to wait for and the rollout is done (converged: the predicted duration is
+printed), or when it cannot go on (stalled: the nodes that hold the rollout and
+why are named), or at --max-syncs or --max-duration (no prediction then). diff
+runs the same simulation with the same defaults. Nothing is written to any
+cluster.
 
 With --ds-file the cluster's DaemonSet is updated to the one in that file, read
 as diff reads it (one printed by kubectl get, with its uid, replaces the spec;
@@ -63,7 +67,7 @@ their creation; pods Running but not Ready stay so; pods terminating go
 pod by --seed and the pod's name, so a run is reproducible. docs/timeline.md
 states the rules.
 
-  %[1]s simulate -f cluster.yaml --ds-file agent-v2.yaml --ready-after 45s --html rollout.html
+  %[1]s simulate -f cluster.yaml --ds-file agent-v2.yaml --ready-after 45s --grace-period 10s --html rollout.html
   %[1]s simulate -f cluster.yaml --fail-rate 0.05 --seed 7 -o json
 
 Output formats (-o):
@@ -76,23 +80,22 @@ Output formats (-o):
 
 Exit status is 0 when the simulation ran, whether it converged or stalled
 (the outcome is printed); 1 for bad input, 2 for a usage error.`,
-		Args: noArgs("simulate"),
+		Args: dsArg("simulate", &o.common),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.cmd = cmd
 			return c.simulate(&o)
 		},
 	}
 	cmd.Long = fmt.Sprintf(cmd.Long, c.name)
 	addCommon(cmd, &o.common)
+	addChange(cmd, &o.change)
 	f := cmd.Flags()
 	f.StringVar(&o.dsFile, "ds-file", "", "the new DaemonSet, whose rollout to simulate: 'kubectl get ds -o yaml' output,\nor a manifest for 'kubectl apply'; '-' reads standard input")
-	f.DurationVar(&o.readyAfter, "ready-after", o.readyAfter, "how long a new pod takes to become Ready (or to fail)")
 	f.Float64Var(&o.failRate, "fail-rate", 0, "the share of new pods that fail instead of becoming Ready, 0 to 1")
 	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail (with --fail-rate)")
 	f.StringVar(&o.html, "html", "", "also write the timeline to this file: one self-contained HTML page")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(simulateOutputs, "|"))
-	f.IntVar(&o.maxSyncs, "max-syncs", o.maxSyncs, "stop after this many syncs")
-	f.DurationVar(&o.terminating, "terminating", o.terminating, "how long the pods found terminating (deletionTimestamp set) take to go;\n0 keeps them forever")
-	f.DurationVar(&o.maxDuration, "max-duration", o.maxDuration, "stop when the simulated clock would pass this")
+	addTimingFlags(cmd, &o.timing)
 	return cmd
 }
 
@@ -101,27 +104,25 @@ func (c *cli) simulate(o *simulateOptions) error {
 	switch {
 	case !slices.Contains(simulateOutputs, o.output):
 		return usagef("simulate: -o %q: want one of %s", o.output, strings.Join(simulateOutputs, ", "))
-	case o.readyAfter <= 0:
-		return usagef("simulate: --ready-after %v: want a positive duration", o.readyAfter)
 	case !(o.failRate >= 0 && o.failRate <= 1):
 		return usagef("simulate: --fail-rate %v: want a number from 0 to 1", o.failRate)
-	case o.maxSyncs <= 0:
-		return usagef("simulate: --max-syncs %d: want a positive number", o.maxSyncs)
-	case o.terminating < 0:
-		return usagef("simulate: --terminating %v: want a duration of 0 or more", o.terminating)
-	case o.maxDuration <= 0:
-		return usagef("simulate: --max-duration %v: want a positive duration", o.maxDuration)
+	}
+	if err := o.timing.check(o.cmd, "simulate"); err != nil {
+		return err
+	}
+	if err := c.specFromFiles("simulate", &o.common, &o.dsFile); err != nil {
+		return err
 	}
 	in, err := c.load("simulate", &o.common)
 	if err != nil {
 		return err
 	}
 	old := in.cluster.DaemonSet
-	if o.dsFile != "" {
+	if o.dsFile != "" || len(o.images) > 0 {
 		// Read as diff reads it: a manifest is merged into the live
 		// DaemonSet as kubectl apply merges, so that restating the live
 		// spec changes nothing.
-		nds, at, k, err := c.newDaemonSet("simulate", in.cluster, o.dsFile)
+		nds, at, k, err := c.newSpec("simulate", in, o.dsFile, o.images)
 		if err != nil {
 			return err
 		}
@@ -141,7 +142,8 @@ func (c *cli) simulate(o *simulateOptions) error {
 	if err != nil {
 		return c.fail("simulate: %v", err)
 	}
-	tl, err := timeline.Run(cl, timeline.Options{MaxSyncs: o.maxSyncs, MaxDuration: o.maxDuration, Terminating: o.terminating})
+	tl, err := timeline.Run(cl, timeline.Options{MaxSyncs: o.maxSyncs, MaxDuration: o.maxDuration,
+		Terminating: o.terminating, ResyncAfter: o.resyncAfter})
 	if err != nil {
 		return c.fail("simulate: %v", err)
 	}
@@ -181,6 +183,7 @@ func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim
 	}
 	cl := sim.Load(start)
 	cl.ReadyAfter = o.readyAfter
+	cl.GracePeriod = o.grace(old)
 	cl.Options = opts
 	if o.failRate > 0 {
 		cl.FateOf = timeline.Failures(o.failRate, o.seed)
@@ -213,7 +216,12 @@ func writeSimulationTable(w io.Writer, tl *timeline.Timeline) error {
 		budget = fmt.Sprintf(", maxUnavailable %d, maxSurge %d", tl.Syncs[n-1].MaxUnavailable, tl.Syncs[n-1].MaxSurge)
 	}
 	t.blank()
-	t.line(fmt.Sprintf("predicted duration %v (%s%s)", tl.Duration, tl.Strategy, budget))
+	if tl.Outcome == timeline.Converged {
+		t.line(fmt.Sprintf("predicted duration %v (%s%s)", tl.Duration, tl.Strategy, budget))
+	} else {
+		// What stopped it, and no prediction: the rollout did not finish.
+		t.line(fmt.Sprintf("no predicted duration: the rollout did not finish (%s%s)", tl.Strategy, budget))
+	}
 	t.line(tl.Summary())
 	return t.flush()
 }
@@ -226,6 +234,7 @@ func simulationJSON(tl *timeline.Timeline, in *input, o *simulateOptions) schema
 		Strategy:          string(tl.Strategy),
 		Start:             tl.Start.UTC().Format(time.RFC3339),
 		ReadyAfter:        o.readyAfter.String(),
+		GracePeriod:       o.grace(in.cluster.DaemonSet).String(),
 		FailRate:          o.failRate,
 		Seed:              o.seed,
 		Outcome:           tl.Outcome.String(),

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daemonplan/daemonplan/kube/schema"
 )
@@ -54,6 +55,7 @@ func TestSimulate(t *testing.T) {
 		args         []string
 		code         int
 		stdout       []string // substrings
+		absent       []string // substrings stdout must not hold
 		stderr       string   // substring
 	}{{
 		name:   "no edit: already converged",
@@ -64,7 +66,15 @@ func TestSimulate(t *testing.T) {
 		name:   "every pod fails",
 		reason: "--fail-rate 1 fails every new pod: the run stops at the bound and names the nodes",
 		args:   append(append([]string{}, v2...), "--fail-rate", "1", "--max-duration", "5m"),
-		stdout: []string{"stopped at the time limit", "maxUnavailable 2 used up"},
+		stdout: []string{"stopped at the time limit", "maxUnavailable 2 used up", "no predicted duration: the rollout did not finish"},
+		absent: []string{"predicted duration 5m", "predicted duration 4m"},
+	}, {
+		name:   "no updateStrategy",
+		reason: "a DaemonSet that states no updateStrategy has the defaulted RollingUpdate (maxUnavailable 1), which the table names",
+		args: []string{"simulate", "--now", genNow, "-f", writeTemp(t, "nostrategy.json", string(genCluster(t,
+			genSpec{nodes: 3, image: "agent:v1", noStrategy: true}, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))))},
+		stdout: []string{"(RollingUpdate, maxUnavailable 1, maxSurge 0)"},
+		absent: []string{"()"},
 	}, {
 		name:   "restated manifest: nothing to roll",
 		reason: "a manifest is merged into the live DaemonSet as kubectl apply merges it (the same reading as diff), so one that leaves the defaulted fields out but restates the live image rolls nothing",
@@ -108,6 +118,11 @@ spec:
 			for _, s := range tt.stdout {
 				if !strings.Contains(got.stdout, s) {
 					t.Errorf("stdout lacks %q (%s):\n%s", s, tt.reason, got.stdout)
+				}
+			}
+			for _, s := range tt.absent {
+				if strings.Contains(got.stdout, s) {
+					t.Errorf("stdout holds %q (%s):\n%s", s, tt.reason, got.stdout)
 				}
 			}
 			if !strings.Contains(got.stderr, tt.stderr) {

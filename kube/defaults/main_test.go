@@ -1,0 +1,9 @@
+package defaults
+
+import (
+	"testing"
+
+	"github.com/daemonplan/daemonplan/internal/rapidrun"
+)
+
+func TestMain(m *testing.M) { rapidrun.Main(m) }

@@ -1,0 +1,421 @@
+package overhead
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/selector"
+	"github.com/daemonplan/daemonplan/taints"
+)
+
+// Template describes the nodes an autoscaler may create, as a Karpenter
+// NodePool or a Cluster Autoscaler node group does: every node whose
+// labels satisfy all Requirements and carry all Labels, with Taints, and
+// at first also StartupTaints. A label key the template does not constrain
+// may be missing or hold any value on such a node; say DoesNotExist to
+// rule a key out.
+type Template struct {
+	// Name is the node's name when it is known. Empty, as for a node not
+	// yet created, it is a name no DaemonSet writes: a template
+	// spec.nodeName or a matchFields In on metadata.name never matches it,
+	// and a matchFields NotIn always does.
+	Name string
+	// Labels are labels every node carries (Key In [value]).
+	Labels map[string]string
+	// Requirements use the six node operators, with their values as node
+	// affinity takes them: In and NotIn one or more, Exists and
+	// DoesNotExist none, Gt and Lt one integer. Requirements on one key
+	// all hold.
+	Requirements []selector.Requirement
+	// Taints are on the node throughout.
+	Taints []api.Taint
+	// StartupTaints are on the node when it starts and removed later (by
+	// whatever readies the node). The DaemonSet controller decides on the
+	// node as it is: a daemon pod that does not tolerate one is created only
+	// once it is gone.
+	StartupTaints []api.Taint
+}
+
+// CompiledTemplate is a [Template] checked and compiled once by
+// [CompileTemplate], for any number of [Set.QueryTemplate] calls.
+type CompiledTemplate struct {
+	name    string
+	domains map[string]*domain
+	// emptyKey is a key no node of the template can satisfy, "" if the
+	// template produces nodes.
+	emptyKey              string
+	taints, startupTaints []api.Taint
+}
+
+// CompileTemplate checks t and compiles it. A malformed requirement (an
+// unknown operator, values where none belong or none where some do, a Gt
+// or Lt value that is not one integer) is an error naming its field path
+// ("requirements[2].values"). Requirements that contradict each other are
+// not an error: the template then produces no node ([CompiledTemplate.NoNode]).
+// t is read, never changed, and not retained.
+func CompileTemplate(t *Template) (*CompiledTemplate, error) {
+	var errs field.ErrorList
+	ct := &CompiledTemplate{
+		name:          t.Name,
+		domains:       map[string]*domain{},
+		taints:        slices.Clone(t.Taints),
+		startupTaints: slices.Clone(t.StartupTaints),
+	}
+	at := func(key string) *domain {
+		d := ct.domains[key]
+		if d == nil {
+			c := fullDomain
+			d = &c
+			ct.domains[key] = d
+		}
+		return d
+	}
+	for i, r := range t.Requirements {
+		p := field.NewPath("requirements").Index(i)
+		if e := checkRequirement(p, r); len(e) > 0 {
+			errs = append(errs, e...)
+			continue
+		}
+		at(r.Key).restrict(r)
+	}
+	keys := make([]string, 0, len(t.Labels))
+	for k := range t.Labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "" {
+			errs = append(errs, field.Invalid(field.NewPath("labels").Key(k), k, "must not be empty"))
+			continue
+		}
+		at(k).restrict(selector.Requirement{Key: k, Operator: api.SelectorOpIn, Values: []string{t.Labels[k]}})
+	}
+	for i, tt := range t.Taints {
+		errs = append(errs, checkTaint(field.NewPath("taints").Index(i), tt)...)
+	}
+	for i, tt := range t.StartupTaints {
+		errs = append(errs, checkTaint(field.NewPath("startupTaints").Index(i), tt)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	for _, k := range sortedKeys(ct.domains) {
+		if ct.domains[k].empty() {
+			ct.emptyKey = k
+			break
+		}
+	}
+	return ct, nil
+}
+
+func checkRequirement(p *field.Path, r selector.Requirement) field.ErrorList {
+	var errs field.ErrorList
+	if r.Key == "" {
+		errs = append(errs, field.Required(p.Child("key"), ""))
+	}
+	vp := p.Child("values")
+	switch r.Operator {
+	case api.SelectorOpIn, api.SelectorOpNotIn:
+		if len(r.Values) == 0 {
+			errs = append(errs, field.Required(vp, "In and NotIn need at least one value"))
+		}
+	case api.SelectorOpExists, api.SelectorOpDoesNotExist:
+		if len(r.Values) != 0 {
+			errs = append(errs, field.Invalid(vp, r.Values, "Exists and DoesNotExist take no values"))
+		}
+	case api.SelectorOpGt, api.SelectorOpLt:
+		if len(r.Values) != 1 {
+			errs = append(errs, field.Invalid(vp, r.Values, "Gt and Lt take exactly one value"))
+		} else if _, err := strconv.ParseInt(r.Values[0], 10, 64); err != nil {
+			errs = append(errs, field.Invalid(vp.Index(0), r.Values[0], "Gt and Lt take an integer"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(p.Child("operator"), string(r.Operator),
+			"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))
+	}
+	return errs
+}
+
+func checkTaint(p *field.Path, t api.Taint) field.ErrorList {
+	var errs field.ErrorList
+	if t.Key == "" {
+		errs = append(errs, field.Required(p.Child("key"), ""))
+	}
+	switch t.Effect {
+	case api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute"))
+	}
+	return errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// NoNode returns a label key whose requirements no node can meet, in key
+// order, and true when the template produces no node at all; then every
+// answer is None.
+func (ct *CompiledTemplate) NoNode() (string, bool) { return ct.emptyKey, ct.emptyKey != "" }
+
+// domain returns what ct allows for key.
+func (ct *CompiledTemplate) domain(key string) *domain {
+	if d := ct.domains[key]; d != nil {
+		return d
+	}
+	return &fullDomain
+}
+
+// Answer says on which of a template's nodes a DaemonSet's pod lands.
+type Answer uint8
+
+const (
+	// None: on no node the template can produce.
+	None Answer = iota + 1
+	// Every: on every node the template can produce.
+	Every
+	// Depends: on some and not others; [TemplateAnswer.Where] says where.
+	Depends
+)
+
+var answerNames = [...]string{None: "None", Every: "Every", Depends: "Depends"}
+
+// String returns "None", "Every" or "Depends".
+func (a Answer) String() string {
+	if int(a) < len(answerNames) && answerNames[a] != "" {
+		return answerNames[a]
+	}
+	return "Answer(" + strconv.Itoa(int(a)) + ")"
+}
+
+// TemplateAnswer is one DaemonSet's answer about a template.
+type TemplateAnswer struct {
+	Answer Answer
+	// Reason is why the answer is None: NodeNameMismatch (a template
+	// nodeName), NodeSelectorMismatch (Key names a nodeSelector key no node
+	// of the template matches), NodeAffinityMismatch, or an untolerated
+	// taint of Taints (UntoleratedNoExecute or UntoleratedNoSchedule,
+	// named by Taint, as placement.Eligibility.Decide reports it). For
+	// Every and Depends it is Eligible; zero when the template produces no
+	// node.
+	Reason placement.Reason
+	Key    string
+	Taint  *api.Taint
+	// Where is, for Depends, where the pod lands: on a node of the template
+	// exactly when it meets every requirement of one Where entry. An
+	// entry keeps the DaemonSet's own requirements that the template leaves
+	// open; on a key the template limits to a list of values it is said
+	// with that list ("zone In [a]"). Nil otherwise.
+	Where [][]selector.Requirement
+	// Keys are, for Depends, the label keys that decide: for each, two
+	// nodes of the template that differ in that label alone get different
+	// answers. Sorted. (When the DaemonSet's open requirements cut the
+	// template into more than 65,536 classes of nodes, Keys are instead
+	// the keys Where names, a superset.)
+	Keys []string
+	// StartupTaint is, when the pod lands somewhere, the first startup
+	// taint it does not tolerate (NoSchedule or NoExecute): the controller
+	// creates the pod only once that taint is removed. Nil when the pod
+	// tolerates them all and is created as soon as the node registers.
+	StartupTaint *api.Taint
+}
+
+// Lands reports whether the pod lands on some node of the template.
+func (a *TemplateAnswer) Lands() bool { return a.Answer == Every || a.Answer == Depends }
+
+// TemplateResult is a template's answers, one per DaemonSet of the [Set] in
+// its order, laid out for reuse by [Set.QueryTemplate].
+type TemplateResult struct {
+	Answers []TemplateAnswer
+}
+
+// tplDaemon is what a Set keeps of one DaemonSet for template queries.
+type tplDaemon struct {
+	nodeName string
+	terms    []selector.NodeTerm
+	// selectorOnly is the nodeSelector as one term, to tell a
+	// NodeSelectorMismatch from a NodeAffinityMismatch.
+	selector []selector.Requirement
+	tols     taints.Set
+}
+
+func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
+	t := &ds.Template
+	m := selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity)
+	return tplDaemon{
+		nodeName: t.NodeName,
+		terms:    m.Terms(),
+		selector: selector.CompileNode(t.NodeSelector, nil).Terms()[0].Labels,
+		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
+	}
+}
+
+// QueryTemplate answers for every DaemonSet of s whether its pod lands on
+// every node ct can produce, on none, or depending on labels, and where
+// (docs/overhead.md, A1–A7). The answer is exact: the same as
+// [Set.Query]'s ShouldRun on each such node, with the DaemonSet
+// controller's default tolerations, every taint effect, every affinity
+// term and matchFields included. Taints decide for every node alike;
+// StartupTaints only say when the pod is created. r is overwritten and
+// its slices (Where and Keys included) reused: copy what must outlive the
+// next query. Once r has grown to s, a query allocates nothing but on the
+// exact path (several open terms, or one with two requirements on a key).
+func (s *Set) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) {
+	r.Answers = grow(r.Answers, len(s.daemons))
+	for i := range s.daemons {
+		a := &r.Answers[i]
+		*a = TemplateAnswer{Where: a.Where[:0], Keys: a.Keys[:0]}
+		s.daemons[i].tpl.answer(ct, a)
+		if a.Answer != Depends {
+			a.Where, a.Keys = nil, nil
+		}
+	}
+}
+
+// forceExact makes every query take the exact path; tests set it to
+// check the fast path against it.
+var forceExact = false
+
+func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
+	if _, empty := ct.NoNode(); empty {
+		a.Answer = None // Reason stays zero: no node to decide about
+		return
+	}
+	if d.nodeName != "" && d.nodeName != ct.name {
+		a.Answer, a.Reason = None, placement.NodeNameMismatch
+		return
+	}
+	ans := d.labels(ct, a)
+	if ans == None {
+		a.Answer = None
+		a.Reason = placement.NodeAffinityMismatch
+		for _, r := range d.selector {
+			if ct.domain(r.Key).classify(&r) == never {
+				a.Reason, a.Key = placement.NodeSelectorMismatch, r.Key
+				break
+			}
+		}
+		return
+	}
+	if i := d.tols.IndexUntolerated(ct.taints, taints.ScheduleBlocking); i >= 0 {
+		a.Answer, a.Reason, a.Taint = None, placement.UntoleratedNoSchedule, &ct.taints[i]
+		if ct.taints[i].Effect == api.TaintEffectNoExecute {
+			a.Reason = placement.UntoleratedNoExecute
+		} else if j := d.tols.IndexUntolerated(ct.taints, taints.ExecuteBlocking); j >= 0 {
+			a.Reason, a.Taint = placement.UntoleratedNoExecute, &ct.taints[j]
+		}
+		a.Where, a.Keys = nil, nil
+		return
+	}
+	a.Answer, a.Reason = ans, placement.Eligible
+	if i := d.tols.IndexUntolerated(ct.startupTaints, taints.ScheduleBlocking); i >= 0 {
+		a.StartupTaint = &ct.startupTaints[i]
+	}
+}
+
+// fieldsHold reports whether the node's fields meet the term's
+// matchFields; an unknown name is one no DaemonSet writes.
+func fieldsHold(t *selector.NodeTerm, name string) bool {
+	for _, f := range t.Fields {
+		in := f.Operator == api.SelectorOpIn
+		var equal bool
+		switch {
+		case f.Key != api.NodeNameField:
+			equal = f.Values[0] == "" // other fields read as ""
+		case name == "":
+			equal = false // a fresh name equals none written
+		default:
+			equal = f.Values[0] == name
+		}
+		if equal != in {
+			return false
+		}
+	}
+	return true
+}
+
+// labels answers the label part (nodeSelector and affinity): Every, None
+// or Depends, filling a.Where and a.Keys for Depends.
+func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
+	if !forceExact {
+		open := 0   // terms that hold on some nodes only
+		single := 0 // the last of them
+		for ti := range d.terms {
+			t := &d.terms[ti]
+			if !fieldsHold(t, ct.name) {
+				continue
+			}
+			state := always
+			for ri := range t.Labels {
+				if c := ct.domain(t.Labels[ri].Key).classify(&t.Labels[ri]); c < state {
+					state = c
+					if c == never {
+						break
+					}
+				}
+			}
+			if state == always {
+				return Every
+			}
+			if state == some {
+				open++
+				single = ti
+			}
+		}
+		if open == 0 {
+			return None
+		}
+		if open == 1 && d.singleDepends(ct, &d.terms[single], a) {
+			return Depends
+		}
+	}
+	return d.exact(ct, a)
+}
+
+// singleDepends answers Depends for the usual case without the exact
+// path: one term holds on some nodes and not others, every other term on
+// none, and the term's requirements that the template leaves open are on
+// distinct keys. Keys are independent in a template, so the term holds
+// where each of those requirements does, and each of their keys decides.
+// It reports false, having changed nothing, when the case does not apply.
+func (d *tplDaemon) singleDepends(ct *CompiledTemplate, t *selector.NodeTerm, a *TemplateAnswer) bool {
+	keys := a.Keys[:0]
+	for ri := range t.Labels {
+		r := &t.Labels[ri]
+		if ct.domain(r.Key).classify(r) == always {
+			continue
+		}
+		if slices.Contains(keys, r.Key) {
+			return false
+		}
+		// Insert in order: a term names few keys.
+		keys = append(keys, r.Key)
+		for j := len(keys) - 1; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	var w []selector.Requirement
+	if cap(a.Where) > 0 {
+		w = a.Where[:1][0][:0] // reuse the last query's first entry
+	}
+	for ri := range t.Labels {
+		r := &t.Labels[ri]
+		dom := ct.domain(r.Key)
+		if dom.classify(r) != always {
+			w = slices.Grow(w, 1)
+			w = w[:len(w)+1]
+			dom.describeOne(r, &w[len(w)-1])
+		}
+	}
+	a.Keys = keys
+	a.Where = append(a.Where[:0], w)
+	return true
+}
