@@ -2,6 +2,7 @@ package replan
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -371,12 +372,24 @@ func (p *Tracker) claimedPods() []*api.Pod {
 	return out
 }
 
-// SetDaemonSet replaces the DaemonSet (a spec or status change). Every node
-// and pod is decided again: this costs a few whole Syncs. ds must not be
-// nil.
+// SetDaemonSet replaces the DaemonSet (a spec or status change). After a
+// change of anything but the status, every node and pod is decided again:
+// this costs a few whole Syncs. A change of the status alone (the
+// controller's own status write) costs O(revisions) when the observed
+// generation stays: no other decision reads the status but the history,
+// through its collision count. ds must not be nil.
 func (p *Tracker) SetDaemonSet(ds *api.DaemonSet) {
 	if ds == nil {
 		panic("replan.Tracker.SetDaemonSet: nil DaemonSet")
+	}
+	if statusOnly(p.ds, ds) {
+		count := p.ds.Status.CollisionCount
+		p.ds = ds.DeepCopy()
+		p.dds.Status = api.Default(p.ds).Status
+		if !syncrule.EqualCount(count, ds.Status.CollisionCount) && p.c != nil {
+			p.constructHistory()
+		}
+		return
 	}
 	p.ds = ds.DeepCopy()
 	var real []*nodeState
@@ -573,4 +586,16 @@ func (s *sortedSet) list() []string {
 		return nil
 	}
 	return slices.Clone(s.names)
+}
+
+// statusOnly reports whether a and b differ in their status counters and
+// collision count at most: the observed generation keys the failed-pod
+// backoff, which the node summaries read.
+func statusOnly(a, b *api.DaemonSet) bool {
+	if a.Status.ObservedGeneration != b.Status.ObservedGeneration {
+		return false
+	}
+	x, y := *a, *b
+	x.Status, y.Status = api.Status{}, api.Status{}
+	return reflect.DeepEqual(x, y)
 }

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -89,16 +90,16 @@ func TestSyncWaitsForOwnWrites(t *testing.T) {
 		return ""
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ctrl.factory.Apps().V1().DaemonSets().Informer()
-	ctrl.factory.Core().V1().Pods().Informer()
-	ctrl.factory.Core().V1().Nodes().Informer()
-	ctrl.factory.Apps().V1().ControllerRevisions().Informer()
+	if err := ctrl.register(); err != nil {
+		t.Fatal(err)
+	}
 	ctrl.factory.Start(ctx.Done())
 	defer func() {
 		cancel() // the informers stop, then Shutdown returns
 		ctrl.factory.Shutdown()
 	}()
 	ctrl.factory.WaitForCacheSync(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), ctrl.fed...)
 
 	if _, err := ctrl.sync(ctx, "default/agent"); err != nil {
 		t.Fatalf("first sync: %v", err)

@@ -1,5 +1,8 @@
 // Command controller is a DaemonSet controller built on daemonplan:
-// informers feed kubesync, package apply writes the plan and records
+// informers' event handlers feed one incremental planner per DaemonSet
+// (package kubereplan), whose plan each sync takes: a sync re-plans what
+// the events since the last one changed, not the whole cluster. Package
+// apply writes the plan and records
 // upstream's Events, and one work queue keyed by DaemonSet syncs each
 // DaemonSet again on any change, after RequeueAfter, and when a pod turns
 // Ready under minReadySeconds. It shows what a caller owns: the clock,
@@ -15,7 +18,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,7 +32,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
-	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/placement"
 )
 
@@ -61,6 +62,12 @@ type Controller struct {
 
 	mu   sync.Mutex
 	sets map[string]*daemonSetState // by namespace/name
+
+	// view holds the objects and planners the event handlers feed.
+	view *view
+	// fed reports whether each event handler has seen its informer's
+	// initial list.
+	fed []cache.InformerSynced
 }
 
 // daemonSetState is what the controller carries for one DaemonSet from
@@ -89,6 +96,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer c.queue.ShutDown()
 	f := c.factory
 	dsInf, podInf := f.Apps().V1().DaemonSets().Informer(), f.Core().V1().Pods().Informer()
+	if err := c.register(); err != nil {
+		return err
+	}
 	if c.lastSeen == nil {
 		c.lastSeen = func(resource string) string {
 			if resource == "pods" {
@@ -97,24 +107,10 @@ func (c *Controller) Run(ctx context.Context) error {
 			return dsInf.GetStore().LastStoreSyncResourceVersion()
 		}
 	}
-	all := func(any) { c.enqueueAll() }
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandlerFuncs
-	}{
-		{dsInf, cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete}},
-		{podInf, cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete}},
-		{f.Apps().V1().ControllerRevisions().Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner}},
-		{f.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, cur any) { c.enqueueAll() }, DeleteFunc: all}},
-	}
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return err
-		}
-	}
 	f.Start(ctx.Done())
 	defer f.Shutdown()
 	f.WaitForCacheSync(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), c.fed...)
 	workers := c.Workers
 	if workers <= 0 {
 		workers = 2
@@ -137,6 +133,37 @@ func (c *Controller) init() {
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"})
 	c.sets = map[string]*daemonSetState{}
+	c.view = newView()
+}
+
+// register adds the event handlers to the informers: each event first
+// feeds the view (and so the planners), then enqueues what it concerns.
+func (c *Controller) register() error {
+	f := c.factory
+	v := c.view
+	all := func(any) { c.enqueueAll() }
+	setDS := func(ds *appsv1.DaemonSet) { v.setDaemonSet(ds, c.wanted(ds.Namespace, ds.Name)) }
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandlerFuncs
+	}{
+		{f.Apps().V1().DaemonSets().Informer(), feed(setDS, v.deleteDaemonSet,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete})},
+		{f.Core().V1().Pods().Informer(), feed(v.setPod, v.deletePod,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete})},
+		{f.Apps().V1().ControllerRevisions().Informer(), feed(v.setRevision, v.deleteRevision,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner})},
+		{f.Core().V1().Nodes().Informer(), feed(v.setNode, v.deleteNode,
+			cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, cur any) { c.enqueueAll() }, DeleteFunc: all})},
+	}
+	for _, h := range handlers {
+		reg, err := h.inf.AddEventHandler(h.h)
+		if err != nil {
+			return err
+		}
+		c.fed = append(c.fed, reg.HasSynced)
+	}
+	return nil
 }
 
 // processNext syncs one key off the queue; false when the queue is shut
@@ -177,13 +204,15 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, nil
 	}
-	cl, err := c.snapshot(ns, name)
-	if apierrors.IsNotFound(err) {
+	// The plan and the snapshot Apply checks it against come from the
+	// view under one lock: the planner holds exactly the snapshot's
+	// objects.
+	c.view.mu.Lock()
+	cl, planner := c.view.snapshot(ns, name)
+	if cl == nil {
+		c.view.mu.Unlock()
 		c.drop(key, "")
 		return 0, nil
-	}
-	if err != nil {
-		return 0, err
 	}
 	if st.uid != cl.DaemonSet.UID { // a new DaemonSet of that name
 		c.drop(key, "")
@@ -192,7 +221,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	now := c.Now()
 	in := kubesync.State{Backoff: st.backoff, ExpectationsPending: st.expect.Pending(cl, now)}
-	p, err := kubesync.Sync(cl, now, in, kubesync.Options{})
+	p, err := planner.Plan(now, in)
+	c.view.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}
@@ -412,23 +442,4 @@ func tombstone(obj any) any {
 		return d.Obj
 	}
 	return obj
-}
-
-// snapshot is the informers' view of the DaemonSet ns/name: it, every
-// node, and the pods and revisions of its namespace.
-func (c *Controller) snapshot(ns, name string) (*load.Snapshot, error) {
-	f := c.factory
-	ds, err := f.Apps().V1().DaemonSets().Lister().DaemonSets(ns).Get(name)
-	if err != nil {
-		return nil, err
-	}
-	cl := &load.Snapshot{DaemonSet: ds}
-	if cl.Nodes, err = f.Core().V1().Nodes().Lister().List(labels.Everything()); err != nil {
-		return nil, err
-	}
-	if cl.Pods, err = f.Core().V1().Pods().Lister().Pods(ns).List(labels.Everything()); err != nil {
-		return nil, err
-	}
-	cl.Revisions, err = f.Apps().V1().ControllerRevisions().Lister().ControllerRevisions(ns).List(labels.Everything())
-	return cl, err
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"maps"
+	"slices"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/daemonplan/daemonplan/kube/kubereplan"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+// view is the cluster as the informers' event handlers delivered it: the
+// objects, and one incremental planner per DaemonSet fed by the same
+// events. A sync plans with the DaemonSet's planner and applies the plan
+// against a snapshot of the same view, taken under the same lock, so that
+// the plan and the objects Apply checks it against always agree (the
+// listers may be a few events ahead of the handlers).
+type view struct {
+	mu         sync.Mutex
+	daemonSets map[string]*appsv1.DaemonSet          // by namespace/name
+	nodes      map[string]*corev1.Node               // by name
+	pods       map[string]*corev1.Pod                // by namespace/name
+	revisions  map[string]*appsv1.ControllerRevision // by namespace/name
+	planners   map[string]*kubereplan.Planner        // by DaemonSet key
+}
+
+func newView() *view {
+	return &view{daemonSets: map[string]*appsv1.DaemonSet{}, nodes: map[string]*corev1.Node{},
+		pods: map[string]*corev1.Pod{}, revisions: map[string]*appsv1.ControllerRevision{},
+		planners: map[string]*kubereplan.Planner{}}
+}
+
+func key(namespace, name string) string { return namespace + "/" + name }
+
+// setDaemonSet takes an add or update of a DaemonSet; wanted reports
+// whether the controller syncs it (only those get a planner).
+func (v *view) setDaemonSet(ds *appsv1.DaemonSet, wanted bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	k := key(ds.Namespace, ds.Name)
+	v.daemonSets[k] = ds
+	if !wanted {
+		return
+	}
+	p := v.planners[k]
+	if p == nil {
+		var err error
+		if p, err = kubereplan.New(ds.Namespace, ds.Name, kubesync.Options{}); err != nil {
+			return // only a non-default Options fails
+		}
+		for _, n := range v.nodes {
+			p.SetNode(n)
+		}
+		for _, pod := range v.pods {
+			p.SetPod(pod)
+		}
+		for _, cr := range v.revisions {
+			p.SetRevision(cr)
+		}
+		v.planners[k] = p
+	}
+	p.SetDaemonSet(ds)
+}
+
+func (v *view) deleteDaemonSet(ds *appsv1.DaemonSet) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	k := key(ds.Namespace, ds.Name)
+	delete(v.daemonSets, k)
+	delete(v.planners, k)
+}
+
+func (v *view) setNode(n *corev1.Node) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.nodes[n.Name] = n
+	for _, p := range v.planners {
+		p.SetNode(n)
+	}
+}
+
+func (v *view) deleteNode(n *corev1.Node) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.nodes, n.Name)
+	for _, p := range v.planners {
+		p.DeleteNode(n.Name)
+	}
+}
+
+func (v *view) setPod(pod *corev1.Pod) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.pods[key(pod.Namespace, pod.Name)] = pod
+	for _, p := range v.planners {
+		p.SetPod(pod)
+	}
+}
+
+func (v *view) deletePod(pod *corev1.Pod) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.pods, key(pod.Namespace, pod.Name))
+	for _, p := range v.planners {
+		p.DeletePod(pod.Namespace, pod.Name)
+	}
+}
+
+func (v *view) setRevision(cr *appsv1.ControllerRevision) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.revisions[key(cr.Namespace, cr.Name)] = cr
+	for _, p := range v.planners {
+		p.SetRevision(cr)
+	}
+}
+
+func (v *view) deleteRevision(cr *appsv1.ControllerRevision) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.revisions, key(cr.Namespace, cr.Name))
+	for _, p := range v.planners {
+		p.DeleteRevision(cr.Namespace, cr.Name)
+	}
+}
+
+// snapshot is the view of the DaemonSet ns/name and its planner: it,
+// every node, and the pods and revisions of its namespace. It returns a
+// nil snapshot when the view holds no such DaemonSet. The caller holds
+// v.mu, and plans before releasing it.
+func (v *view) snapshot(ns, name string) (*load.Snapshot, *kubereplan.Planner) {
+	k := key(ns, name)
+	ds, p := v.daemonSets[k], v.planners[k]
+	if ds == nil || p == nil {
+		return nil, nil
+	}
+	s := &load.Snapshot{DaemonSet: ds, Nodes: slices.Collect(maps.Values(v.nodes))}
+	for _, pod := range v.pods {
+		if pod.Namespace == ns {
+			s.Pods = append(s.Pods, pod)
+		}
+	}
+	for _, cr := range v.revisions {
+		if cr.Namespace == ns {
+			s.Revisions = append(s.Revisions, cr)
+		}
+	}
+	return s, p
+}
+
+// feed returns the event handlers that keep the view: each runs before
+// the controller's own handler of the same event (then), so that the sync
+// that event enqueues plans from a view that holds it.
+func feed[T any](set, del func(T), then cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if o, ok := obj.(T); ok {
+				set(o)
+			}
+			if then.AddFunc != nil {
+				then.AddFunc(obj)
+			}
+		},
+		UpdateFunc: func(old, cur any) {
+			if o, ok := cur.(T); ok {
+				set(o)
+			}
+			if then.UpdateFunc != nil {
+				then.UpdateFunc(old, cur)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if o, ok := tombstone(obj).(T); ok {
+				del(o)
+			}
+			if then.DeleteFunc != nil {
+				then.DeleteFunc(obj)
+			}
+		},
+	}
+}

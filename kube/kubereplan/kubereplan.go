@@ -1,0 +1,227 @@
+package kubereplan
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/replan"
+	"github.com/daemonplan/daemonplan/revision"
+)
+
+// ErrNoDaemonSet is returned by [Planner.Plan] and [Planner.FullPlan]
+// while the Planner holds no DaemonSet: before the first SetDaemonSet, and
+// after DeleteDaemonSet.
+var ErrNoDaemonSet = errors.New("kubereplan: no DaemonSet")
+
+// Planner plans the syncs of one DaemonSet from its informers' events. See
+// the package documentation. It is not safe for concurrent use: a
+// controller serializes its event handlers and syncs around it. Make one
+// with [New].
+type Planner struct {
+	namespace, name string
+	opts            kubesync.Options
+
+	// ds is the DaemonSet, nil while there is none; dsErr is why it could
+	// not be converted (the plan's error until a good one comes).
+	ds    *appsv1.DaemonSet
+	dsErr error
+	// hash is upstream's revision hash of ds's template: the Tracker's
+	// Options.Hash calls it, so that a new template changes it in place.
+	hash revision.HashFunc
+
+	// tr holds the cluster once a DaemonSet has been seen; before, the
+	// objects wait in nodes and pods.
+	tr    *replan.Tracker
+	nodes map[string]api.Node
+	pods  map[string]api.Pod // of the namespace, by name
+	// revisions are the ControllerRevisions of the namespace, by name.
+	revisions map[string]revision.Revision
+}
+
+// New returns an empty [Planner] for the DaemonSet namespace/name, planning
+// with opts as [kubesync.Sync] does. A non-nil opts.Hash, or an unsupported
+// opts.KubernetesVersion, is an error.
+func New(namespace, name string, opts kubesync.Options) (*Planner, error) {
+	if opts.Hash != nil {
+		return nil, errors.New("kubereplan: Options.Hash is set: the revision hash is upstream's of Options.KubernetesVersion")
+	}
+	if v := opts.KubernetesVersion.OrLatest(); !v.Supported() {
+		return nil, fmt.Errorf("kubereplan: unsupported Kubernetes version %d", int(opts.KubernetesVersion))
+	}
+	return &Planner{
+		namespace: namespace, name: name, opts: opts,
+		nodes: map[string]api.Node{}, pods: map[string]api.Pod{}, revisions: map[string]revision.Revision{},
+	}, nil
+}
+
+// SetDaemonSet takes an add or update of a DaemonSet; another DaemonSet
+// than the Planner's is ignored. A DaemonSet that cannot be converted (a
+// quantity out of range, a template that does not encode) makes every
+// plan fail with that error until the next good one.
+func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
+	if ds == nil || ds.Namespace != p.namespace || ds.Name != p.name {
+		return
+	}
+	p.ds = ds
+	conv, err := convert.DaemonSet(ds)
+	var hash revision.HashFunc
+	if err == nil {
+		hash, err = convert.HashFunc(ds, p.opts.KubernetesVersion.OrLatest())
+	}
+	if p.dsErr = err; err != nil {
+		return
+	}
+	p.hash = hash
+	if p.tr != nil {
+		p.tr.SetDaemonSet(conv)
+		return
+	}
+	in := daemonplan.Input{DaemonSet: conv, Revisions: p.revisionList()}
+	in.Nodes = slices.SortedFunc(maps.Values(p.nodes), func(a, b api.Node) int { return strings.Compare(a.Name, b.Name) })
+	in.Pods = slices.SortedFunc(maps.Values(p.pods), func(a, b api.Pod) int { return strings.Compare(a.Name, b.Name) })
+	opts := p.opts.Options
+	opts.Hash = func(d *api.DaemonSet, collisionCount *int32) string { return p.hash(d, collisionCount) }
+	tr, err := replan.New(in, opts)
+	if err != nil {
+		// Nodes and pods are keyed by name: New cannot find duplicates.
+		p.dsErr = err
+		return
+	}
+	p.tr, p.nodes, p.pods = tr, nil, nil
+}
+
+// DeleteDaemonSet takes the deletion of the DaemonSet namespace/name:
+// plans fail with [ErrNoDaemonSet] until it is set again. The other
+// objects are kept.
+func (p *Planner) DeleteDaemonSet(namespace, name string) {
+	if namespace == p.namespace && name == p.name {
+		p.ds, p.dsErr = nil, nil
+	}
+}
+
+// SetNode takes an add or update of a node.
+func (p *Planner) SetNode(n *corev1.Node) {
+	if n == nil {
+		return
+	}
+	node := convert.Node(n)
+	if p.tr != nil {
+		p.tr.SetNode(node)
+		return
+	}
+	p.nodes[node.Name] = node
+}
+
+// DeleteNode takes the deletion of the node called name.
+func (p *Planner) DeleteNode(name string) {
+	if p.tr != nil {
+		p.tr.DeleteNode(name)
+		return
+	}
+	delete(p.nodes, name)
+}
+
+// SetPod takes an add or update of a pod; pods of other namespaces are
+// ignored.
+func (p *Planner) SetPod(pod *corev1.Pod) {
+	if pod == nil || pod.Namespace != p.namespace {
+		return
+	}
+	conv := convert.Pod(pod)
+	if p.tr != nil {
+		p.tr.SetPod(conv)
+		return
+	}
+	p.pods[conv.Name] = conv
+}
+
+// DeletePod takes the deletion of the pod namespace/name.
+func (p *Planner) DeletePod(namespace, name string) {
+	if namespace != p.namespace {
+		return
+	}
+	if p.tr != nil {
+		p.tr.DeletePod(namespace, name)
+		return
+	}
+	delete(p.pods, name)
+}
+
+// SetRevision takes an add or update of a ControllerRevision; those of
+// other namespaces are ignored.
+func (p *Planner) SetRevision(cr *appsv1.ControllerRevision) {
+	if cr == nil || cr.Namespace != p.namespace {
+		return
+	}
+	p.revisions[cr.Name] = convert.Revision(cr)
+	p.revisionsChanged()
+}
+
+// DeleteRevision takes the deletion of the ControllerRevision
+// namespace/name.
+func (p *Planner) DeleteRevision(namespace, name string) {
+	if namespace != p.namespace {
+		return
+	}
+	if _, ok := p.revisions[name]; ok {
+		delete(p.revisions, name)
+		p.revisionsChanged()
+	}
+}
+
+func (p *Planner) revisionsChanged() {
+	if p.tr != nil {
+		p.tr.SetRevisions(p.revisionList())
+	}
+}
+
+// revisionList is the revisions in name order.
+func (p *Planner) revisionList() []revision.Revision {
+	return slices.SortedFunc(maps.Values(p.revisions), func(a, b revision.Revision) int { return cmp.Compare(a.Name, b.Name) })
+}
+
+// Plan returns the plan of a sync at now from state st, as
+// kubesync.Sync returns it for the objects held, without Plan.Nodes and
+// Plan.Keep (which name every node and pod). The error is [ErrNoDaemonSet],
+// the DaemonSet's conversion error, or Sync's.
+func (p *Planner) Plan(now time.Time, st kubesync.State) (daemonplan.Plan, error) {
+	if err := p.prepare(now, st); err != nil {
+		return daemonplan.Plan{}, err
+	}
+	return p.tr.Plan()
+}
+
+// FullPlan is Plan with Plan.Nodes and Plan.Keep: exactly what
+// kubesync.Sync returns for a snapshot of the objects held. It costs
+// O(n log n).
+func (p *Planner) FullPlan(now time.Time, st kubesync.State) (daemonplan.Plan, error) {
+	if err := p.prepare(now, st); err != nil {
+		return daemonplan.Plan{}, err
+	}
+	return p.tr.FullPlan()
+}
+
+func (p *Planner) prepare(now time.Time, st kubesync.State) error {
+	switch {
+	case p.ds == nil:
+		return ErrNoDaemonSet
+	case p.dsErr != nil:
+		return p.dsErr
+	}
+	p.tr.SetNow(now)
+	p.tr.SetBackoff(st.Backoff)
+	p.tr.SetExpectationsPending(st.ExpectationsPending)
+	return nil
+}
