@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -172,12 +171,7 @@ func (c *cli) diff(o *diffOptions) error {
 	}
 	doc := diffDocument(in, rep, edits, o.readyAfter, grace)
 	if o.output == "json" {
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return c.fail("diff: %v", err)
-		}
-		_, err = c.stdout.Write(append(b, '\n'))
-		return err
+		return c.writeJSON("diff", doc)
 	}
 	return writeDiffTable(c.stdout, doc)
 }

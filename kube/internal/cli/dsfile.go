@@ -52,15 +52,7 @@ func (c *cli) newDaemonSet(cmd string, in *input, file string) (*appsv1.DaemonSe
 	// The API server keeps these: an update cannot set them.
 	out.UID, out.Generation, out.CreationTimestamp = live.UID, live.Generation, live.CreationTimestamp
 	out.Status = *live.Status.DeepCopy()
-	out.Annotations = maps.Clone(out.Annotations)
-	if g, ok := live.Annotations[api.AnnotationTemplateGeneration]; ok {
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
-		}
-		out.Annotations[api.AnnotationTemplateGeneration] = g
-	} else {
-		delete(out.Annotations, api.AnnotationTemplateGeneration)
-	}
+	keepTemplateGeneration(out, live)
 	var at load.Position
 	if len(objs.At.DaemonSets) > 0 {
 		at = objs.At.DaemonSets[0]
@@ -77,4 +69,20 @@ func (c *cli) newDaemonSet(cmd string, in *input, file string) (*appsv1.DaemonSe
 		}
 	}
 	return out, at, kruise[objs.DaemonSets[0]], nil
+}
+
+// keepTemplateGeneration gives out the template-generation annotation of
+// from (or none, as from has), on a copy of out's annotations: the API
+// server manages it, so a new spec cannot set it, and the simulation raises
+// it as the server would.
+func keepTemplateGeneration(out, from *appsv1.DaemonSet) {
+	out.Annotations = maps.Clone(out.Annotations)
+	if g, ok := from.Annotations[api.AnnotationTemplateGeneration]; ok {
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[api.AnnotationTemplateGeneration] = g
+	} else {
+		delete(out.Annotations, api.AnnotationTemplateGeneration)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/live"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -464,15 +462,8 @@ func (c *cli) serverDefault(cmd, what string, ds *appsv1.DaemonSet) (*appsv1.Dae
 	out := ds.DeepCopy()
 	out.Spec = got.Spec
 	out.Labels = got.Labels
-	out.Annotations = maps.Clone(got.Annotations)
-	if g, ok := ds.Annotations[api.AnnotationTemplateGeneration]; ok {
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
-		}
-		out.Annotations[api.AnnotationTemplateGeneration] = g
-	} else {
-		delete(out.Annotations, api.AnnotationTemplateGeneration)
-	}
+	out.Annotations = got.Annotations
+	keepTemplateGeneration(out, ds)
 	fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: %s: the new DaemonSet is defaulted by the API server (a server-side dry run; nothing stored)", c.name, cmd, what)))
 	return out, true
 }

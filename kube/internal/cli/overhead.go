@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -143,12 +142,7 @@ func (c *cli) overhead(o overheadOptions) error {
 		return c.fail("overhead: %s: %v", src, err)
 	}
 	if o.output == "json" {
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return c.fail("overhead: %v", err)
-		}
-		_, err = fmt.Fprintf(c.stdout, "%s\n", b)
-		return err
+		return c.writeJSON("overhead", doc)
 	}
 	return writeOverheadTable(c.stdout, doc)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -112,12 +111,7 @@ func (c *cli) overheadNodePools(o overheadOptions, objs *load.Objects, src strin
 		doc.NodePools = append(doc.NodePools, templatePoolDoc(set, np.Name, plan, types))
 	}
 	if o.output == "json" {
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return c.fail("overhead: %v", err)
-		}
-		_, err = fmt.Fprintf(c.stdout, "%s\n", b)
-		return err
+		return c.writeJSON("overhead", doc)
 	}
 	return writeTemplateTable(c.stdout, doc)
 }

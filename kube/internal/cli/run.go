@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -377,6 +378,16 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s", c.name, cmd, note)))
 	}
 	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+}
+
+// writeJSON prints doc, the -o json document of command cmd, indented.
+func (c *cli) writeJSON(cmd string, doc any) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return c.fail("%s: %v", cmd, err)
+	}
+	_, err = c.stdout.Write(append(b, '\n'))
+	return err
 }
 
 // readOptions sets how files are read from the command's flags: --strict,

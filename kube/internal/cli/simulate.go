@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -153,12 +152,7 @@ func (c *cli) simulate(o *simulateOptions) error {
 		}
 	}
 	if o.output == "json" {
-		b, err := json.MarshalIndent(simulationJSON(tl, in, o), "", "  ")
-		if err != nil {
-			return c.fail("simulate: %v", err)
-		}
-		_, err = c.stdout.Write(append(b, '\n'))
-		return err
+		return c.writeJSON("simulate", simulationJSON(tl, in, o))
 	}
 	return writeSimulationTable(c.stdout, tl)
 }
