@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -85,13 +86,15 @@ func TestNoWriteAfterDelete(t *testing.T) {
 			// The informers list once and stop: their stores keep the
 			// view from before the change, as informers that have not yet
 			// seen it.
+			// The event handlers have fed the view (and its planner) the
+			// same list.
 			ctx, cancel := context.WithCancel(context.Background())
-			ctrl.factory.Apps().V1().DaemonSets().Informer()
-			ctrl.factory.Core().V1().Pods().Informer()
-			ctrl.factory.Core().V1().Nodes().Informer()
-			ctrl.factory.Apps().V1().ControllerRevisions().Informer()
+			if err := ctrl.register(); err != nil {
+				t.Fatal(err)
+			}
 			ctrl.factory.Start(ctx.Done())
 			ctrl.factory.WaitForCacheSync(ctx.Done())
+			cache.WaitForCacheSync(ctx.Done(), ctrl.fed...)
 			cancel()
 			ctrl.factory.Shutdown()
 
