@@ -96,15 +96,9 @@ func (c *Cluster) schedule(p *api.Pod) {
 	if t == nil {
 		return
 	}
-	push := func(at time.Time) { heap.Push(&t.due, event{at: at, pod: keyOf(p)}) }
-	if at, ok := c.gone[p.Name]; ok && p.Deleting && p.Namespace == c.DaemonSet.Namespace {
-		push(at)
-	}
-	switch {
-	case p.Phase == api.PodPending:
-		push(p.Created.Add(c.ReadyAfter))
-	case c.available(p):
-		push(p.ReadySince.Add(c.minReady() + time.Second))
+	at, n := c.eventsOf(p)
+	for _, when := range at[:n] {
+		heap.Push(&t.due, event{at: when, pod: keyOf(p)})
 	}
 }
 
@@ -251,30 +245,40 @@ func (c *Cluster) NextEvent() time.Duration {
 		}
 	}
 	for i := range c.Pods {
-		p := &c.Pods[i]
-		if at, ok := c.gone[p.Name]; ok && p.Deleting && p.Namespace == c.DaemonSet.Namespace {
-			earliest(at)
-		}
-		switch {
-		case p.Phase == api.PodPending:
-			earliest(p.Created.Add(c.ReadyAfter))
-		case c.available(p):
-			earliest(p.ReadySince.Add(c.minReady() + time.Second))
+		at, n := c.eventsOf(&c.Pods[i])
+		for _, when := range at[:n] {
+			earliest(when)
 		}
 	}
 	return next
 }
 
-// pending reports that the event of p at still applies.
-func (c *Cluster) pending(p *api.Pod, at time.Time) bool {
-	if g, ok := c.gone[p.Name]; ok && p.Deleting && p.Namespace == c.DaemonSet.Namespace && g.Equal(at) {
-		return true
+// eventsOf is when p changes without a write, at most two instants: it
+// goes (a deleted pod's grace period ends), and it becomes Ready or fails
+// (a pending pod) or becomes available (a Ready pod, minReadySeconds and
+// one second after it turned Ready: the controller's own requeue). The
+// tracked queue (schedule), the untracked scan (NextEvent) and the check
+// of a queued event (pending) all read this one rule.
+func (c *Cluster) eventsOf(p *api.Pod) (at [2]time.Time, n int) {
+	if g, ok := c.gone[p.Name]; ok && p.Deleting && p.Namespace == c.DaemonSet.Namespace {
+		at[n], n = g, n+1
 	}
 	switch {
 	case p.Phase == api.PodPending:
-		return p.Created.Add(c.ReadyAfter).Equal(at)
+		at[n], n = p.Created.Add(c.ReadyAfter), n+1
 	case c.available(p):
-		return p.ReadySince.Add(c.minReady() + time.Second).Equal(at)
+		at[n], n = p.ReadySince.Add(c.minReady()+time.Second), n+1
+	}
+	return at, n
+}
+
+// pending reports that the event of p at still applies.
+func (c *Cluster) pending(p *api.Pod, at time.Time) bool {
+	due, n := c.eventsOf(p)
+	for _, when := range due[:n] {
+		if when.Equal(at) {
+			return true
+		}
 	}
 	return false
 }
