@@ -10,8 +10,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
@@ -21,6 +23,14 @@ import (
 // unavailable and the most pods on one node at any moment of the current
 // phase, and every status.observedGeneration the DaemonSets were seen
 // with.
+//
+// Every moment it measures is one the API server had: a watch event moves
+// the state from one resourceVersion to the next, and a list after a
+// broken watch (kube-apiserver restarted, the watch expired) replaces the
+// whole state at once. An informer would hand such a list over object by
+// object, and the states in between (some pods already as listed, others
+// still as last watched) never existed: measured, they showed a node
+// unavailable that never was.
 type Recorder struct {
 	mu    sync.Mutex
 	start time.Time
@@ -38,7 +48,8 @@ type Recorder struct {
 	// without a ready pod that is not terminating and the most pods (any)
 	// on one node, at any event of the phase.
 	MaxUnavailable, MaxPodsPerNode map[string]int
-	// DaemonSetUpdates counts the DaemonSet events after the first.
+	// DaemonSetUpdates counts the DaemonSet changes after the first seen
+	// (a new resourceVersion; a relist of an unchanged DaemonSet is none).
 	DaemonSetUpdates int
 	// seen is the newest resourceVersion of any event.
 	seen string
@@ -48,39 +59,71 @@ type Recorder struct {
 }
 
 // Record starts a Recorder for namespace; nodes are the nodes the
-// DaemonSet should run on (for unavailability).
+// DaemonSet should run on (for unavailability). It returns once both
+// watches have listed.
 func Record(client kubernetes.Interface, namespace string, nodes []string) (*Recorder, error) {
-	r := &Recorder{
+	r := newRecorder(nodes)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	pods := &recordStore{apply: r.pod, replace: r.replacePods, listed: make(chan struct{})}
+	dss := &recordStore{apply: r.ds, replace: r.replaceDaemonSets, listed: make(chan struct{})}
+	podsLW := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().Pods(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return client.CoreV1().Pods(namespace).Watch(ctx, o)
+		},
+	}
+	dssLW := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return client.AppsV1().DaemonSets(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return client.AppsV1().DaemonSets(namespace).Watch(ctx, o)
+		},
+	}
+	go cache.NewReflector(podsLW, &corev1.Pod{}, pods, 0).RunWithContext(ctx)
+	go cache.NewReflector(dssLW, &appsv1.DaemonSet{}, dss, 0).RunWithContext(ctx)
+	for _, s := range []*recordStore{pods, dss} {
+		select {
+		case <-s.listed:
+		case <-time.After(time.Minute):
+			cancel()
+			return nil, fmt.Errorf("the recorder's watches did not list within a minute")
+		}
+	}
+	return r, nil
+}
+
+func newRecorder(nodes []string) *Recorder {
+	return &Recorder{
 		start: time.Now(), nodes: nodes, phase: "create",
 		pods: map[string]*corev1.Pod{}, dss: map[string]*appsv1.DaemonSet{},
 		ObservedGenerations: map[string][]int64{},
 		MaxUnavailable:      map[string]int{}, MaxPodsPerNode: map[string]int{},
 		changed: make(chan struct{}, 1),
+		cancel:  func() {},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
-	podInf, dsInf := f.Core().V1().Pods().Informer(), f.Apps().V1().DaemonSets().Informer()
-	if _, err := podInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { r.pod("ADD", o) },
-		UpdateFunc: func(_, o any) { r.pod("UPD", o) },
-		DeleteFunc: func(o any) { r.pod("DEL", o) },
-	}); err != nil {
-		cancel()
-		return nil, err
-	}
-	if _, err := dsInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { r.ds("ADD", o) },
-		UpdateFunc: func(_, o any) { r.ds("UPD", o) },
-		DeleteFunc: func(o any) { r.ds("DEL", o) },
-	}); err != nil {
-		cancel()
-		return nil, err
-	}
-	f.Start(ctx.Done())
-	f.WaitForCacheSync(ctx.Done())
-	go func() { <-ctx.Done(); f.Shutdown() }()
-	return r, nil
+}
+
+// recordStore is what a reflector writes the recorder through: each watch
+// event one change, each list one replacement of the whole state.
+type recordStore struct {
+	apply   func(kind string, obj any)
+	replace func(list []any, resourceVersion string)
+	once    sync.Once
+	listed  chan struct{}
+}
+
+func (s *recordStore) Add(obj any) error    { s.apply("ADD", obj); return nil }
+func (s *recordStore) Update(obj any) error { s.apply("UPD", obj); return nil }
+func (s *recordStore) Delete(obj any) error { s.apply("DEL", obj); return nil }
+func (s *recordStore) Resync() error        { return nil }
+func (s *recordStore) Replace(list []any, resourceVersion string) error {
+	s.replace(list, resourceVersion)
+	s.once.Do(func() { close(s.listed) })
+	return nil
 }
 
 // Stop stops the watches.
@@ -131,13 +174,85 @@ func (r *Recorder) pod(kind string, o any) {
 	} else {
 		r.pods[p.Name] = p
 	}
+	r.logPod(kind, p)
+	r.measure()
+	r.poke()
+}
+
+func (r *Recorder) logPod(kind string, p *corev1.Pod) {
 	if len(r.nodes) > briefAbove {
 		r.logf("pod %s %s node=%q hash=%s %s", kind, p.Name, p.Spec.NodeName, p.Labels[appsv1.ControllerRevisionHashLabelKey], podState(p))
 	} else {
 		r.logf("pod %s %s node=%q hash=%s %s | %s", kind, p.Name, p.Spec.NodeName, p.Labels[appsv1.ControllerRevisionHashLabelKey], podState(p), r.perNode())
 	}
+}
+
+// replacePods takes a list of the pods (after a broken watch) as one
+// change: the pods that differ from what was last seen are logged, and
+// the state is measured once, as listed.
+func (r *Recorder) replacePods(list []any, resourceVersion string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.pods
+	r.pods = make(map[string]*corev1.Pod, len(list))
+	for _, o := range list {
+		if p, ok := o.(*corev1.Pod); ok {
+			r.pods[p.Name] = p
+		}
+	}
+	r.see(resourceVersion)
+	var changes []string
+	for name, p := range r.pods {
+		if was, ok := old[name]; !ok {
+			changes = append(changes, "+"+name)
+		} else if was.ResourceVersion != p.ResourceVersion {
+			changes = append(changes, "~"+name)
+		}
+	}
+	for name := range old {
+		if _, ok := r.pods[name]; !ok {
+			changes = append(changes, "-"+name)
+		}
+	}
+	sort.Strings(changes)
+	if len(r.nodes) > briefAbove {
+		r.logf("pods LIST at %s: %d pods, changed %v", resourceVersion, len(r.pods), changes)
+	} else {
+		r.logf("pods LIST at %s: %d pods, changed %v | %s", resourceVersion, len(r.pods), changes, r.perNode())
+	}
 	r.measure()
 	r.poke()
+}
+
+// replaceDaemonSets is replacePods for the DaemonSets.
+func (r *Recorder) replaceDaemonSets(list []any, resourceVersion string) {
+	r.mu.Lock()
+	listed := map[string]bool{}
+	var dss []*appsv1.DaemonSet
+	for _, o := range list {
+		if ds, ok := o.(*appsv1.DaemonSet); ok {
+			listed[ds.Name] = true
+			dss = append(dss, ds)
+		}
+	}
+	var gone []*appsv1.DaemonSet
+	for name, ds := range r.dss {
+		if !listed[name] {
+			gone = append(gone, ds)
+		}
+	}
+	r.see(resourceVersion)
+	r.mu.Unlock()
+	sort.Slice(dss, func(i, j int) bool { return dss[i].Name < dss[j].Name })
+	sort.Slice(gone, func(i, j int) bool { return gone[i].Name < gone[j].Name })
+	// A DaemonSet's status is read from one object, so taking the listed
+	// ones one by one measures nothing that never was.
+	for _, ds := range gone {
+		r.ds("DEL", ds)
+	}
+	for _, ds := range dss {
+		r.ds("LIST", ds)
+	}
 }
 
 func (r *Recorder) ds(kind string, o any) {
@@ -154,8 +269,10 @@ func (r *Recorder) ds(kind string, o any) {
 	if kind == "DEL" {
 		delete(r.dss, ds.Name)
 	} else {
-		if _, seen := r.dss[ds.Name]; seen {
+		if was, seen := r.dss[ds.Name]; seen && was.ResourceVersion != ds.ResourceVersion {
 			r.DaemonSetUpdates++
+		} else if seen && kind == "LIST" {
+			return // listed again, unchanged
 		}
 		r.dss[ds.Name] = ds
 		seq := r.ObservedGenerations[ds.Name]
