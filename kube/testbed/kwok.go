@@ -116,11 +116,6 @@ spec:
     delete: true
 `
 
-var (
-	nodeRef = internalversion.StageResourceRef{APIGroup: "v1", Kind: "Node"}
-	podRef  = internalversion.StageResourceRef{APIGroup: "v1", Kind: "Pod"}
-)
-
 // stages returns the kwok stages: kwok's node-initialize (a node becomes
 // Ready at once), the pod stages above, and extra pod stages in YAML.
 func stages(readyDelay time.Duration, extraPodStages []string) (map[internalversion.StageResourceRef][]*internalversion.Stage, error) {
