@@ -61,17 +61,7 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 		},
 		MinReadySeconds:      spec.MinReadySeconds,
 		RevisionHistoryLimit: clone(spec.RevisionHistoryLimit),
-		Status: api.Status{
-			CurrentNumberScheduled: ds.Status.CurrentNumberScheduled,
-			NumberMisscheduled:     ds.Status.NumberMisscheduled,
-			DesiredNumberScheduled: ds.Status.DesiredNumberScheduled,
-			NumberReady:            ds.Status.NumberReady,
-			ObservedGeneration:     ds.Status.ObservedGeneration,
-			UpdatedNumberScheduled: ds.Status.UpdatedNumberScheduled,
-			NumberAvailable:        ds.Status.NumberAvailable,
-			NumberUnavailable:      ds.Status.NumberUnavailable,
-			CollisionCount:         clone(ds.Status.CollisionCount),
-		},
+		Status:               Status(&ds.Status),
 	}
 	if ru := spec.UpdateStrategy.RollingUpdate; ru != nil {
 		out.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
@@ -80,6 +70,22 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 		}
 	}
 	return out, nil
+}
+
+// Status converts a DaemonSet's status, as DaemonSet does: for a caller
+// that holds the conversion of a DaemonSet whose spec did not change.
+func Status(s *appsv1.DaemonSetStatus) api.Status {
+	return api.Status{
+		CurrentNumberScheduled: s.CurrentNumberScheduled,
+		NumberMisscheduled:     s.NumberMisscheduled,
+		DesiredNumberScheduled: s.DesiredNumberScheduled,
+		NumberReady:            s.NumberReady,
+		ObservedGeneration:     s.ObservedGeneration,
+		UpdatedNumberScheduled: s.UpdatedNumberScheduled,
+		NumberAvailable:        s.NumberAvailable,
+		NumberUnavailable:      s.NumberUnavailable,
+		CollisionCount:         clone(s.CollisionCount),
+	}
 }
 
 // Workload converts the parts of a pod spec that decide what the pod takes

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -117,4 +119,17 @@ spec:
 	}
 	// Output:
 	// nodes[0].spec.taints[0].effect: Unsupported value: "NoSchedul": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
+}
+
+// A status write changes the status alone: a caller that kept the
+// DaemonSet's conversion replaces its status and encodes nothing again.
+func ExampleStatus() {
+	three := int32(3)
+	st := convert.Status(&appsv1.DaemonSetStatus{
+		DesiredNumberScheduled: 3, NumberReady: 2, NumberAvailable: 2, NumberUnavailable: 1,
+		ObservedGeneration: 4, CollisionCount: &three,
+	})
+	fmt.Println(st.DesiredNumberScheduled, st.NumberReady, st.NumberUnavailable, st.ObservedGeneration, *st.CollisionCount)
+	// Output:
+	// 3 2 1 4 3
 }

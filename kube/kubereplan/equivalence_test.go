@@ -205,10 +205,27 @@ func (m *model) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"SetDaemonSet": func(t *rapid.T) {
 			ds := genDaemonSet(t, m)
-			if m.ds != nil && rapid.Bool().Draw(t, "statusWrite") {
+			switch change := rapid.IntRange(0, 2).Draw(t, "change"); {
+			case m.ds == nil || change == 0:
+			case change == 1:
 				// The controller's own status write: the last plan's status.
 				ds = convert.DaemonSetWithStatus(m.ds, m.last.Status)
 				ds.ResourceVersion = m.version()
+			default:
+				// One field outside the template changes (the Planner keeps
+				// its conversion only while none does).
+				ds = m.ds.DeepCopy()
+				ds.ResourceVersion = m.version()
+				switch rapid.IntRange(0, 3).Draw(t, "field") {
+				case 0:
+					ds.Generation++
+				case 1:
+					ds.Annotations = map[string]string{"example.com/note": "changed"}
+				case 2:
+					ds.DeletionTimestamp = ptr(metav1.NewTime(m.now))
+				case 3:
+					ds.Spec.MinReadySeconds += 5
+				}
 			}
 			m.ds = ds
 			m.p.SetDaemonSet(ds)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +38,8 @@ type Planner struct {
 	// not be converted (the plan's error until a good one comes).
 	ds    *appsv1.DaemonSet
 	dsErr error
+	// conv is ds converted, while dsErr is nil.
+	conv *api.DaemonSet
 	// hash is upstream's revision hash of ds's template: the Tracker's
 	// Options.Hash calls it, so that a new template changes it in place.
 	hash revision.HashFunc
@@ -74,6 +77,16 @@ func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
 	if ds == nil || ds.Namespace != p.namespace || ds.Name != p.name {
 		return
 	}
+	if p.tr != nil && p.ds != nil && p.dsErr == nil && sameButStatus(p.ds, ds) {
+		// The controller's own status write, mostly: the template need
+		// not be encoded and hashed again (most of the cost of a
+		// conversion), and the Tracker decides nothing again.
+		conv := *p.conv
+		conv.Status = convert.Status(&ds.Status)
+		p.ds, p.conv = ds, &conv
+		p.tr.SetDaemonSet(&conv)
+		return
+	}
 	p.ds = ds
 	conv, err := convert.DaemonSet(ds)
 	var hash revision.HashFunc
@@ -83,7 +96,7 @@ func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
 	if p.dsErr = err; err != nil {
 		return
 	}
-	p.hash = hash
+	p.hash, p.conv = hash, conv
 	if p.tr != nil {
 		p.tr.SetDaemonSet(conv)
 		return
@@ -102,12 +115,29 @@ func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
 	p.tr, p.nodes, p.pods = tr, nil, nil
 }
 
+// sameButStatus says whether ds converts as old does but for its status:
+// the same object (UID), and the same in every field convert.DaemonSet and
+// convert.HashFunc read outside the status (the generation, annotations,
+// whether it is being deleted, the spec). The spec is compared whole, not
+// by generation, because objects built without an API server (tests, fake
+// clientsets) change their spec under the same generation; and with
+// reflect.DeepEqual, a fifth of the cost of apimachinery's semantic
+// equality: a spec it calls equal converts alike, and one equal only in
+// meaning (a quantity spelled otherwise, nil against empty) takes the whole
+// conversion, as any other change does.
+func sameButStatus(old, ds *appsv1.DaemonSet) bool {
+	return old.UID == ds.UID && old.Generation == ds.Generation &&
+		(old.DeletionTimestamp == nil) == (ds.DeletionTimestamp == nil) &&
+		maps.Equal(old.Annotations, ds.Annotations) &&
+		reflect.DeepEqual(&old.Spec, &ds.Spec)
+}
+
 // DeleteDaemonSet takes the deletion of the DaemonSet namespace/name:
 // plans fail with [ErrNoDaemonSet] until it is set again. The other
 // objects are kept.
 func (p *Planner) DeleteDaemonSet(namespace, name string) {
 	if namespace == p.namespace && name == p.name {
-		p.ds, p.dsErr = nil, nil
+		p.ds, p.dsErr, p.conv = nil, nil, nil
 	}
 }
 
