@@ -33,6 +33,10 @@ import (
 // informer's are read-only): a changed object is a new object with a new
 // resourceVersion.
 //
+// The converted nodes carry that key as their api.Node.Version (UID and
+// resourceVersion), so that the core's Planner decides again only the nodes
+// that changed, and every node when the DaemonSet's placement changes.
+//
 // The Planner hands the core the converted nodes in name order and the pods
 // in namespace and name order, in lists that keep their order from one
 // sync to the next, and pods whose labels are equal share one label map:

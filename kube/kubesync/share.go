@@ -31,9 +31,14 @@ type held struct {
 	node   *shared[string]
 }
 
-// node converts n, its name shared.
+// node converts n, its name shared. A node with a UID and a
+// resourceVersion gets them as its Version, so that the core decides it
+// again only when it changed.
 func (sh *sharing) node(n *corev1.Node) (api.Node, held) {
 	out := convert.Node(n)
+	if n.UID != "" && n.ResourceVersion != "" {
+		out.Version = string(n.UID) + "/" + n.ResourceVersion
+	}
 	var h held
 	h.node = sh.names.get(out.Name, func() string { return out.Name })
 	out.Name = h.node.v
