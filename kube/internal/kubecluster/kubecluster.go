@@ -165,22 +165,19 @@ func Churn(s *load.Snapshot, step int, seed uint64) *load.Snapshot {
 	r := rand.New(rand.NewPCG(seed, uint64(step)))
 	rv := fmt.Sprintf("%d", step+1)
 	newHash := s.Revisions[len(s.Revisions)-1].Labels[api.LabelRevisionHash]
-	byName := make(map[string]int, len(next.Pods))
-	for i, p := range next.Pods {
-		byName[p.Name] = i
-	}
 	// The old pods in name order, so that each step replaces the next ones.
-	var old []*corev1.Pod
-	for _, p := range next.Pods {
+	var old []int
+	for i, p := range next.Pods {
 		if p.Labels[api.LabelRevisionHash] != newHash {
-			old = append(old, p)
+			old = append(old, i)
 		}
 	}
-	slices.SortFunc(old, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	for _, p := range old[:min(replaced, len(old))] {
+	slices.SortFunc(old, func(a, b int) int { return strings.Compare(next.Pods[a].Name, next.Pods[b].Name) })
+	for _, i := range old[:min(replaced, len(old))] {
+		p := next.Pods[i]
 		q := Pod(s.DaemonSet, fmt.Sprintf("%s-r%d", p.Name, step), p.Spec.NodeName, newHash, "2")
 		q.ResourceVersion = rv
-		next.Pods[byName[p.Name]] = q
+		next.Pods[i] = q
 	}
 	for range written {
 		i := r.IntN(len(next.Pods))
