@@ -26,8 +26,11 @@ type objects[K, V any] struct {
 	// slots are by id; free are the ids of dropped slots, for new objects.
 	slots []slot[K]
 	free  []int32
-	// seen[id] is the epoch of the last update that listed the object.
+	// seen[id] is the epoch of the last update that listed the object,
+	// pos[id] its position in the lists: apart from the slots, so that the
+	// passes over every object read small arrays.
 	seen  []uint32
+	pos   []int32
 	epoch uint32
 	// byPtr and byUID find the slots of the objects with a UID and a
 	// resourceVersion: the others are converted at every sync.
@@ -48,7 +51,6 @@ type objects[K, V any] struct {
 type slot[K any] struct {
 	obj     *K
 	uid, rv string
-	pos     int32
 	// cached: the object is in byPtr and byUID.
 	cached bool
 	held   held
@@ -117,8 +119,8 @@ func (o *objects[K, V]) rewrite(id int32, obj *K, rv string) bool {
 	v, h := o.convert(obj)
 	o.release(s.held)
 	s.held, s.rv = h, rv
-	if o.compare(&v, &o.list[s.pos]) == 0 {
-		o.list[s.pos] = v
+	if pos := o.pos[id]; o.compare(&v, &o.list[pos]) == 0 {
+		o.list[pos] = v
 		return true
 	}
 	uid := s.uid
@@ -140,7 +142,7 @@ func (o *objects[K, V]) add(obj *K, uid, rv string) {
 	} else {
 		id = int32(len(o.slots))
 		o.slots = append(o.slots, slot[K]{})
-		o.seen = append(o.seen, 0)
+		o.seen, o.pos = append(o.seen, 0), append(o.pos, 0)
 	}
 	o.slots[id] = slot[K]{obj: obj, uid: uid, rv: rv, held: h}
 	o.seen[id] = o.epoch
@@ -167,7 +169,7 @@ func (o *objects[K, V]) uncache(id int32) {
 }
 
 // merge makes the next lists: the objects of the lists that the update
-// listed (and that are cached), and the fresh ones sorted into them.
+// listed, and the fresh ones sorted into them.
 func (o *objects[K, V]) merge() {
 	order := make([]int, len(o.fresh))
 	for i := range order {
@@ -176,12 +178,14 @@ func (o *objects[K, V]) merge() {
 	slices.SortFunc(order, func(a, b int) int { return o.compare(&o.fresh[a], &o.fresh[b]) })
 	list, ids := o.spareList[:0], o.spareIDs[:0]
 	keep := func(v V, id int32) {
-		o.slots[id].pos = int32(len(list))
+		o.pos[id] = int32(len(list))
 		list, ids = append(list, v), append(ids, id)
 	}
 	f := 0
 	for i, id := range o.ids {
-		if o.seen[id] != o.epoch || !o.slots[id].cached {
+		// Objects converted at every sync, and objects that moved, are
+		// never seen by a later update.
+		if o.seen[id] != o.epoch {
 			o.drop(id)
 			continue
 		}

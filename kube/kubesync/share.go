@@ -14,14 +14,17 @@ import (
 // sharing is what the Planner's converted nodes and pods share, so that
 // the core's look-ups per pod and per node read memory that many objects
 // read: one label map per distinct set of pod labels, one owner reference
-// per distinct controller, and one copy of each node name, which a node and
-// the pods bound to it share (equal strings that share their bytes compare
-// without reading them). Each shared value counts the objects that hold
+// per distinct controller, one copy of each namespace, and one copy of each
+// node name, which a node and the pods bound to it share (equal strings
+// that share their bytes compare without reading them). Each shared value counts the objects that hold
 // it, and is dropped with the last.
 type sharing struct {
 	labels pool[map[string]string]
 	owners pool[*api.OwnerRef]
 	names  pool[string]
+	// namespaces are the pods' namespaces, one copy of each: the core
+	// compares every pod's with the previous pod's.
+	namespaces pool[string]
 }
 
 // held is what one converted object holds of a sharing.
@@ -29,6 +32,8 @@ type held struct {
 	labels *shared[map[string]string]
 	owner  *shared[*api.OwnerRef]
 	node   *shared[string]
+	// namespace is a pod's.
+	namespace *shared[string]
 }
 
 // node converts n, its name shared. A node with a UID and a
@@ -49,6 +54,10 @@ func (sh *sharing) node(n *corev1.Node) (api.Node, held) {
 func (sh *sharing) pod(q *corev1.Pod) (api.Pod, held) {
 	out := convert.Pod(q)
 	var h held
+	if out.Namespace != "" {
+		h.namespace = sh.namespaces.get(out.Namespace, func() string { return out.Namespace })
+		out.Namespace = h.namespace.v
+	}
 	if len(out.Labels) > 0 {
 		// A pod without labels keeps its own map, nil or empty.
 		labels := out.Labels
@@ -71,6 +80,7 @@ func (sh *sharing) release(h held) {
 	sh.labels.put(h.labels)
 	sh.owners.put(h.owner)
 	sh.names.put(h.node)
+	sh.namespaces.put(h.namespace)
 }
 
 // labelKey is labels written out in key order, each key and value after
