@@ -89,10 +89,10 @@ func NewPlanner(opts Options) (*Planner, error) {
 }
 
 // Sync plans one sync of s at now from state st, as Sync(s, now, st, opts)
-// does with the Planner's options. A snapshot that Sync refuses, and one
-// that lists an object twice, is planned by Sync itself, which names the
-// offending positions in s; a nil node or pod is an error naming its
-// position.
+// does with the Planner's options, and returns the same errors. A snapshot
+// that the core refuses as input (daemonplan.ErrInvalidInput), and one that
+// lists an object twice, is planned by Sync itself, whose findings name the
+// positions in s; a nil node or pod is an error naming its position.
 func (p *Planner) Sync(s *load.Snapshot, now time.Time, st State) (daemonplan.Plan, error) {
 	if s == nil || s.DaemonSet == nil {
 		return daemonplan.Plan{}, errors.New("kubesync: no DaemonSet")
@@ -131,12 +131,12 @@ func (p *Planner) Sync(s *load.Snapshot, now time.Time, st State) (daemonplan.Pl
 		ExpectationsPending: st.ExpectationsPending,
 	})
 	p.hash = nil
-	if err != nil {
+	if errors.Is(err, daemonplan.ErrInvalidInput) {
 		// The core's findings name positions in its own lists: Sync's name
 		// them in s.
 		return Sync(s, now, st, p.opts)
 	}
-	return plan, nil
+	return plan, err
 }
 
 // forget drops every converted object: the next sync converts them all.

@@ -271,6 +271,7 @@ func TestPlannerEqualsSync(t *testing.T) {
 		w := newWorld(t)
 		opts := kubesync.Options{}
 		opts.Placement.IgnoredDuringExecution = rapid.IntRange(0, 3).Draw(t, "ignored") == 0
+		opts.Strict = rapid.IntRange(0, 3).Draw(t, "strict") == 0
 		pl, err := kubesync.NewPlanner(opts)
 		if err != nil {
 			t.Fatal(err)
