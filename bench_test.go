@@ -116,6 +116,34 @@ func BenchmarkPlanner(b *testing.B) {
 	}
 }
 
+// BenchmarkPlannerVersions is BenchmarkPlanner with every node given a
+// Version, as kube/kubesync's Planner gives the nodes it converts: the
+// Planner takes each node's decision from the last sync instead of reading
+// its labels.
+func BenchmarkPlannerVersions(b *testing.B) {
+	for _, n := range benchkit.Sizes() {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, "settled", n, midRolloutSettled)
+			in.Nodes = slices.Clone(in.Nodes)
+			for i := range in.Nodes {
+				in.Nodes[i].Version = "1"
+			}
+			pl := daemonplan.NewPlanner(daemonplan.Options{})
+			for range 2 {
+				if _, err := pl.Sync(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchkit.ReportCPU(b, func(int) {
+				p, err := pl.Sync(in)
+				if err != nil || len(p.Delete) == 0 {
+					b.Fatalf("want rolling-update deletes, got %d (%v)", len(p.Delete), err)
+				}
+			})
+		})
+	}
+}
+
 // midRolloutShuffled is midRolloutSettled with nodes and pods in a random
 // order, as an informer's lister returns them (it lists a map), where a
 // list from the API server comes in name order.

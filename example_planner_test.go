@@ -2,6 +2,7 @@ package daemonplan_test
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/daemonplan/daemonplan"
@@ -41,4 +42,41 @@ func ExamplePlanner() {
 	// Output:
 	// sync 1: 2 creates, 1 revisions to create
 	// sync 2: 0 creates, 0 revisions to create
+}
+
+// Nodes with a Version: the Planner decides a node again only when its
+// Version changes (or the DaemonSet's placement does). A caller gives a
+// node a new Version whenever its labels or taints change.
+func ExamplePlanner_nodeVersions() {
+	ds := &api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "u1",
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"},
+			NodeSelector: map[string]string{"kubernetes.io/os": "linux"}}}
+	in := daemonplan.Input{
+		DaemonSet: ds,
+		Nodes: []api.Node{
+			{Name: "a", Labels: map[string]string{"kubernetes.io/os": "linux"}, Version: "7"},
+			{Name: "b", Labels: map[string]string{"kubernetes.io/os": "windows"}, Version: "8"},
+		},
+		Now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC),
+	}
+	pl := daemonplan.NewPlanner(daemonplan.Options{})
+	show := func() {
+		plan, err := pl.Sync(in)
+		if err != nil {
+			panic(err)
+		}
+		var out []string
+		for _, n := range plan.Nodes {
+			out = append(out, fmt.Sprintf("%s:%v", n.Node, n.ShouldRun))
+		}
+		fmt.Println(strings.Join(out, " "))
+	}
+	show()
+	// Node b becomes a Linux node: a new state, a new Version.
+	in.Nodes = []api.Node{in.Nodes[0], {Name: "b", Labels: map[string]string{"kubernetes.io/os": "linux"}, Version: "9"}}
+	show()
+	// Output:
+	// a:true b:false
+	// a:true b:true
 }

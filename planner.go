@@ -7,6 +7,13 @@ import "github.com/daemonplan/daemonplan/placement"
 // allocates per sync in proportion to the plan's writes, not to the number
 // of nodes and pods. Its plans are exactly Sync's.
 //
+// Nodes that carry a Version ([api.Node.Version]) are decided once: the
+// Planner keeps what each decided, by name, and takes it at the next sync
+// while the node's name and Version and the DaemonSet's placement (template
+// nodeName, nodeSelector, required node affinity, tolerations, hostNetwork)
+// and the placement options stay the same. Nodes without a Version are
+// decided at every sync.
+//
 // The per-node lists of a plan, [Plan.Nodes] and [Plan.Keep], are the
 // Planner's: they stay valid until its next [Sync], which overwrites them.
 // Copy them to keep them longer. Every other field of a plan is the

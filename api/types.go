@@ -190,6 +190,16 @@ type Node struct {
 	Name   string
 	Labels map[string]string
 	Taints []Taint
+	// Version, when not empty, names this state of the node: a caller that
+	// sets it gives the node a new Version whenever its labels or taints
+	// change (kube/kubesync's Planner sets the node's UID and
+	// resourceVersion). A daemonplan.Planner then keeps what the node
+	// decided from one sync to the next while its name and Version stay the
+	// same and the DaemonSet's placement (template nodeName, nodeSelector,
+	// required node affinity, tolerations, hostNetwork) and the placement
+	// options do not change, instead of reading its labels again. Empty, the
+	// node is decided at every sync. It decides nothing itself.
+	Version string
 }
 
 // PodPhase is a pod's status.phase.

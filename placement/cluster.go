@@ -249,6 +249,22 @@ type Index struct {
 	isBucket []uint64                   // a bit per position in podsIn: the pod is bucketed
 	updated  []uint8                    // per position in pods, IsUpdated's answer for updHash: 0 not asked yet, 1 no, 2 yes; empty until asked after a Reset
 	updHash  string                     // the hash updated holds answers for
+	// memo is, in name order, what each node of the last snapshot with a
+	// Version decided, for an Index that is Reset (see decideNodes);
+	// memoKey is the placement it was decided for.
+	memo, spareMemo []nodeMemo
+	memoKey         string
+	// todo are the nodes decideNodes decides again, todoAt their
+	// positions, decided their decisions.
+	todo    []*api.Node
+	todoAt  []int32
+	decided []NodeDecision
+}
+
+// nodeMemo is what one node, by name and Version, decided.
+type nodeMemo struct {
+	name, version string
+	d             Decision
 }
 
 // prefetchBatch is how many nodes or pods an index pass looks ahead: enough for
@@ -317,6 +333,9 @@ func (cl *Index) Forget() {
 	// (index.Forget made the index one built once), taking no hint from
 	// this one.
 	cl.hints = nil
+	clearAll(cl.memo)
+	clearAll(cl.spareMemo)
+	cl.memo, cl.memoKey = cl.memo[:0], ""
 }
 
 // clearAll zeroes s up to its capacity: what lies past its length may

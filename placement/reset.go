@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"encoding/json"
 	"runtime"
 	"slices"
 	"strings"
@@ -138,23 +139,96 @@ func (x *indexer) checkNodes(nodes []api.Node, pods []api.Pod) field.ErrorList {
 // misses overlap, and the usual node (selected, untainted, for a template
 // that names no node and requires no affinity) is then eligible without a
 // call.
+//
+// An Index that is Reset keeps what each node with a Version decided
+// (memo), and takes a node's decision from there when the node has the
+// same name and Version as in the last snapshot and the placement is the
+// same (memoKey): its labels are not read. A decision that names a taint
+// points into the node's own Taints, and is made again.
 func (x *indexer) decideNodes() {
-	cl, elig := x.cl, x.c.elig
+	cl := x.cl
 	cl.decisions = scratch.Resize(cl.decisions, len(cl.nodes))
+	if cl.index.Once {
+		x.decide(cl.nodes, cl.decisions)
+		return
+	}
+	key := placementKey(x.c)
+	memo := cl.memo
+	if key == "" || key != cl.memoKey {
+		memo = nil
+	}
+	todo, at := cl.todo[:0], cl.todoAt[:0]
+	j := 0
+	for i, n := range cl.nodes {
+		for j < len(memo) && memo[j].name != n.Name && memo[j].name < n.Name {
+			j++
+		}
+		if j < len(memo) && memo[j].name == n.Name && n.Version != "" && memo[j].version == n.Version && memo[j].d.Taint == nil {
+			cl.decisions[i] = NodeDecision{Node: n.Name, Decision: memo[j].d}
+			continue
+		}
+		todo, at = append(todo, n), append(at, int32(i))
+	}
+	if len(todo) == len(cl.nodes) {
+		x.decide(cl.nodes, cl.decisions)
+	} else {
+		decided := scratch.Resize(cl.decided, len(todo))
+		x.decide(todo, decided)
+		for k, i := range at {
+			cl.decisions[i] = decided[k]
+		}
+		clear(decided)
+		cl.decided = decided[:0]
+	}
+	clear(todo)
+	cl.todo, cl.todoAt = todo[:0], at[:0]
+	next := cl.spareMemo[:0]
+	for i, n := range cl.nodes {
+		if n.Version != "" {
+			next = append(next, nodeMemo{name: n.Name, version: n.Version, d: cl.decisions[i].Decision})
+		}
+	}
+	clearAll(cl.memo)
+	cl.memo, cl.spareMemo, cl.memoKey = next, cl.memo[:0], key
+}
+
+// decide decides nodes into out, a batch at a time (see decideNodes).
+func (x *indexer) decide(nodes []*api.Node, out []NodeDecision) {
+	elig := x.c.elig
 	prefetched := 0
 	var failed [prefetchBatch]int
-	for lo := 0; lo < len(cl.nodes); lo += prefetchBatch {
-		hi := min(lo+prefetchBatch, len(cl.nodes))
-		prefetched += elig.selectBatch(cl.nodes[lo:hi], failed[:hi-lo])
-		for i, n := range cl.nodes[lo:hi] {
+	for lo := 0; lo < len(nodes); lo += prefetchBatch {
+		hi := min(lo+prefetchBatch, len(nodes))
+		prefetched += elig.selectBatch(nodes[lo:hi], failed[:hi-lo])
+		for i, n := range nodes[lo:hi] {
 			d := eligible
 			if !elig.eligibleAfterSelect(n, failed[i]) {
 				d = elig.decideSelected(n, failed[i])
 			}
-			cl.decisions[lo+i] = NodeDecision{Node: n.Name, Decision: d}
+			out[lo+i] = NodeDecision{Node: n.Name, Decision: d}
 		}
 	}
 	x.prefetched += prefetched
+}
+
+// placementKey is what a node's decision depends on besides the node: the
+// DaemonSet's template nodeName, nodeSelector, required node affinity,
+// tolerations and hostNetwork, and the options, written out.
+func placementKey(c *Compiled) string {
+	t := &c.ds.Template
+	b, err := json.Marshal(struct {
+		NodeName     string
+		NodeSelector map[string]string
+		Affinity     *api.NodeSelector
+		Tolerations  []api.Toleration
+		HostNetwork  bool
+		Opts         Options
+	}{t.NodeName, t.NodeSelector, t.RequiredNodeAffinity, t.Tolerations, t.HostNetwork, c.opts})
+	if err != nil {
+		// Plain data always encodes; should it not, nothing is kept.
+		return ""
+	}
+	return string(b)
 }
 
 // indexNodes builds the name index of the nodes, in name order, unless

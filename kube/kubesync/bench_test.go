@@ -23,6 +23,10 @@ import (
 //   - Planner: kubesync.Input and a warm daemonplan.Planner.
 //   - Converted: a warm Planner on inputs converted once (a controller
 //     that converts objects as its informers deliver them).
+//   - Warm: a warm kubesync.Planner on snapshots that change between syncs
+//     as a rollout changes them (kubecluster.Churn: 250 pods replaced, 250
+//     pods and 100 nodes written, a new lister order), every snapshot a
+//     new one.
 func BenchmarkSyncObjects(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
@@ -71,6 +75,26 @@ func BenchmarkSyncObjects(b *testing.B) {
 					want(pl.Sync(ins[i]))
 				}
 				benchkit.ReportCPU(b, func(i int) { want(pl.Sync(ins[i%2])) })
+			})
+			b.Run("Warm", func(b *testing.B) {
+				b.StopTimer()
+				seq := []*load.Snapshot{snaps[0]}
+				for len(seq) < b.N+2 {
+					seq = append(seq, kubecluster.Churn(seq[len(seq)-1], len(seq), 1))
+				}
+				runtime.GC()
+				b.StartTimer()
+				pl, err := kubesync.NewPlanner(kubesync.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range 2 {
+					want(pl.Sync(seq[i], kubecluster.Now, kubesync.State{}))
+				}
+				// The first sync converted every object: collect its
+				// garbage before the syncs measured.
+				runtime.GC()
+				benchkit.ReportCPU(b, func(i int) { want(pl.Sync(seq[i+2], kubecluster.Now, kubesync.State{})) })
 			})
 		})
 	}

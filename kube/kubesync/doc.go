@@ -13,6 +13,13 @@
 //     writes are still pending.
 //   - Input is what Sync syncs: the daemonplan input and options, for a
 //     controller that keeps a daemonplan.Planner between syncs.
+//   - Planner is Sync for a controller that syncs the same DaemonSet again
+//     and again from its listers: it keeps what each node and pod converted
+//     to while the object does not change, and plans exactly as Sync. An
+//     object is unchanged while it is the very object of the last sync (the
+//     same pointer: objects are never changed in place) or has the same UID
+//     and metadata.resourceVersion, which the API server changes at every
+//     write; objects without either are converted at every sync.
 //   - JSON renders a plan as the document of package schema, what
 //     `daemonplan plan -o json` prints.
 //

@@ -25,7 +25,9 @@ import (
 //     nothing deleted, released or relabelled that the DaemonSet does not
 //     own, no terminating pod adopted;
 //  3. planning twice gives the same JSON, whose every list is present;
-//  4. Strict plans the same or refuses with the warnings the plan reports.
+//  4. Strict plans the same or refuses with the warnings the plan reports;
+//  5. a Planner plans the same, at its first sync and when it syncs the
+//     snapshot again from what it kept.
 func FuzzSync(f *testing.F) {
 	cases, err := conformance.SmallestCases(4)
 	if err != nil {
@@ -91,6 +93,19 @@ func FuzzSync(f *testing.F) {
 			case errors.As(err, &fes) && len(fes) == len(p.Warnings):
 			default:
 				t.Fatalf("Strict: error %v with %d warnings", err, len(p.Warnings))
+			}
+			pl, err := kubesync.NewPlanner(kubesync.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				got, err := pl.Sync(cl, now, kubesync.State{})
+				if err != nil {
+					t.Fatalf("Planner sync %d: %v, Sync planned", i, err)
+				}
+				if out4, _ := json.Marshal(kubesync.JSON(got, upstream.Latest)); !bytes.Equal(out, out4) {
+					t.Fatalf("Planner sync %d differs from Sync:\n%s\n%s", i, out4, out)
+				}
 			}
 		}
 	})

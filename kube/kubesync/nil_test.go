@@ -16,6 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/internal/nilcheck"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/internal/kubecluster"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -53,18 +54,26 @@ func TestNilInputs(t *testing.T) {
 		"kubesync.Input, empty":               func() { kubesync.Input(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
 		"kubesync.Sync":                       func() { kubesync.Sync(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
 		"kubesync.Sync, empty":                func() { kubesync.Sync(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
-		"upstream.Version.Hash":               func() { upstream.V1_34.Hash(nil, nil) },
-		"upstream.Version.UnmarshalText":      func() { (*upstream.Version)(nil).UnmarshalText(nil) },
-		"convert.KruiseDaemonSet":             func() { convert.KruiseDaemonSet(nil) },
-		"convert.KruiseObjects":               func() { convert.KruiseObjects(nil) },
-		"upstream.RevisionData":               func() { upstream.RevisionData(nil) },
-		"upstream.StoredData":                 func() { upstream.StoredData(nil) },
-		"load.Sources, nil R":                 func() { load.Sources(load.Source{}) },
-		"apply.Apply":                         func() { apply.Apply(context.TODO(), nil, nil, daemonplan.Plan{}) },
-		"apply.ApplyWith":                     func() { apply.ApplyWith(context.TODO(), nil, nil, daemonplan.Plan{}, daemonplan.Options{}) },
-		"apply.Expectations.Deleted":          func() { (*apply.Expectations)(nil).Deleted("") },
-		"apply.Expectations.Expect":           func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
-		"apply.Expectations.Pending":          func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },
+		"kubesync.Planner.Sync": func() {
+			pl, _ := kubesync.NewPlanner(kubesync.Options{})
+			pl.Sync(nil, time.Time{}, kubesync.State{})
+		},
+		"kubesync.Planner.Sync, nil pod": func() {
+			pl, _ := kubesync.NewPlanner(kubesync.Options{})
+			pl.Sync(&load.Snapshot{DaemonSet: kubecluster.DaemonSet(), Pods: []*corev1.Pod{nil}}, time.Time{}, kubesync.State{})
+		},
+		"upstream.Version.Hash":          func() { upstream.V1_34.Hash(nil, nil) },
+		"upstream.Version.UnmarshalText": func() { (*upstream.Version)(nil).UnmarshalText(nil) },
+		"convert.KruiseDaemonSet":        func() { convert.KruiseDaemonSet(nil) },
+		"convert.KruiseObjects":          func() { convert.KruiseObjects(nil) },
+		"upstream.RevisionData":          func() { upstream.RevisionData(nil) },
+		"upstream.StoredData":            func() { upstream.StoredData(nil) },
+		"load.Sources, nil R":            func() { load.Sources(load.Source{}) },
+		"apply.Apply":                    func() { apply.Apply(context.TODO(), nil, nil, daemonplan.Plan{}) },
+		"apply.ApplyWith":                func() { apply.ApplyWith(context.TODO(), nil, nil, daemonplan.Plan{}, daemonplan.Options{}) },
+		"apply.Expectations.Deleted":     func() { (*apply.Expectations)(nil).Deleted("") },
+		"apply.Expectations.Expect":      func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
+		"apply.Expectations.Pending":     func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },
 		"apply.Expectations.Pending, nil c": func() {
 			var e apply.Expectations
 			e.Expect(apply.Result{Created: []*corev1.Pod{{}}}, time.Time{})

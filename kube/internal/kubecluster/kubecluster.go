@@ -8,6 +8,7 @@ package kubecluster
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,7 @@ func Revision(ds *appsv1.DaemonSet, rev int64) *appsv1.ControllerRevision {
 	}
 }
 
-// Node returns a node of 20 labels (18 of them example.com/label-NN,
+// Node returns a node with a UID and 20 labels (18 of them example.com/label-NN,
 // kubernetes.io/os=linux and its hostname), in maps and strings of its
 // own.
 func Node(name string) *corev1.Node {
@@ -118,7 +119,7 @@ func Node(name string) *corev1.Node {
 	}
 	labels[own("kubernetes.io/os")] = own("linux")
 	labels[own("kubernetes.io/hostname")] = own(name)
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, ResourceVersion: "1"}}
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Labels: labels, ResourceVersion: "1"}}
 }
 
 // Pod returns a Running pod of ds on node, Ready for an hour, with the
@@ -148,3 +149,49 @@ func ptr[T any](v T) *T { return &v }
 // own returns a copy of s in memory of its own, as a decoded object holds
 // its strings.
 func own(s string) string { return strings.Clone(s) }
+
+// Churn returns the snapshot after s that a rollout's sync leaves behind,
+// as step number step (1, 2, ...) of a sequence: 250 pods of the old
+// revision (the burst) deleted and replaced on their nodes by new pods of
+// the current one, under new names and UIDs, Ready; 250 other pods and 100
+// nodes written (status updates: a new resourceVersion, the same content);
+// nodes and pods in a new lister order drawn from seed. s is not changed:
+// the new snapshot shares every unchanged object with it, as an informer's
+// cache does.
+func Churn(s *load.Snapshot, step int, seed uint64) *load.Snapshot {
+	const replaced, written, nodesWritten = 250, 250, 100
+	next := &load.Snapshot{DaemonSet: s.DaemonSet, Revisions: s.Revisions,
+		Nodes: slices.Clone(s.Nodes), Pods: slices.Clone(s.Pods)}
+	r := rand.New(rand.NewPCG(seed, uint64(step)))
+	rv := fmt.Sprintf("%d", step+1)
+	newHash := s.Revisions[len(s.Revisions)-1].Labels[api.LabelRevisionHash]
+	// The old pods in name order, so that each step replaces the next ones.
+	var old []int
+	for i, p := range next.Pods {
+		if p.Labels[api.LabelRevisionHash] != newHash {
+			old = append(old, i)
+		}
+	}
+	slices.SortFunc(old, func(a, b int) int { return strings.Compare(next.Pods[a].Name, next.Pods[b].Name) })
+	for _, i := range old[:min(replaced, len(old))] {
+		p := next.Pods[i]
+		q := Pod(s.DaemonSet, fmt.Sprintf("%s-r%d", p.Name, step), p.Spec.NodeName, newHash, "2")
+		q.ResourceVersion = rv
+		next.Pods[i] = q
+	}
+	for range written {
+		i := r.IntN(len(next.Pods))
+		q := next.Pods[i].DeepCopy()
+		q.ResourceVersion = rv
+		next.Pods[i] = q
+	}
+	for range nodesWritten {
+		i := r.IntN(len(next.Nodes))
+		n := next.Nodes[i].DeepCopy()
+		n.ResourceVersion = rv
+		next.Nodes[i] = n
+	}
+	r.Shuffle(len(next.Nodes), func(i, j int) { next.Nodes[i], next.Nodes[j] = next.Nodes[j], next.Nodes[i] })
+	r.Shuffle(len(next.Pods), func(i, j int) { next.Pods[i], next.Pods[j] = next.Pods[j], next.Pods[i] })
+	return next
+}
