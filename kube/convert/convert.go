@@ -61,7 +61,7 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 		},
 		MinReadySeconds:      spec.MinReadySeconds,
 		RevisionHistoryLimit: clone(spec.RevisionHistoryLimit),
-		Status:               Status(&ds.Status),
+		Status:               Status(ds.Status),
 	}
 	if ru := spec.UpdateStrategy.RollingUpdate; ru != nil {
 		out.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
@@ -74,7 +74,7 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 
 // Status converts a DaemonSet's status, as DaemonSet does: for a caller
 // that holds the conversion of a DaemonSet whose spec did not change.
-func Status(s *appsv1.DaemonSetStatus) api.Status {
+func Status(s appsv1.DaemonSetStatus) api.Status {
 	return api.Status{
 		CurrentNumberScheduled: s.CurrentNumberScheduled,
 		NumberMisscheduled:     s.NumberMisscheduled,

@@ -125,7 +125,7 @@ spec:
 // DaemonSet's conversion replaces its status and encodes nothing again.
 func ExampleStatus() {
 	three := int32(3)
-	st := convert.Status(&appsv1.DaemonSetStatus{
+	st := convert.Status(appsv1.DaemonSetStatus{
 		DesiredNumberScheduled: 3, NumberReady: 2, NumberAvailable: 2, NumberUnavailable: 1,
 		ObservedGeneration: 4, CollisionCount: &three,
 	})

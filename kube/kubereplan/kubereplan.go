@@ -82,7 +82,7 @@ func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
 		// not be encoded and hashed again (most of the cost of a
 		// conversion), and the Tracker decides nothing again.
 		conv := *p.conv
-		conv.Status = convert.Status(&ds.Status)
+		conv.Status = convert.Status(ds.Status)
 		p.ds, p.conv = ds, &conv
 		p.tr.SetDaemonSet(&conv)
 		return
