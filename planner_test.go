@@ -64,14 +64,7 @@ func TestPlannerMatchesSync(t *testing.T) {
 					in.Nodes[0].Name = "node-renamed"
 				}
 			}
-			want, werr := daemonplan.Sync(in, opts)
-			got, gerr := pl.Sync(in)
-			if diff := cmp.Diff(werr, gerr, errorText); diff != "" {
-				t.Fatalf("sync %d: Planner.Sync() error mismatch (-Sync +Planner):\n%s", step, diff)
-			}
-			if diff := cmp.Diff(want, got, errorText); diff != "" {
-				t.Fatalf("sync %d: Planner.Sync() mismatch (-Sync +Planner):\n%s", step, diff)
-			}
+			checkPlannerSync(t, step, pl, in, opts)
 		}
 	})
 }
@@ -128,14 +121,7 @@ func TestPlannerKeepsNodeDecisions(t *testing.T) {
 			in.Nodes[i].Version = newVersion()
 		}
 		for step := range rapid.IntRange(1, 8).Draw(t, "syncs") {
-			want, werr := daemonplan.Sync(in, opts)
-			got, gerr := pl.Sync(in)
-			if diff := cmp.Diff(werr, gerr, errorText); diff != "" {
-				t.Fatalf("sync %d: Planner.Sync() error mismatch (-Sync +Planner):\n%s", step, diff)
-			}
-			if diff := cmp.Diff(want, got, errorText); diff != "" {
-				t.Fatalf("sync %d: Planner.Sync() mismatch (-Sync +Planner):\n%s", step, diff)
-			}
+			checkPlannerSync(t, step, pl, in, opts)
 			in.Nodes = slices.Clone(in.Nodes)
 			for range rapid.IntRange(0, 3).Draw(t, "changes") {
 				changeForMemo(t, &in, newVersion)
@@ -231,5 +217,17 @@ func changeForMemo(t *rapid.T, in *daemonplan.Input, newVersion func() string) {
 			ds.Template.HostNetwork = !ds.Template.HostNetwork
 		}
 		in.DaemonSet = &ds
+	}
+}
+
+// checkPlannerSync fails t unless pl's sync of in is Sync's, error included.
+func checkPlannerSync(t *rapid.T, step int, pl *daemonplan.Planner, in daemonplan.Input, opts daemonplan.Options) {
+	want, werr := daemonplan.Sync(in, opts)
+	got, gerr := pl.Sync(in)
+	if diff := cmp.Diff(werr, gerr, errorText); diff != "" {
+		t.Fatalf("sync %d: Planner.Sync() error mismatch (-Sync +Planner):\n%s", step, diff)
+	}
+	if diff := cmp.Diff(want, got, errorText); diff != "" {
+		t.Fatalf("sync %d: Planner.Sync() mismatch (-Sync +Planner):\n%s", step, diff)
 	}
 }
