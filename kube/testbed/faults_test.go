@@ -313,9 +313,9 @@ func runFaults(t *testing.T, kind controllerKind, sc faultScenario, seed uint64)
 		rec.Phase(fmt.Sprintf("rollout-%d", i+1))
 		run.rollouts++
 		proxy.SetFaults(true)
-		s.wrote = ""
+		s.wrote = write{}
 		setImage(image)(s)
-		if err := rec.WaitSeen(s.wrote, time.Minute); err != nil {
+		if err := rec.WaitSeen(s.wrote.resource, s.wrote.rv, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		// Chaos until the window ends (or, before a rollback, a pod of

@@ -51,8 +51,11 @@ type Recorder struct {
 	// DaemonSetUpdates counts the DaemonSet changes after the first seen
 	// (a new resourceVersion; a relist of an unchanged DaemonSet is none).
 	DaemonSetUpdates int
-	// seen is the newest resourceVersion of any event.
-	seen string
+	// seenPods and seenDaemonSets are the newest resourceVersion each
+	// watch delivered. They are kept apart because the two watches are
+	// two streams: one may run ahead of the other, and a DaemonSet event
+	// newer than a pod write says nothing of whether that write was seen.
+	seenPods, seenDaemonSets string
 
 	changed chan struct{}
 	cancel  context.CancelFunc
@@ -168,7 +171,7 @@ func (r *Recorder) pod(kind string, o any) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.see(p.ResourceVersion)
+	see(&r.seenPods, p.ResourceVersion)
 	if kind == "DEL" {
 		delete(r.pods, p.Name)
 	} else {
@@ -200,7 +203,7 @@ func (r *Recorder) replacePods(list []any, resourceVersion string) {
 			r.pods[p.Name] = p
 		}
 	}
-	r.see(resourceVersion)
+	see(&r.seenPods, resourceVersion)
 	var changes []string
 	for name, p := range r.pods {
 		if was, ok := old[name]; !ok {
@@ -241,7 +244,7 @@ func (r *Recorder) replaceDaemonSets(list []any, resourceVersion string) {
 			gone = append(gone, ds)
 		}
 	}
-	r.see(resourceVersion)
+	see(&r.seenDaemonSets, resourceVersion)
 	r.mu.Unlock()
 	sort.Slice(dss, func(i, j int) bool { return dss[i].Name < dss[j].Name })
 	sort.Slice(gone, func(i, j int) bool { return gone[i].Name < gone[j].Name })
@@ -265,7 +268,7 @@ func (r *Recorder) ds(kind string, o any) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.see(ds.ResourceVersion)
+	see(&r.seenDaemonSets, ds.ResourceVersion)
 	if kind == "DEL" {
 		delete(r.dss, ds.Name)
 	} else {
@@ -287,19 +290,29 @@ func (r *Recorder) ds(kind string, o any) {
 	r.poke()
 }
 
-func (r *Recorder) see(rv string) {
-	if n, err := resourceversion.CompareResourceVersion(rv, r.seen); err == nil && n > 0 || r.seen == "" {
-		r.seen = rv
+func see(seen *string, rv string) {
+	if n, err := resourceversion.CompareResourceVersion(rv, *seen); err == nil && n > 0 || *seen == "" {
+		*seen = rv
 	}
 }
 
-// WaitSeen waits until the recorder has seen an event as new as the
-// resourceVersion rv (of a pod or DaemonSet of the namespace), or timeout.
-func (r *Recorder) WaitSeen(rv string, timeout time.Duration) error {
+// WaitSeen waits until the recorder's watch of resource ("pods" or
+// "daemonsets") has delivered the write that made resourceVersion rv, or
+// timeout.
+func (r *Recorder) WaitSeen(resource, rv string, timeout time.Duration) error {
+	var seen *string
+	switch resource {
+	case "pods":
+		seen = &r.seenPods
+	case "daemonsets":
+		seen = &r.seenDaemonSets
+	default:
+		return fmt.Errorf("the recorder watches pods and daemonsets, not %q", resource)
+	}
 	_, err := r.Wait(timeout, func(State) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		n, err := resourceversion.CompareResourceVersion(r.seen, rv)
+		n, err := resourceversion.CompareResourceVersion(*seen, rv)
 		return err == nil && n >= 0
 	})
 	return err

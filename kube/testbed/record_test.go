@@ -2,7 +2,9 @@ package testbed
 
 import (
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -60,5 +62,32 @@ func TestRecorderListIsOneMoment(t *testing.T) {
 	}
 	if len(r.pods) != 2 || r.pods["b"] != nil || r.pods["c"] == nil {
 		t.Errorf("after the list the recorder holds %v, want a and c", r.pods)
+	}
+}
+
+// TestRecorderWaitSeenPerWatch is the reproducer of a scenario that
+// compared a final state read before the test's own pod write had been
+// watched (TestScenarios/failed-pods, once): the DaemonSet watch delivered
+// a status write newer than the pod write while the pod watch had not yet
+// delivered the pod's failure, and one resourceVersion for both watches
+// said the write was seen. Each watch now answers for its own resource.
+func TestRecorderWaitSeenPerWatch(t *testing.T) {
+	r := newRecorder([]string{"node-0"})
+	r.pod("ADD", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", ResourceVersion: "10"}})
+	r.ds("UPD", &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", ResourceVersion: "20"}})
+	// The test failed pod a at resourceVersion 15; the pod watch has not
+	// delivered it.
+	if err := r.WaitSeen("pods", "15", 50*time.Millisecond); err == nil {
+		t.Fatal("WaitSeen(pods, 15) returned before the pod watch delivered resourceVersion 15")
+	}
+	if err := r.WaitSeen("daemonsets", "20", time.Second); err != nil {
+		t.Errorf("WaitSeen(daemonsets, 20): %v", err)
+	}
+	r.pod("UPD", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", ResourceVersion: "15"}})
+	if err := r.WaitSeen("pods", "15", time.Second); err != nil {
+		t.Errorf("WaitSeen(pods, 15) after the pod watch delivered it: %v", err)
+	}
+	if err := r.WaitSeen("nodes", "1", time.Second); err == nil {
+		t.Error("WaitSeen(nodes) is not refused: the recorder does not watch nodes")
 	}
 }

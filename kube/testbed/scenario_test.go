@@ -91,10 +91,10 @@ type scen struct {
 	b   *Bed
 	rec *Recorder
 	ctx context.Context
-	// wrote is the resourceVersion of the test's last write of a pod or
-	// of the DaemonSet: a phase's done is checked only once the recorder
-	// has seen it, not on the state before the change.
-	wrote string
+	// wrote is the test's last write of a pod or of the DaemonSet: a
+	// phase's done is checked only once the recorder's watch of that
+	// resource has delivered it, not on the state before the change.
+	wrote write
 }
 
 // Run is what one controller did in a scenario.
@@ -232,8 +232,8 @@ func runOne(t *testing.T, kind controllerKind, sc scenario) *Run {
 		if p.do != nil {
 			p.do(s)
 		}
-		if s.wrote != "" {
-			if err := rec.WaitSeen(s.wrote, time.Minute); err != nil {
+		if s.wrote.rv != "" {
+			if err := rec.WaitSeen(s.wrote.resource, s.wrote.rv, time.Minute); err != nil {
 				t.Fatalf("%s: %s: the watch did not show the test's own write: %v", kind, p.name, err)
 			}
 		}
@@ -582,7 +582,7 @@ func (s *scen) updateDaemonSet(change func(*appsv1.DaemonSet)) {
 		change(ds)
 		ds, err = s.b.Client.AppsV1().DaemonSets(namespace).Update(s.ctx, ds, metav1.UpdateOptions{})
 		if err == nil {
-			s.wrote = ds.ResourceVersion
+			s.wrote = write{"daemonsets", ds.ResourceVersion}
 		}
 		return err
 	})
@@ -621,7 +621,7 @@ func (s *scen) failPod(pod *corev1.Pod) {
 		}
 		p, err = s.b.Client.CoreV1().Pods(namespace).UpdateStatus(s.ctx, p, metav1.UpdateOptions{})
 		if err == nil {
-			s.wrote = p.ResourceVersion
+			s.wrote = write{"pods", p.ResourceVersion}
 		}
 		return err
 	})
@@ -629,6 +629,10 @@ func (s *scen) failPod(pod *corev1.Pod) {
 		s.t.Fatal(err)
 	}
 }
+
+// write is a write of the test: the resource written ("pods",
+// "daemonsets") and the resourceVersion it made.
+type write struct{ resource, rv string }
 
 // Final is the state a scenario ends in, compared across controllers.
 type Final struct {
