@@ -160,7 +160,7 @@ func (x *indexer) decideNodes() {
 	todo, at := cl.todo[:0], cl.todoAt[:0]
 	j := 0
 	for i, n := range cl.nodes {
-		for j < len(memo) && memo[j].name != n.Name && memo[j].name < n.Name {
+		for j < len(memo) && memo[j].name < n.Name {
 			j++
 		}
 		if j < len(memo) && memo[j].name == n.Name && n.Version != "" && memo[j].version == n.Version && memo[j].d.Taint == nil {
