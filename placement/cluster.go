@@ -259,6 +259,9 @@ type Index struct {
 	todo    []*api.Node
 	todoAt  []int32
 	decided []NodeDecision
+	// manage and deleteBuf are Manage's per-node results and scratch.
+	manage    ManageLists
+	deleteBuf []Delete
 }
 
 // nodeMemo is what one node, by name and Version, decided.

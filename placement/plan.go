@@ -135,63 +135,28 @@ func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (ManagePlan
 	if c == nil {
 		return ManagePlan{}, errNotIndexed
 	}
-	p := ManagePlan{
-		Nodes:   cl.decisions,
-		Adopt:   cl.adopt,
-		Release: cl.release,
-		Backoff: maps.Clone(backoff),
-	}
-	if p.Backoff == nil {
-		p.Backoff = Backoff{}
-	}
-	var createNodes []string
-	var deletes []Delete
+	l := &cl.manage
+	l.Reset(c.opts.Burst())
+	scratch := cl.deleteBuf[:0]
 	prefetched := 0
 	for i, n := range cl.nodes {
 		if i%prefetchBatch == 0 {
 			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
 		}
-		m := c.ManageNode(deletes, n.Name, cl.decisions[i].Decision, cl.podsOn(i), now, hash, backoff)
-		deletes = m.Delete
-		if m.Create {
-			createNodes = append(createNodes, n.Name)
-		}
-		if m.BackoffSet {
-			p.Backoff[c.BackoffKey(n.Name)] = m.Backoff
-		}
-		if m.RequeueAfter > 0 && (p.RequeueAfter == 0 || m.RequeueAfter < p.RequeueAfter) {
-			p.RequeueAfter = m.RequeueAfter
-		}
+		m := c.ManageNode(scratch[:0], n.Name, cl.decisions[i].Decision, cl.podsOn(i), now, hash, backoff)
+		l.Add(n.Name, true, &m)
+		scratch = m.Delete
 	}
 	runtime.KeepAlive(prefetched)
 	for _, b := range cl.vanished {
-		for _, pod := range b.Pods {
-			if pod.NodeName == "" {
-				deletes = append(deletes, Delete{Pod: pod.Name, Node: b.Node, Reason: NodeGone})
-			}
-		}
+		m := c.ManageVanished(scratch[:0], b.Node, b.Pods)
+		l.Add(b.Node, false, &m)
+		scratch = m.Delete
 	}
-	gcBackoff(p.Backoff, now)
-
-	burst := c.opts.Burst()
-	var err error
-	if len(createNodes) > 0 && c.unlabelled(hash) {
-		err = ErrNoLabels
-		p.SkippedCreates = len(createNodes)
-		createNodes = nil
-	}
-	if len(createNodes) > burst {
-		p.SkippedCreates = len(createNodes) - burst
-		createNodes = createNodes[:burst]
-	}
-	if len(deletes) > burst {
-		p.SkippedDeletes = len(deletes) - burst
-		deletes = deletes[:burst]
-	}
-	p.Create = c.CreatesFor(createNodes, hash)
-	slices.SortFunc(deletes, byPod)
-	p.Delete = deletes
-	p.Keep = cl.Keep(deletes)
+	cl.deleteBuf = scratch[:0]
+	p, err := c.AssembleManage(l, now, hash, backoff)
+	p.Nodes, p.Adopt, p.Release = cl.decisions, cl.adopt, cl.release
+	p.Keep = cl.Keep(p.Delete)
 	return p, err
 }
 

@@ -26,44 +26,17 @@ func (cl *Index) Status(now time.Time, hash string) api.Status {
 	if cl.c == nil {
 		return api.Status{} // a zero Index, never indexed: no snapshot
 	}
-	ds := cl.c.ds
-	var s api.Status
+	var n NodeCount
 	prefetched := 0
 	for i := range cl.nodes {
 		if i%prefetchBatch == 0 {
 			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
 		}
 		pods := cl.podsOn(i)
-		if !cl.decisions[i].ShouldRun {
-			if len(pods) > 0 {
-				s.NumberMisscheduled++
-			}
-			continue
-		}
-		s.DesiredNumberScheduled++
-		if len(pods) == 0 {
-			continue
-		}
-		s.CurrentNumberScheduled++
-		oldest := pods[0]
-		if oldest.Ready {
-			s.NumberReady++
-			if api.IsAvailable(oldest, ds.MinReadySeconds, now) {
-				s.NumberAvailable++
-			}
-		}
-		if cl.isUpdated(i, 0, hash) {
-			s.UpdatedNumberScheduled++
-		}
+		n.Add(cl.c.CountNode(cl.decisions[i].Decision, pods, len(pods) > 0 && cl.isUpdated(i, 0, hash), now), 1)
 	}
 	runtime.KeepAlive(prefetched)
-	s.NumberUnavailable = s.DesiredNumberScheduled - s.NumberAvailable
-	s.ObservedGeneration = ds.Generation
-	if ds.Status.CollisionCount != nil {
-		cc := *ds.Status.CollisionCount
-		s.CollisionCount = &cc
-	}
-	return s
+	return cl.c.Status(n)
 }
 
 // prefetchOldest reads, for the nodes lo to hi, the oldest pod's fields that

@@ -97,29 +97,20 @@ func RollingUpdate(cl *placement.Index, now time.Time, hash string, p Progressiv
 	c := cl.Compiled()
 	ds := c.DaemonSet()
 	budgets, err := ResolveBudgets(ds, desiredNodes(cl))
-	step := Step{Budgets: budgets}
 	if err != nil {
-		return step, Progress{}, err
+		return Step{Budgets: budgets}, Progress{}, err
 	}
-	ps := pass{
-		cls:   Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now},
-		surge: budgets.Surge(),
-		burst: c.Options().Burst(),
-	}
-	// Without surge at most maxUnavailable candidates are taken, with it at
-	// most maxSurge.
-	budget := budgets.MaxUnavailable
-	if ps.surge {
-		budget = budgets.MaxSurge
-	}
-	ps.keep = max(min(ps.burst, budget), 0)
-	d := ps.domain()
+	cls := Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now}
+	var l PassLists
+	l.Reset(c.Options().Burst())
 	for b := range visited(cl, hash) {
 		n := nodeOf(&b)
-		if err := d.add(&n); err != nil {
-			return step, Progress{}, err
+		var old string
+		if n.Old != nil {
+			old = n.Old.Name
 		}
+		l.Add(n.Name, old, cls.Classify(&n))
 	}
-	d.close(budgets)
-	return ps.finish(c, step, hash), Progress{}, nil
+	step, err := AssembleStep(c, &l, budgets, hash, false)
+	return step, Progress{}, err
 }
