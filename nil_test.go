@@ -191,6 +191,24 @@ var nilCalls = map[string]func(){
 	"api.ValidateLabelValues":         func() { api.ValidateLabelValues(nil, []string{"-"}) },
 	"api.ValidateTolerations":         func() { api.ValidateTolerations(nil, api.ValidateOptions{}) },
 	"placement.Backoff.InBackoff":     func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
+	"placement.Compiled.AssembleManage": func() {
+		(*placement.Compiled)(nil).AssembleManage(nil, time.Time{}, "", nil)
+	},
+	"placement.Compiled.CountNode":       func() { (*placement.Compiled)(nil).CountNode(placement.Decision{}, nil, false, time.Time{}) },
+	"placement.Compiled.ManageVanished":  func() { (*placement.Compiled)(nil).ManageVanished(nil, "", nil) },
+	"placement.Compiled.Status":          func() { (*placement.Compiled)(nil).Status(placement.NodeCount{}) },
+	"placement.KindsOf":                  func() { placement.KindsOf(nil, true) },
+	"placement.ManageLists.Add":          func() { (*placement.ManageLists)(nil).Add("", true, nil) },
+	"placement.ManageLists.EachManage":   func() { (*placement.ManageLists)(nil).EachManage(placement.ManageCreate, nil) },
+	"placement.ManageLists.ManageTotals": func() { (*placement.ManageLists)(nil).ManageTotals() },
+	"placement.ManageLists.Reset":        func() { (*placement.ManageLists)(nil).Reset(1) },
+	"placement.NodeCount.Add":            func() { (*placement.NodeCount)(nil).Add(placement.NodeCount{}, 1) },
+	"rollout.AssembleStep":               func() { rollout.AssembleStep(nil, nil, rollout.Budgets{}, "", false) },
+	"rollout.PassLists.Add":              func() { (*rollout.PassLists)(nil).Add("", "", rollout.Class{}) },
+	"rollout.PassLists.EachPass":         func() { (*rollout.PassLists)(nil).EachPass(rollout.Candidates, false, nil) },
+	"rollout.PassLists.PassCount":        func() { (*rollout.PassLists)(nil).PassCount(rollout.Candidates, false) },
+	"rollout.PassLists.PassTally":        func() { (*rollout.PassLists)(nil).PassTally(false) },
+	"rollout.PassLists.Reset":            func() { (*rollout.PassLists)(nil).Reset(1) },
 }
 
 // newReplan is a Planner of an empty cluster.

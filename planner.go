@@ -1,6 +1,5 @@
 package daemonplan
 
-import "github.com/daemonplan/daemonplan/placement"
 
 // Planner runs syncs as [Sync] does, and keeps its memory from one sync to
 // the next: a controller that plans the same DaemonSet again and again
@@ -23,11 +22,11 @@ import "github.com/daemonplan/daemonplan/placement"
 // one with [NewPlanner]: a nil *Planner is not usable, and its methods panic.
 type Planner struct {
 	opts Options
-	cl   placement.Index
+	ws   workspace
 }
 
 // NewPlanner returns a [Planner] that syncs with opts.
 func NewPlanner(opts Options) *Planner { return &Planner{opts: opts} }
 
 // Sync plans one sync of in, as Sync(in, opts) does.
-func (p *Planner) Sync(in Input) (Plan, error) { return runSync(in, p.opts, &p.cl) }
+func (p *Planner) Sync(in Input) (Plan, error) { return runSync(in, p.opts, &p.ws) }

@@ -229,24 +229,31 @@ const msgNoUID = "a DaemonSet without a UID owns no pod or revision and adopts n
 // Sync may run in several goroutines at once. Its plan shares no memory
 // with other plans, and Sync keeps no reference to in once it returns.
 func Sync(in Input, opts Options) (Plan, error) {
-	cl := scratch.Get().(*placement.Index)
-	p, err := runSync(in, opts, cl)
+	ws := scratch.Get().(*workspace)
+	p, err := runSync(in, opts, ws)
 	// The per-node lists are the Index's memory: the plan gets copies.
 	p.Nodes, p.Keep = slices.Clone(p.Nodes), slices.Clone(p.Keep)
-	cl.Forget()
-	scratch.Put(cl)
+	ws.cl.Forget()
+	ws.src = indexSource{ManageLists: ws.src.ManageLists, PassLists: ws.src.PassLists}
+	scratch.Put(ws)
 	return p, err
 }
 
-// scratch holds the Clusters one-off Syncs index into: a Sync borrows one
-// and, its snapshot forgotten, gives it back, so that syncs in a row (a
+// workspace is the memory a sync indexes into and folds with: a Planner's,
+// or one borrowed from scratch.
+type workspace struct {
+	cl  placement.Index
+	src indexSource
+}
+
+// scratch holds the workspaces one-off Syncs use: a Sync borrows one and,
+// its snapshot forgotten, gives it back, so that syncs in a row (a
 // controller's many DaemonSets, a simulation's steps) reuse the memory of
 // the indexes a Planner would keep, and only the plan is allocated.
-var scratch = sync.Pool{New: func() any { return new(placement.Index) }}
+var scratch = sync.Pool{New: func() any { return new(workspace) }}
 
-// runSync is Sync, indexing into cl (a Planner's, or one borrowed from
-// scratch).
-func runSync(in Input, opts Options, cl *placement.Index) (Plan, error) {
+// runSync is Sync, in the workspace ws.
+func runSync(in Input, opts Options, ws *workspace) (Plan, error) {
 	if in.DaemonSet == nil {
 		return Plan{}, ErrNilDaemonSet
 	}
@@ -254,7 +261,7 @@ func runSync(in Input, opts Options, cl *placement.Index) (Plan, error) {
 		return Plan{}, errs.Prefix("progressive")
 	}
 	ds := api.Default(in.DaemonSet)
-	ix := index(&ds, in, opts.Placement, cl)
+	ix := index(&ds, in, opts.Placement, &ws.cl)
 	if len(ix.inputErrs) > 0 {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalidInput, ix.inputErrs)
 	}
@@ -268,7 +275,7 @@ func runSync(in Input, opts Options, cl *placement.Index) (Plan, error) {
 	if opts.Strict && len(warnings) > 0 {
 		return Plan{}, warnings
 	}
-	plan := syncDefaulted(&ds, in, opts, ix)
+	plan := syncDefaulted(&ds, in, opts, ix, ws)
 	plan.Warnings = warnings
 	plan.Rollout = rollout.StatusMessage(&ds, plan.Status)
 	return plan, nil
@@ -315,7 +322,7 @@ func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.In
 }
 
 // syncDefaulted runs steps 2–6 of Sync on the defaulted DaemonSet ds.
-func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan {
+func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed, ws *workspace) Plan {
 	ds := *dsp
 	plan := Plan{
 		Namespace: ds.Namespace,
@@ -340,75 +347,13 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed) Plan 
 	}
 	cl := ix.cl
 	plan.Nodes = cl.NodeDecisions()
-
-	// Upstream constructs history before it lists (and so claims) pods: when
-	// construction fails, no pod is adopted or released. Only the revision
-	// writes issued before the failure remain.
 	hist, err := revision.Construct(&ds, in.Revisions, cl.Claimed(), revision.Options{Hash: opts.Hash})
-	plan.Revisions = RevisionWrites{Create: hist.Create, Update: hist.Update, DeleteDuplicates: hist.DeleteDuplicates, Adopt: hist.Adopt, Release: hist.Release}
-	plan.Relabel = hist.RelabelPods
-	if err != nil {
-		plan.Status.CollisionCount = hist.CollisionCount
-		plan.StatusChanged = !syncrule.EqualCount(hist.CollisionCount, in.DaemonSet.Status.CollisionCount)
-		plan.Errors = append(plan.Errors, fmt.Errorf("failed to construct revisions of DaemonSet: %w", err))
-		return plan
-	}
-	hash := hist.Hash
-	plan.Hash = hash
-	plan.Adopt, plan.Release = cl.Adopt(), cl.Release()
-
-	if in.ExpectationsPending {
-		st := cl.Status(in.Now, hash)
-		st.ObservedGeneration = in.DaemonSet.Status.ObservedGeneration
-		plan.setStatus(st, in.DaemonSet)
-		return plan
-	}
-
-	mp, err := cl.Manage(in.Now, hash, in.Backoff)
-	if !opts.Progressive.IsZero() {
-		mp, plan.Progress.HeldCreates = opts.Progressive.Manage(cl, hash, mp, in.Backoff)
-		if opts.Progressive.Freeze {
-			plan.Progress.Held = rollout.Frozen
-		}
-	}
-	plan.Create, plan.Delete, plan.Backoff, plan.RequeueAfter = mp.Create, mp.Delete, mp.Backoff, mp.RequeueAfter
-	plan.SkippedCreates, plan.SkippedDeletes = mp.SkippedCreates, mp.SkippedDeletes
-	if err != nil {
-		plan.Errors = append(plan.Errors, err)
-	} else {
-		if len(mp.Create) == 0 && len(mp.Delete) == 0 && ds.UpdateStrategy.Type == api.RollingUpdate {
-			step, prog, err := rollout.RollingUpdate(cl, in.Now, hash, opts.Progressive)
-			prog.HeldCreates = plan.Progress.HeldCreates
-			plan.Progress = prog
-			if prog.Canary != nil && prog.Canary.Phase == rollout.PhaseAborted {
-				prog.Canary.RollbackTo, prog.Canary.RollbackHash = opts.Progressive.Canary.RollbackTarget(hist.Old)
-			}
-			if err != nil {
-				plan.Errors = append(plan.Errors, err)
-			} else {
-				plan.Create, plan.Delete = step.Create, step.Delete
-				plan.SkippedCreates, plan.SkippedDeletes = step.SkippedCreates, step.SkippedDeletes
-				if len(step.Create) > 0 && len(step.Create[0].Labels) == 0 {
-					// Surge pods that would have no label: upstream's
-					// createPods refuses each, as in manage.
-					plan.Errors = append(plan.Errors, placement.ErrNoLabels)
-					plan.SkippedCreates += len(plan.Create)
-					plan.Create = nil
-				}
-			}
-		}
-		if len(plan.Errors) == 0 {
-			plan.Revisions.Delete = revision.Cleanup(&ds, hist.Old, cl.Targeted())
-		}
-	}
-	plan.Keep = mp.Keep
-	if len(plan.Delete) > len(mp.Delete) {
-		// The rolling update deleted pods; manage deleted none, so its Keep
-		// lists every bucketed pod: dropping the deleted ones from it gives
-		// cl.Keep(plan.Delete) without a second pass over the pods.
-		plan.Keep = dropDeleted(mp.Keep, plan.Delete)
-	}
-	plan.setStatus(cl.Status(in.Now, hash), in.DaemonSet)
+	f := foldIn{ds: &ds, given: in.DaemonSet, c: cl.Compiled(), opts: opts, now: in.Now, backoff: in.Backoff,
+		pending: in.ExpectationsPending, hist: hist, histErr: err, full: true}
+	fold(f, func() source {
+		ws.src.walk(cl, in.Now, hist.Hash, in.Backoff)
+		return &ws.src
+	}, &plan)
 	return plan
 }
 

@@ -41,6 +41,9 @@ const (
 // k.
 func KindsOf(m *NodeManage, present bool) uint32 {
 	var k uint32
+	if m == nil {
+		return 0
+	}
 	if present {
 		if m.Create {
 			k |= 1 << ManageCreate
@@ -156,7 +159,8 @@ func (c *Compiled) ManageVanished(dst []Delete, node string, pods []*api.Pod) No
 // name order: it keeps of each kind the nodes the assembly can read (the
 // creates and deletes within the burst limit, every backoff window and
 // requeue) and counts the rest. Its zero value is empty; Reset empties it
-// and keeps its memory.
+// and keeps its memory. A nil *ManageLists is not usable, and its methods
+// panic.
 type ManageLists struct {
 	burst            int
 	creates, deletes int
@@ -278,8 +282,12 @@ func (c *Compiled) CountNode(d Decision, pods []*api.Pod, oldestUpdated bool, no
 	return n
 }
 
-// Add adds m to n (sign 1), or takes it back (sign -1).
+// Add adds m to n (sign 1), or takes it back (sign -1). On a nil
+// [NodeCount] it does nothing.
 func (n *NodeCount) Add(m NodeCount, sign int) {
+	if n == nil {
+		return
+	}
 	n.Desired += sign * m.Desired
 	n.Current += sign * m.Current
 	n.Ready += sign * m.Ready

@@ -162,7 +162,8 @@ func AssembleStep(c *placement.Compiled, src PassSource, b Budgets, hash string,
 // PassLists is a [PassSource] filled by a walk over every node of a domain
 // in name order, for both passes: it keeps of each kind the first nodes,
 // as many as the assembly reads, and counts the rest. Its zero value is
-// empty; Reset empties it and keeps its memory.
+// empty; Reset empties it and keeps its memory. A nil *PassLists is not
+// usable, and its methods panic.
 type PassLists struct {
 	keep  int
 	tally [2]Tally
