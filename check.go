@@ -31,7 +31,7 @@ import (
 //  4. Create names nodes of the input that should run the pod, at most once
 //     each. Eligibility is decided again from the input's DaemonSet
 //     (defaulted) and nodes (docs/eligibility.md), with the zero Options:
-//     the plan's Nodes, which a plan need not list (replan's Tracker.Plan
+//     the plan's Nodes, which a plan need not list (Tracker.Plan
 //     does not), play no part. CheckPlanWith decides with the Options of
 //     the sync: a plan made with Placement.Taints.ComparisonOperators may
 //     create where only a Lt or Gt toleration tolerates a taint, which

@@ -109,7 +109,7 @@ func TestCheckPlanClaimsBySelector(t *testing.T) {
 // TestCheckPlanRecountsEligibility: CheckPlan decides every node from the
 // input, not from the plan's Nodes (issue 28, item 8). It passed a create
 // on a node that should not run the pod when the plan's Nodes said it
-// should, and refused every create of a plan without Nodes (replan's
+// should, and refused every create of a plan without Nodes (the
 // Tracker.Plan). Each row changes the plan Sync made for node-1 (running
 // the pod) and node-2 (without it) and wants the violation of rule 4, or
 // none.
@@ -133,7 +133,7 @@ func TestCheckPlanRecountsEligibility(t *testing.T) {
 			}
 		},
 	}, {
-		name: "plan without Nodes", reason: "a plan need not list its nodes (replan's Tracker.Plan): its create is right",
+		name: "plan without Nodes", reason: "a plan need not list its nodes (Tracker.Plan): its create is right",
 		node2:  api.Node{Name: "node-2"},
 		change: func(p *daemonplan.Plan) { p.Nodes = nil },
 	}, {

@@ -47,6 +47,25 @@
 // writes of a plan, not to the size of the cluster; the per-node lists of
 // its plans (Nodes, Keep) are valid until its next sync.
 //
+// A [Tracker] ([NewTracker]) holds one DaemonSet's cluster and takes
+// changes one at a time (SetNode, DeleteNode, SetPod, DeletePod,
+// SetDaemonSet, SetStatus, SetRevisions, SetNow, SetBackoff,
+// SetExpectationsPending); after any of them its Plan is Sync's plan of the
+// same state, at a cost that follows the change, not the cluster
+// (docs/incremental.md).
+//
+// # One summary per node, one fold
+//
+// Sync, Planner and Tracker plan alike because they share the computation:
+// each node is summarized once (its part of manage, of the status counters
+// and its rolling-update class: placement.Compiled.ManageNode and
+// CountNode, rollout.Classifier.Classify), and one fold, in the sync's step
+// order, turns the summaries into the plan through manage's assembly
+// (placement.Compiled.AssembleManage) and the rolling update's
+// (rollout.AssembleStep), which read "the first n nodes of a kind, in name
+// order". Sync and Planner walk an index once to feed it; the Tracker keeps
+// every node's summary between changes and reads its node list by kind.
+//
 // # Where the pieces live
 //
 //   - api: the snapshot types (selectors, taints and tolerations included),
@@ -69,7 +88,6 @@
 //   - plantest: generators, invariant checkers and a checked rollout
 //     driver for property tests of plans, yours included (the only
 //     package that imports a module outside the standard library, rapid);
-//   - replan: incremental re-planning, change by change;
 //   - whatif: what an edit to a cluster would do, node by node;
 //   - timeline: a rollout driven in sim to convergence or a named stall,
 //     node by node over time, and drawn as one HTML page.

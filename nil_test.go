@@ -9,7 +9,6 @@ import (
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/nilcheck"
 	"github.com/daemonplan/daemonplan/placement"
-	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -104,19 +103,19 @@ var nilCalls = map[string]func(){
 	"placement.NewEligibility":              func() { placement.NewEligibility(nil, placement.Options{}) },
 	"placement.OlderPod":                    func() { placement.OlderPod(nil, nil) },
 
-	"replan.Tracker.SetNode":                func() { (*replan.Tracker)(nil).SetNode(api.Node{}) },
-	"replan.Tracker.DeleteNode":             func() { (*replan.Tracker)(nil).DeleteNode("") },
-	"replan.Tracker.SetPod":                 func() { (*replan.Tracker)(nil).SetPod(api.Pod{}) },
-	"replan.Tracker.DeletePod":              func() { (*replan.Tracker)(nil).DeletePod("", "") },
-	"replan.Tracker.SetDaemonSet":           func() { newReplan().SetDaemonSet(nil) },
-	"replan.Tracker.SetRevisions":           func() { newReplan().SetRevisions(nil) },
-	"replan.Tracker.SetNow":                 func() { (*replan.Tracker)(nil).SetNow(time.Time{}) },
-	"replan.Tracker.SetBackoff":             func() { newReplan().SetBackoff(nil) },
-	"replan.Tracker.SetExpectationsPending": func() { (*replan.Tracker)(nil).SetExpectationsPending(true) },
-	"replan.Tracker.Plan":                   func() { (*replan.Tracker)(nil).Plan() },
-	"replan.Tracker.FullPlan":               func() { (*replan.Tracker)(nil).FullPlan() },
-	"replan.Tracker.Input":                  func() { (*replan.Tracker)(nil).Input() },
-	"replan.Tracker.SetStatus":              func() { (*replan.Tracker)(nil).SetStatus(api.Status{}) },
+	"daemonplan.Tracker.SetNode":                func() { (*daemonplan.Tracker)(nil).SetNode(api.Node{}) },
+	"daemonplan.Tracker.DeleteNode":             func() { (*daemonplan.Tracker)(nil).DeleteNode("") },
+	"daemonplan.Tracker.SetPod":                 func() { (*daemonplan.Tracker)(nil).SetPod(api.Pod{}) },
+	"daemonplan.Tracker.DeletePod":              func() { (*daemonplan.Tracker)(nil).DeletePod("", "") },
+	"daemonplan.Tracker.SetDaemonSet":           func() { newTracker().SetDaemonSet(nil) },
+	"daemonplan.Tracker.SetRevisions":           func() { newTracker().SetRevisions(nil) },
+	"daemonplan.Tracker.SetNow":                 func() { (*daemonplan.Tracker)(nil).SetNow(time.Time{}) },
+	"daemonplan.Tracker.SetBackoff":             func() { newTracker().SetBackoff(nil) },
+	"daemonplan.Tracker.SetExpectationsPending": func() { (*daemonplan.Tracker)(nil).SetExpectationsPending(true) },
+	"daemonplan.Tracker.Plan":                   func() { (*daemonplan.Tracker)(nil).Plan() },
+	"daemonplan.Tracker.FullPlan":               func() { (*daemonplan.Tracker)(nil).FullPlan() },
+	"daemonplan.Tracker.Input":                  func() { (*daemonplan.Tracker)(nil).Input() },
+	"daemonplan.Tracker.SetStatus":              func() { (*daemonplan.Tracker)(nil).SetStatus(api.Status{}) },
 
 	"revision.AlreadyExistsError.Error": func() { _ = (*revision.AlreadyExistsError)(nil).Error() },
 	"revision.Cleanup":                  func() { revision.Cleanup(nil, nil, nil) },
@@ -211,9 +210,9 @@ var nilCalls = map[string]func(){
 	"rollout.PassLists.Reset":            func() { (*rollout.PassLists)(nil).Reset(1) },
 }
 
-// newReplan is a Planner of an empty cluster.
-func newReplan() *replan.Tracker {
-	p, err := replan.New(daemonplan.Input{DaemonSet: &api.DaemonSet{Name: "ds", UID: "u"}}, daemonplan.Options{})
+// newTracker is a Planner of an empty cluster.
+func newTracker() *daemonplan.Tracker {
+	p, err := daemonplan.NewTracker(daemonplan.Input{DaemonSet: &api.DaemonSet{Name: "ds", UID: "u"}}, daemonplan.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -225,5 +224,5 @@ func newReplan() *replan.Tracker {
 // nilcheck.Run. The table must cover every exported function that takes a
 // nilable argument: the list is read from the source.
 func TestNilInputs(t *testing.T) {
-	nilcheck.Run(t, []string{".", "api", "field", "placement", "replan", "revision", "rollout", "selector", "sim", "taints", "whatif"}, nilCalls)
+	nilcheck.Run(t, []string{".", "api", "field", "placement", "revision", "rollout", "selector", "sim", "taints", "whatif"}, nilCalls)
 }

@@ -14,8 +14,12 @@
 //     written once. Classify decides each node alone ([NodeView] in, [Class]
 //     out); Quota turns the sums of a budget domain ([Tally]) into how many
 //     candidates it takes, in node-name order. [RollingUpdate], every
-//     progressive extension and package replan's incremental planner all
-//     go through these two.
+//     progressive extension and the facade's sync (Sync, Planner and
+//     Tracker) all go through these two.
+//   - [AssembleStep]: the one assembly of an upstream pass from the classes
+//     of a budget domain, read by kind ([PassSource]; [PassLists] is one
+//     filled by a walk), forced writes first, candidates in name order,
+//     cut to the burst limit.
 //   - [StatusMessage]: what `kubectl rollout status` prints.
 //   - [Progressive]: the opt-in progressive-delivery extensions (partition,
 //     update scope, pause and freeze, strict budgets, surge with

@@ -12,9 +12,9 @@ import (
 
 // This file is the rolling update's decision table, written once. Every
 // engine goes through it: the upstream pass (RollingUpdate with the zero
-// Progressive), every progressive extension, and the incremental planner
-// of package replan, which keeps one Class per node and sums them as a
-// Tally. The table has two halves:
+// Progressive), every progressive extension, and the facade's sync, whose
+// per-node summary holds one Class per node (the Tracker keeps them between
+// changes and sums them as a Tally). The table has two halves:
 //
 //   - Classify decides each node alone: what it adds to the budget counts
 //     and what the pass does with it (docs/rolling-update.md, R5–R16).

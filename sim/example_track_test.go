@@ -12,7 +12,7 @@ import (
 
 // ExampleCluster_Track rolls an image update over three nodes with
 // maxUnavailable 1 and a 30 s grace period on a tracked cluster: each sync
-// plans with a replan.Tracker, NextEvent says when a pod next changes
+// plans with a daemonplan.Tracker, NextEvent says when a pod next changes
 // (Ready, or gone), and Changed names the nodes whose pods changed.
 func ExampleCluster_Track() {
 	ds := api.DaemonSet{

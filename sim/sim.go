@@ -178,7 +178,7 @@ func (c *Cluster) Rollback(toRevision int64) (revision.RollbackResult, error) {
 var errUnknownTemplate = errors.New("sim: revision holds a template this cluster never set")
 
 // Sync plans one sync at the current time and applies the plan. A
-// tracked cluster ([Cluster.Track]) plans with its replan.Tracker, whose
+// tracked cluster ([Cluster.Track]) plans with its daemonplan.Tracker, whose
 // plan leaves Plan.Nodes and Plan.Keep nil; otherwise the plan is
 // daemonplan.Sync's of Input.
 func (c *Cluster) Sync() (daemonplan.Plan, error) {

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/replan"
 )
 
 // A cluster is driven in one of two ways. By default every Sync is a whole
 // daemonplan.Sync of Input, and Advance and NextEvent look at every pod:
 // the cost of a step follows the cluster's size, and the caller may edit
 // the exported fields between steps. Once [Cluster.Track] is called, the
-// cluster keeps a replan.Tracker beside its fields, an index of its pods and
+// cluster keeps a daemonplan.Tracker beside its fields, an index of its pods and
 // a queue of the pod events to come: a step costs what it changes. Both
 // ways give the same plans, the same events and the same states (a
 // property test holds them side by side), but for the order of Pods, which
@@ -47,7 +47,7 @@ func (h *events) Pop() any {
 
 // tracking is the state of a tracked cluster.
 type tracking struct {
-	tr *replan.Tracker
+	tr *daemonplan.Tracker
 	at map[podKey]int // position in Cluster.Pods
 	// due are the pod events to come; changed the nodes whose pods changed
 	// since Changed was last called.
@@ -58,16 +58,16 @@ type tracking struct {
 }
 
 // Track makes the cluster incremental from now on: Sync plans with a
-// replan.Tracker kept up to date by Apply, Advance and the DaemonSet
+// daemonplan.Tracker kept up to date by Apply, Advance and the DaemonSet
 // updates (Update, SetStrategy, Rollback), and Advance and NextEvent look
 // only at the pods whose time comes. After Track the caller must change
 // the cluster only through its methods: an edit of Nodes, Pods, Revisions,
 // DaemonSet, Now, Backoff, Options or ReadyAfter made directly is not seen
 // by the planner. The order of Pods is not kept (a deleted pod's place
-// goes to the last pod). The error is replan.New's (a name held twice, a
+// goes to the last pod). The error is daemonplan.NewTracker's (a name held twice, a
 // nil DaemonSet): the cluster then stays as it was.
 func (c *Cluster) Track() error {
-	tr, err := replan.New(c.Input(), c.Options)
+	tr, err := daemonplan.NewTracker(c.Input(), c.Options)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func (s trackedScenario) cluster(t require.TestingT, whole bool) *sim.Cluster {
 }
 
 // TestTrackedRunEqualsWholeSyncs: a run on a tracked cluster (a
-// replan.Tracker, queued pod events, only changed nodes observed) records
+// daemonplan.Tracker, queued pod events, only changed nodes observed) records
 // the same timeline as one of whole syncs looking at every pod and node
 // after each, and leaves the cluster in the same state, on generated
 // rollouts with grace periods, minReadySeconds, pods found being deleted,

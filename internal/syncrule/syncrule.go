@@ -1,6 +1,6 @@
 // Package syncrule holds the rules of a sync that
 // [github.com/daemonplan/daemonplan.Sync] and the incremental
-// [github.com/daemonplan/daemonplan/replan.Tracker] both apply, written once so
+// [github.com/daemonplan/daemonplan/daemonplan.Tracker] both apply, written once so
 // that the two planners cannot drift apart: which selector gets no writes, when
 // the status is written, and how revision deletes are merged. It imports only
 // the standard library and daemonplan's own packages.

@@ -8,7 +8,7 @@
 //
 // It owns the glue between informers and package replan: each object is
 // converted once, when its event arrives (package convert), and handed to a
-// [github.com/daemonplan/daemonplan/replan.Tracker], which keeps every
+// [github.com/daemonplan/daemonplan/daemonplan.Tracker], which keeps every
 // node's decision and summary between events. The revision hash is
 // upstream's for Options.KubernetesVersion, as kubesync's.
 //

@@ -17,7 +17,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
-	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
 )
 
@@ -46,7 +45,7 @@ type Planner struct {
 
 	// tr holds the cluster once a DaemonSet has been seen; before, the
 	// objects wait in nodes and pods.
-	tr    *replan.Tracker
+	tr    *daemonplan.Tracker
 	nodes map[string]api.Node
 	pods  map[string]api.Pod // of the namespace, by name
 	// revisions are the ControllerRevisions of the namespace, by name.
@@ -106,7 +105,7 @@ func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
 	in.Pods = slices.SortedFunc(maps.Values(p.pods), func(a, b api.Pod) int { return strings.Compare(a.Name, b.Name) })
 	opts := p.opts.Options
 	opts.Hash = func(d *api.DaemonSet, collisionCount *int32) string { return p.hash(d, collisionCount) }
-	tr, err := replan.New(in, opts)
+	tr, err := daemonplan.NewTracker(in, opts)
 	if err != nil {
 		// Nodes and pods are keyed by name: New cannot find duplicates.
 		p.dsErr = err

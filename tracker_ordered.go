@@ -1,31 +1,41 @@
-package replan
+package daemonplan
 
 import (
 	"math/bits"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // The flags of a node: which lists of a plan it contributes to. Every
 // chunk of the ordered list counts its nodes per flag, so that a walk for
-// one flag skips the chunks without it.
+// one flag skips the chunks without it. Bit 0 says the node is in the node
+// list (not vanished); bits 1 to 5 are its manage kinds
+// (placement.KindsOf); then come its kind in the rolling update's pass
+// without surge (passBit(k, false)) and with surge (passBit(k, true)).
 const (
-	fReal     uint32 = 1 << iota // the node is in the node list (not vanished)
-	fCreate                      // manage creates a pod on it
-	fDelete                      // manage deletes pods on it (a node of the list)
-	fGone                        // manage deletes unbound pods on it (a vanished node)
-	fBackoff                     // manage sets its failed-pod backoff window
-	fRequeue                     // a failed pod on it waits for its backoff
-	fForced                      // rolling update without surge: an unavailable old pod, deleted
-	fCand                        // rolling update without surge: an available old pod, a candidate
-	fSDelete                     // rolling update with surge: an old pod deleted at once
-	fSAllowed                    // rolling update with surge: a new pod allowed at once
-	fSUnsched                    // rolling update with surge: an old pod on a node that should not run
-	fSCand                       // rolling update with surge: a candidate for a new pod
-	fSErr                        // rolling update with surge: an old pod on a vanished node
-	numFlags  = iota
+	fReal     uint32 = 1
+	passBase         = 8  // the first pass kind's bit without surge
+	surgeBase        = 16 // the first pass kind's bit with surge
+	numFlags         = 24
 )
+
+// manageBit is the flag of a manage kind.
+func manageBit(k placement.ManageKind) uint32 { return 1 << k }
+
+// passBit is the flag of a pass kind, 0 for none.
+func passBit(k rollout.PassKind, surge bool) uint32 {
+	if k == 0 {
+		return 0
+	}
+	if surge {
+		return 1 << (surgeBase + uint(k))
+	}
+	return 1 << (passBase + uint(k))
+}
 
 // chunkSize is the size chunks are split back to; a chunk grows to twice
 // that before it splits.
@@ -105,7 +115,7 @@ func (o *ordered) remove(ns *nodeState) {
 	c := ns.chunk
 	i, found := slices.BinarySearchFunc(c.nodes, ns.name, byName)
 	if !found {
-		panic("replan: node " + ns.name + " is not where its chunk says")
+		panic("daemonplan: node " + ns.name + " is not where its chunk says")
 	}
 	c.nodes = slices.Delete(c.nodes, i, i+1)
 	c.add(ns.flags, -1)

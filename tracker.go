@@ -1,4 +1,4 @@
-package replan
+package daemonplan
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/syncrule"
@@ -16,17 +15,40 @@ import (
 	"github.com/daemonplan/daemonplan/revision"
 )
 
-// Tracker holds one DaemonSet's cluster, compiled and summarized node by
-// node, and plans its next sync after each change. See the package
-// documentation.
+// Tracker holds one DaemonSet's cluster (the DaemonSet, its nodes and pods,
+// its revisions, the clock and the failed-pod backoff), takes changes one
+// at a time, and returns after any of them the plan [Sync] returns on the
+// same state, at a cost that follows the change, not the cluster
+// (docs/incremental.md).
+//
+// It keeps, for every node, its decision, its bucket of pods and its
+// summary (what it contributes to manage, to the status counters and to
+// each pass of the rolling update), the totals of those summaries, and the
+// nodes in name order in chunks that count each kind, so that "the first
+// 250 nodes that get a create" skips every chunk without one. Its plan is
+// the fold of those summaries, the same fold [Sync] runs over its index.
+// A node or pod change refreshes the one or two nodes it touches: O(pods
+// on them + log n). Moving the clock forward refreshes the nodes whose pods
+// become available by then and the nodes holding failed pods. A new
+// DaemonSet, a clock moving back, or revisions that change the current
+// hash refresh every node: O(n), like a Sync.
+//
+// A few states are planned by a whole Sync of [Tracker.Input]: those a sync
+// handles without indexing the cluster (a selector that selects
+// everything, a DaemonSet being deleted, a selector that does not parse),
+// an input [CheckInput] refuses, a DaemonSet without a UID, and every plan
+// with Options.Progressive set: the progressive passes rank zones, pick
+// canaries and cut partitions over every node, and read them from an
+// index. Duplicate current revisions (a transient state) make every pod
+// change rebuild the history, O(n).
 //
 // A Tracker keeps the values it is given: the labels, taints and other
 // maps and slices of nodes, pods and revisions must not be changed
 // afterwards; pass a new value instead (the DaemonSet is copied). It is not safe for
-// concurrent use. Make one with [New]: a nil *Tracker is not usable, and its
-// methods panic.
+// concurrent use. Make one with [NewTracker]: a nil *Tracker is not usable,
+// and its methods panic.
 type Tracker struct {
-	opts daemonplan.Options
+	opts Options
 
 	ds       *api.DaemonSet // as given (a deep copy)
 	dds      api.DaemonSet  // defaulted
@@ -64,7 +86,7 @@ type Tracker struct {
 	// list is built once they are all there.
 	building bool
 
-	// What daemonplan.CheckInput would refuse, counted as objects come and
+	// What CheckInput would refuse, counted as objects come and
 	// go: nodes and pods without a name or with a string that is not UTF-8,
 	// UIDs held by more than one pod, and whether the revisions are valid.
 	// Names cannot repeat: nodes and pods are keyed by them.
@@ -90,16 +112,17 @@ func (ps *podState) claimed() bool {
 	return ps.own == placement.Owned || ps.own == placement.Adopted
 }
 
-// ErrDuplicate is returned by [New] for an input that names a node, or a pod
-// of a namespace, twice: a [Tracker] keys them by name.
-var ErrDuplicate = errors.New("replan.New: a node or a pod appears twice")
+// ErrDuplicate is returned by [NewTracker] for an input that names a node,
+// or a pod of a namespace, twice: a [Tracker] keys them by name.
+var ErrDuplicate = errors.New("daemonplan.NewTracker: a node or a pod appears twice")
 
-// New returns a [Tracker] holding in, planning with opts. It returns
-// [daemonplan.ErrNilDaemonSet] when in.DaemonSet is nil, and [ErrDuplicate]
-// when a node name (or a pod name within a namespace) repeats.
-func New(in daemonplan.Input, opts daemonplan.Options) (*Tracker, error) {
+// NewTracker returns a [Tracker] holding in, planning with opts, built in
+// about the time of one Sync. It returns [ErrNilDaemonSet] when
+// in.DaemonSet is nil, and [ErrDuplicate] when a node name (or a pod name
+// within a namespace) repeats.
+func NewTracker(in Input, opts Options) (*Tracker, error) {
 	if in.DaemonSet == nil {
-		return nil, daemonplan.ErrNilDaemonSet
+		return nil, ErrNilDaemonSet
 	}
 	p := &Tracker{
 		opts:      opts,
@@ -172,7 +195,7 @@ func (p *Tracker) countPod(pod *api.Pod, sign int) {
 	}
 }
 
-// invalid reports an input Sync refuses (daemonplan.CheckInput), or a
+// invalid reports an input Sync refuses (CheckInput), or a
 // DaemonSet without a UID (a finding of Sync's own): such states are
 // planned by a whole Sync.
 func (p *Tracker) invalid() bool {
@@ -204,7 +227,7 @@ func (p *Tracker) rebuild(real []*nodeState) {
 		}
 	}
 	for _, ns := range real {
-		ns.pods, ns.sum, ns.flags, ns.chunk = nil, summary{}, 0, nil
+		ns.pods, ns.sum, ns.flags, ns.chunk = nil, nodeSummary{}, 0, nil
 	}
 	for _, ps := range p.pods {
 		ps.own, ps.targeted, ps.target, ps.bucket = 0, false, "", nil
@@ -380,7 +403,7 @@ func (p *Tracker) claimedPods() []*api.Pod {
 // through its collision count. ds must not be nil.
 func (p *Tracker) SetDaemonSet(ds *api.DaemonSet) {
 	if ds == nil {
-		panic("replan.Tracker.SetDaemonSet: nil DaemonSet")
+		panic("daemonplan.Tracker.SetDaemonSet: nil DaemonSet")
 	}
 	if statusOnly(p.ds, ds) {
 		count := p.ds.Status.CollisionCount
@@ -536,13 +559,13 @@ func (p *Tracker) refreshClocked() {
 }
 
 // SetExpectationsPending records whether writes of an earlier plan are not
-// yet visible ([daemonplan.Input.ExpectationsPending]).
+// yet visible ([Input.ExpectationsPending]).
 func (p *Tracker) SetExpectationsPending(pending bool) { p.pending = pending }
 
 // Input returns the state the [Tracker] holds, as the input of a Sync:
 // nodes sorted by name, pods by namespace and name. It costs O(n log n).
-func (p *Tracker) Input() daemonplan.Input {
-	in := daemonplan.Input{
+func (p *Tracker) Input() Input {
+	in := Input{
 		DaemonSet:           p.ds.DeepCopy(),
 		Revisions:           slices.Clone(p.revisions),
 		Now:                 p.now,

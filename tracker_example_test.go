@@ -1,4 +1,4 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/replan"
 )
 
 // exampleInput is a DaemonSet on two nodes, each running its pod, ready
@@ -31,9 +30,9 @@ func exampleInput() daemonplan.Input {
 
 // A controller builds a Tracker once, then feeds it the changes its
 // informers see and plans after each.
-func Example() {
+func ExampleTracker() {
 	in := exampleInput()
-	p, err := replan.New(in, daemonplan.Options{})
+	p, err := daemonplan.NewTracker(in, daemonplan.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -75,7 +74,7 @@ func Example() {
 // FullPlan is the plan a whole Sync returns, node decisions and kept pods
 // included.
 func ExampleTracker_FullPlan() {
-	p, err := replan.New(exampleInput(), daemonplan.Options{})
+	p, err := daemonplan.NewTracker(exampleInput(), daemonplan.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -1,17 +1,16 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"fmt"
 
 	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/replan"
 )
 
 // Once the status a plan asks for is written, the Tracker is told with
 // SetStatus (not SetDaemonSet, which decides every node again), and the
 // next plan has no status to write.
 func ExampleTracker_SetStatus() {
-	p, err := replan.New(exampleInput(), daemonplan.Options{})
+	p, err := daemonplan.NewTracker(exampleInput(), daemonplan.Options{})
 	if err != nil {
 		panic(err)
 	}

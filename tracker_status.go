@@ -1,4 +1,4 @@
-package replan
+package daemonplan
 
 import (
 	"github.com/daemonplan/daemonplan/api"

@@ -1,4 +1,4 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"reflect"
@@ -10,7 +10,6 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/plantest"
-	"github.com/daemonplan/daemonplan/replan"
 )
 
 // badNameInput is a DaemonSet with a Ready pod on each of three nodes.
@@ -44,26 +43,26 @@ func TestTrackerAfterBadNodeName(t *testing.T) {
 		bad          string
 		// changes are applied in order to the Tracker and the input; the
 		// plans are compared after each.
-		changes []func(in *daemonplan.Input, p *replan.Tracker)
+		changes []func(in *daemonplan.Input, p *daemonplan.Tracker)
 		newWith bool // New holds the bad node from the start
 	}{{
 		name: "New with an empty name, then deleted", bad: "", newWith: true,
 		reason:  "New's index refused the list, and the three nodes stayed undecided after the bad node went",
-		changes: []func(*daemonplan.Input, *replan.Tracker){deleteNode("")},
+		changes: []func(*daemonplan.Input, *daemonplan.Tracker){deleteNode("")},
 	}, {
 		name: "New with a name that is not UTF-8, then deleted", bad: "n\xff", newWith: true,
 		reason:  "as for the empty name",
-		changes: []func(*daemonplan.Input, *replan.Tracker){deleteNode("n\xff")},
+		changes: []func(*daemonplan.Input, *daemonplan.Tracker){deleteNode("n\xff")},
 	}, {
 		name: "SetDaemonSet while an empty name is held", bad: "",
 		reason: "SetDaemonSet's index refused the list: a healthy pod was deleted once the bad node went",
-		changes: []func(*daemonplan.Input, *replan.Tracker){
+		changes: []func(*daemonplan.Input, *daemonplan.Tracker){
 			setNode(""), setDaemonSet(func(ds *api.DaemonSet) { ds.Status.ObservedGeneration = 1 }), deleteNode(""),
 		},
 	}, {
 		name: "SetDaemonSet widens the nodeSelector while an empty name is held", bad: "",
 		reason: "node a, outside the old nodeSelector, kept its old decision: its healthy pod, which Sync keeps, was deleted",
-		changes: []func(*daemonplan.Input, *replan.Tracker){
+		changes: []func(*daemonplan.Input, *daemonplan.Tracker){
 			setDaemonSet(func(ds *api.DaemonSet) { ds.Template.NodeSelector = map[string]string{"zone": "x"} }),
 			setNode(""),
 			setDaemonSet(func(ds *api.DaemonSet) { ds.Template.NodeSelector = nil }),
@@ -72,7 +71,7 @@ func TestTrackerAfterBadNodeName(t *testing.T) {
 	}, {
 		name: "SetDaemonSet while a bad name is held, then renamed", bad: "n\xff",
 		reason: "the bad node replaced by a good one: every node decided again",
-		changes: []func(*daemonplan.Input, *replan.Tracker){
+		changes: []func(*daemonplan.Input, *daemonplan.Tracker){
 			setNode("n\xff"), setDaemonSet(func(ds *api.DaemonSet) { ds.MinReadySeconds = 5 }), deleteNode("n\xff"), setNode("d"),
 		},
 	}}
@@ -87,7 +86,7 @@ func TestTrackerAfterBadNodeName(t *testing.T) {
 			if tt.newWith {
 				in.Nodes = append([]api.Node{{Name: tt.bad}}, in.Nodes...)
 			}
-			p, err := replan.New(in, daemonplan.Options{})
+			p, err := daemonplan.NewTracker(in, daemonplan.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +99,7 @@ func TestTrackerAfterBadNodeName(t *testing.T) {
 	}
 }
 
-func compareWithSync(t *testing.T, in daemonplan.Input, p *replan.Tracker, step, reason string) {
+func compareWithSync(t *testing.T, in daemonplan.Input, p *daemonplan.Tracker, step, reason string) {
 	t.Helper()
 	want, werr := daemonplan.Sync(in, daemonplan.Options{})
 	got, gerr := p.FullPlan()
@@ -115,8 +114,8 @@ func compareWithSync(t *testing.T, in daemonplan.Input, p *replan.Tracker, step,
 	}
 }
 
-func deleteNode(name string) func(*daemonplan.Input, *replan.Tracker) {
-	return func(in *daemonplan.Input, p *replan.Tracker) {
+func deleteNode(name string) func(*daemonplan.Input, *daemonplan.Tracker) {
+	return func(in *daemonplan.Input, p *daemonplan.Tracker) {
 		var nodes []api.Node
 		for _, n := range in.Nodes {
 			if n.Name != name {
@@ -128,15 +127,15 @@ func deleteNode(name string) func(*daemonplan.Input, *replan.Tracker) {
 	}
 }
 
-func setNode(name string) func(*daemonplan.Input, *replan.Tracker) {
-	return func(in *daemonplan.Input, p *replan.Tracker) {
+func setNode(name string) func(*daemonplan.Input, *daemonplan.Tracker) {
+	return func(in *daemonplan.Input, p *daemonplan.Tracker) {
 		in.Nodes = append(append([]api.Node(nil), in.Nodes...), api.Node{Name: name})
 		p.SetNode(api.Node{Name: name})
 	}
 }
 
-func setDaemonSet(mod func(*api.DaemonSet)) func(*daemonplan.Input, *replan.Tracker) {
-	return func(in *daemonplan.Input, p *replan.Tracker) {
+func setDaemonSet(mod func(*api.DaemonSet)) func(*daemonplan.Input, *daemonplan.Tracker) {
+	return func(in *daemonplan.Input, p *daemonplan.Tracker) {
 		ds := in.DaemonSet.DeepCopy()
 		mod(ds)
 		in.DaemonSet = ds

@@ -1,4 +1,4 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/benchkit"
-	"github.com/daemonplan/daemonplan/replan"
 )
 
 // BenchmarkReplan is one change and the plan after it, on a Tracker
@@ -16,7 +15,7 @@ import (
 // added and removed. "steady" is a cluster with nothing to do, "rolling"
 // one in the middle of a rolling update, whose every plan holds a burst of
 // 250 deletes.
-func BenchmarkReplan(b *testing.B) {
+func BenchmarkTracker(b *testing.B) {
 	for _, rolling := range []bool{false, true} {
 		scenario := "steady"
 		if rolling {
@@ -24,7 +23,7 @@ func BenchmarkReplan(b *testing.B) {
 		}
 		for _, n := range benchkit.Sizes() {
 			in := benchkit.Cluster(n, rolling)
-			p, err := replan.New(in, daemonplan.Options{})
+			p, err := daemonplan.NewTracker(in, daemonplan.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -78,12 +77,12 @@ func BenchmarkReplan(b *testing.B) {
 
 // BenchmarkNew builds a Tracker: what a controller pays once, and again
 // for every change of the DaemonSet.
-func BenchmarkNew(b *testing.B) {
+func BenchmarkNewTracker(b *testing.B) {
 	for _, n := range benchkit.Sizes() {
 		in := benchkit.Cluster(n, true)
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			benchkit.ReportCPU(b, func(int) {
-				if _, err := replan.New(in, daemonplan.Options{}); err != nil {
+				if _, err := daemonplan.NewTracker(in, daemonplan.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -1,4 +1,4 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -26,7 +25,7 @@ func TestMissingNodeError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := replan.New(in, daemonplan.Options{})
+	tr, err := daemonplan.NewTracker(in, daemonplan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package replan_test
+package daemonplan_test
 
 import (
 	"errors"
@@ -18,25 +18,16 @@ import (
 	"github.com/daemonplan/daemonplan/internal/rounds"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
-	"github.com/daemonplan/daemonplan/replan"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"
 )
-
-// errorText compares errors by their text: plans build their errors anew.
-var errorText = cmp.Comparer(func(a, b error) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Error() == b.Error()
-})
 
 // model is the state kept beside the Tracker: a plain Sync input that every
 // change is applied to as well.
 type model struct {
 	in   daemonplan.Input
 	opts daemonplan.Options
-	p    *replan.Tracker
+	p    *daemonplan.Tracker
 	last daemonplan.Plan // Sync's plan of the state before the last change
 }
 
@@ -113,7 +104,7 @@ func newModel(t *rapid.T) *model {
 	}
 	// Pods of the kit may share a name: a Tracker keys them by name.
 	m.in.Pods = slices.CompactFunc(m.in.Pods, func(a, b api.Pod) bool { return a.Namespace == b.Namespace && a.Name == b.Name })
-	p, err := replan.New(m.in, m.opts)
+	p, err := daemonplan.NewTracker(m.in, m.opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -317,10 +308,10 @@ func (m *model) check(t *rapid.T) {
 	}
 }
 
-// replanRounds is how many times TestTrackerMatchesSync runs rapid's checks
+// trackerRounds is how many times TestTrackerMatchesSync runs rapid's checks
 // (-rapid.checks, 100 by default, each a sequence of about -rapid.steps
-// changes): DAEMONPLAN_REPLAN_ROUNDS raises it for a longer search.
-func replanRounds() int { return rounds.Of("DAEMONPLAN_REPLAN_ROUNDS", 10, 1) }
+// changes): DAEMONPLAN_TRACKER_ROUNDS raises it for a longer search.
+func trackerRounds() int { return rounds.Of("DAEMONPLAN_TRACKER_ROUNDS", 10, 1) }
 
 // TestTrackerMatchesSync: after every change of a random sequence (nodes
 // and pods added, changed and removed, the DaemonSet changed, revisions
@@ -330,7 +321,7 @@ func replanRounds() int { return rounds.Of("DAEMONPLAN_REPLAN_ROUNDS", 10, 1) }
 // daemonplan.CheckPlanWith. By default 10 rounds
 // of rapid's checks: a thousand sequences of about 30 changes.
 func TestTrackerMatchesSync(t *testing.T) {
-	for r := range replanRounds() {
+	for r := range trackerRounds() {
 		t.Run(fmt.Sprintf("round-%d", r), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				m := newModel(t)
