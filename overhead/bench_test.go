@@ -54,8 +54,8 @@ func BenchmarkCompile(b *testing.B) {
 // nothing of accelerators: for fleet(50), most DaemonSets land on every
 // node, the GPU ones depend on the accelerator label, the zone ones on the
 // zone.
-func benchTemplate() overhead.Template {
-	return overhead.Template{
+func benchTemplate() overhead.NodeTemplate {
+	return overhead.NodeTemplate{
 		Labels: map[string]string{"kubernetes.io/os": "linux"},
 		Requirements: []selector.Requirement{
 			{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b", "c"}},

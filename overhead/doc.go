@@ -27,7 +27,7 @@
 //   - [Set.Fit] and [Report]'s fit: with a [NodeState] (allocatable and the
 //     pods already on the node), whether a daemon pod fits and, if not, why.
 //   - [CompileTemplate] and [Set.QueryTemplate]: for a node not yet created,
-//     described as autoscalers describe it (a [Template] of label
+//     described as autoscalers describe it (a [NodeTemplate] of label
 //     requirements, labels, taints and startup taints), whether each
 //     DaemonSet's pod lands on every node the template can produce, on
 //     none, or depending on labels, and where; exactly the per-node answer

@@ -27,7 +27,7 @@ func zoneDaemonSets() []*api.DaemonSet {
 // startup taint is gone.
 func ExampleCompileTemplate() {
 	s := overhead.Compile(zoneDaemonSets(), placement.Options{})
-	ct, err := overhead.CompileTemplate(&overhead.Template{
+	ct, err := overhead.CompileTemplate(&overhead.NodeTemplate{
 		Requirements: []selector.Requirement{
 			{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}},
 		},
@@ -62,7 +62,7 @@ func ExampleCompileTemplate() {
 // each and what is left for workloads.
 func ExampleSet_PlanTemplate() {
 	s := overhead.Compile(zoneDaemonSets(), placement.Options{})
-	plan, err := s.PlanTemplate(&overhead.Template{
+	plan, err := s.PlanTemplate(&overhead.NodeTemplate{
 		Requirements: []selector.Requirement{{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}}},
 	}, []overhead.InstanceType{
 		{Name: "small-a", Labels: map[string]string{"topology.kubernetes.io/zone": "a"},

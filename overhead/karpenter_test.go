@@ -28,19 +28,19 @@ func TestKarpenterFailureClasses(t *testing.T) {
 	for _, tc := range []struct {
 		name, why string
 		ds        api.PodTemplate
-		tpl       overhead.Template
+		tpl       overhead.NodeTemplate
 		want      overhead.Answer
 		reason    placement.Reason
 		where     string
 	}{{
 		name: "default daemon tolerations: unschedulable",
 		why:  "the controller adds an Exists toleration of node.kubernetes.io/unschedulable:NoSchedule to every daemon pod, so a cordoned node still gets it",
-		tpl:  overhead.Template{Taints: []api.Taint{{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}}},
+		tpl:  overhead.NodeTemplate{Taints: []api.Taint{{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}}},
 		want: overhead.Every, reason: placement.Eligible,
 	}, {
 		name: "default daemon tolerations: not-ready and pressure",
 		why:  "not-ready and unreachable NoExecute and the disk, memory and pid pressure NoSchedule taints are tolerated by default",
-		tpl: overhead.Template{Taints: []api.Taint{
+		tpl: overhead.NodeTemplate{Taints: []api.Taint{
 			{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute},
 			{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute},
 			{Key: api.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
@@ -52,29 +52,29 @@ func TestKarpenterFailureClasses(t *testing.T) {
 		name: "default daemon tolerations: network-unavailable with host network",
 		why:  "a host-network daemon pod tolerates node.kubernetes.io/network-unavailable by default",
 		ds:   api.PodTemplate{HostNetwork: true},
-		tpl:  overhead.Template{Taints: []api.Taint{{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}}},
+		tpl:  overhead.NodeTemplate{Taints: []api.Taint{{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}}},
 		want: overhead.Every, reason: placement.Eligible,
 	}, {
 		name: "default daemon tolerations: network-unavailable without host network",
 		why:  "only host-network pods get that default toleration",
-		tpl:  overhead.Template{Taints: []api.Taint{{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}}},
+		tpl:  overhead.NodeTemplate{Taints: []api.Taint{{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}}},
 		want: overhead.None, reason: placement.UntoleratedNoSchedule,
 	}, {
 		name: "PreferNoSchedule is not hard",
 		why:  "the controller checks NoSchedule and NoExecute taints only; a PreferNoSchedule taint never keeps a daemon pod off",
-		tpl:  overhead.Template{Taints: []api.Taint{{Key: "spot", Effect: api.TaintEffectPreferNoSchedule}}},
+		tpl:  overhead.NodeTemplate{Taints: []api.Taint{{Key: "spot", Effect: api.TaintEffectPreferNoSchedule}}},
 		want: overhead.Every, reason: placement.Eligible,
 	}, {
 		name: "every OR term, not the first",
 		why:  "the required node affinity matches when any term does; the second term matches every arm64 node",
 		ds:   api.PodTemplate{RequiredNodeAffinity: terms(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{in(zone, "x")}}, api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{in(arch, "arm64")}})},
-		tpl:  overhead.Template{Requirements: []selector.Requirement{req(arch, api.SelectorOpIn, "arm64"), req(zone, api.SelectorOpIn, "a")}},
+		tpl:  overhead.NodeTemplate{Requirements: []selector.Requirement{req(arch, api.SelectorOpIn, "arm64"), req(zone, api.SelectorOpIn, "a")}},
 		want: overhead.Every, reason: placement.Eligible,
 	}, {
 		name: "OR terms are not dropped by another template",
 		why:  "one term per node pool: each pool's nodes match their own term, whichever pool was asked about first",
 		ds:   api.PodTemplate{RequiredNodeAffinity: terms(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{in("pool", "a")}}, api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{in("pool", "b")}})},
-		tpl:  overhead.Template{Labels: map[string]string{"pool": "b"}},
+		tpl:  overhead.NodeTemplate{Labels: map[string]string{"pool": "b"}},
 		want: overhead.Every, reason: placement.Eligible,
 	}, {
 		name: "matchFields on the node name",
@@ -92,7 +92,7 @@ func TestKarpenterFailureClasses(t *testing.T) {
 		ds: api.PodTemplate{RequiredNodeAffinity: terms(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
 			{Key: "gpu", Operator: api.SelectorOpExists}, {Key: "gpu", Operator: api.SelectorOpNotIn, Values: []string{"a100"}},
 		}})},
-		tpl:  overhead.Template{Requirements: []selector.Requirement{req("gpu", api.SelectorOpDoesNotExist)}},
+		tpl:  overhead.NodeTemplate{Requirements: []selector.Requirement{req("gpu", api.SelectorOpDoesNotExist)}},
 		want: overhead.None, reason: placement.NodeAffinityMismatch,
 	}, {
 		name: "Exists and NotIn on an open key",
@@ -136,7 +136,7 @@ func TestKarpenterPodLevelLimits(t *testing.T) {
 		Resources:  api.Resources{Limits: resource.List{"cpu": resource.MustParse("500m"), "memory": resource.MustParse("1Gi")}},
 	}}
 	s := overhead.Compile([]*api.DaemonSet{ds}, placement.Options{})
-	plan, err := s.PlanTemplate(&overhead.Template{}, []overhead.InstanceType{{
+	plan, err := s.PlanTemplate(&overhead.NodeTemplate{}, []overhead.InstanceType{{
 		Name: "tiny", Allocatable: resource.List{"cpu": resource.MustParse("400m"), "memory": resource.MustParse("4Gi"), "pods": resource.MustParse("4")},
 	}})
 	if err != nil {
@@ -166,7 +166,7 @@ func TestKarpenterORTermsAcrossPools(t *testing.T) {
 	var r overhead.TemplateResult
 	for _, order := range [][]string{{"a", "b"}, {"b", "a"}} {
 		for _, pool := range order {
-			ct, err := overhead.CompileTemplate(&overhead.Template{Labels: map[string]string{"pool": pool}})
+			ct, err := overhead.CompileTemplate(&overhead.NodeTemplate{Labels: map[string]string{"pool": pool}})
 			if err != nil {
 				t.Fatal(err)
 			}

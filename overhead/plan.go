@@ -88,7 +88,7 @@ type PortConflict struct {
 // whether the pods fit together. Malformed input is an error naming its
 // field path ("instanceTypes[1].requirements[0].operator"). The inputs are
 // read, never changed.
-func (s *Set) PlanTemplate(t *Template, types []InstanceType) (TemplatePlan, error) {
+func (s *Set) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplatePlan, error) {
 	ct, err := CompileTemplate(t)
 	if err != nil {
 		return TemplatePlan{}, err

@@ -11,13 +11,13 @@ import (
 	"github.com/daemonplan/daemonplan/taints"
 )
 
-// Template describes the nodes an autoscaler may create, as a Karpenter
+// NodeTemplate describes the nodes an autoscaler may create, as a Karpenter
 // NodePool or a Cluster Autoscaler node group does: every node whose
 // labels satisfy all Requirements and carry all Labels, with Taints, and
 // at first also StartupTaints. A label key the template does not constrain
 // may be missing or hold any value on such a node; say DoesNotExist to
 // rule a key out.
-type Template struct {
+type NodeTemplate struct {
 	// Name is the node's name when it is known. Empty, as for a node not
 	// yet created, it is a name no DaemonSet writes: a template
 	// spec.nodeName or a matchFields In on metadata.name never matches it,
@@ -39,7 +39,7 @@ type Template struct {
 	StartupTaints []api.Taint
 }
 
-// CompiledTemplate is a [Template] checked and compiled once by
+// CompiledTemplate is a [NodeTemplate] checked and compiled once by
 // [CompileTemplate], for any number of [Set.QueryTemplate] calls.
 type CompiledTemplate struct {
 	name    string
@@ -56,7 +56,7 @@ type CompiledTemplate struct {
 // ("requirements[2].values"). Requirements that contradict each other are
 // not an error: the template then produces no node ([CompiledTemplate.NoNode]).
 // t is read, never changed, and not retained.
-func CompileTemplate(t *Template) (*CompiledTemplate, error) {
+func CompileTemplate(t *NodeTemplate) (*CompiledTemplate, error) {
 	var errs field.ErrorList
 	ct := &CompiledTemplate{
 		name:          t.Name,

@@ -66,8 +66,8 @@ func drawRequirement(t *rapid.T, label string) selector.Requirement {
 	return r
 }
 
-func drawTemplate(t *rapid.T) overhead.Template {
-	tpl := overhead.Template{
+func drawTemplate(t *rapid.T) overhead.NodeTemplate {
+	tpl := overhead.NodeTemplate{
 		Requirements:  rapid.SliceOfN(rapid.Custom(func(t *rapid.T) selector.Requirement { return drawRequirement(t, "req") }), 0, 4).Draw(t, "requirements"),
 		Taints:        rapid.SliceOfNDistinct(rapid.SampledFrom(propTaints), 0, 3, func(x api.Taint) string { return x.String() }).Draw(t, "taints"),
 		StartupTaints: rapid.SliceOfNDistinct(rapid.SampledFrom(propTaints), 0, 2, func(x api.Taint) string { return x.String() }).Draw(t, "startupTaints"),
@@ -124,7 +124,7 @@ func drawDaemonSet(t *rapid.T, i int) *api.DaemonSet {
 }
 
 // templateNodes lists the label maps of universe that tpl allows.
-func templateNodes(tpl *overhead.Template) []map[string]string {
+func templateNodes(tpl *overhead.NodeTemplate) []map[string]string {
 	var out []map[string]string
 	states := append([]string{""}, universe...) // "" stands for missing
 	idx := make([]int, len(propKeys))
@@ -215,7 +215,7 @@ func TestTemplateEnumeration(t *testing.T) {
 	rapid.Check(t, prop)
 }
 
-func checkTemplate(t *rapid.T, set *overhead.Set, tpl *overhead.Template, ct *overhead.CompiledTemplate, results ...*overhead.TemplateResult) {
+func checkTemplate(t *rapid.T, set *overhead.Set, tpl *overhead.NodeTemplate, ct *overhead.CompiledTemplate, results ...*overhead.TemplateResult) {
 	nodes := templateNodes(tpl)
 	name := tpl.Name
 	if name == "" {

@@ -8,7 +8,7 @@
 //
 //   - [Read]: the NodePools of a YAML or JSON file (one per document, or
 //     the items of a List, as kubectl get nodepools -o yaml prints them),
-//     each with its [overhead.Template].
+//     each with its [overhead.NodeTemplate].
 //   - [ReadInstanceTypes]: an instance-type list (docs/overhead.md,
 //     "The CLI", gives the format).
 //

@@ -36,7 +36,7 @@ type NodePool struct {
 	// labels plus karpenter.sh/nodepool, its requirements (minValues, which
 	// only asks for a spread of instance types, plays no part), its taints
 	// and startup taints.
-	Template overhead.Template
+	Template overhead.NodeTemplate
 }
 
 // The file format, as karpenter.sh/v1 writes it. What daemon placement
@@ -182,7 +182,7 @@ func decode(raw []byte) (NodePool, error) {
 		return NodePool{}, field.Required(field.NewPath("metadata", "name"), "")
 	}
 	name := "NodePool " + o.Metadata.Name
-	tpl := overhead.Template{Labels: map[string]string{}}
+	tpl := overhead.NodeTemplate{Labels: map[string]string{}}
 	for k, v := range o.Spec.Template.Metadata.Labels {
 		tpl.Labels[k] = v
 	}
