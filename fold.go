@@ -206,25 +206,25 @@ func rollingUpdate(f foldIn, s source, hash string) (rollout.Step, rollout.Progr
 // summary folded into the kinds the assemblies read, as many of each as
 // they can read.
 type indexSource struct {
-	cl *placement.Index
+	ix *placement.Index
 	placement.ManageLists
 	rollout.PassLists
 	count placement.NodeCount
 	dst   []placement.Delete
 }
 
-// walk summarizes every bucket of cl (nodes and vanished nodes, in name
+// walk summarizes every bucket of ix (nodes and vanished nodes, in name
 // order) at now with the current revision's hash.
-func (s *indexSource) walk(cl *placement.Index, now time.Time, hash string, backoff placement.Backoff) {
-	c := cl.Compiled()
-	s.cl, s.count = cl, placement.NodeCount{}
+func (s *indexSource) walk(ix *placement.Index, now time.Time, hash string, backoff placement.Backoff) {
+	c := ix.Compiled()
+	s.ix, s.count = ix, placement.NodeCount{}
 	burst := c.Options().Burst()
 	s.ManageLists.Reset(burst)
 	s.PassLists.Reset(burst)
 	cls := rollout.Classifier{MinReadySeconds: c.DaemonSet().MinReadySeconds, Now: now}
-	decisions := cl.NodeDecisions()
+	decisions := ix.NodeDecisions()
 	i := 0
-	for b := range cl.Buckets(hash) {
+	for b := range ix.Buckets(hash) {
 		var d placement.Decision
 		if b.Present {
 			d = decisions[i].Decision
@@ -242,8 +242,8 @@ func (s *indexSource) walk(cl *placement.Index, now time.Time, hash string, back
 
 func (s *indexSource) counts() placement.NodeCount { return s.count }
 func (s *indexSource) adoptRelease() (adopt, release []string) {
-	return s.cl.Adopt(), s.cl.Release()
+	return s.ix.Adopt(), s.ix.Release()
 }
-func (s *indexSource) live() []*api.Pod                          { return s.cl.Targeted() }
-func (s *indexSource) keep(deletes []placement.Delete) []string { return s.cl.Keep(deletes) }
-func (s *indexSource) index() *placement.Index                  { return s.cl }
+func (s *indexSource) live() []*api.Pod                         { return s.ix.Targeted() }
+func (s *indexSource) keep(deletes []placement.Delete) []string { return s.ix.Keep(deletes) }
+func (s *indexSource) index() *placement.Index                  { return s.ix }

@@ -1,6 +1,5 @@
 package daemonplan
 
-
 // Planner runs syncs as [Sync] does, and keeps its memory from one sync to
 // the next: a controller that plans the same DaemonSet again and again
 // allocates per sync in proportion to the plan's writes, not to the number

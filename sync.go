@@ -149,7 +149,7 @@ type Plan struct {
 	StatusChanged bool
 	// Rollout is what `kubectl rollout status` prints once Status is
 	// written. Information, not a write.
-	Rollout rollout.Status
+	Rollout rollout.StatusText
 	// Progress is what Options.Progressive decided: holds, the canary, the
 	// zone order. Information, not a write; zero without extensions. An
 	// aborted canary names in Progress.Canary.RollbackTo the revision to
@@ -233,7 +233,7 @@ func Sync(in Input, opts Options) (Plan, error) {
 	p, err := runSync(in, opts, ws)
 	// The per-node lists are the Index's memory: the plan gets copies.
 	p.Nodes, p.Keep = slices.Clone(p.Nodes), slices.Clone(p.Keep)
-	ws.cl.Forget()
+	ws.index.Forget()
 	ws.src = indexSource{ManageLists: ws.src.ManageLists, PassLists: ws.src.PassLists}
 	scratch.Put(ws)
 	return p, err
@@ -242,8 +242,8 @@ func Sync(in Input, opts Options) (Plan, error) {
 // workspace is the memory a sync indexes into and folds with: a Planner's,
 // or one borrowed from scratch.
 type workspace struct {
-	cl  placement.Index
-	src indexSource
+	index placement.Index
+	src   indexSource
 }
 
 // scratch holds the workspaces one-off Syncs use: a Sync borrows one and,
@@ -261,7 +261,7 @@ func runSync(in Input, opts Options, ws *workspace) (Plan, error) {
 		return Plan{}, errs.Prefix("progressive")
 	}
 	ds := api.Default(in.DaemonSet)
-	ix := index(&ds, in, opts.Placement, &ws.cl)
+	ix := indexInput(&ds, in, opts.Placement, &ws.index)
 	if len(ix.inputErrs) > 0 {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalidInput, ix.inputErrs)
 	}
@@ -286,17 +286,17 @@ func runSync(in Input, opts Options, ws *workspace) (Plan, error) {
 type indexed struct {
 	// skip reports a DaemonSet that gets no writes (step 2 of Sync).
 	skip bool
-	// err is the selector's compile error; cl is nil then.
-	err error
-	cl  *placement.Index
+	// err is the selector's compile error; index is nil then.
+	err   error
+	index *placement.Index
 	// inputErrs are CheckInput's findings.
 	inputErrs field.ErrorList
 }
 
-// index compiles ds and indexes the snapshot into cl, checking the input
+// indexInput compiles ds and indexes the snapshot into index, checking the input
 // lists once: Reset checks nodes and pods while it indexes them, and
 // CheckInput does when there is nothing to index.
-func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.Index) indexed {
+func indexInput(ds *api.DaemonSet, in Input, opts placement.Options, index *placement.Index) indexed {
 	var ix indexed
 	ix.skip = syncrule.SelectsAll(ds.Selector) || ds.Deleting
 	var c *placement.Compiled
@@ -307,8 +307,8 @@ func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.In
 		ix.inputErrs = CheckInput(in)
 		return ix
 	}
-	if err := cl.Reset(c, in.Nodes, in.Pods); err != nil {
-		cl = nil
+	if err := index.Reset(c, in.Nodes, in.Pods); err != nil {
+		index = nil
 		// Reset fails only on the node and pod lists, with the
 		// field.ErrorList of api.ValidateNodes and api.ValidatePods; should
 		// it ever fail otherwise, the input is still refused.
@@ -316,7 +316,7 @@ func index(ds *api.DaemonSet, in Input, opts placement.Options, cl *placement.In
 			ix.inputErrs = field.ErrorList{field.Invalid(field.NewPath("nodes"), nil, err.Error())}
 		}
 	}
-	ix.cl = cl
+	ix.index = index
 	ix.inputErrs = append(ix.inputErrs, revision.ValidateRevisions(in.Revisions)...)
 	return ix
 }
@@ -345,13 +345,13 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed, ws *w
 		plan.Errors = append(plan.Errors, ix.err)
 		return plan
 	}
-	cl := ix.cl
-	plan.Nodes = cl.NodeDecisions()
-	hist, err := revision.Construct(&ds, in.Revisions, cl.Claimed(), revision.Options{Hash: opts.Hash})
-	f := foldIn{ds: &ds, given: in.DaemonSet, c: cl.Compiled(), opts: opts, now: in.Now, backoff: in.Backoff,
+	index := ix.index
+	plan.Nodes = index.NodeDecisions()
+	hist, err := revision.Construct(&ds, in.Revisions, index.Claimed(), revision.Options{Hash: opts.Hash})
+	f := foldIn{ds: &ds, given: in.DaemonSet, c: index.Compiled(), opts: opts, now: in.Now, backoff: in.Backoff,
 		pending: in.ExpectationsPending, hist: hist, histErr: err, full: true}
 	fold(f, func() source {
-		ws.src.walk(cl, in.Now, hist.Hash, in.Backoff)
+		ws.src.walk(index, in.Now, hist.Hash, in.Backoff)
 		return &ws.src
 	}, &plan)
 	return plan

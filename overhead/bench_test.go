@@ -15,7 +15,7 @@ import (
 func BenchmarkQuery(b *testing.B) {
 	s := overhead.Compile(fleet(50), placement.Options{})
 	n := gpuNode()
-	var r overhead.Result
+	var r overhead.NodeResult
 	s.Query(&n, &r) // grow the Result once, as a caller reusing it does
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -103,7 +103,7 @@ func BenchmarkTemplateByNodes(b *testing.B) {
 			}
 		}
 	}
-	var r overhead.Result
+	var r overhead.NodeResult
 	some := make([]bool, s.Len())
 	all := make([]bool, s.Len())
 	b.ReportAllocs()

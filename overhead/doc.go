@@ -16,15 +16,15 @@
 //
 // # Entry points
 //
-//   - [Compile]: many DaemonSets compiled once into a [Set], in namespace/name
+//   - [Compile]: many DaemonSets compiled once into a [Catalog], in namespace/name
 //     order, each with its node predicate, effective requests and host
 //     ports.
 //   - [Set.Query]: one node's decisions and total daemon requests into a
-//     reusable [Result], without allocating once the Result has grown to the
-//     [Set] (compile once, query many).
-//   - [Set.Report]: the same as a self-contained [Report], with each
+//     reusable [NodeResult], without allocating once the Result has grown to the
+//     [Catalog] (compile once, query many).
+//   - [Set.Report]: the same as a self-contained [NodeReport], with each
 //     DaemonSet's requests and host ports, for printing.
-//   - [Set.Fit] and [Report]'s fit: with a [NodeState] (allocatable and the
+//   - [Catalog.Fit] and [NodeReport]'s fit: with a [NodeState] (allocatable and the
 //     pods already on the node), whether a daemon pod fits and, if not, why.
 //   - [CompileTemplate] and [Set.QueryTemplate]: for a node not yet created,
 //     described as autoscalers describe it (a [NodeTemplate] of label
@@ -37,6 +37,6 @@
 //     fit together.
 //
 // Every function is pure: no I/O, no clock, and no input is changed.
-// DaemonSets and nodes must not change while a [Set] or [Result] built from
+// DaemonSets and nodes must not change while a [Catalog] or [NodeResult] built from
 // them is in use.
 package overhead

@@ -60,7 +60,7 @@ func ExampleCompileTemplate() {
 
 // Plan a template over two instance types: the daemon pods' requests on
 // each and what is left for workloads.
-func ExampleSet_PlanTemplate() {
+func ExampleCatalog_PlanTemplate() {
 	s := overhead.Compile(zoneDaemonSets(), placement.Options{})
 	plan, err := s.PlanTemplate(&overhead.NodeTemplate{
 		Requirements: []selector.Requirement{{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}}},

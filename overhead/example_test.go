@@ -44,9 +44,9 @@ func ExampleCompile() {
 }
 
 // Query reuses one Result for many nodes without allocating.
-func ExampleSet_Query() {
+func ExampleCatalog_Query() {
 	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
-	var r overhead.Result
+	var r overhead.NodeResult
 	for _, n := range []api.Node{{Name: "general"}, {Name: "gpu", Taints: []api.Taint{{Key: "nvidia.com/gpu", Effect: api.TaintEffectNoSchedule}}}} {
 		s.Query(&n, &r)
 		fmt.Println(n.Name, s.Requests(&r))
@@ -59,7 +59,7 @@ func ExampleSet_Query() {
 // Fit judges each daemon pod against what the node can hold, beside the
 // controller's decision: here the node's cpu is taken by a pod already
 // there, so the exporter's pod would stay Pending.
-func ExampleSet_Fit() {
+func ExampleCatalog_Fit() {
 	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
 	st := overhead.NodeState{
 		Allocatable: resource.List{"cpu": resource.MustParse("1"), "memory": resource.MustParse("2Gi"), "pods": resource.MustParse("110")},
@@ -75,7 +75,7 @@ func ExampleSet_Fit() {
 }
 
 // Report with a NodeState carries each pod's fit.
-func ExampleSet_Report() {
+func ExampleCatalog_Report() {
 	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
 	st := &overhead.NodeState{Allocatable: resource.List{"cpu": resource.MustParse("4"), "memory": resource.MustParse("16Gi"), "pods": resource.MustParse("110")}}
 	rep := s.Report(&api.Node{Name: "general"}, st)

@@ -67,7 +67,7 @@ type Fit struct {
 //     DaemonSet's pod were not there yet.
 //
 // Fit is information beside the controller's decision, never part of it.
-func (s *Set) Fit(i int, st *NodeState) Fit {
+func (s *Catalog) Fit(i int, st *NodeState) Fit {
 	d := &s.daemons[i]
 	var used usage
 	pods := 0

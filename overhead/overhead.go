@@ -10,8 +10,8 @@ import (
 	"github.com/daemonplan/daemonplan/resource"
 )
 
-// Set is a list of DaemonSets compiled once for node-centric questions.
-type Set struct {
+// Catalog is a list of DaemonSets compiled once for node-centric questions.
+type Catalog struct {
 	// names are the resource names any DaemonSet requests, sorted; Result
 	// totals are indexed like them.
 	names   []string
@@ -30,7 +30,7 @@ type daemon struct {
 	has []bool
 }
 
-// Daemon is what a [Set] knows about one of its DaemonSets.
+// Daemon is what a [Catalog] knows about one of its DaemonSets.
 type Daemon struct {
 	Namespace, Name, UID string
 	// Requests is the effective requests of the DaemonSet's pod
@@ -44,10 +44,10 @@ type Daemon struct {
 // input order). opts sets toleration matching and IgnoredDuringExecution
 // (which changes the Decisions reported, not which pods land); the burst
 // limit plays no part. The DaemonSets are read, never changed, and
-// must not change while the [Set] is in use. A DaemonSet being deleted is
+// must not change while the [Catalog] is in use. A DaemonSet being deleted is
 // compiled like any other: the caller decides whether it still counts.
-func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {
-	s := &Set{daemons: make([]daemon, len(dss))}
+func Compile(dss []*api.DaemonSet, opts placement.Options) *Catalog {
+	s := &Catalog{daemons: make([]daemon, len(dss))}
 	seen := map[string]bool{}
 	for i, ds := range dss {
 		d := &s.daemons[i]
@@ -82,20 +82,20 @@ func Compile(dss []*api.DaemonSet, opts placement.Options) *Set {
 }
 
 // Len returns the number of DaemonSets in s.
-func (s *Set) Len() int { return len(s.daemons) }
+func (s *Catalog) Len() int { return len(s.daemons) }
 
 // Daemon returns the i-th DaemonSet of s (0 ≤ i < Len), in namespace/name
 // order. Its lists are shared with s and must not be changed.
-func (s *Set) Daemon(i int) Daemon { return s.daemons[i].Daemon }
+func (s *Catalog) Daemon(i int) Daemon { return s.daemons[i].Daemon }
 
 // Names returns the resource names any DaemonSet of s requests, sorted:
-// the index of [Result.Total]. The slice is shared with s and must not be
+// the index of [NodeResult.Total]. The slice is shared with s and must not be
 // changed.
-func (s *Set) Names() []string { return s.names }
+func (s *Catalog) Names() []string { return s.names }
 
-// Result is one node's answer, laid out for reuse: Query overwrites it and
-// allocates only to grow its slices to the [Set]'s size.
-type Result struct {
+// NodeResult is one node's answer, laid out for reuse: Query overwrites it and
+// allocates only to grow its slices to the [Catalog]'s size.
+type NodeResult struct {
 	// Decisions[i] is DaemonSet i's decision about the node
 	// (placement.Eligibility.Decide).
 	Decisions []placement.Decision
@@ -109,14 +109,14 @@ type Result struct {
 // controller would create one there (Decision.ShouldRun). A pod the
 // controller only lets continue (an untolerated NoSchedule taint) does
 // not land on a new node and is not counted.
-func (r *Result) Lands(i int) bool { return r.Decisions[i].ShouldRun }
+func (r *NodeResult) Lands(i int) bool { return r.Decisions[i].ShouldRun }
 
 // Query decides every DaemonSet of s about n and sums the requests of the
 // pods that land (in namespace/name order; a sum keeps the format of its
 // first operand, as apimachinery's Add does). It allocates nothing when r
 // already holds slices of s's sizes, as after a first Query with the same
-// [Set]. n is read, never changed.
-func (s *Set) Query(n *api.Node, r *Result) {
+// [Catalog]. n is read, never changed.
+func (s *Catalog) Query(n *api.Node, r *NodeResult) {
 	r.Decisions = grow(r.Decisions, len(s.daemons))
 	r.Total = grow(r.Total, len(s.names))
 	r.Has = grow(r.Has, len(s.names))
@@ -148,7 +148,7 @@ func grow[T any](s []T, n int) []T {
 
 // Requests returns r's total as a new List of the names some landing
 // DaemonSet requests.
-func (s *Set) Requests(r *Result) resource.List {
+func (s *Catalog) Requests(r *NodeResult) resource.List {
 	out := resource.List{}
 	for j, name := range s.names {
 		if r.Has[j] {

@@ -133,7 +133,7 @@ func TestQueryDoesNotAllocate(t *testing.T) {
 	dss := fleet(50)
 	s := overhead.Compile(dss, placement.Options{})
 	n := gpuNode()
-	var r overhead.Result
+	var r overhead.NodeResult
 	s.Query(&n, &r)
 	if allocs := testing.AllocsPerRun(100, func() { s.Query(&n, &r) }); allocs != 0 {
 		t.Errorf("Query allocates %v times per call with a grown Result, want 0", allocs)

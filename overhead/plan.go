@@ -88,7 +88,7 @@ type PortConflict struct {
 // whether the pods fit together. Malformed input is an error naming its
 // field path ("instanceTypes[1].requirements[0].operator"). The inputs are
 // read, never changed.
-func (s *Set) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplatePlan, error) {
+func (s *Catalog) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplatePlan, error) {
 	ct, err := CompileTemplate(t)
 	if err != nil {
 		return TemplatePlan{}, err
@@ -155,7 +155,7 @@ func (s *Set) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplatePlan,
 }
 
 // overhead sums the requests of the pods that land, in Set order.
-func (s *Set) overhead(answers []TemplateAnswer) Totals {
+func (s *Catalog) overhead(answers []TemplateAnswer) Totals {
 	o := Totals{Every: resource.List{}, AtMost: resource.List{}}
 	for i := range s.daemons {
 		switch answers[i].Answer {
@@ -172,7 +172,7 @@ func (s *Set) overhead(answers []TemplateAnswer) Totals {
 
 // insufficient names the resources the landing pods' summed requests
 // overrun, sorted, by the Fit rules applied to their sum.
-func (s *Set) insufficient(answers []TemplateAnswer, alloc resource.List) []string {
+func (s *Catalog) insufficient(answers []TemplateAnswer, alloc resource.List) []string {
 	var want, have usage
 	pods := 0
 	for i := range s.daemons {
@@ -201,7 +201,7 @@ func (s *Set) insufficient(answers []TemplateAnswer, alloc resource.List) []stri
 }
 
 // portConflicts lists the host ports two landing pods both bind.
-func (s *Set) portConflicts(answers []TemplateAnswer) []PortConflict {
+func (s *Catalog) portConflicts(answers []TemplateAnswer) []PortConflict {
 	var out []PortConflict
 	for j := range s.daemons {
 		if !answers[j].Lands() {

@@ -6,8 +6,8 @@ import (
 	"github.com/daemonplan/daemonplan/resource"
 )
 
-// Report is one node's answer, self-contained for printing.
-type Report struct {
+// NodeReport is one node's answer, self-contained for printing.
+type NodeReport struct {
 	Node string
 	// DaemonSets holds every DaemonSet of the Set, in namespace/name order.
 	DaemonSets []Entry
@@ -29,10 +29,10 @@ type Entry struct {
 // Report answers for n: Query, then each DaemonSet's requests and host
 // ports, and with st non-nil each daemon pod's [Fit]. It allocates its
 // result; use Query to ask many nodes without allocating.
-func (s *Set) Report(n *api.Node, st *NodeState) Report {
-	var r Result
+func (s *Catalog) Report(n *api.Node, st *NodeState) NodeReport {
+	var r NodeResult
 	s.Query(n, &r)
-	out := Report{Node: n.Name, DaemonSets: make([]Entry, len(s.daemons)), Requests: s.Requests(&r)}
+	out := NodeReport{Node: n.Name, DaemonSets: make([]Entry, len(s.daemons)), Requests: s.Requests(&r)}
 	for i := range s.daemons {
 		e := Entry{Daemon: s.daemons[i].Daemon, Decision: r.Decisions[i], Lands: r.Lands(i)}
 		if st != nil {

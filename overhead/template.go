@@ -40,7 +40,7 @@ type NodeTemplate struct {
 }
 
 // CompiledTemplate is a [NodeTemplate] checked and compiled once by
-// [CompileTemplate], for any number of [Set.QueryTemplate] calls.
+// [CompileTemplate], for any number of [Catalog.QueryTemplate] calls.
 type CompiledTemplate struct {
 	name    string
 	domains map[string]*domain
@@ -231,8 +231,8 @@ type TemplateAnswer struct {
 // Lands reports whether the pod lands on some node of the template.
 func (a *TemplateAnswer) Lands() bool { return a.Answer == Every || a.Answer == Depends }
 
-// TemplateResult is a template's answers, one per DaemonSet of the [Set] in
-// its order, laid out for reuse by [Set.QueryTemplate].
+// TemplateResult is a template's answers, one per DaemonSet of the [Catalog] in
+// its order, laid out for reuse by [Catalog.QueryTemplate].
 type TemplateResult struct {
 	Answers []TemplateAnswer
 }
@@ -261,14 +261,14 @@ func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 // QueryTemplate answers for every DaemonSet of s whether its pod lands on
 // every node ct can produce, on none, or depending on labels, and where
 // (docs/overhead.md, A1–A7). The answer is exact: the same as
-// [Set.Query]'s ShouldRun on each such node, with the DaemonSet
+// [Catalog.Query]'s ShouldRun on each such node, with the DaemonSet
 // controller's default tolerations, every taint effect, every affinity
 // term and matchFields included. Taints decide for every node alike;
 // StartupTaints only say when the pod is created. r is overwritten and
 // its slices (Where and Keys included) reused: copy what must outlive the
 // next query. Once r has grown to s, a query allocates nothing but on the
 // exact path (several open terms, or one with two requirements on a key).
-func (s *Set) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) {
+func (s *Catalog) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) {
 	r.Answers = grow(r.Answers, len(s.daemons))
 	for i := range s.daemons {
 		a := &r.Answers[i]

@@ -215,7 +215,7 @@ func TestTemplateEnumeration(t *testing.T) {
 	rapid.Check(t, prop)
 }
 
-func checkTemplate(t *rapid.T, set *overhead.Set, tpl *overhead.NodeTemplate, ct *overhead.CompiledTemplate, results ...*overhead.TemplateResult) {
+func checkTemplate(t *rapid.T, set *overhead.Catalog, tpl *overhead.NodeTemplate, ct *overhead.CompiledTemplate, results ...*overhead.TemplateResult) {
 	nodes := templateNodes(tpl)
 	name := tpl.Name
 	if name == "" {
@@ -226,7 +226,7 @@ func checkTemplate(t *rapid.T, set *overhead.Set, tpl *overhead.NodeTemplate, ct
 	}
 	lands := make([][]bool, set.Len())
 	startupLands := make([][]bool, set.Len())
-	var r, rs overhead.Result
+	var r, rs overhead.NodeResult
 	for _, labels := range nodes {
 		node := api.Node{Name: name, Labels: labels, Taints: tpl.Taints}
 		set.Query(&node, &r)
@@ -242,7 +242,7 @@ func checkTemplate(t *rapid.T, set *overhead.Set, tpl *overhead.NodeTemplate, ct
 	}
 }
 
-func checkAnswers(t *rapid.T, set *overhead.Set, nodes []map[string]string, lands, startupLands [][]bool, res *overhead.TemplateResult) {
+func checkAnswers(t *rapid.T, set *overhead.Catalog, nodes []map[string]string, lands, startupLands [][]bool, res *overhead.TemplateResult) {
 	for ni, labels := range nodes {
 		for i := range set.Len() {
 			landsHere, rsLands := lands[i][ni], startupLands[i][ni]

@@ -19,7 +19,7 @@ const msgNonNegative = "must be greater than or equal to 0"
 // Compile's input. Such a pod would never be created: its requests, totals
 // and fit are not what a cluster would see. The list is s's own; do not
 // change it.
-func (s *Set) Warnings() field.ErrorList { return s.warnings }
+func (s *Catalog) Warnings() field.ErrorList { return s.warnings }
 
 // negativeQuantities reports the negative quantities of t, in the order
 // of Warnings, under p (the DaemonSet's path).

@@ -155,14 +155,14 @@ func BenchmarkManage(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cl, err := c.Index(nodes, pods)
+				ix, err := c.Index(nodes, pods)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if sinkPlan, err = cl.Manage(now, "h1", nil); err != nil {
+				if sinkPlan, err = ix.Manage(now, "h1", nil); err != nil {
 					b.Fatal(err)
 				}
-				sinkStatus = cl.Status(now, "h1")
+				sinkStatus = ix.Status(now, "h1")
 			}
 		})
 	}

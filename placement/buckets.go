@@ -58,34 +58,34 @@ func (b *Bucket) Updated(j int) bool {
 // lister order lie in memory in no order the nodes follow, and the labels
 // of decoded pods each in memory of their own). A zero [Index] yields
 // nothing.
-func (cl *Index) Buckets(hash string) iter.Seq[Bucket] {
+func (ix *Index) Buckets(hash string) iter.Seq[Bucket] {
 	return func(yield func(Bucket) bool) {
-		cl.useHash(hash)
-		vanished := cl.vanished
+		ix.useHash(hash)
+		vanished := ix.vanished
 		v, prefetched := 0, 0
-		for i, n := range cl.nodes {
+		for i, n := range ix.nodes {
 			if i%prefetchBatch == 0 {
-				prefetched += cl.prefetchBuckets(i, min(i+prefetchBatch, len(cl.nodes)), hash)
+				prefetched += ix.prefetchBuckets(i, min(i+prefetchBatch, len(ix.nodes)), hash)
 			}
 			for v < len(vanished) && vanished[v].Node < n.Name {
-				if !yield(Bucket{Node: vanished[v].Node, Pods: vanished[v].Pods, ix: cl, at: -1}) {
+				if !yield(Bucket{Node: vanished[v].Node, Pods: vanished[v].Pods, ix: ix, at: -1}) {
 					return
 				}
 				v++
 			}
-			if !yield(Bucket{Node: n.Name, Pods: cl.podsOn(i), Present: true, ShouldRun: cl.decisions[i].ShouldRun, ix: cl, at: i}) {
+			if !yield(Bucket{Node: n.Name, Pods: ix.podsOn(i), Present: true, ShouldRun: ix.decisions[i].ShouldRun, ix: ix, at: i}) {
 				return
 			}
 		}
 		runtime.KeepAlive(prefetched)
-		cl.vanishedBuckets(v, yield)
+		ix.vanishedBuckets(v, yield)
 	}
 }
 
 // vanishedBuckets yields the vanished buckets from the v-th on.
-func (cl *Index) vanishedBuckets(v int, yield func(Bucket) bool) {
-	for ; v < len(cl.vanished); v++ {
-		if !yield(Bucket{Node: cl.vanished[v].Node, Pods: cl.vanished[v].Pods, ix: cl, at: -1}) {
+func (ix *Index) vanishedBuckets(v int, yield func(Bucket) bool) {
+	for ; v < len(ix.vanished); v++ {
+		if !yield(Bucket{Node: ix.vanished[v].Node, Pods: ix.vanished[v].Pods, ix: ix, at: -1}) {
 			return
 		}
 	}
@@ -95,14 +95,14 @@ func (cl *Index) vanishedBuckets(v int, yield func(Bucket) bool) {
 // that a pass reads, and asks whether the pod is updated (which the Index
 // remembers), returning something of what it read so that the reads are
 // not dropped.
-func (cl *Index) prefetchBuckets(lo, hi int, hash string) int {
+func (ix *Index) prefetchBuckets(lo, hi int, hash string) int {
 	n := 0
 	for i := lo; i < hi; i++ {
-		for j, p := range cl.podsOn(i) {
+		for j, p := range ix.podsOn(i) {
 			if p.Ready {
 				n++
 			}
-			if !p.Deleting && cl.isUpdated(i, j, hash) {
+			if !p.Deleting && ix.isUpdated(i, j, hash) {
 				n++
 			}
 		}

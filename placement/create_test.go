@@ -194,9 +194,9 @@ func TestBurstReplicas(t *testing.T) {
 			}
 			c, err := placement.Compile(ds, tc.opts)
 			require.NoError(t, err)
-			cl, err := c.Index(nodes, pods)
+			ix, err := c.Index(nodes, pods)
 			require.NoError(t, err)
-			p, err := cl.Manage(t0, testHash, nil)
+			p, err := ix.Manage(t0, testHash, nil)
 			require.NoError(t, err)
 			type got struct{ Creates, Deletes, SkippedCreates, SkippedDeletes, Keep int }
 			want := got{tc.wantCreates, tc.wantDeletes, tc.wantSkippedCreates, tc.wantSkippedDeletes, len(pods) - tc.wantDeletes}

@@ -31,12 +31,12 @@ func ExampleIndex_Reset() {
 	pods := []api.Pod{examplePod("log-agent-a", "worker-1", created)}
 
 	// One Index for every sync: each Reset reuses the memory of the last.
-	var cl placement.Index
+	var ix placement.Index
 	for sync := 1; sync <= 2; sync++ {
-		if err := cl.Reset(c, nodes, pods); err != nil {
+		if err := ix.Reset(c, nodes, pods); err != nil {
 			panic(err)
 		}
-		plan, err := cl.Manage(created.Add(time.Hour), "5d4f8c", nil)
+		plan, err := ix.Manage(created.Add(time.Hour), "5d4f8c", nil)
 		if err != nil {
 			panic(err)
 		}
@@ -133,12 +133,12 @@ func ExampleIndex_Keep() {
 	}
 	nodes := []api.Node{{Name: "worker-1", Labels: map[string]string{"kubernetes.io/os": "linux"}}}
 	pods := []api.Pod{examplePod("log-agent-b", "worker-1", time.Time{}), examplePod("log-agent-a", "worker-1", time.Time{})}
-	cl, err := c.Index(nodes, pods)
+	ix, err := c.Index(nodes, pods)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(cl.Keep(nil))
-	fmt.Println(cl.Keep([]placement.Delete{{Pod: "log-agent-a", Node: "worker-1", Reason: placement.Duplicate}}))
+	fmt.Println(ix.Keep(nil))
+	fmt.Println(ix.Keep([]placement.Delete{{Pod: "log-agent-a", Node: "worker-1", Reason: placement.Duplicate}}))
 	// Output:
 	// [log-agent-a log-agent-b]
 	// [log-agent-b]
@@ -153,11 +153,11 @@ func ExampleIndex_Buckets() {
 	nodes := []api.Node{{Name: "worker-1", Labels: linux}, {Name: "worker-2", Labels: linux}}
 	old := examplePod("log-agent-b", "worker-2", time.Time{})
 	old.Labels = map[string]string{"app": "log-agent", api.LabelRevisionHash: "old"}
-	cl, err := c.Index(nodes, []api.Pod{examplePod("log-agent-a", "worker-1", time.Time{}), old})
+	ix, err := c.Index(nodes, []api.Pod{examplePod("log-agent-a", "worker-1", time.Time{}), old})
 	if err != nil {
 		panic(err)
 	}
-	for b := range cl.Buckets("5d4f8c") {
+	for b := range ix.Buckets("5d4f8c") {
 		for j, p := range b.Pods {
 			fmt.Println(b.Node, p.Name, b.Updated(j))
 		}
@@ -172,22 +172,22 @@ func ExampleIndex_Forget() {
 	if err != nil {
 		panic(err)
 	}
-	// A pool of Clusters serves syncs in a row; each forgets its snapshot
+	// A pool of Indexes serves syncs in a row; each forgets its snapshot
 	// before it goes back, so that the pool keeps no snapshot alive.
 	pool := sync.Pool{New: func() any { return new(placement.Index) }}
 	for _, node := range []string{"worker-1", "worker-2"} {
-		cl := pool.Get().(*placement.Index)
+		ix := pool.Get().(*placement.Index)
 		nodes := []api.Node{{Name: node, Labels: map[string]string{"kubernetes.io/os": "linux"}}}
-		if err := cl.Reset(c, nodes, nil); err != nil {
+		if err := ix.Reset(c, nodes, nil); err != nil {
 			panic(err)
 		}
-		plan, err := cl.Manage(time.Time{}, "5d4f8c", nil)
+		plan, err := ix.Manage(time.Time{}, "5d4f8c", nil)
 		if err != nil {
 			panic(err)
 		}
 		fmt.Println(plan.Create[0].Node)
-		cl.Forget()
-		pool.Put(cl)
+		ix.Forget()
+		pool.Put(ix)
 	}
 	// Output:
 	// worker-1

@@ -64,12 +64,12 @@ func ExampleIndex_Manage() {
 	if err != nil {
 		panic(err)
 	}
-	cl, err := c.Index(nodes, pods)
+	ix, err := c.Index(nodes, pods)
 	if err != nil {
 		panic(err)
 	}
 	now := created.Add(time.Hour)
-	plan, err := cl.Manage(now, "5d4f8c", nil)
+	plan, err := ix.Manage(now, "5d4f8c", nil)
 	if err != nil {
 		panic(err)
 	}
@@ -80,7 +80,7 @@ func ExampleIndex_Manage() {
 		fmt.Printf("delete %s on %s: %v\n", d.Pod, d.Node, d.Reason)
 	}
 	fmt.Println("keep", plan.Keep)
-	s := cl.Status(now, "5d4f8c")
+	s := ix.Status(now, "5d4f8c")
 	fmt.Printf("desired=%d current=%d ready=%d misscheduled=%d\n", s.DesiredNumberScheduled, s.CurrentNumberScheduled, s.NumberReady, s.NumberMisscheduled)
 	// Output:
 	// create on worker-1 with hash 5d4f8c

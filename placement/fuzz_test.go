@@ -27,12 +27,12 @@ func FuzzManage(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cl, err := c.Index(s.Nodes, s.Pods)
+		ix, err := c.Index(s.Nodes, s.Pods)
 		if err != nil {
 			return
 		}
-		p, manageErr := cl.Manage(s.Now, s.Hash, s.Backoff)
-		st := cl.Status(s.Now, s.Hash)
+		p, manageErr := ix.Manage(s.Now, s.Hash, s.Backoff)
+		st := ix.Status(s.Now, s.Hash)
 		_ = placement.SlowStartBatches(len(p.Create))
 		if diff := cmp.Diff(before, s); diff != "" {
 			t.Fatalf("inputs changed (-before +after):\n%s", diff)

@@ -135,11 +135,11 @@ func planAt(t testing.TB, ds *api.DaemonSet, nodes []api.Node, pods []api.Pod, n
 	t.Helper()
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
-	cl, err := c.Index(nodes, pods)
+	ix, err := c.Index(nodes, pods)
 	require.NoError(t, err)
-	p, err := cl.Manage(now, hash, backoff)
+	p, err := ix.Manage(now, hash, backoff)
 	require.NoError(t, err)
-	return p, cl.Status(now, hash)
+	return p, ix.Status(now, hash)
 }
 
 // counts is upstream's expectSyncDaemonSets triple: creates, deletes and

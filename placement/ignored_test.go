@@ -105,11 +105,11 @@ func TestPropertyIgnoredDuringExecutionDeletesLess(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
-			cl, err := c.Index(s.Nodes, s.Pods)
+			ix, err := c.Index(s.Nodes, s.Pods)
 			if err != nil {
 				t.Fatalf("Index: %v", err)
 			}
-			p, err := cl.Manage(s.Now, s.Hash, s.Backoff)
+			p, err := ix.Manage(s.Now, s.Hash, s.Backoff)
 			if err != nil {
 				t.Fatalf("Manage: %v", err)
 			}
@@ -145,11 +145,11 @@ func ExampleOptions_ignoredDuringExecution() {
 		if err != nil {
 			panic(err)
 		}
-		cl, err := c.Index(nodes, pods)
+		ix, err := c.Index(nodes, pods)
 		if err != nil {
 			panic(err)
 		}
-		plan, err := cl.Manage(time.Time{}, "5d4f8c", nil)
+		plan, err := ix.Manage(time.Time{}, "5d4f8c", nil)
 		if err != nil {
 			panic(err)
 		}

@@ -15,9 +15,9 @@ import (
 
 // buckets renders a cluster's buckets as node → pod names, vanished nodes
 // included.
-func buckets(cl *placement.Index) map[string][]string {
+func buckets(ix *placement.Index) map[string][]string {
 	out := map[string][]string{}
-	for b := range cl.Buckets("") {
+	for b := range ix.Buckets("") {
 		for _, p := range b.Pods {
 			out[b.Node] = append(out[b.Node], p.Name)
 		}
@@ -56,7 +56,7 @@ func TestGetNodesToDaemonPods(t *testing.T) {
 
 	c, err := placement.Compile(f.ds, placement.Options{})
 	require.NoError(t, err)
-	cl, err := c.Index(f.nodes, f.pods)
+	ix, err := c.Index(f.nodes, f.pods)
 	require.NoError(t, err)
 
 	type result struct {
@@ -71,7 +71,7 @@ func TestGetNodesToDaemonPods(t *testing.T) {
 		Claimed:  []string{"node-0-pod-00", "node-1-pod-01", "node-0-pod-05", "node-1-pod-06", "node-1-pod-07", "-pod-10"},
 		Targeted: []string{"node-0-pod-00", "node-1-pod-01", "node-0-pod-05", "node-1-pod-06", "node-1-pod-07"},
 	}
-	got := result{buckets(cl), cl.Adopt(), cl.Release(), podNames(cl.Claimed()), podNames(cl.Targeted())}
+	got := result{buckets(ix), ix.Adopt(), ix.Release(), podNames(ix.Claimed()), podNames(ix.Targeted())}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Index() mismatch (-want +got):\n%s", diff)
 	}
@@ -85,14 +85,14 @@ func TestIndexClaimsWhileDeleting(t *testing.T) {
 	f.addPods("node-0", simpleDaemonSetLabel2, 1)        // not released
 	c, err := placement.Compile(f.ds, placement.Options{})
 	require.NoError(t, err)
-	cl, err := c.Index(f.nodes, f.pods)
+	ix, err := c.Index(f.nodes, f.pods)
 	require.NoError(t, err)
 	type result struct {
 		Buckets        map[string][]string
 		Adopt, Release []string
 	}
 	want := result{Buckets: map[string][]string{"node-0": {"node-0-pod-00"}}}
-	got := result{buckets(cl), cl.Adopt(), cl.Release()}
+	got := result{buckets(ix), ix.Adopt(), ix.Release()}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Index() of a deleting DaemonSet mismatch (-want +got):\n%s", diff)
 	}
@@ -121,9 +121,9 @@ func TestIndexErrors(t *testing.T) {
 	f := &fixture{ds: none}
 	f.addNodes(0, 1, nil)
 	f.addPods("node-0", simpleDaemonSetLabel, 1)
-	cl, err := c.Index(f.nodes, f.pods)
+	ix, err := c.Index(f.nodes, f.pods)
 	require.NoError(t, err)
-	if diff := cmp.Diff([]string{"node-0-pod-00"}, cl.Release()); diff != "" {
+	if diff := cmp.Diff([]string{"node-0-pod-00"}, ix.Release()); diff != "" {
 		t.Errorf("Index() with nil selector: Release() mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -151,11 +151,11 @@ func TestBucketOrder(t *testing.T) {
 	}
 	c, err := placement.Compile(ds, placement.Options{})
 	require.NoError(t, err)
-	cl, err := c.Index([]api.Node{{Name: "node-0"}}, pods)
+	ix, err := c.Index([]api.Node{{Name: "node-0"}}, pods)
 	require.NoError(t, err)
 	want := []string{"bound-old", "a-bound", "b-bound", "bound-young", "unbound-old", "unbound-young"}
 	var got []*api.Pod
-	for b := range cl.Buckets("") {
+	for b := range ix.Buckets("") {
 		got = b.Pods
 	}
 	if diff := cmp.Diff(want, podNames(got)); diff != "" {
@@ -285,17 +285,17 @@ func TestIndexEmptyUID(t *testing.T) {
 		f.addPods("node-0", simpleDaemonSetLabel, 1, orphan)
 		c, err := placement.Compile(f.ds, placement.Options{})
 		require.NoError(t, err)
-		cl, err := c.Index(f.nodes, f.pods)
+		ix, err := c.Index(f.nodes, f.pods)
 		require.NoError(t, err)
 		var wantAdopt []string
 		if dsUID != "" {
 			wantAdopt = []string{"node-0-pod-02"}
 		}
-		if d := cmp.Diff(wantAdopt, cl.Adopt()); d != "" {
+		if d := cmp.Diff(wantAdopt, ix.Adopt()); d != "" {
 			t.Errorf("ds UID %q: Adopt() mismatch (-want +got):\n%s", dsUID, d)
 		}
-		if len(cl.Release()) != 0 || len(cl.Claimed()) != len(wantAdopt) {
-			t.Errorf("ds UID %q: released %v, claimed %v; want only the adopted orphan claimed", dsUID, cl.Release(), podNames(cl.Claimed()))
+		if len(ix.Release()) != 0 || len(ix.Claimed()) != len(wantAdopt) {
+			t.Errorf("ds UID %q: released %v, claimed %v; want only the adopted orphan claimed", dsUID, ix.Release(), podNames(ix.Claimed()))
 		}
 	}
 }

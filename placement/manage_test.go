@@ -672,11 +672,11 @@ func TestManageTemplateWithoutLabels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cl, err := c.Index(f.nodes, f.pods)
+			ix, err := c.Index(f.nodes, f.pods)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := cl.Manage(t0, tt.hash, nil)
+			p, err := ix.Manage(t0, tt.hash, nil)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Manage error %v, want error %v (%s)", err, tt.wantErr, tt.reason)
 			}

@@ -130,33 +130,33 @@ type ManagePlan struct {
 // issued. The only errors are [ErrNoLabels], for pods that would have no
 // label at all, which upstream cannot create (the plan then holds no
 // creates), and that of a zero [Index] that was never indexed.
-func (cl *Index) Manage(now time.Time, hash string, backoff Backoff) (ManagePlan, error) {
-	c := cl.c
+func (ix *Index) Manage(now time.Time, hash string, backoff Backoff) (ManagePlan, error) {
+	c := ix.c
 	if c == nil {
 		return ManagePlan{}, errNotIndexed
 	}
-	l := &cl.manage
+	l := &ix.manage
 	l.Reset(c.opts.Burst())
-	scratch := cl.deleteBuf[:0]
+	scratch := ix.deleteBuf[:0]
 	prefetched := 0
-	for i, n := range cl.nodes {
+	for i, n := range ix.nodes {
 		if i%prefetchBatch == 0 {
-			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
+			prefetched += ix.prefetchOldest(i, min(i+prefetchBatch, len(ix.nodes)))
 		}
-		m := c.ManageNode(scratch[:0], n.Name, cl.decisions[i].Decision, cl.podsOn(i), now, hash, backoff)
+		m := c.ManageNode(scratch[:0], n.Name, ix.decisions[i].Decision, ix.podsOn(i), now, hash, backoff)
 		l.Add(n.Name, true, &m)
 		scratch = m.Delete
 	}
 	runtime.KeepAlive(prefetched)
-	for _, b := range cl.vanished {
+	for _, b := range ix.vanished {
 		m := c.ManageVanished(scratch[:0], b.Node, b.Pods)
 		l.Add(b.Node, false, &m)
 		scratch = m.Delete
 	}
-	cl.deleteBuf = scratch[:0]
+	ix.deleteBuf = scratch[:0]
 	p, err := c.AssembleManage(l, now, hash, backoff)
-	p.Nodes, p.Adopt, p.Release = cl.decisions, cl.adopt, cl.release
-	p.Keep = cl.Keep(p.Delete)
+	p.Nodes, p.Adopt, p.Release = ix.decisions, ix.adopt, ix.release
+	p.Keep = ix.Keep(p.Delete)
 	return p, err
 }
 
@@ -371,10 +371,10 @@ func (c *Compiled) CreatesFor(nodes []string, hash string) []Create {
 // Keep lists, sorted, the names of the bucketed pods (vanished nodes
 // included) that deletes does not name: the pods a plan with these deletes
 // leaves alone. The slice is the [Index]'s, valid until its next Reset.
-func (cl *Index) Keep(deletes []Delete) []string {
-	dst := cl.keep.Alloc(len(cl.bucketed))
-	pods := cl.bucketedByName()
-	n := len(cl.bucketed)
+func (ix *Index) Keep(deletes []Delete) []string {
+	dst := ix.keep.Alloc(len(ix.bucketed))
+	pods := ix.bucketedByName()
+	n := len(ix.bucketed)
 	name := func(i int) string { return pods(i).Name }
 	// Each delete names a run of pods, found by binary search: only those
 	// names are compared, the others are copied. Pods that share a name
@@ -395,23 +395,23 @@ func (cl *Index) Keep(deletes []Delete) []string {
 	i := 0
 	for _, g := range gone {
 		if g.lo > i {
-			dst = cl.appendNames(dst, i, g.lo)
+			dst = ix.appendNames(dst, i, g.lo)
 		}
 		i = max(i, g.hi)
 	}
-	return cl.appendNames(dst, i, n)
+	return ix.appendNames(dst, i, n)
 }
 
 // appendNames appends the names of the bucketed pods lo to hi, in name
 // order, to dst.
-func (cl *Index) appendNames(dst []string, lo, hi int) []string {
-	if cl.bucketedSorted() {
-		for _, pl := range cl.bucketed[lo:hi] {
-			dst = append(dst, cl.claimed[pl.claim].Name)
+func (ix *Index) appendNames(dst []string, lo, hi int) []string {
+	if ix.bucketedSorted() {
+		for _, pl := range ix.bucketed[lo:hi] {
+			dst = append(dst, ix.claimed[pl.claim].Name)
 		}
 		return dst
 	}
-	for _, p := range cl.byName[lo:hi] {
+	for _, p := range ix.byName[lo:hi] {
 		dst = append(dst, p.Name)
 	}
 	return dst
@@ -420,36 +420,36 @@ func (cl *Index) appendNames(dst []string, lo, hi int) []string {
 // bucketedByName returns the bucketed pods in name order, by position: the
 // input order when the input is sorted, as a list from the API server is,
 // else the pod check's order, made once.
-func (cl *Index) bucketedByName() func(int) *api.Pod {
-	if cl.bucketedSorted() {
-		return cl.bucketedPod
+func (ix *Index) bucketedByName() func(int) *api.Pod {
+	if ix.bucketedSorted() {
+		return ix.bucketedPod
 	}
-	if len(cl.byName) != len(cl.bucketed) {
+	if len(ix.byName) != len(ix.bucketed) {
 		// The pod check sorted every pod by name when the list was not
 		// in order: the bucketed ones, in that order.
-		cl.byName = cl.byName[:0]
-		for _, pos := range cl.check.Order() {
-			if cl.isBucket[pos/64]&(1<<(pos%64)) != 0 {
-				cl.byName = append(cl.byName, &cl.podsIn[pos])
+		ix.byName = ix.byName[:0]
+		for _, pos := range ix.check.Order() {
+			if ix.isBucket[pos/64]&(1<<(pos%64)) != 0 {
+				ix.byName = append(ix.byName, &ix.podsIn[pos])
 			}
 		}
 	}
-	return func(i int) *api.Pod { return cl.byName[i] }
+	return func(i int) *api.Pod { return ix.byName[i] }
 }
 
 func byPod(a, b Delete) int { return strings.Compare(a.Pod, b.Pod) }
 
 // bucketedSorted reports whether the bucketed pods came in name order, as
 // a list from the API server does.
-func (cl *Index) bucketedSorted() bool {
-	if cl.sorted == 0 {
-		cl.sorted = 1
-		for i := 1; i < len(cl.bucketed); i++ {
-			if cl.bucketedPod(i-1).Name > cl.bucketedPod(i).Name {
-				cl.sorted = -1
+func (ix *Index) bucketedSorted() bool {
+	if ix.sorted == 0 {
+		ix.sorted = 1
+		for i := 1; i < len(ix.bucketed); i++ {
+			if ix.bucketedPod(i-1).Name > ix.bucketedPod(i).Name {
+				ix.sorted = -1
 				break
 			}
 		}
 	}
-	return cl.sorted > 0
+	return ix.sorted > 0
 }

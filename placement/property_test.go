@@ -22,15 +22,15 @@ func run(t *rapid.T, s reference.Snapshot) (placement.ManagePlan, api.Status) {
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
-	cl, err := c.Index(s.Nodes, s.Pods)
+	ix, err := c.Index(s.Nodes, s.Pods)
 	if err != nil {
 		t.Fatalf("Index: %v", err)
 	}
-	p, err := cl.Manage(s.Now, s.Hash, s.Backoff)
+	p, err := ix.Manage(s.Now, s.Hash, s.Backoff)
 	if err != nil {
 		t.Fatalf("Manage: %v", err)
 	}
-	return p, cl.Status(s.Now, s.Hash)
+	return p, ix.Status(s.Now, s.Hash)
 }
 
 // asResult renders a plan and status in the reference's terms.
@@ -254,11 +254,11 @@ func TestPropertyIndexDecidesAsDecide(t *testing.T) {
 		if err != nil {
 			return nil, false
 		}
-		cl, err := c.Index(nodes, pods)
+		ix, err := c.Index(nodes, pods)
 		if err != nil {
 			return nil, false
 		}
-		decisions = cl.NodeDecisions()
+		decisions = ix.NodeDecisions()
 		byName := map[string]*api.Node{}
 		for i := range nodes {
 			byName[nodes[i].Name] = &nodes[i]

@@ -12,19 +12,19 @@ import (
 	"github.com/daemonplan/daemonplan/internal/scratch"
 )
 
-// Reset indexes nodes and pods for c into cl as [Index] does, with the same
-// errors, reusing the memory of cl's previous snapshot. Slices cl returned
-// before are overwritten. After an error cl must not be used until a
+// Reset indexes nodes and pods for c into ix as [Index] does, with the same
+// errors, reusing the memory of ix's previous snapshot. Slices ix returned
+// before are overwritten. After an error ix must not be used until a
 // successful Reset.
 //
 // It runs in phases, each a method of an indexer, which holds what they
 // share: the nodes are put in name order, checked, decided and indexed by
 // name; then one pass over the pods claims and checks them and finds the
 // node of each bucketed pod; then the buckets are filled.
-func (cl *Index) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
-	cl.c = c
-	cl.updated = cl.updated[:0]
-	x := indexer{cl: cl, c: c}
+func (ix *Index) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
+	ix.c = c
+	ix.updated = ix.updated[:0]
+	x := indexer{ix: ix, c: c}
 	x.orderNodes(nodes)
 	if errs := x.checkNodes(nodes, pods); len(errs) > 0 {
 		return errs
@@ -39,8 +39,8 @@ func (cl *Index) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 	x.listTargeted()
 	x.fillBuckets()
 	x.bucketVanished()
-	slices.Sort(cl.adopt)
-	slices.Sort(cl.release)
+	slices.Sort(ix.adopt)
+	slices.Sort(ix.release)
 	runtime.KeepAlive(x.prefetched)
 	return nil
 }
@@ -50,7 +50,7 @@ func (cl *Index) Reset(c *Compiled, nodes []api.Node, pods []api.Pod) error {
 // to it), so the phases allocate only what the Index keeps, as the one
 // function they were did.
 type indexer struct {
-	cl *Index
+	ix *Index
 	c  *Compiled
 	// prefetched sums what the read-ahead loops read, so that the reads are
 	// not dropped: Reset keeps it alive at the end.
@@ -61,7 +61,7 @@ type indexer struct {
 	// indexed: orderNodes put every node in the name index already.
 	indexed bool
 	// counts[i+1] is the number of pods bucketed on node i, on the array
-	// of cl.start, which fillBuckets turns it into.
+	// of ix.start, which fillBuckets turns it into.
 	counts []int32
 	// useHints: each pod position's node in the last snapshot is a hint
 	// (see startPods).
@@ -85,7 +85,7 @@ type pending struct {
 	node   int32 // its node, as the last snapshot's hint or the name table finds it
 }
 
-// orderNodes points cl.nodes at nodes, in name order. The API server lists
+// orderNodes points ix.nodes at nodes, in name order. The API server lists
 // nodes in name order: the order is checked before sorting, and a list in
 // order is not sorted. A name that is empty, not UTF-8 or repeated makes
 // the list suspect.
@@ -93,26 +93,26 @@ type pending struct {
 // An index built once takes each name as it is checked, while the names
 // are in order: the names are read once.
 func (x *indexer) orderNodes(nodes []api.Node) {
-	cl := x.cl
-	cl.nodes = scratch.Resize(cl.nodes, len(nodes))
+	ix := x.ix
+	ix.nodes = scratch.Resize(ix.nodes, len(nodes))
 	for i := range nodes {
-		cl.nodes[i] = &nodes[i]
+		ix.nodes[i] = &nodes[i]
 	}
 	suspect, sorted := false, true
-	early := cl.index.Once
+	early := ix.index.Once
 	if early {
-		cl.index.Start(len(nodes))
+		ix.index.Start(len(nodes))
 	}
-	for i, n := range cl.nodes {
+	for i, n := range ix.nodes {
 		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
-		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
+		sorted = sorted && (i == 0 || ix.nodes[i-1].Name < n.Name)
 		if early && sorted {
-			cl.index.Put(cl.index.Hash(n.Name), i)
+			ix.index.Put(ix.index.Hash(n.Name), i)
 		}
 	}
 	if !sorted {
 		var repeats bool
-		cl.nodeSort, repeats = scratch.SortByName(cl.nodes, nodeName, cl.nodeSort)
+		ix.nodeSort, repeats = scratch.SortByName(ix.nodes, nodeName, ix.nodeSort)
 		suspect = suspect || repeats
 	}
 	x.suspect, x.indexed = suspect, early && sorted
@@ -128,7 +128,7 @@ func (x *indexer) checkNodes(nodes []api.Node, pods []api.Pod) field.ErrorList {
 		return nil
 	}
 	errs := api.ValidateNodes(nodes)
-	if len(errs) > 0 && !x.cl.check.Valid(pods) {
+	if len(errs) > 0 && !x.ix.check.Valid(pods) {
 		errs = append(errs, api.ValidatePods(pods)...)
 	}
 	return errs
@@ -146,50 +146,50 @@ func (x *indexer) checkNodes(nodes []api.Node, pods []api.Pod) field.ErrorList {
 // same (memoKey): its labels are not read. A decision that names a taint
 // points into the node's own Taints, and is made again.
 func (x *indexer) decideNodes() {
-	cl := x.cl
-	cl.decisions = scratch.Resize(cl.decisions, len(cl.nodes))
-	if cl.index.Once {
-		x.decide(cl.nodes, cl.decisions)
+	ix := x.ix
+	ix.decisions = scratch.Resize(ix.decisions, len(ix.nodes))
+	if ix.index.Once {
+		x.decide(ix.nodes, ix.decisions)
 		return
 	}
 	key := placementKey(x.c)
-	memo := cl.memo
-	if key == "" || key != cl.memoKey {
+	memo := ix.memo
+	if key == "" || key != ix.memoKey {
 		memo = nil
 	}
-	todo, at := cl.todo[:0], cl.todoAt[:0]
+	todo, at := ix.todo[:0], ix.todoAt[:0]
 	j := 0
-	for i, n := range cl.nodes {
+	for i, n := range ix.nodes {
 		for j < len(memo) && memo[j].name < n.Name {
 			j++
 		}
 		if j < len(memo) && memo[j].name == n.Name && n.Version != "" && memo[j].version == n.Version && memo[j].d.Taint == nil {
-			cl.decisions[i] = NodeDecision{Node: n.Name, Decision: memo[j].d}
+			ix.decisions[i] = NodeDecision{Node: n.Name, Decision: memo[j].d}
 			continue
 		}
 		todo, at = append(todo, n), append(at, int32(i))
 	}
-	if len(todo) == len(cl.nodes) {
-		x.decide(cl.nodes, cl.decisions)
+	if len(todo) == len(ix.nodes) {
+		x.decide(ix.nodes, ix.decisions)
 	} else {
-		decided := scratch.Resize(cl.decided, len(todo))
+		decided := scratch.Resize(ix.decided, len(todo))
 		x.decide(todo, decided)
 		for k, i := range at {
-			cl.decisions[i] = decided[k]
+			ix.decisions[i] = decided[k]
 		}
 		clear(decided)
-		cl.decided = decided[:0]
+		ix.decided = decided[:0]
 	}
 	clear(todo)
-	cl.todo, cl.todoAt = todo[:0], at[:0]
-	next := cl.spareMemo[:0]
-	for i, n := range cl.nodes {
+	ix.todo, ix.todoAt = todo[:0], at[:0]
+	next := ix.spareMemo[:0]
+	for i, n := range ix.nodes {
 		if n.Version != "" {
-			next = append(next, nodeMemo{name: n.Name, version: n.Version, d: cl.decisions[i].Decision})
+			next = append(next, nodeMemo{name: n.Name, version: n.Version, d: ix.decisions[i].Decision})
 		}
 	}
-	clearAll(cl.memo)
-	cl.memo, cl.spareMemo, cl.memoKey = next, cl.memo[:0], key
+	clearAll(ix.memo)
+	ix.memo, ix.spareMemo, ix.memoKey = next, ix.memo[:0], key
 }
 
 // decide decides nodes into out, a batch at a time (see decideNodes).
@@ -236,7 +236,7 @@ func placementKey(c *Compiled) string {
 // when the names changed (NodeIndex.Build).
 func (x *indexer) indexNodes() {
 	if !x.indexed {
-		x.cl.index.Build(x.cl.nodes)
+		x.ix.index.Build(x.ix.nodes)
 	}
 }
 
@@ -249,27 +249,27 @@ func (x *indexer) indexNodes() {
 // position's node as a hint, which resolve checks before the name table,
 // while the pod list keeps its length. An index built once takes none.
 func (x *indexer) startPods(pods []api.Pod) {
-	cl := x.cl
-	cl.bucketed, cl.claimed = cl.bucketed[:0], cl.claimed[:0]
-	cl.adopt, cl.release = nil, nil
-	cl.vanished = nil
-	cl.byName, cl.sorted = cl.byName[:0], 0
-	cl.podsIn = pods
-	cl.isBucket = scratch.Resize(cl.isBucket, (len(pods)+63)/64)
-	clear(cl.isBucket)
-	cl.keep.Reset()
-	x.counts = scratch.Resize(cl.start, len(cl.nodes)+1)
+	ix := x.ix
+	ix.bucketed, ix.claimed = ix.bucketed[:0], ix.claimed[:0]
+	ix.adopt, ix.release = nil, nil
+	ix.vanished = nil
+	ix.byName, ix.sorted = ix.byName[:0], 0
+	ix.podsIn = pods
+	ix.isBucket = scratch.Resize(ix.isBucket, (len(pods)+63)/64)
+	clear(ix.isBucket)
+	ix.keep.Reset()
+	x.counts = scratch.Resize(ix.start, len(ix.nodes)+1)
 	clear(x.counts)
-	if cap(cl.claimed) < len(pods) {
-		cl.claimed = make([]*api.Pod, 0, len(pods))
+	if cap(ix.claimed) < len(pods) {
+		ix.claimed = make([]*api.Pod, 0, len(pods))
 	}
-	if cap(cl.bucketed) < len(pods) {
-		cl.bucketed = make([]placed, 0, len(pods))
+	if cap(ix.bucketed) < len(pods) {
+		ix.bucketed = make([]placed, 0, len(pods))
 	}
-	x.useHints = !cl.index.Once && len(cl.hints) == len(pods)
-	if !x.useHints && !cl.index.Once {
-		cl.hints = scratch.Resize(cl.hints, len(pods))
-		clear(cl.hints)
+	x.useHints = !ix.index.Once && len(ix.hints) == len(pods)
+	if !x.useHints && !ix.index.Once {
+		ix.hints = scratch.Resize(ix.hints, len(pods))
+		clear(ix.hints)
 	}
 }
 
@@ -283,27 +283,27 @@ func (x *indexer) startPods(pods []api.Pod) {
 // The pod list is checked in the same pass, with the check api.ValidatePods
 // would make (scratch.PodCheck): the pods are read once.
 func (x *indexer) claimPods(pods []api.Pod) {
-	cl, c := x.cl, x.c
+	ix, c := x.ix, x.c
 	prefetched := 0
 	var selected [prefetchBatch]int8
-	cl.check.Start(len(pods))
+	ix.check.Start(len(pods))
 	for lo := 0; lo < len(pods); lo += prefetchBatch {
 		hi := min(lo+prefetchBatch, len(pods))
 		prefetched += c.prefetchPods(pods[lo:hi], selected[:hi-lo])
 		for i := lo; i < hi; i++ {
-			cl.check.Add(pods, i)
+			ix.check.Add(pods, i)
 			p := &pods[i]
 			switch c.claim(p, selected[i-lo]) {
 			case Owned:
 			case Adopted:
-				cl.adopt = append(cl.adopt, p.Name)
+				ix.adopt = append(ix.adopt, p.Name)
 			case Released:
-				cl.release = append(cl.release, p.Name)
+				ix.release = append(ix.release, p.Name)
 				continue
 			default:
 				continue
 			}
-			cl.claimed = append(cl.claimed, p)
+			ix.claimed = append(ix.claimed, p)
 			target, err := api.TargetNodeName(p)
 			if err != nil {
 				x.untargeted = true
@@ -312,7 +312,7 @@ func (x *indexer) claimPods(pods []api.Pod) {
 			if p.Deleting && api.IsTerminal(p) {
 				continue
 			}
-			x.batch[x.nb] = pending{pod: p, target: target, pos: i, claim: int32(len(cl.claimed) - 1)}
+			x.batch[x.nb] = pending{pod: p, target: target, pos: i, claim: int32(len(ix.claimed) - 1)}
 			x.nb++
 		}
 		x.resolve()
@@ -351,7 +351,7 @@ func (c *Compiled) prefetchPods(pods []api.Pod, selected []int8) int {
 // the batch overlap: the hinted node or each pod's slot in the name table,
 // then the node it names, then that node's name.
 func (x *indexer) resolve() {
-	cl, useHints := x.cl, x.useHints
+	ix, useHints := x.ix, x.useHints
 	batch := x.batch[:x.nb]
 	prefetched := 0
 	var h [prefetchBatch]uint64
@@ -359,37 +359,37 @@ func (x *indexer) resolve() {
 		q := &batch[j]
 		q.node = -1
 		if useHints {
-			if hint := cl.hints[q.pos] - 1; hint >= 0 && int(hint) < len(cl.nodes) {
+			if hint := ix.hints[q.pos] - 1; hint >= 0 && int(hint) < len(ix.nodes) {
 				q.node = hint
 				continue
 			}
 		}
-		h[j] = cl.index.Hash(q.target)
-		q.node = cl.index.First(h[j])
+		h[j] = ix.index.Hash(q.target)
+		q.node = ix.index.First(h[j])
 	}
 	for j := range batch {
 		if n := batch[j].node; n >= 0 {
-			prefetched += len(cl.nodes[n].Name)
+			prefetched += len(ix.nodes[n].Name)
 		}
 	}
 	for j := range batch {
-		if n := batch[j].node; n >= 0 && len(cl.nodes[n].Name) > 0 {
-			prefetched += int(cl.nodes[n].Name[0])
+		if n := batch[j].node; n >= 0 && len(ix.nodes[n].Name) > 0 {
+			prefetched += int(ix.nodes[n].Name[0])
 		}
 	}
 	for j, q := range batch {
 		ni := q.node
-		if ni < 0 || cl.nodes[ni].Name != q.target {
+		if ni < 0 || ix.nodes[ni].Name != q.target {
 			if useHints && h[j] == 0 {
-				h[j] = cl.index.Hash(q.target)
+				h[j] = ix.index.Hash(q.target)
 			}
-			ni = cl.index.Lookup(cl.nodes, q.target, h[j])
+			ni = ix.index.Lookup(ix.nodes, q.target, h[j])
 		}
-		if !cl.index.Once {
-			cl.hints[q.pos] = ni + 1
+		if !ix.index.Once {
+			ix.hints[q.pos] = ni + 1
 		}
-		cl.bucketed = append(cl.bucketed, placed{claim: q.claim, node: ni})
-		cl.isBucket[q.pos/64] |= 1 << (q.pos % 64)
+		ix.bucketed = append(ix.bucketed, placed{claim: q.claim, node: ni})
+		ix.isBucket[q.pos/64] |= 1 << (q.pos % 64)
 		if ni < 0 {
 			if x.vanished == nil {
 				x.vanished = map[string][]*api.Pod{}
@@ -410,14 +410,14 @@ func (x *indexer) resolve() {
 // share the DaemonSet's namespace, are in name order, and Keep need not
 // sort them.
 func (x *indexer) checkPods(pods []api.Pod) field.ErrorList {
-	cl := x.cl
-	if !cl.check.Done(pods) {
+	ix := x.ix
+	if !ix.check.Done(pods) {
 		if errs := api.ValidatePods(pods); len(errs) > 0 {
 			return errs
 		}
 	}
-	if cl.check.Sorted() {
-		cl.sorted = 1
+	if ix.check.Sorted() {
+		ix.sorted = 1
 	}
 	return nil
 }
@@ -427,16 +427,16 @@ func (x *indexer) checkPods(pods []api.Pod) field.ErrorList {
 // one: the list is then claimed itself, and is made apart only when
 // claimPods met a pod without.
 func (x *indexer) listTargeted() {
-	cl := x.cl
-	cl.targeted = cl.claimed
+	ix := x.ix
+	ix.targeted = ix.claimed
 	if x.untargeted {
-		cl.untarget = cl.untarget[:0]
-		for _, p := range cl.claimed {
+		ix.untarget = ix.untarget[:0]
+		for _, p := range ix.claimed {
 			if _, err := api.TargetNodeName(p); err == nil {
-				cl.untarget = append(cl.untarget, p)
+				ix.untarget = append(ix.untarget, p)
 			}
 		}
-		cl.targeted = cl.untarget
+		ix.targeted = ix.untarget
 	}
 }
 
@@ -446,27 +446,27 @@ func (x *indexer) listTargeted() {
 // one pod oldest first (OlderPod). start[i+1] serves as node i's fill
 // cursor, and ends as node i+1's start.
 func (x *indexer) fillBuckets() {
-	cl := x.cl
-	cl.start = x.counts
-	for i := 1; i < len(cl.start); i++ {
-		cl.start[i] += cl.start[i-1]
+	ix := x.ix
+	ix.start = x.counts
+	for i := 1; i < len(ix.start); i++ {
+		ix.start[i] += ix.start[i-1]
 	}
 	n := 0
-	if len(cl.start) > 0 {
-		n = int(cl.start[len(cl.start)-1])
+	if len(ix.start) > 0 {
+		n = int(ix.start[len(ix.start)-1])
 	}
-	cl.pods = scratch.Resize(cl.pods, n)
-	for i := len(cl.start) - 1; i > 0; i-- {
-		cl.start[i] = cl.start[i-1]
+	ix.pods = scratch.Resize(ix.pods, n)
+	for i := len(ix.start) - 1; i > 0; i-- {
+		ix.start[i] = ix.start[i-1]
 	}
-	for _, pl := range cl.bucketed {
+	for _, pl := range ix.bucketed {
 		if pl.node >= 0 {
-			cl.pods[cl.start[pl.node+1]] = cl.claimed[pl.claim]
-			cl.start[pl.node+1]++
+			ix.pods[ix.start[pl.node+1]] = ix.claimed[pl.claim]
+			ix.start[pl.node+1]++
 		}
 	}
-	for i := range cl.nodes {
-		if b := cl.pods[cl.start[i]:cl.start[i+1]]; len(b) > 1 {
+	for i := range ix.nodes {
+		if b := ix.pods[ix.start[i]:ix.start[i+1]]; len(b) > 1 {
 			slices.SortFunc(b, OlderPod)
 		}
 	}
@@ -479,11 +479,11 @@ func (x *indexer) bucketVanished() {
 	if len(x.vanished) == 0 {
 		return
 	}
-	cl := x.cl
-	cl.vanished = make([]Bucket, 0, len(x.vanished))
+	ix := x.ix
+	ix.vanished = make([]Bucket, 0, len(x.vanished))
 	for name, ps := range x.vanished {
 		slices.SortFunc(ps, OlderPod)
-		cl.vanished = append(cl.vanished, Bucket{Node: name, Pods: ps})
+		ix.vanished = append(ix.vanished, Bucket{Node: name, Pods: ps})
 	}
-	slices.SortFunc(cl.vanished, func(a, b Bucket) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(ix.vanished, func(a, b Bucket) int { return strings.Compare(a.Node, b.Node) })
 }

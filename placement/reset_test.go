@@ -99,11 +99,11 @@ func flipRevisions(pods []api.Pod, hash string) []api.Pod {
 // snapshot; asking it for a plan is an error and its status is zero,
 // rather than a nil dereference.
 func TestZeroCluster(t *testing.T) {
-	var cl placement.Index
-	if _, err := cl.Manage(t0, testHash, nil); err == nil {
+	var ix placement.Index
+	if _, err := ix.Manage(t0, testHash, nil); err == nil {
 		t.Errorf("Manage on a zero Index: no error")
 	}
-	if got := cl.Status(t0, testHash); got != (api.Status{}) {
+	if got := ix.Status(t0, testHash); got != (api.Status{}) {
 		t.Errorf("Status of a zero Index = %+v, want the zero Status", got)
 	}
 }

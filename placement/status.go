@@ -22,21 +22,21 @@ import (
 // ObservedGeneration is the DaemonSet's generation and CollisionCount is
 // copied from its status; the one-sync facade adjusts both when upstream
 // would.
-func (cl *Index) Status(now time.Time, hash string) api.Status {
-	if cl.c == nil {
+func (ix *Index) Status(now time.Time, hash string) api.Status {
+	if ix.c == nil {
 		return api.Status{} // a zero Index, never indexed: no snapshot
 	}
 	var n NodeCount
 	prefetched := 0
-	for i := range cl.nodes {
+	for i := range ix.nodes {
 		if i%prefetchBatch == 0 {
-			prefetched += cl.prefetchOldest(i, min(i+prefetchBatch, len(cl.nodes)))
+			prefetched += ix.prefetchOldest(i, min(i+prefetchBatch, len(ix.nodes)))
 		}
-		pods := cl.podsOn(i)
-		n.Add(cl.c.CountNode(cl.decisions[i].Decision, pods, len(pods) > 0 && cl.isUpdated(i, 0, hash), now), 1)
+		pods := ix.podsOn(i)
+		n.Add(ix.c.CountNode(ix.decisions[i].Decision, pods, len(pods) > 0 && ix.isUpdated(i, 0, hash), now), 1)
 	}
 	runtime.KeepAlive(prefetched)
-	return cl.c.Status(n)
+	return ix.c.Status(n)
 }
 
 // prefetchOldest reads, for the nodes lo to hi, the oldest pod's fields that
@@ -45,11 +45,11 @@ func (cl *Index) Status(now time.Time, hash string) api.Status {
 // lie in memory in no order the nodes follow. It returns something of what
 // it read, which the caller keeps (runtime.KeepAlive) so that the reads
 // are not dropped.
-func (cl *Index) prefetchOldest(lo, hi int) int {
+func (ix *Index) prefetchOldest(lo, hi int) int {
 	n := 0
 	for i := lo; i < hi; i++ {
-		if start := cl.start[i]; start < cl.start[i+1] {
-			p := cl.pods[start]
+		if start := ix.start[i]; start < ix.start[i+1] {
+			p := ix.pods[start]
 			n += len(p.Phase) + len(p.Labels)
 		}
 	}

@@ -7,17 +7,17 @@ import (
 	"github.com/daemonplan/daemonplan/plantest"
 )
 
-// BenchmarkCheckPlan measures every single-plan checker on a rolling update
+// BenchmarkCheckSync measures every single-plan checker on a rolling update
 // halfway through, against Sync itself on the same input: what the kit
 // adds to each step of a property test.
-func BenchmarkCheckPlan(b *testing.B) {
+func BenchmarkCheckSync(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		in := midUpdate(n, 1, 0, true)
 		p := mustSync(in)
-		b.Run(fmt.Sprintf("nodes=%d/CheckPlan", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("nodes=%d/CheckSync", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				if err := plantest.CheckPlan(in, p); err != nil {
+				if err := plantest.CheckSync(in, p); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -23,7 +23,7 @@ import (
 type Invariant uint8
 
 // The invariants. Each checker's doc says which it reports and what it
-// promises. [CheckPlan] reports the violations of [daemonplan.CheckPlan]'s
+// promises. [CheckSync] reports the violations of [daemonplan.CheckPlan]'s
 // rules as Sorted (rule 1), Ownership (rules 2, 3 and 5), Eligibility
 // (rule 4) and Stop (rule 6).
 const (
@@ -83,20 +83,20 @@ func (i Invariant) String() string {
 	return enum.Name(invariantNames[:], int(i), "Invariant")
 }
 
-// Violation is one broken invariant: which, and what the checker saw.
-type Violation struct {
+// Finding is one broken invariant: which, and what the checker saw.
+type Finding struct {
 	Invariant Invariant
 	Detail    string
 }
 
-func (v Violation) Error() string { return v.Invariant.String() + ": " + v.Detail }
+func (v Finding) Error() string { return v.Invariant.String() + ": " + v.Detail }
 
-// Violations is the error every checker returns: all the violations it
+// Findings is the error every checker returns: all the violations it
 // found, in a stable order. A checker returns nil, never an empty
-// Violations.
-type Violations []Violation
+// Findings.
+type Findings []Finding
 
-func (vs Violations) Error() string {
+func (vs Findings) Error() string {
 	lines := make([]string, len(vs))
 	for i, v := range vs {
 		lines[i] = v.Error()
@@ -105,32 +105,32 @@ func (vs Violations) Error() string {
 }
 
 // Has reports whether vs holds a violation of inv.
-func (vs Violations) Has(inv Invariant) bool {
-	return slices.ContainsFunc(vs, func(v Violation) bool { return v.Invariant == inv })
+func (vs Findings) Has(inv Invariant) bool {
+	return slices.ContainsFunc(vs, func(v Finding) bool { return v.Invariant == inv })
 }
 
 // Violated reports whether err, as returned by a checker, holds a
 // violation of inv.
 func Violated(err error, inv Invariant) bool {
-	vs, ok := err.(Violations)
+	vs, ok := err.(Findings)
 	return ok && vs.Has(inv)
 }
 
 // err returns vs as an error: nil when empty.
-func (vs Violations) err() error {
+func (vs Findings) err() error {
 	if len(vs) == 0 {
 		return nil
 	}
 	return vs
 }
 
-func (vs *Violations) add(inv Invariant, format string, args ...any) {
-	*vs = append(*vs, Violation{Invariant: inv, Detail: fmt.Sprintf(format, args...)})
+func (vs *Findings) add(inv Invariant, format string, args ...any) {
+	*vs = append(*vs, Finding{Invariant: inv, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (vs *Violations) merge(err error) {
+func (vs *Findings) merge(err error) {
 	if err != nil {
-		*vs = append(*vs, err.(Violations)...)
+		*vs = append(*vs, err.(Findings)...)
 	}
 }
 
@@ -173,11 +173,11 @@ func (v *view) stopped() bool {
 	return v.ds.Deleting || s != nil && len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
 }
 
-// CheckPlan checks the plan p that [daemonplan.Sync] (with zero Options but
+// CheckSync checks the plan p that [daemonplan.Sync] (with zero Options but
 // for Hash) returned for in, and returns all the violations found. It
 // panics if in.DaemonSet is nil.
 //
-// It builds on [daemonplan.CheckPlan], the safeguard any caller may run
+// It builds on [daemonplan.CheckSync], the safeguard any caller may run
 // before applying a plan: each violation of its rules is reported under
 // the [Invariant] that names it ([Sorted], [Ownership], [Eligibility], [Stop];
 // see the constants). Then it runs the checkers a test kit adds, which judge
@@ -188,9 +188,9 @@ func (v *view) stopped() bool {
 // of upstream's rules (eligibility, claiming, buckets, availability; the
 // package internal/reference), never with the planner's own code. They
 // trust p.Hash as the current revision's hash.
-func CheckPlan(in daemonplan.Input, p daemonplan.Plan) error {
-	newView("CheckPlan", in) // panics on a nil DaemonSet, as every checker
-	var vs Violations
+func CheckSync(in daemonplan.Input, p daemonplan.Plan) error {
+	newView("CheckSync", in) // panics on a nil DaemonSet, as every checker
+	var vs Findings
 	vs.merge(checkRules(in, p))
 	vs.merge(CheckPodsPerNode(in, p))
 	vs.merge(CheckBudgets(in, p))
@@ -213,11 +213,11 @@ func checkRules(in daemonplan.Input, p daemonplan.Plan) error {
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = joined.Unwrap()
 	}
-	var vs Violations
+	var vs Findings
 	for _, e := range errs {
 		v, ok := e.(daemonplan.Violation)
 		if !ok || v.Rule <= 0 || v.Rule >= len(ruleInvariants) {
-			panic(fmt.Sprintf("plantest.CheckPlan: daemonplan.CheckPlan returned %v (%T), not a Violation of a known rule", e, e))
+			panic(fmt.Sprintf("plantest.CheckSync: daemonplan.CheckPlan returned %v (%T), not a Violation of a known rule", e, e))
 		}
 		vs.add(ruleInvariants[v.Rule], "%s", v.Detail)
 	}
@@ -306,7 +306,7 @@ func CheckPodsPerNode(in daemonplan.Input, p daemonplan.Plan) error {
 	if !v.manageRan(p) || p.SkippedDeletes > 0 {
 		return nil
 	}
-	var vs Violations
+	var vs Findings
 	b, _ := v.budgets()
 	surge := reference.Surge(&v.ds) || v.ds.UpdateStrategy.Type == api.RollingUpdate && b.maxSurge != 0
 	if err := reference.CheckOnePodPerNode(&v.ds, in.Nodes, v.after(p), p.Hash, surge); err != nil {
@@ -454,7 +454,7 @@ func CheckBudgets(in daemonplan.Input, p daemonplan.Plan) error {
 		return nil
 	}
 	visited := v.visit(p.Hash)
-	var vs Violations
+	var vs Findings
 	// deleted lists the pods of the DaemonSet that p deletes, available
 	// and not being deleted, with the node they are on.
 	type deletion struct {
@@ -568,7 +568,7 @@ func counters(s api.Status) [7]int32 {
 // (docs/history.md, H12).
 func CheckStatus(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckStatus", in)
-	var vs Violations
+	var vs Findings
 	old := in.DaemonSet.Status
 	if !v.historyBuilt(p) {
 		if counters(p.Status) != counters(old) || p.Status.ObservedGeneration != old.ObservedGeneration {
@@ -618,7 +618,7 @@ func renderCount(c *int32) string {
 }
 
 // CheckStop reports [Stop] violations beyond [daemonplan.CheckPlan]'s rule 6
-// (which [CheckPlan] reports as Stop too: a DaemonSet being deleted or
+// (which [CheckSync] reports as Stop too: a DaemonSet being deleted or
 // selecting everything gets no write; a plan whose history failed, with
 // Errors and no hash, creates, deletes and relabels nothing): a sync that
 // stops early issues only the writes upstream issues before it stops
@@ -638,7 +638,7 @@ func renderCount(c *int32) string {
 //  4. With expectations pending, no pod is created or deleted.
 func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckStop", in)
-	var vs Violations
+	var vs Findings
 	if v.stopped() {
 		if p.StatusChanged {
 			vs.add(Stop, "a DaemonSet being deleted or selecting everything gets a status write")
@@ -687,7 +687,7 @@ func CheckStop(in daemonplan.Input, p daemonplan.Plan) error {
 //     being deleted, and any other node at most one.
 func CheckConverged(in daemonplan.Input, p daemonplan.Plan) error {
 	v := newView("CheckConverged", in)
-	var vs Violations
+	var vs Findings
 	rolling := v.ds.UpdateStrategy.Type == api.RollingUpdate
 	if rolling && p.Hash == "" {
 		vs.add(Converged, "the plan names no current revision")
@@ -737,7 +737,7 @@ type SyncFunc func(daemonplan.Input) (daemonplan.Plan, error)
 func CheckPermutation(plan SyncFunc, in, permuted daemonplan.Input) error {
 	a, errA := plan(in)
 	b, errB := plan(permuted)
-	var vs Violations
+	var vs Findings
 	if errorText(errA) != errorText(errB) {
 		vs.add(Determinism, "error %q, on permuted input %q", errorText(errA), errorText(errB))
 	}
@@ -785,13 +785,13 @@ type SyncStep struct {
 	Plan  daemonplan.Plan
 }
 
-// CheckSteps runs [CheckPlan] on every step of a sequence and returns all
+// CheckSteps runs [CheckSync] on every step of a sequence and returns all
 // violations, each Detail prefixed with "step <i>: " (from 0).
 func CheckSteps(steps []SyncStep) error {
-	var vs Violations
+	var vs Findings
 	for i, s := range steps {
-		if err := CheckPlan(s.Input, s.Plan); err != nil {
-			for _, v := range err.(Violations) {
+		if err := CheckSync(s.Input, s.Plan); err != nil {
+			for _, v := range err.(Findings) {
 				v.Detail = fmt.Sprintf("step %d: %s", i, v.Detail)
 				vs = append(vs, v)
 			}

@@ -104,10 +104,10 @@ func TestCheckersCatchBrokenPlans(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			good := mustSync(tc.in)
-			require.NoError(t, plantest.CheckPlan(tc.in, good), "the unbroken plan must pass")
+			require.NoError(t, plantest.CheckSync(tc.in, good), "the unbroken plan must pass")
 			bad := clonePlan(good)
 			tc.breakIt(tc.in, &bad)
-			err := plantest.CheckPlan(tc.in, bad)
+			err := plantest.CheckSync(tc.in, bad)
 			require.True(t, plantest.Violated(err, tc.want), "%s: want a %v violation, got %v", tc.reason, tc.want, err)
 		})
 	}
@@ -161,7 +161,7 @@ func TestCheckStepsNamesTheStep(t *testing.T) {
 	bad := clonePlan(good)
 	bad.Status.NumberAvailable++
 	err := plantest.CheckSteps([]plantest.SyncStep{{Input: in, Plan: good}, {Input: in, Plan: bad}})
-	var vs plantest.Violations
+	var vs plantest.Findings
 	require.ErrorAs(t, err, &vs)
 	require.NotEmpty(t, vs)
 	for _, v := range vs {

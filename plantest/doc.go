@@ -4,7 +4,7 @@
 // simulated cluster out and checks every step. daemonplan's own tests use
 // it; so can yours, against daemonplan or against a planner of your own.
 //
-// It owns no planning. [CheckPlan] builds on
+// It owns no planning. [CheckSync] builds on
 // [github.com/daemonplan/daemonplan.CheckPlan], the safeguard any caller may
 // run before applying a plan, and reports each of its violations under an
 // [Invariant]; the checkers it adds recount what they need from the snapshot
@@ -36,7 +36,7 @@
 // # Checkers
 //
 // Each takes the input of one sync and its plan and returns nil or
-// [Violations], one [Violation] per broken rule naming its [Invariant];
+// [Findings], one [Finding] per broken rule naming its [Invariant];
 // [Violated] tests for one. They never change their arguments, and panic only
 // when Input.DaemonSet is nil (Sync refuses such an input). Each promises
 // what its doc lists, no more:
@@ -64,7 +64,7 @@
 //     available, up-to-date pod on every node that should run one.
 //   - [CheckPermutation] ([Determinism]): a [SyncFunc] returns the same plan
 //     for a permuted input.
-//   - [CheckSteps]: [CheckPlan] over a sequence of syncs.
+//   - [CheckSteps]: [CheckSync] over a sequence of syncs.
 //
 // # Driving a rollout
 //
@@ -84,7 +84,7 @@
 //			if err != nil {
 //				t.Fatal(err)
 //			}
-//			if err := plantest.CheckPlan(c.Input, p); err != nil {
+//			if err := plantest.CheckSync(c.Input, p); err != nil {
 //				t.Fatal(err)
 //			}
 //		})

@@ -32,7 +32,7 @@ func Example_propertyTest() {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := plantest.CheckPlan(c.Input, p); err != nil {
+			if err := plantest.CheckSync(c.Input, p); err != nil {
 				for _, inv := range []plantest.Invariant{plantest.Ownership, plantest.MaxUnavailable, plantest.PodsPerNode} {
 					if plantest.Violated(err, inv) && len(broken) == 0 {
 						broken = append(broken, inv)

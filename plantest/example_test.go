@@ -24,12 +24,12 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(plantest.Describe(plan))
-	fmt.Println("violations:", plantest.CheckPlan(in, plan))
+	fmt.Println("violations:", plantest.CheckSync(in, plan))
 
 	plan.Delete = append(plan.Delete,
 		placement.Delete{Pod: "old-node-2", Node: "node-2", Reason: placement.Outdated},
 		placement.Delete{Pod: "foreign", Node: "node-0", Reason: placement.Duplicate})
-	err = plantest.CheckPlan(in, plan)
+	err = plantest.CheckSync(in, plan)
 	fmt.Println(err)
 	fmt.Println("budget broken:", plantest.Violated(err, plantest.MaxUnavailable))
 	// Output:

@@ -184,7 +184,7 @@ func FuzzSyncInvariants(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Sync: %v", err)
 		}
-		if err := plantest.CheckPlan(in, p); err != nil {
+		if err := plantest.CheckSync(in, p); err != nil {
 			t.Fatalf("%v\nplan: %s\n%s", err, plantest.Describe(p), plantest.Snapshot{Input: in})
 		}
 		permuted := in

@@ -25,7 +25,7 @@ func checkSync(t *rapid.T, plan plantest.SyncFunc, c plantest.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if err := plantest.CheckPlan(c.Input, p); err != nil {
+	if err := plantest.CheckSync(c.Input, p); err != nil {
 		return err
 	}
 	if !reflect.DeepEqual(before, c.Input) {
@@ -36,7 +36,7 @@ func checkSync(t *rapid.T, plan plantest.SyncFunc, c plantest.Snapshot) error {
 
 // TestSyncInvariants is a user's property test, written as the package doc
 // shows: on every generated snapshot, tidy or not, with expectations
-// pending or not, the plan of daemonplan.Sync passes CheckPlan, and
+// pending or not, the plan of daemonplan.Sync passes CheckSync, and
 // planning a permutation of the input gives the same plan.
 func TestSyncInvariants(t *testing.T) {
 	for _, tc := range []struct {
@@ -169,7 +169,7 @@ func TestSyncInvariantsFailOnBrokenPlanners(t *testing.T) {
 					t.Logf("found at seed %d", seed)
 					return
 				}
-				var vs plantest.Violations
+				var vs plantest.Findings
 				if err != nil && !errors.As(err, &vs) {
 					t.Fatalf("seed %d: %v", seed, err)
 				}

@@ -43,14 +43,14 @@ func checkedSync(c *sim.Cluster) (SyncStep, error) {
 	if len(p.Errors) > 0 {
 		return s, fmt.Errorf("sync: plan errors %v", p.Errors)
 	}
-	if err := CheckPlan(s.Input, p); err != nil {
+	if err := CheckSync(s.Input, p); err != nil {
 		return s, fmt.Errorf("%v\nplan: %s", err, Describe(p))
 	}
 	return s, nil
 }
 
 // Sync runs one sync of c ([sim.Cluster.Sync], which plans and applies) and
-// checks its plan with [CheckPlan] against the state c was in before. It
+// checks its plan with [CheckSync] against the state c was in before. It
 // fails t when the sync returns an error, when the plan holds Errors, or
 // when an invariant breaks, and returns the step.
 //

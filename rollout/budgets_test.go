@@ -216,7 +216,7 @@ func TestStatusMessage(t *testing.T) {
 		strategy   api.StrategyType
 		generation int64
 		status     api.Status
-		want       rollout.Status
+		want       rollout.StatusText
 	}{
 		{
 			name:       "not all updated",
@@ -224,7 +224,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.RollingUpdate,
 			generation: 0,
 			status:     api.Status{ObservedGeneration: 1, UpdatedNumberScheduled: 0, DesiredNumberScheduled: 1, NumberAvailable: 0},
-			want:       rollout.Status{Message: "Waiting for daemon set \"foo\" rollout to finish: 0 out of 1 new pods have been updated...\n"},
+			want:       rollout.StatusText{Message: "Waiting for daemon set \"foo\" rollout to finish: 0 out of 1 new pods have been updated...\n"},
 		},
 		{
 			name:       "updated but not all available",
@@ -232,7 +232,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.RollingUpdate,
 			generation: 1,
 			status:     api.Status{ObservedGeneration: 1, UpdatedNumberScheduled: 2, DesiredNumberScheduled: 2, NumberAvailable: 1},
-			want:       rollout.Status{Message: "Waiting for daemon set \"foo\" rollout to finish: 1 of 2 updated pods are available...\n"},
+			want:       rollout.StatusText{Message: "Waiting for daemon set \"foo\" rollout to finish: 1 of 2 updated pods are available...\n"},
 		},
 		{
 			name:       "rolled out",
@@ -240,7 +240,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.RollingUpdate,
 			generation: 1,
 			status:     api.Status{ObservedGeneration: 1, UpdatedNumberScheduled: 2, DesiredNumberScheduled: 2, NumberAvailable: 2},
-			want:       rollout.Status{Message: "daemon set \"foo\" successfully rolled out\n", Done: true},
+			want:       rollout.StatusText{Message: "daemon set \"foo\" successfully rolled out\n", Done: true},
 		},
 		{
 			name:       "spec update not observed",
@@ -248,7 +248,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.RollingUpdate,
 			generation: 2,
 			status:     api.Status{ObservedGeneration: 1, UpdatedNumberScheduled: 2, DesiredNumberScheduled: 2, NumberAvailable: 2},
-			want:       rollout.Status{Message: "Waiting for daemon set spec update to be observed...\n"},
+			want:       rollout.StatusText{Message: "Waiting for daemon set spec update to be observed...\n"},
 		},
 		{
 			name:       "updated check comes before available",
@@ -256,7 +256,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.RollingUpdate,
 			generation: 3,
 			status:     api.Status{ObservedGeneration: 3, UpdatedNumberScheduled: 1, DesiredNumberScheduled: 4, NumberAvailable: 0},
-			want:       rollout.Status{Message: "Waiting for daemon set \"foo\" rollout to finish: 1 out of 4 new pods have been updated...\n"},
+			want:       rollout.StatusText{Message: "Waiting for daemon set \"foo\" rollout to finish: 1 out of 4 new pods have been updated...\n"},
 		},
 		{
 			name:       "no desired nodes is done",
@@ -264,7 +264,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.RollingUpdate,
 			generation: 1,
 			status:     api.Status{ObservedGeneration: 1},
-			want:       rollout.Status{Message: "daemon set \"foo\" successfully rolled out\n", Done: true},
+			want:       rollout.StatusText{Message: "daemon set \"foo\" successfully rolled out\n", Done: true},
 		},
 		{
 			name:       "OnDelete",
@@ -272,7 +272,7 @@ func TestStatusMessage(t *testing.T) {
 			strategy:   api.OnDelete,
 			generation: 1,
 			status:     api.Status{ObservedGeneration: 1},
-			want:       rollout.Status{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true},
+			want:       rollout.StatusText{Message: "rollout status is only available for RollingUpdate strategy type", Done: true, Unsupported: true},
 		},
 	}
 	for _, tt := range tests {

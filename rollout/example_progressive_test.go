@@ -30,11 +30,11 @@ func exampleCluster(ds *api.DaemonSet) *placement.Index {
 	if err != nil {
 		panic(err)
 	}
-	cl, err := c.Index(nodes, pods)
+	ix, err := c.Index(nodes, pods)
 	if err != nil {
 		panic(err)
 	}
-	return cl
+	return ix
 }
 
 func exampleDaemonSet(maxUnavailable int32) *api.DaemonSet {
@@ -51,14 +51,14 @@ func exampleDaemonSet(maxUnavailable int32) *api.DaemonSet {
 
 func ExampleRollingUpdate_progressive() {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	cl := exampleCluster(exampleDaemonSet(6))
+	ix := exampleCluster(exampleDaemonSet(6))
 	for _, p := range []rollout.Progressive{
 		{},
 		{Partition: api.Int(4)},
 		{Zones: &rollout.Zones{}},
 		{Canary: &rollout.Canary{Nodes: api.Int(2), SpreadKeys: []string{rollout.LabelZone}}},
 	} {
-		step, prog, err := rollout.RollingUpdate(cl, now, "new", p)
+		step, prog, err := rollout.RollingUpdate(ix, now, "new", p)
 		if err != nil {
 			panic(err)
 		}
@@ -105,18 +105,18 @@ func ExampleProgressive_Manage() {
 	if err != nil {
 		panic(err)
 	}
-	cl, err := c.Index([]api.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}, nil)
+	ix, err := c.Index([]api.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}, nil)
 	if err != nil {
 		panic(err)
 	}
-	mp, err := cl.Manage(now, "new", nil)
+	mp, err := ix.Manage(now, "new", nil)
 	if err != nil {
 		panic(err)
 	}
 	p := rollout.Progressive{Partition: api.Int(3), PartitionedScaling: true}
-	kept, held := p.Manage(cl, "new", mp, nil)
+	kept, held := p.Manage(ix, "new", mp, nil)
 	fmt.Printf("manage creates %d; partitioned scaling keeps %d (on %s) and holds %d\n", len(mp.Create), len(kept.Create), kept.Create[0].Node, held)
-	frozen, _ := rollout.Progressive{Freeze: true}.Manage(cl, "new", mp, nil)
+	frozen, _ := rollout.Progressive{Freeze: true}.Manage(ix, "new", mp, nil)
 	fmt.Println("frozen:", len(frozen.Create), "creates")
 	// Output:
 	// manage creates 4; partitioned scaling keeps 1 (on a) and holds 3

@@ -78,11 +78,11 @@ func ExampleRollingUpdate() {
 	if err != nil {
 		panic(err)
 	}
-	cl, err := c.Index(nodes, pods)
+	ix, err := c.Index(nodes, pods)
 	if err != nil {
 		panic(err)
 	}
-	step, _, err := rollout.RollingUpdate(cl, now, "new", rollout.Progressive{})
+	step, _, err := rollout.RollingUpdate(ix, now, "new", rollout.Progressive{})
 	if err != nil {
 		panic(err)
 	}

@@ -103,11 +103,11 @@ func FuzzRollingUpdate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cl, err := c.Index(s.Nodes, s.Pods)
+		ix, err := c.Index(s.Nodes, s.Pods)
 		if err != nil {
 			return
 		}
-		step, _, err := rollout.RollingUpdate(cl, s.Now, s.Hash, rollout.Progressive{})
+		step, _, err := rollout.RollingUpdate(ix, s.Now, s.Hash, rollout.Progressive{})
 		if d := cmp.Diff(before, s); d != "" {
 			t.Fatalf("RollingUpdate changed its input (-before +after):\n%s", d)
 		}
@@ -118,11 +118,11 @@ func FuzzRollingUpdate(f *testing.F) {
 			return
 		}
 		claimed := map[string]bool{}
-		for _, p := range cl.Targeted() {
+		for _, p := range ix.Targeted() {
 			claimed[p.Name] = true
 		}
 		decided := map[string]placement.Decision{}
-		for _, d := range cl.NodeDecisions() {
+		for _, d := range ix.NodeDecisions() {
 			decided[d.Node] = d.Decision
 		}
 		burst := opts.Burst()

@@ -144,9 +144,9 @@ func (f *fixture) cluster(t tb) *placement.Index {
 	t.Helper()
 	c, err := placement.Compile(f.ds, f.opts)
 	require.NoError(t, err)
-	cl, err := c.Index(f.nodes, f.pods)
+	ix, err := c.Index(f.nodes, f.pods)
 	require.NoError(t, err)
-	return cl
+	return ix
 }
 
 func (f *fixture) step(t tb) (rollout.Step, error) {

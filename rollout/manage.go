@@ -7,7 +7,7 @@ import (
 )
 
 // Manage applies the extensions that reach beyond the rolling update to a
-// manage plan mp of cl ([placement.Index.Manage] with the same hash), and
+// manage plan mp of ix ([placement.Index.Manage] with the same hash), and
 // returns the plan to issue and how many creates it held back. mp is not
 // changed; with the zero [Progressive] it is returned as is.
 //
@@ -20,10 +20,10 @@ import (
 //     P nodes onto the current revision (OpenKruise's GetNodesNeedingPods).
 //     The others are held back: those nodes stay without a pod.
 //
-// cl must not be nil unless p is the zero [Progressive]: Manage panics on a
+// ix must not be nil unless p is the zero [Progressive]: Manage panics on a
 // nil Index it needs.
-func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.ManagePlan, backoff placement.Backoff) (placement.ManagePlan, int) {
-	if cl == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
+func (p Progressive) Manage(ix *placement.Index, hash string, mp placement.ManagePlan, backoff placement.Backoff) (placement.ManagePlan, int) {
+	if ix == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
 		panic("rollout.Progressive.Manage: nil Index")
 	}
 	switch {
@@ -36,13 +36,13 @@ func (p Progressive) Manage(cl *placement.Index, hash string, mp placement.Manag
 		if out.Backoff == nil {
 			out.Backoff = placement.Backoff{}
 		}
-		out.Keep = cl.Keep(nil)
+		out.Keep = ix.Keep(nil)
 		return out, 0
 	case !p.PartitionedScaling || p.Partition == nil || len(mp.Create) == 0:
 		return mp, 0
 	}
 	desired, updated := 0, 0
-	for b := range cl.Buckets(hash) {
+	for b := range ix.Buckets(hash) {
 		if !b.Present {
 			continue
 		}

@@ -40,11 +40,11 @@ func benchCluster(b *testing.B, n int) *placement.Index {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cl, err := c.Index(nodes, pods)
+	ix, err := c.Index(nodes, pods)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return cl
+	return ix
 }
 
 // BenchmarkProgressiveRollingUpdate compares one rolling-update step of
@@ -66,12 +66,12 @@ func BenchmarkProgressiveRollingUpdate(b *testing.B) {
 			Canary: &rollout.Canary{Nodes: api.Int(3), Verdicts: map[string]rollout.Verdict{hashNew: rollout.Promote}}}},
 	}
 	for _, n := range []int{1000, 5000, 15000} {
-		cl := benchCluster(b, n)
+		ix := benchCluster(b, n)
 		for _, o := range options {
 			b.Run(fmt.Sprintf("nodes=%d/%s", n, o.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for range b.N {
-					if _, _, err := rollout.RollingUpdate(cl, t0, hashNew, o.p); err != nil {
+					if _, _, err := rollout.RollingUpdate(ix, t0, hashNew, o.p); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -125,8 +125,8 @@ func FuzzProgressiveStep(f *testing.F) {
 		if errs := p.Validate(); len(errs) > 0 {
 			t.Fatalf("decoder built invalid options: %v", errs)
 		}
-		cl := fx.cluster(t)
-		step, prog, err := rollout.RollingUpdate(cl, t0, hashNew, p)
+		ix := fx.cluster(t)
+		step, prog, err := rollout.RollingUpdate(ix, t0, hashNew, p)
 		step2, prog2, err2 := rollout.RollingUpdate(fx.cluster(t), t0, hashNew, p)
 		if !errors.Is(err, err2) && (err == nil) != (err2 == nil) {
 			t.Fatalf("errors differ between runs: %v, %v", err, err2)
@@ -178,9 +178,9 @@ func FuzzProgressiveStep(f *testing.F) {
 			seen[c.Node] = true
 		}
 
-		mp, err := cl.Manage(t0, hashNew, nil)
+		mp, err := ix.Manage(t0, hashNew, nil)
 		if err == nil {
-			out, held := p.Manage(cl, hashNew, mp, nil)
+			out, held := p.Manage(ix, hashNew, mp, nil)
 			switch {
 			case p.Freeze && len(out.Create)+len(out.Delete) > 0:
 				errs = append(errs, errors.New("Manage under Freeze keeps writes"))

@@ -54,10 +54,10 @@ func (p Progressive) compile() (compiled, error) {
 //     counting the nodes outside it only with StrictBudgets, which also
 //     makes unavailable old pods cost budget; with SurgeWithUnavailable
 //     maxUnavailable is spent after maxSurge.
-func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash string) (Step, Progress, error) {
-	c := cl.Compiled()
+func (p Progressive) rollingUpdate(ix *placement.Index, now time.Time, hash string) (Step, Progress, error) {
+	c := ix.Compiled()
 	ds := c.DaemonSet()
-	desired := desiredNodes(cl)
+	desired := desiredNodes(ix)
 	budgets, err := ResolveBudgets(ds, desired)
 	step := Step{Budgets: budgets}
 	if err != nil {
@@ -72,9 +72,9 @@ func (p Progressive) rollingUpdate(cl *placement.Index, now time.Time, hash stri
 	var prog Progress
 	// Every node that holds pods or should run one is a bucket: at most
 	// the nodes and the vanished ones.
-	ns := make([]pnode, 0, len(cl.NodeDecisions())+len(cl.Vanished()))
+	ns := make([]pnode, 0, len(ix.NodeDecisions())+len(ix.Vanished()))
 	presentOutdated := 0
-	for b := range visited(cl, hash) {
+	for b := range visited(ix, hash) {
 		ns = append(ns, pnode{NodeView: nodeOf(&b), labels: b.Labels()})
 		n := &ns[len(ns)-1]
 		n.Allowed = false

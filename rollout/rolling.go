@@ -32,9 +32,9 @@ type Step struct {
 // DaemonSet (vanished nodes included) and every node that should run the
 // pod, as upstream's rolling update visits them (in map order there).
 // hash is the current revision's hash.
-func visited(cl *placement.Index, hash string) iter.Seq[placement.Bucket] {
+func visited(ix *placement.Index, hash string) iter.Seq[placement.Bucket] {
 	return func(yield func(placement.Bucket) bool) {
-		for b := range cl.Buckets(hash) {
+		for b := range ix.Buckets(hash) {
 			if (b.ShouldRun || len(b.Pods) > 0) && !yield(b) {
 				return
 			}
@@ -43,9 +43,9 @@ func visited(cl *placement.Index, hash string) iter.Seq[placement.Bucket] {
 }
 
 // desiredNodes counts the nodes that should run the pod.
-func desiredNodes(cl *placement.Index) int {
+func desiredNodes(ix *placement.Index) int {
 	desired := 0
-	for _, d := range cl.NodeDecisions() {
+	for _, d := range ix.NodeDecisions() {
 		if d.ShouldRun {
 			desired++
 		}
@@ -60,7 +60,7 @@ func nodeOf(b *placement.Bucket) NodeView {
 	return n
 }
 
-// RollingUpdate plans one pass of the RollingUpdate strategy over cl
+// RollingUpdate plans one pass of the RollingUpdate strategy over ix
 // (upstream: rollingUpdate; docs/rolling-update.md) with the progressive
 // extensions of p, and reports what they decided. hash is the current
 // revision's hash. With the zero [Progressive] it is upstream's pass, and
@@ -82,28 +82,28 @@ func nodeOf(b *placement.Bucket) NodeView {
 // candidates a budget domain takes; [Progressive]'s rules
 // (docs/progressive-delivery.md) choose the update set and the domains.
 // p should be valid ([Progressive.Validate]); a selector of p that does not
-// compile is an error. A nil cl, or a zero one never indexed, is an
+// compile is an error. A nil ix, or a zero one never indexed, is an
 // error.
-func RollingUpdate(cl *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {
-	if cl == nil {
+func RollingUpdate(ix *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {
+	if ix == nil {
 		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: nil Index")
 	}
-	if cl.Compiled() == nil {
+	if ix.Compiled() == nil {
 		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: zero Index, never built")
 	}
 	if !p.IsZero() {
-		return p.rollingUpdate(cl, now, hash)
+		return p.rollingUpdate(ix, now, hash)
 	}
-	c := cl.Compiled()
+	c := ix.Compiled()
 	ds := c.DaemonSet()
-	budgets, err := ResolveBudgets(ds, desiredNodes(cl))
+	budgets, err := ResolveBudgets(ds, desiredNodes(ix))
 	if err != nil {
 		return Step{Budgets: budgets}, Progress{}, err
 	}
 	cls := Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now}
 	var l PassLists
 	l.Reset(c.Options().Burst())
-	for b := range visited(cl, hash) {
+	for b := range visited(ix, hash) {
 		n := nodeOf(&b)
 		var old string
 		if n.Old != nil {

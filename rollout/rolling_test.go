@@ -425,11 +425,11 @@ func clonePods(ps []api.Pod) []api.Pod {
 // error for the rolling update with and without extensions, not a nil
 // dereference.
 func TestRollingUpdateZeroIndex(t *testing.T) {
-	var cl placement.Index
-	if _, _, err := rollout.RollingUpdate(&cl, t0, hashNew, rollout.Progressive{}); err == nil {
+	var ix placement.Index
+	if _, _, err := rollout.RollingUpdate(&ix, t0, hashNew, rollout.Progressive{}); err == nil {
 		t.Errorf("RollingUpdate on a zero Index: no error")
 	}
-	if _, _, err := rollout.RollingUpdate(&cl, t0, hashNew, rollout.Progressive{Pause: true}); err == nil {
+	if _, _, err := rollout.RollingUpdate(&ix, t0, hashNew, rollout.Progressive{Pause: true}); err == nil {
 		t.Errorf("RollingUpdate with Pause on a zero Index: no error")
 	}
 }

@@ -70,12 +70,12 @@ func Example() {
 // still Pending and carries no revision hash. Pods become Ready ReadyAfter
 // after their creation; the new node gets a pod, then the rolling update
 // replaces the pod of unknown revision.
-func ExampleLoad() {
+func ExampleFromInput() {
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	ds := &api.DaemonSet{Namespace: "default", Name: "agent", UID: "uid-agent",
 		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 		Template: api.PodTemplate{Labels: map[string]string{"app": "agent"}}}
-	c := sim.Load(daemonplan.Input{
+	c := sim.FromInput(daemonplan.Input{
 		DaemonSet: ds,
 		Nodes:     []api.Node{{Name: "node-a"}, {Name: "node-b"}},
 		Pods: []api.Pod{{Namespace: "default", Name: "agent-x1", Labels: map[string]string{"app": "agent"},

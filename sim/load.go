@@ -8,14 +8,14 @@ import (
 	"github.com/daemonplan/daemonplan"
 )
 
-// Load returns a cluster in the state of a sync input: its DaemonSet
+// FromInput returns a cluster in the state of a sync input: its DaemonSet
 // (copied), nodes, pods, revisions, clock and backoff, as a real cluster
 // would be found. Pods already there that are Pending become Ready
 // ReadyAfter after their creation, like the pods the cluster creates;
 // pods that are Running but not Ready stay so. The cluster knows no
 // template by image, so Template and Rollback to a revision it did not
 // create are not available.
-func Load(in daemonplan.Input) *Cluster {
+func FromInput(in daemonplan.Input) *Cluster {
 	c := &Cluster{
 		Nodes:      slices.Clone(in.Nodes),
 		Pods:       slices.Clone(in.Pods),

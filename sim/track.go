@@ -284,7 +284,7 @@ func (c *Cluster) pending(p *api.Pod, at time.Time) bool {
 }
 
 // Terminate sets when the pods being deleted that have no time to go yet
-// (those found so, as by [Load]) go: after d from now. d of 0 or less
+// (those found so, as by [FromInput]) go: after d from now. d of 0 or less
 // leaves them forever.
 func (c *Cluster) Terminate(d time.Duration) {
 	if d <= 0 {

@@ -33,7 +33,7 @@ const (
 	// Failed, naming that pod, until the replacement is created after the
 	// failed-pod backoff; on another node it ends with the deletion.
 	Failed
-	// Deleting: the pod has a deletion timestamp: found so by sim.Load, or
+	// Deleting: the pod has a deletion timestamp: found so by sim.FromInput, or
 	// deleted by the controller and waiting out sim.Cluster.GracePeriod.
 	Deleting
 )

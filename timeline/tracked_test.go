@@ -59,7 +59,7 @@ func (s trackedScenario) cluster(t require.TestingT, whole bool) *sim.Cluster {
 	c.GracePeriod = s.grace
 	_, err := timeline.Run(c, timeline.Options{WholeSyncs: whole, MaxSyncs: 1000})
 	require.NoError(t, err)
-	// Pods found being deleted: marked as sim.Load would find them.
+	// Pods found being deleted: marked as sim.FromInput would find them.
 	in := c.Input()
 	for _, i := range s.deleting {
 		for j := range in.Pods {
@@ -68,7 +68,7 @@ func (s trackedScenario) cluster(t require.TestingT, whole bool) *sim.Cluster {
 			}
 		}
 	}
-	c = sim.Load(in)
+	c = sim.FromInput(in)
 	c.ReadyAfter = s.readyAfter
 	c.GracePeriod = s.grace
 	failures := timeline.Failures(s.failRate, 42)

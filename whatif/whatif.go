@@ -189,7 +189,7 @@ func Diff(before, after daemonplan.Input, opts Options) (Report, error) {
 	}
 	edited, _ := Edit(before, after)
 
-	c := sim.Load(edited)
+	c := sim.FromInput(edited)
 	c.ReadyAfter = opts.ReadyAfter
 	c.GracePeriod = max(opts.GracePeriod, 0)
 	c.Options = opts.Sync

@@ -100,3 +100,47 @@ func TestFindsCitations(t *testing.T) {
 		t.Fatal("no citation found in whatif/whatif.go")
 	}
 }
+
+// TestIndexRanges: the index page gives each page the rule ranges it
+// defines, and lists every page.
+func TestIndexRanges(t *testing.T) {
+	pages := map[string]string{}
+	names, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages["docs/"+filepath.Base(n)] = string(b)
+	}
+	for _, p := range CheckIndex(pages["docs/README.md"], pages) {
+		t.Error(p)
+	}
+}
+
+// TestCheckIndex: a range that stops short of the page's last rule, a
+// page without a row, and a row for a page that does not exist.
+func TestCheckIndex(t *testing.T) {
+	pages := map[string]string{
+		"docs/a.md":      "**A1. One.**\n\n**A2. Two.**\n\n## B1. Three\n",
+		"docs/b.md":      "no rules\n",
+		"docs/README.md": "",
+	}
+	readme := "| [a.md](a.md) | A1–A1, B1 | x |\n| [c.md](c.md) | — | y |\n"
+	got := CheckIndex(readme, pages)
+	want := []string{
+		`docs/README.md:1: gives docs/a.md the rules "A1–A1, B1"; it defines "A1–A2, B1"`,
+		`docs/README.md:1: has no row for docs/b.md`,
+		`docs/README.md:2: lists docs/c.md, which does not exist`,
+	}
+	var msgs []string
+	for _, p := range got {
+		msgs = append(msgs, p.String())
+	}
+	if strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("CheckIndex:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -159,9 +159,9 @@ func TestKubectlUnknownKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := load.Decode(strings.NewReader(tt.in))
-			var le *load.Error
+			var le *load.DecodeError
 			if err == nil || !errors.As(err, &le) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("%s: Decode() error = %v, want a *load.Error containing %q", tt.reason, err, tt.want)
+				t.Errorf("%s: Decode() error = %v, want a *load.DecodeError containing %q", tt.reason, err, tt.want)
 			}
 		})
 	}

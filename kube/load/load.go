@@ -106,8 +106,8 @@ func (p Position) item(i int) Position {
 	return p
 }
 
-// Error is a problem with one document or object of the input.
-type Error struct {
+// DecodeError is a problem with one document or object of the input.
+type DecodeError struct {
 	At Position
 	// Object names the object as "apiVersion kind namespace/name" when it
 	// is known.
@@ -115,7 +115,7 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string {
+func (e *DecodeError) Error() string {
 	if e == nil {
 		return "<nil>"
 	}
@@ -128,7 +128,7 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error (ErrConflict, ErrInvalidUTF8, a
 // decoding error).
-func (e *Error) Unwrap() error {
+func (e *DecodeError) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -152,7 +152,7 @@ type Objects struct {
 	// Warnings are what kubectl would warn about while reading the input:
 	// unknown and duplicate fields (Options.Strict makes them errors), and
 	// objects read in Options.DefaultNamespace.
-	Warnings []Warning
+	Warnings []DecodeWarning
 	// At holds where each object was found (its first copy): At.Pods[i] is
 	// the position of Pods[i].
 	At Positions
@@ -163,9 +163,9 @@ type Positions struct {
 	DaemonSets, Nodes, Pods, Revisions, Kruise []Position
 }
 
-// Warning is something kubectl would warn about in the input, at a
+// DecodeWarning is something kubectl would warn about in the input, at a
 // position.
-type Warning struct {
+type DecodeWarning struct {
 	At Position
 	// Object names the object as "apiVersion kind namespace/name" when it
 	// is known.
@@ -181,7 +181,7 @@ type Warning struct {
 
 // String renders the warning as `a.yaml: YAML document 2 (v1 Pod ns/p):
 // unknown field "spec.foo"`.
-func (w Warning) String() string {
+func (w DecodeWarning) String() string {
 	s := w.At.String()
 	if w.Object != "" {
 		s += " (" + w.Object + ")"
@@ -327,7 +327,7 @@ func Load(opts Options, srcs ...Source) (*Objects, error) {
 		}
 	}
 	if m.defaulted > 0 {
-		m.objs.Warnings = append(m.objs.Warnings, Warning{At: m.firstDefaulted, Object: m.firstDefaultedID,
+		m.objs.Warnings = append(m.objs.Warnings, DecodeWarning{At: m.firstDefaulted, Object: m.firstDefaultedID,
 			Message: fmt.Sprintf("%d object(s) without metadata.namespace read in namespace %q, as kubectl reads them (-n sets another)",
 				m.defaulted, m.opts.DefaultNamespace), DefaultNamespace: true})
 	}
@@ -388,7 +388,7 @@ func (m *merger) decodeJSONStream(src string, data []byte) error {
 		at := Position{Source: src, Doc: doc}
 		end, err := skipValue(data, i)
 		if err != nil {
-			return &Error{At: at, Err: syntaxError(data[i:])}
+			return &DecodeError{At: at, Err: syntaxError(data[i:])}
 		}
 		if err := m.add(data[i:end], at, "", "", 0); err != nil {
 			return err
@@ -407,11 +407,11 @@ func (m *merger) decodeYAMLStream(src string, data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return &Error{At: at, Err: err}
+			return &DecodeError{At: at, Err: err}
 		}
 		if i := invalidUTF8(chunk); i >= 0 {
 			line := 1 + bytes.Count(chunk[:i], []byte("\n"))
-			return &Error{At: at, Err: fmt.Errorf("%w at line %d of the document", ErrInvalidUTF8, line)}
+			return &DecodeError{At: at, Err: fmt.Errorf("%w at line %d of the document", ErrInvalidUTF8, line)}
 		}
 		// Strict conversion refuses a key repeated in one mapping; the API
 		// server then warns with the YAML decoder's message and keeps the
@@ -420,14 +420,14 @@ func (m *merger) decodeYAMLStream(src string, data []byte) error {
 		if err != nil {
 			lenient, lerr := yaml.YAMLToJSON(chunk)
 			if lerr != nil {
-				return &Error{At: at, Err: lerr}
+				return &DecodeError{At: at, Err: lerr}
 			}
 			msg := strings.TrimPrefix(strings.Join(strings.Fields(err.Error()), " "), "error converting YAML to JSON: ")
 			msg = strings.TrimPrefix(msg, "yaml: unmarshal errors: ")
 			if m.opts.Strict {
-				return &Error{At: at, Err: fmt.Errorf("%s (several documents concatenated without \"---\" between them?)", msg)}
+				return &DecodeError{At: at, Err: fmt.Errorf("%s (several documents concatenated without \"---\" between them?)", msg)}
 			}
-			m.objs.Warnings = append(m.objs.Warnings, Warning{At: at, Message: msg})
+			m.objs.Warnings = append(m.objs.Warnings, DecodeWarning{At: at, Message: msg})
 			raw = lenient
 		}
 		if isNull(raw) {
@@ -615,7 +615,7 @@ func namespaced(kind string) bool { return kind != "Node" }
 func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth int) error {
 	if len(t) > 0 && t[0] == '[' {
 		if depth >= maxListDepth {
-			return &Error{At: at, Err: errors.New("lists nested too deeply")}
+			return &DecodeError{At: at, Err: errors.New("lists nested too deeply")}
 		}
 		return elementsAt(t, at, func(item []byte, at Position) error {
 			return m.add(item, at, defAPIVersion, defKind, depth+1)
@@ -623,16 +623,16 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	}
 	if len(t) == 0 || t[0] != '{' {
 		if !json.Valid(t) {
-			return &Error{At: at, Err: syntaxError(t)}
+			return &DecodeError{At: at, Err: syntaxError(t)}
 		}
-		return &Error{At: at, Err: errors.New("not an object")}
+		return &DecodeError{At: at, Err: errors.New("not an object")}
 	}
 	h, err := readHeader(t)
 	if err != nil {
-		return &Error{At: at, Err: err}
+		return &DecodeError{At: at, Err: err}
 	}
 	if h.headerTypes != nil {
-		return &Error{At: at, Err: h.headerTypes}
+		return &DecodeError{At: at, Err: h.headerTypes}
 	}
 	// An item of a typed list without apiVersion and kind is of the
 	// list's kind (as kubectl reads it: both or neither).
@@ -643,10 +643,10 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		// Any object with items is a list, as kubectl reads it; its
 		// items without apiVersion and kind are of its kind less "List".
 		if depth >= maxListDepth {
-			return &Error{At: at, Err: errors.New("lists nested too deeply")}
+			return &DecodeError{At: at, Err: errors.New("lists nested too deeply")}
 		}
 		if h.kind == "" {
-			return &Error{At: at, Err: errors.New("a list without kind")}
+			return &DecodeError{At: at, Err: errors.New("a list without kind")}
 		}
 		if err := m.listFindings(t, at, h); err != nil {
 			return err
@@ -656,7 +656,7 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 			return nil
 		}
 		if len(items) == 0 || items[0] != '[' {
-			return &Error{At: at, Err: fmt.Errorf("items: want an array, found %s", abbreviate(items))}
+			return &DecodeError{At: at, Err: fmt.Errorf("items: want an array, found %s", abbreviate(items))}
 		}
 		itemKind := strings.TrimSuffix(h.kind, "List")
 		return elementsAt(items, at, func(item []byte, at Position) error {
@@ -664,11 +664,11 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		})
 	}
 	if h.kind == "" || h.apiVersion == "" {
-		return &Error{At: at, Err: errors.New("object without apiVersion or kind")}
+		return &DecodeError{At: at, Err: errors.New("object without apiVersion or kind")}
 	}
 
 	id := h.apiVersion + " " + h.kind + " " + qualified(h.namespace, h.name)
-	fail := func(err error) error { return &Error{At: at, Object: id, Err: err} }
+	fail := func(err error) error { return &DecodeError{At: at, Object: id, Err: err} }
 	want, kruise, err := classify(h.apiVersion, h.kind)
 	if err != nil {
 		return fail(err)
@@ -795,9 +795,9 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 // elementsAt calls fn with each element of the array t and its position.
 func elementsAt(t []byte, at Position, fn func(item []byte, at Position) error) error {
 	err := elements(t, func(i int, v []byte) error { return fn(v, at.item(i)) })
-	var e *Error
+	var e *DecodeError
 	if err != nil && !errors.As(err, &e) {
-		return &Error{At: at, Err: err}
+		return &DecodeError{At: at, Err: err}
 	}
 	return err
 }
@@ -808,11 +808,11 @@ func elementsAt(t []byte, at Position, fn func(item []byte, at Position) error) 
 func (m *merger) listFindings(t []byte, at Position, h header) error {
 	fs, err := fields(t)
 	if err != nil {
-		return &Error{At: at, Err: err}
+		return &DecodeError{At: at, Err: err}
 	}
 	for _, f := range fs {
 		if f.key != "items" && !json.Valid(f.value) {
-			return &Error{At: at, Err: syntaxError(f.value)}
+			return &DecodeError{At: at, Err: syntaxError(f.value)}
 		}
 	}
 	var findings []error
@@ -829,10 +829,10 @@ func (m *merger) findings(at Position, id string, findings []error) error {
 		return nil
 	}
 	if m.opts.Strict {
-		return &Error{At: at, Object: id, Err: fmt.Errorf("strict decoding error: %w", errors.Join(findings...))}
+		return &DecodeError{At: at, Object: id, Err: fmt.Errorf("strict decoding error: %w", errors.Join(findings...))}
 	}
 	for _, f := range findings {
-		m.objs.Warnings = append(m.objs.Warnings, Warning{At: at, Object: id, Message: f.Error()})
+		m.objs.Warnings = append(m.objs.Warnings, DecodeWarning{At: at, Object: id, Message: f.Error()})
 	}
 	return nil
 }

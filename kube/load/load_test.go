@@ -304,9 +304,9 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Sources returned objects %v and error %v", objs != nil, err)
 		}
 		if err != nil {
-			var le *load.Error
+			var le *load.DecodeError
 			if !errors.As(err, &le) || le.At.Doc < 1 || le.At.Source != "a" || !strings.HasPrefix(err.Error(), "load: a: ") {
-				t.Fatalf("error %q is not a *load.Error with a position in source a", err)
+				t.Fatalf("error %q is not a *load.DecodeError with a position in source a", err)
 			}
 			return
 		}

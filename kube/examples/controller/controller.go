@@ -1,6 +1,6 @@
 // Command controller is a DaemonSet controller built on daemonplan:
 // informers' event handlers feed one incremental planner per DaemonSet
-// (package kubereplan), whose plan each sync takes: a sync re-plans what
+// (package kubetrack), whose plan each sync takes: a sync re-plans what
 // the events since the last one changed, not the whole cluster. Package
 // apply writes the plan and records
 // upstream's Events, and one work queue keyed by DaemonSet syncs each
@@ -63,7 +63,7 @@ type Controller struct {
 	mu   sync.Mutex
 	sets map[string]*daemonSetState // by namespace/name
 
-	// view holds the objects and planners the event handlers feed.
+	// view holds the objects and trackers the event handlers feed.
 	view *view
 	// fed reports whether each event handler has seen its informer's
 	// initial list.
@@ -137,7 +137,7 @@ func (c *Controller) init() {
 }
 
 // register adds the event handlers to the informers: each event first
-// feeds the view (and so the planners), then enqueues what it concerns.
+// feeds the view (and so the trackers), then enqueues what it concerns.
 func (c *Controller) register() error {
 	f := c.factory
 	v := c.view

@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/daemonplan/daemonplan/kube/kubereplan"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/kubetrack"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -26,13 +26,13 @@ type view struct {
 	nodes      map[string]*corev1.Node               // by name
 	pods       map[string]*corev1.Pod                // by namespace/name
 	revisions  map[string]*appsv1.ControllerRevision // by namespace/name
-	planners   map[string]*kubereplan.Planner        // by DaemonSet key
+	trackers   map[string]*kubetrack.Tracker         // by DaemonSet key
 }
 
 func newView() *view {
 	return &view{daemonSets: map[string]*appsv1.DaemonSet{}, nodes: map[string]*corev1.Node{},
 		pods: map[string]*corev1.Pod{}, revisions: map[string]*appsv1.ControllerRevision{},
-		planners: map[string]*kubereplan.Planner{}}
+		trackers: map[string]*kubetrack.Tracker{}}
 }
 
 func key(namespace, name string) string { return namespace + "/" + name }
@@ -47,10 +47,10 @@ func (v *view) setDaemonSet(ds *appsv1.DaemonSet, wanted bool) {
 	if !wanted {
 		return
 	}
-	p := v.planners[k]
+	p := v.trackers[k]
 	if p == nil {
 		var err error
-		if p, err = kubereplan.New(ds.Namespace, ds.Name, kubesync.Options{}); err != nil {
+		if p, err = kubetrack.NewTracker(ds.Namespace, ds.Name, kubesync.Options{}); err != nil {
 			return // only a non-default Options fails
 		}
 		for _, n := range v.nodes {
@@ -62,7 +62,7 @@ func (v *view) setDaemonSet(ds *appsv1.DaemonSet, wanted bool) {
 		for _, cr := range v.revisions {
 			p.SetRevision(cr)
 		}
-		v.planners[k] = p
+		v.trackers[k] = p
 	}
 	p.SetDaemonSet(ds)
 }
@@ -72,14 +72,14 @@ func (v *view) deleteDaemonSet(ds *appsv1.DaemonSet) {
 	defer v.mu.Unlock()
 	k := key(ds.Namespace, ds.Name)
 	delete(v.daemonSets, k)
-	delete(v.planners, k)
+	delete(v.trackers, k)
 }
 
 func (v *view) setNode(n *corev1.Node) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.nodes[n.Name] = n
-	for _, p := range v.planners {
+	for _, p := range v.trackers {
 		p.SetNode(n)
 	}
 }
@@ -88,7 +88,7 @@ func (v *view) deleteNode(n *corev1.Node) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.nodes, n.Name)
-	for _, p := range v.planners {
+	for _, p := range v.trackers {
 		p.DeleteNode(n.Name)
 	}
 }
@@ -97,7 +97,7 @@ func (v *view) setPod(pod *corev1.Pod) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.pods[key(pod.Namespace, pod.Name)] = pod
-	for _, p := range v.planners {
+	for _, p := range v.trackers {
 		p.SetPod(pod)
 	}
 }
@@ -106,7 +106,7 @@ func (v *view) deletePod(pod *corev1.Pod) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.pods, key(pod.Namespace, pod.Name))
-	for _, p := range v.planners {
+	for _, p := range v.trackers {
 		p.DeletePod(pod.Namespace, pod.Name)
 	}
 }
@@ -115,7 +115,7 @@ func (v *view) setRevision(cr *appsv1.ControllerRevision) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.revisions[key(cr.Namespace, cr.Name)] = cr
-	for _, p := range v.planners {
+	for _, p := range v.trackers {
 		p.SetRevision(cr)
 	}
 }
@@ -124,7 +124,7 @@ func (v *view) deleteRevision(cr *appsv1.ControllerRevision) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.revisions, key(cr.Namespace, cr.Name))
-	for _, p := range v.planners {
+	for _, p := range v.trackers {
 		p.DeleteRevision(cr.Namespace, cr.Name)
 	}
 }
@@ -133,9 +133,9 @@ func (v *view) deleteRevision(cr *appsv1.ControllerRevision) {
 // every node, and the pods and revisions of its namespace. It returns a
 // nil snapshot when the view holds no such DaemonSet. The caller holds
 // v.mu, and plans before releasing it.
-func (v *view) snapshot(ns, name string) (*load.Snapshot, *kubereplan.Planner) {
+func (v *view) snapshot(ns, name string) (*load.Snapshot, *kubetrack.Tracker) {
 	k := key(ns, name)
-	ds, p := v.daemonSets[k], v.planners[k]
+	ds, p := v.daemonSets[k], v.trackers[k]
 	if ds == nil || p == nil {
 		return nil, nil
 	}

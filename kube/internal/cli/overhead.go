@@ -216,7 +216,7 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 }
 
 // overheadSet compiles the DaemonSets of objs.
-func overheadSet(objs *load.Objects) (*overhead.Set, error) {
+func overheadSet(objs *load.Objects) (*overhead.Catalog, error) {
 	dss := make([]*api.DaemonSet, len(objs.DaemonSets))
 	for i, ds := range objs.DaemonSets {
 		d, err := convert.DaemonSet(ds)

@@ -116,7 +116,7 @@ func (c *cli) overheadNodePools(o overheadOptions, objs *load.Objects, src strin
 	return writeTemplateTable(c.stdout, doc)
 }
 
-func templatePoolDoc(set *overhead.Set, name string, plan overhead.TemplatePlan, types []overhead.InstanceType) templatePool {
+func templatePoolDoc(set *overhead.Catalog, name string, plan overhead.TemplatePlan, types []overhead.InstanceType) templatePool {
 	p := templatePool{Name: name, Overhead: overheadDocOf(plan.Overhead)}
 	for _, e := range plan.DaemonSets {
 		te := templateEntry{

@@ -346,7 +346,7 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	}
 	for _, w := range objs.Warnings {
 		if w.DefaultNamespace {
-			c.warnLoad(cmd, []load.Warning{w}, true)
+			c.warnLoad(cmd, []load.DecodeWarning{w}, true)
 		}
 	}
 	cl, err := objs.Snapshot(ns, name)
@@ -498,7 +498,7 @@ const maxLoadWarnings = 20
 // in the default namespace is printed only with namespace: it matters for
 // the cluster read, where pods must land in their DaemonSet's namespace,
 // not for a --ds-file read in the cluster's DaemonSet's namespace.
-func (c *cli) warnLoad(cmd string, ws []load.Warning, namespace bool) {
+func (c *cli) warnLoad(cmd string, ws []load.DecodeWarning, namespace bool) {
 	for i, w := range ws {
 		if w.DefaultNamespace {
 			if namespace {

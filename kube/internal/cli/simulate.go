@@ -175,7 +175,7 @@ func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim
 			return nil, err
 		}
 	}
-	cl := sim.Load(start)
+	cl := sim.FromInput(start)
 	cl.ReadyAfter = o.readyAfter
 	cl.GracePeriod = o.grace(old)
 	cl.Options = opts

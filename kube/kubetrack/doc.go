@@ -1,4 +1,4 @@
-// Package kubereplan plans a DaemonSet's syncs from the events of a
+// Package kubetrack plans a DaemonSet's syncs from the events of a
 // controller's informers: nodes, pods, ControllerRevisions and the
 // DaemonSet come in as Kubernetes objects, one add, update or delete at a
 // time, and the plan of the next sync comes out, the plan
@@ -14,7 +14,7 @@
 //
 // # Entry points
 //
-//   - [New]: a [Planner] for the DaemonSet namespace/name, empty.
+//   - [New]: a [Tracker] for the DaemonSet namespace/name, empty.
 //   - Events: SetDaemonSet and DeleteDaemonSet, SetNode and DeleteNode,
 //     SetPod and DeletePod, SetRevision and DeleteRevision. Objects of other
 //     namespaces (pods, revisions) and other DaemonSets are ignored, so a
@@ -41,6 +41,6 @@
 // # Equivalence
 //
 // The package's state-machine property feeds random event sequences to a
-// Planner and keeps the same objects in a load.Snapshot beside it; after
+// Tracker and keeps the same objects in a load.Snapshot beside it; after
 // every event FullPlan equals kubesync.Sync of the snapshot.
-package kubereplan
+package kubetrack

@@ -1,4 +1,4 @@
-package kubereplan_test
+package kubetrack_test
 
 import (
 	"fmt"
@@ -11,15 +11,15 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/internal/benchkit"
 	"github.com/daemonplan/daemonplan/kube/internal/kubecluster"
-	"github.com/daemonplan/daemonplan/kube/kubereplan"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/kubetrack"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
-// fed returns a Planner fed every object of s, as a controller's informers
+// fed returns a Tracker fed every object of s, as a controller's informers
 // deliver them at start.
-func fed(b *testing.B, s *load.Snapshot) *kubereplan.Planner {
-	p, err := kubereplan.New(s.DaemonSet.Namespace, s.DaemonSet.Name, kubesync.Options{})
+func fed(b *testing.B, s *load.Snapshot) *kubetrack.Tracker {
+	p, err := kubetrack.NewTracker(s.DaemonSet.Namespace, s.DaemonSet.Name, kubesync.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package kubereplan_test
+package kubetrack_test
 
 import (
 	"errors"
@@ -23,8 +23,8 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/rounds"
 	"github.com/daemonplan/daemonplan/kube/convert"
-	"github.com/daemonplan/daemonplan/kube/kubereplan"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/kubetrack"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
 )
@@ -41,10 +41,10 @@ const ns = "ns"
 
 var start = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
-// model holds the objects the Planner was given, as informers' caches
+// model holds the objects the Tracker was given, as informers' caches
 // would: the DaemonSet, and nodes, pods and revisions by key.
 type model struct {
-	p         *kubereplan.Planner
+	p         *kubetrack.Tracker
 	ds        *appsv1.DaemonSet
 	nodes     map[string]*corev1.Node
 	pods      map[string]*corev1.Pod // by namespace/name
@@ -56,7 +56,7 @@ type model struct {
 }
 
 func newModel(t *rapid.T) *model {
-	p, err := kubereplan.New(ns, "agent", kubesync.Options{})
+	p, err := kubetrack.NewTracker(ns, "agent", kubesync.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 				ds = convert.DaemonSetWithStatus(m.ds, m.last.Status)
 				ds.ResourceVersion = m.version()
 			default:
-				// One field outside the template changes (the Planner keeps
+				// One field outside the template changes (the Tracker keeps
 				// its conversion only while none does).
 				ds = m.ds.DeepCopy()
 				ds.ResourceVersion = m.version()
@@ -241,7 +241,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 			n := genNode(t, m)
 			if old := m.nodes[n.Name]; old != nil && rapid.Bool().Draw(t, "sameResourceVersion") {
 				// Labels changed without a new resourceVersion: the
-				// Planner decides the node again all the same.
+				// Tracker decides the node again all the same.
 				n.ResourceVersion = old.ResourceVersion
 			}
 			m.nodes[n.Name] = n
@@ -318,7 +318,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 	}
 }
 
-// check compares the Planner's plans with kubesync.Sync on the model's
+// check compares the Tracker's plans with kubesync.Sync on the model's
 // objects. cmp.Diff runs only to explain a difference: it is slow.
 func (m *model) check(t *rapid.T) {
 	want, werr := kubesync.Sync(m.snapshot(), m.now, m.st, kubesync.Options{})
@@ -326,29 +326,29 @@ func (m *model) check(t *rapid.T) {
 	same := func(a, b any) bool { return reflect.DeepEqual(a, b) || cmp.Diff(a, b, errorText) == "" }
 	switch {
 	case m.ds == nil:
-		if !errors.Is(gerr, kubereplan.ErrNoDaemonSet) || werr == nil {
+		if !errors.Is(gerr, kubetrack.ErrNoDaemonSet) || werr == nil {
 			t.Fatalf("no DaemonSet: Sync returns %v, FullPlan %v", werr, gerr)
 		}
 		return
 	case errors.Is(werr, daemonplan.ErrInvalidInput):
 		// The findings name objects by their index in the input, and
-		// the listers' order is not the Planner's.
+		// the listers' order is not the Tracker's.
 		if !errors.Is(gerr, daemonplan.ErrInvalidInput) {
 			t.Fatalf("Sync refuses the input (%v); FullPlan() returns %v", werr, gerr)
 		}
 		return
 	}
 	if !same(werr, gerr) {
-		t.Fatalf("FullPlan() error mismatch (-Sync +Planner):\n%s", cmp.Diff(werr, gerr, errorText))
+		t.Fatalf("FullPlan() error mismatch (-Sync +Tracker):\n%s", cmp.Diff(werr, gerr, errorText))
 	}
 	if !same(want, got) {
-		t.Fatalf("FullPlan() mismatch (-Sync +Planner):\n%s", cmp.Diff(want, got, errorText))
+		t.Fatalf("FullPlan() mismatch (-Sync +Tracker):\n%s", cmp.Diff(want, got, errorText))
 	}
 	m.last = want
 	short, serr := m.p.Plan(m.now, m.st)
 	want.Nodes, want.Keep = nil, nil
 	if !same(werr, serr) || !same(want, short) {
-		t.Fatalf("Plan() mismatch (-Sync without Nodes and Keep +Planner):\n%s%s", cmp.Diff(werr, serr, errorText), cmp.Diff(want, short, errorText))
+		t.Fatalf("Plan() mismatch (-Sync without Nodes and Keep +Tracker):\n%s%s", cmp.Diff(werr, serr, errorText), cmp.Diff(want, short, errorText))
 	}
 }
 
@@ -357,7 +357,7 @@ func (m *model) check(t *rapid.T) {
 // and revisions added, changed and deleted, among
 // them the controller's own status and revision writes; objects of
 // another namespace; the clock moved, the backoff and expectations set),
-// the Planner's FullPlan equals kubesync.Sync on a snapshot of the same
+// the Tracker's FullPlan equals kubesync.Sync on a snapshot of the same
 // objects in lister order, field for field, and Plan equals it but for
 // Nodes and Keep. DAEMONPLAN_KUBEREPLAN_ROUNDS sets how many rounds of
 // rapid's checks run (default 3).

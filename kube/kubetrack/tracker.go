@@ -1,4 +1,4 @@
-package kubereplan
+package kubetrack
 
 import (
 	"cmp"
@@ -20,16 +20,16 @@ import (
 	"github.com/daemonplan/daemonplan/revision"
 )
 
-// ErrNoDaemonSet is returned by [Planner.Plan] and [Planner.FullPlan]
-// while the Planner holds no DaemonSet: before the first SetDaemonSet, and
+// ErrNoDaemonSet is returned by [Tracker.Plan] and [Tracker.FullPlan]
+// while the Tracker holds no DaemonSet: before the first SetDaemonSet, and
 // after DeleteDaemonSet.
-var ErrNoDaemonSet = errors.New("kubereplan: no DaemonSet")
+var ErrNoDaemonSet = errors.New("kubetrack: no DaemonSet")
 
-// Planner plans the syncs of one DaemonSet from its informers' events. See
+// Tracker plans the syncs of one DaemonSet from its informers' events. See
 // the package documentation. It is not safe for concurrent use: a
 // controller serializes its event handlers and syncs around it. Make one
-// with [New].
-type Planner struct {
+// with [NewTracker].
+type Tracker struct {
 	namespace, name string
 	opts            kubesync.Options
 
@@ -52,27 +52,27 @@ type Planner struct {
 	revisions map[string]revision.Revision
 }
 
-// New returns an empty [Planner] for the DaemonSet namespace/name, planning
+// NewTracker returns an empty [Tracker] for the DaemonSet namespace/name, planning
 // with opts as [kubesync.Sync] does. A non-nil opts.Hash, or an unsupported
 // opts.KubernetesVersion, is an error.
-func New(namespace, name string, opts kubesync.Options) (*Planner, error) {
+func NewTracker(namespace, name string, opts kubesync.Options) (*Tracker, error) {
 	if opts.Hash != nil {
-		return nil, errors.New("kubereplan: Options.Hash is set: the revision hash is upstream's of Options.KubernetesVersion")
+		return nil, errors.New("kubetrack: Options.Hash is set: the revision hash is upstream's of Options.KubernetesVersion")
 	}
 	if v := opts.KubernetesVersion.OrLatest(); !v.Supported() {
-		return nil, fmt.Errorf("kubereplan: unsupported Kubernetes version %d", int(opts.KubernetesVersion))
+		return nil, fmt.Errorf("kubetrack: unsupported Kubernetes version %d", int(opts.KubernetesVersion))
 	}
-	return &Planner{
+	return &Tracker{
 		namespace: namespace, name: name, opts: opts,
 		nodes: map[string]api.Node{}, pods: map[string]api.Pod{}, revisions: map[string]revision.Revision{},
 	}, nil
 }
 
 // SetDaemonSet takes an add or update of a DaemonSet; another DaemonSet
-// than the Planner's is ignored. A DaemonSet that cannot be converted (a
+// than the Tracker's is ignored. A DaemonSet that cannot be converted (a
 // quantity out of range, a template that does not encode) makes every
 // plan fail with that error until the next good one.
-func (p *Planner) SetDaemonSet(ds *appsv1.DaemonSet) {
+func (p *Tracker) SetDaemonSet(ds *appsv1.DaemonSet) {
 	if ds == nil || ds.Namespace != p.namespace || ds.Name != p.name {
 		return
 	}
@@ -134,14 +134,14 @@ func sameButStatus(old, ds *appsv1.DaemonSet) bool {
 // DeleteDaemonSet takes the deletion of the DaemonSet namespace/name:
 // plans fail with [ErrNoDaemonSet] until it is set again. The other
 // objects are kept.
-func (p *Planner) DeleteDaemonSet(namespace, name string) {
+func (p *Tracker) DeleteDaemonSet(namespace, name string) {
 	if namespace == p.namespace && name == p.name {
 		p.ds, p.dsErr, p.conv = nil, nil, nil
 	}
 }
 
 // SetNode takes an add or update of a node.
-func (p *Planner) SetNode(n *corev1.Node) {
+func (p *Tracker) SetNode(n *corev1.Node) {
 	if n == nil {
 		return
 	}
@@ -154,7 +154,7 @@ func (p *Planner) SetNode(n *corev1.Node) {
 }
 
 // DeleteNode takes the deletion of the node called name.
-func (p *Planner) DeleteNode(name string) {
+func (p *Tracker) DeleteNode(name string) {
 	if p.tr != nil {
 		p.tr.DeleteNode(name)
 		return
@@ -164,7 +164,7 @@ func (p *Planner) DeleteNode(name string) {
 
 // SetPod takes an add or update of a pod; pods of other namespaces are
 // ignored.
-func (p *Planner) SetPod(pod *corev1.Pod) {
+func (p *Tracker) SetPod(pod *corev1.Pod) {
 	if pod == nil || pod.Namespace != p.namespace {
 		return
 	}
@@ -177,7 +177,7 @@ func (p *Planner) SetPod(pod *corev1.Pod) {
 }
 
 // DeletePod takes the deletion of the pod namespace/name.
-func (p *Planner) DeletePod(namespace, name string) {
+func (p *Tracker) DeletePod(namespace, name string) {
 	if namespace != p.namespace {
 		return
 	}
@@ -190,7 +190,7 @@ func (p *Planner) DeletePod(namespace, name string) {
 
 // SetRevision takes an add or update of a ControllerRevision; those of
 // other namespaces are ignored.
-func (p *Planner) SetRevision(cr *appsv1.ControllerRevision) {
+func (p *Tracker) SetRevision(cr *appsv1.ControllerRevision) {
 	if cr == nil || cr.Namespace != p.namespace {
 		return
 	}
@@ -200,7 +200,7 @@ func (p *Planner) SetRevision(cr *appsv1.ControllerRevision) {
 
 // DeleteRevision takes the deletion of the ControllerRevision
 // namespace/name.
-func (p *Planner) DeleteRevision(namespace, name string) {
+func (p *Tracker) DeleteRevision(namespace, name string) {
 	if namespace != p.namespace {
 		return
 	}
@@ -210,14 +210,14 @@ func (p *Planner) DeleteRevision(namespace, name string) {
 	}
 }
 
-func (p *Planner) revisionsChanged() {
+func (p *Tracker) revisionsChanged() {
 	if p.tr != nil {
 		p.tr.SetRevisions(p.revisionList())
 	}
 }
 
 // revisionList is the revisions in name order.
-func (p *Planner) revisionList() []revision.Revision {
+func (p *Tracker) revisionList() []revision.Revision {
 	return slices.SortedFunc(maps.Values(p.revisions), func(a, b revision.Revision) int { return cmp.Compare(a.Name, b.Name) })
 }
 
@@ -225,7 +225,7 @@ func (p *Planner) revisionList() []revision.Revision {
 // kubesync.Sync returns it for the objects held, without Plan.Nodes and
 // Plan.Keep (which name every node and pod). The error is [ErrNoDaemonSet],
 // the DaemonSet's conversion error, or Sync's.
-func (p *Planner) Plan(now time.Time, st kubesync.State) (daemonplan.Plan, error) {
+func (p *Tracker) Plan(now time.Time, st kubesync.State) (daemonplan.Plan, error) {
 	if err := p.prepare(now, st); err != nil {
 		return daemonplan.Plan{}, err
 	}
@@ -235,14 +235,14 @@ func (p *Planner) Plan(now time.Time, st kubesync.State) (daemonplan.Plan, error
 // FullPlan is Plan with Plan.Nodes and Plan.Keep: exactly what
 // kubesync.Sync returns for a snapshot of the objects held. It costs
 // O(n log n).
-func (p *Planner) FullPlan(now time.Time, st kubesync.State) (daemonplan.Plan, error) {
+func (p *Tracker) FullPlan(now time.Time, st kubesync.State) (daemonplan.Plan, error) {
 	if err := p.prepare(now, st); err != nil {
 		return daemonplan.Plan{}, err
 	}
 	return p.tr.FullPlan()
 }
 
-func (p *Planner) prepare(now time.Time, st kubesync.State) error {
+func (p *Tracker) prepare(now time.Time, st kubesync.State) error {
 	switch {
 	case p.ds == nil:
 		return ErrNoDaemonSet

@@ -1,4 +1,4 @@
-package kubereplan_test
+package kubetrack_test
 
 import (
 	"fmt"
@@ -7,16 +7,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/kube/internal/kubecluster"
-	"github.com/daemonplan/daemonplan/kube/kubereplan"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/kubetrack"
 )
 
-// A controller feeds its informers' events to a Planner and takes each
+// A controller feeds its informers' events to a Tracker and takes each
 // sync's plan from it: here three nodes come up, the DaemonSet and its
 // revision arrive, a pod is created on one node and the others get theirs
 // planned.
 func Example() {
-	p, err := kubereplan.New("kube-system", "agent", kubesync.Options{})
+	p, err := kubetrack.NewTracker("kube-system", "agent", kubesync.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package kubereplan_test
+package kubetrack_test
 
 import (
 	"math/rand/v2"
@@ -7,12 +7,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// FuzzPlanner feeds the fuzzer's bytes to the equivalence property as
+// FuzzTracker feeds the fuzzer's bytes to the equivalence property as
 // rapid's choices: a sequence of informer events, with FullPlan and Plan
 // compared to kubesync.Sync after every one. rapid reads eight bytes per
 // choice and skips inputs that run out: the seeds are 8 KiB of bytes from
 // a fixed random source, enough for a sequence of events.
-func FuzzPlanner(f *testing.F) {
+func FuzzTracker(f *testing.F) {
 	r := rand.New(rand.NewPCG(30, 1))
 	for range 3 {
 		seed := make([]byte, 8<<10)

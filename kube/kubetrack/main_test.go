@@ -1,4 +1,4 @@
-package kubereplan_test
+package kubetrack_test
 
 import (
 	"testing"

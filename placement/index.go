@@ -283,7 +283,7 @@ type placed struct {
 }
 
 // bucketedPod returns the i-th bucketed pod.
-func (cl *Index) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].claim] }
+func (ix *Index) bucketedPod(i int) *api.Pod { return ix.claimed[ix.bucketed[i].claim] }
 
 // Index builds the Index for nodes and pods (upstream: getNodesToDaemonPods,
 // ClaimObject; docs/manage.md, M3 and M5):
@@ -301,11 +301,11 @@ func (cl *Index) bucketedPod(i int) *api.Pod { return cl.claimed[cl.bucketed[i].
 // [api.ValidateNodes] or [api.ValidatePods] refuses is an error (that
 // [field.ErrorList]), so that no object is planned twice.
 func (c *Compiled) Index(nodes []api.Node, pods []api.Pod) (*Index, error) {
-	cl := &Index{index: scratch.NodeIndex{Once: true}}
-	if err := cl.Reset(c, nodes, pods); err != nil {
+	ix := &Index{index: scratch.NodeIndex{Once: true}}
+	if err := ix.Reset(c, nodes, pods); err != nil {
 		return nil, err
 	}
-	return cl, nil
+	return ix, nil
 }
 
 // ownedBy reports whether ref names ds: equal UIDs, never an empty one.
@@ -322,23 +322,23 @@ func nodeName(n *api.Node) string { return n.Name }
 // does, taking nothing from one snapshot to the next (a reused Index
 // takes each pod's node in the last snapshot as a hint). Every slice the
 // Index returned before is cleared. Reset it before using it again.
-func (cl *Index) Forget() {
-	clearAll(cl.nodes)
-	clearAll(cl.decisions)
-	clearAll(cl.pods)
-	clearAll(cl.claimed)
-	clearAll(cl.untarget)
-	clearAll(cl.byName)
-	cl.keep.Forget()
-	cl.index.Forget()
-	cl.c, cl.podsIn, cl.vanished, cl.targeted, cl.adopt, cl.release = nil, nil, nil, nil, nil, nil
+func (ix *Index) Forget() {
+	clearAll(ix.nodes)
+	clearAll(ix.decisions)
+	clearAll(ix.pods)
+	clearAll(ix.claimed)
+	clearAll(ix.untarget)
+	clearAll(ix.byName)
+	ix.keep.Forget()
+	ix.index.Forget()
+	ix.c, ix.podsIn, ix.vanished, ix.targeted, ix.adopt, ix.release = nil, nil, nil, nil, nil, nil
 	// The next snapshot is another: index it as Index indexes a new one
 	// (index.Forget made the index one built once), taking no hint from
 	// this one.
-	cl.hints = nil
-	clearAll(cl.memo)
-	clearAll(cl.spareMemo)
-	cl.memo, cl.memoKey = cl.memo[:0], ""
+	ix.hints = nil
+	clearAll(ix.memo)
+	clearAll(ix.spareMemo)
+	ix.memo, ix.memoKey = ix.memo[:0], ""
 }
 
 // clearAll zeroes s up to its capacity: what lies past its length may
@@ -346,22 +346,22 @@ func (cl *Index) Forget() {
 func clearAll[T any](s []T) { clear(s[:cap(s)]) }
 
 // Compiled returns the DaemonSet the cluster was indexed for.
-func (cl *Index) Compiled() *Compiled { return cl.c }
+func (ix *Index) Compiled() *Compiled { return ix.c }
 
 // NodeDecisions returns the decision for every node, in name order. The
 // slice is shared: do not modify it.
-func (cl *Index) NodeDecisions() []NodeDecision { return cl.decisions }
+func (ix *Index) NodeDecisions() []NodeDecision { return ix.decisions }
 
 // podsOn returns the claimed pods targeting the i-th node, oldest first.
-func (cl *Index) podsOn(i int) []*api.Pod { return cl.pods[cl.start[i]:cl.start[i+1]] }
+func (ix *Index) podsOn(i int) []*api.Pod { return ix.pods[ix.start[i]:ix.start[i+1]] }
 
 // useHash makes hash the one the remembered answers of isUpdated are
 // for, forgetting them if they were for another.
-func (cl *Index) useHash(hash string) {
-	if len(cl.updated) != len(cl.pods) || hash != cl.updHash {
-		cl.updated = scratch.Resize(cl.updated, len(cl.pods))
-		clear(cl.updated)
-		cl.updHash = hash
+func (ix *Index) useHash(hash string) {
+	if len(ix.updated) != len(ix.pods) || hash != ix.updHash {
+		ix.updated = scratch.Resize(ix.updated, len(ix.pods))
+		clear(ix.updated)
+		ix.updHash = hash
 	}
 }
 
@@ -370,40 +370,40 @@ func (cl *Index) useHash(hash string) {
 // of the same pods in the rolling update and again in the status, and for
 // an outdated pod the answer takes two label lookups: the Index keeps
 // each answer until the next Reset or a call with another hash.
-func (cl *Index) isUpdated(i, j int, hash string) bool {
-	cl.useHash(hash)
-	p := cl.podsOn(i)[j] // out of range as podsOn(i)[j] is
-	k := int(cl.start[i]) + j
-	switch cl.updated[k] {
+func (ix *Index) isUpdated(i, j int, hash string) bool {
+	ix.useHash(hash)
+	p := ix.podsOn(i)[j] // out of range as podsOn(i)[j] is
+	k := int(ix.start[i]) + j
+	switch ix.updated[k] {
 	case 1:
 		return false
 	case 2:
 		return true
 	}
-	up := cl.c.IsUpdated(p, hash)
-	cl.updated[k] = 1
+	up := ix.c.IsUpdated(p, hash)
+	ix.updated[k] = 1
 	if up {
-		cl.updated[k] = 2
+		ix.updated[k] = 2
 	}
 	return up
 }
 
 // Vanished returns the buckets of nodes that are not in the node list, by
 // node name. The slices are shared: do not modify them.
-func (cl *Index) Vanished() []Bucket { return cl.vanished }
+func (ix *Index) Vanished() []Bucket { return ix.vanished }
 
 // Claimed returns every pod the DaemonSet claims (adopted ones included),
 // in input order, including terminal pods being deleted and pods without a
 // target node.
-func (cl *Index) Claimed() []*api.Pod { return cl.claimed }
+func (ix *Index) Claimed() []*api.Pod { return ix.claimed }
 
 // Targeted returns the claimed pods that have a target node, in input
 // order, terminal pods being deleted included: the pods whose revision
 // hashes keep revisions alive (docs/history.md, H13).
-func (cl *Index) Targeted() []*api.Pod { return cl.targeted }
+func (ix *Index) Targeted() []*api.Pod { return ix.targeted }
 
 // Adopt returns the names of orphans the DaemonSet adopts, sorted.
-func (cl *Index) Adopt() []string { return cl.adopt }
+func (ix *Index) Adopt() []string { return ix.adopt }
 
 // Release returns the names of pods the DaemonSet releases, sorted.
-func (cl *Index) Release() []string { return cl.release }
+func (ix *Index) Release() []string { return ix.release }
