@@ -9,7 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/benchkit"
+	"github.com/daemonplan/daemonplan/internal/testsupport/benchkit"
 )
 
 // midRollout builds a cluster of n nodes halfway through a RollingUpdate:

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/syncrule"
+	"github.com/daemonplan/daemonplan/internal/base/syncrule"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"

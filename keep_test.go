@@ -9,7 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 	"github.com/daemonplan/daemonplan/placement"
 )
 

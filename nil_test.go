@@ -7,7 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/internal/nilcheck"
+	"github.com/daemonplan/daemonplan/internal/testsupport/nilcheck"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/rollout"

@@ -6,7 +6,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/benchkit"
+	"github.com/daemonplan/daemonplan/internal/testsupport/benchkit"
 )
 
 // BenchmarkReplan is one change and the plan after it, on a Tracker

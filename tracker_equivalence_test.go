@@ -15,7 +15,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/rounds"
+	"github.com/daemonplan/daemonplan/internal/testsupport/rounds"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/revision"

@@ -2,7 +2,7 @@ package daemonplan
 
 import (
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/syncrule"
+	"github.com/daemonplan/daemonplan/internal/base/syncrule"
 )
 
 // SetStatus replaces the DaemonSet's status alone: the write of a plan's

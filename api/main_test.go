@@ -3,7 +3,7 @@ package api_test
 import (
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/rapidrun"
+	"github.com/daemonplan/daemonplan/internal/testsupport/rapidrun"
 )
 
 // TestMain turns rapid's fail files off unless asked for them

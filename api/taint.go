@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/internal/decimal"
+	"github.com/daemonplan/daemonplan/internal/base/decimal"
 )
 
 // TaintEffect is what a taint does to pods that do not tolerate it.

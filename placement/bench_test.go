@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 	"github.com/daemonplan/daemonplan/placement"
 )
 

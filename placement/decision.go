@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )

@@ -43,7 +43,7 @@
 // does. Lists from an informer's lister come in map order: they are sorted
 // by a radix sort on name prefixes (see BenchmarkSyncShuffled). The table,
 // the sort, the pod list's check and the memory kept across Reset are the
-// module's package internal/scratch: this package holds the rules.
+// module's package internal/base/scratch: this package holds the rules.
 //
 // # Applying a ManagePlan
 //

@@ -3,7 +3,7 @@ package placement_test
 import (
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

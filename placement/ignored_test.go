@@ -10,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 	"github.com/daemonplan/daemonplan/placement"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/internal/enum"
-	"github.com/daemonplan/daemonplan/internal/scratch"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
+	"github.com/daemonplan/daemonplan/internal/base/scratch"
 	"github.com/daemonplan/daemonplan/selector"
 	"github.com/daemonplan/daemonplan/taints"
 )

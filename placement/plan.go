@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
 	"github.com/daemonplan/daemonplan/taints"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/internal/scratch"
+	"github.com/daemonplan/daemonplan/internal/base/scratch"
 )
 
 // Reset indexes nodes and pods for c into ix as [Index] does, with the same

@@ -12,8 +12,8 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 	"github.com/daemonplan/daemonplan/selector"
@@ -186,8 +186,8 @@ func (v *view) stopped() bool {
 //
 // These checkers recount from in with a deliberately naive transcription
 // of upstream's rules (eligibility, claiming, buckets, availability; the
-// package internal/reference), never with the planner's own code. They
-// trust p.Hash as the current revision's hash.
+// package internal/testsupport/reference), never with the planner's own
+// code. They trust p.Hash as the current revision's hash.
 func CheckSync(in daemonplan.Input, p daemonplan.Plan) error {
 	newView("CheckSync", in) // panics on a nil DaemonSet, as every checker
 	var vs Findings

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 
 	"pgregory.net/rapid"
 

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
 )
 
 // RollbackOutcome is what `kubectl rollout undo` does. The zero value is not

@@ -2,7 +2,7 @@ package rollout
 
 import (
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
 	"github.com/daemonplan/daemonplan/revision"
 )
 

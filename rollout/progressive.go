@@ -7,7 +7,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
-	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
 )
 
 // LabelZone is the node label [Zones] groups by when [Zones.Key] is empty.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/reference"
+	"github.com/daemonplan/daemonplan/internal/testsupport/reference"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -18,8 +18,8 @@ import (
 
 // The invariants of the progressive extensions, checked after every sync
 // of the state machine. They recount from the snapshot the sync read, with
-// internal/reference's eligibility, bucketing and availability, never with
-// the planner's helpers; they know the rules of
+// internal/testsupport/reference's eligibility, bucketing and availability,
+// never with the planner's helpers; they know the rules of
 // docs/progressive-delivery.md, not how the step implements them.
 
 // snap is what one sync read.

@@ -1,6 +1,6 @@
 package selector
 
-import "github.com/daemonplan/daemonplan/internal/decimal"
+import "github.com/daemonplan/daemonplan/internal/base/decimal"
 
 // parseInt64 parses s exactly like strconv.ParseInt(s, 10, 64) but reports
 // failure with a bool instead of an allocated *strconv.NumError, so that

@@ -2,7 +2,7 @@ package taints
 
 import (
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/decimal"
+	"github.com/daemonplan/daemonplan/internal/base/decimal"
 )
 
 // Options are the switches that change matching. The zero value is the

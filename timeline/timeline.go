@@ -12,7 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/enum"
+	"github.com/daemonplan/daemonplan/internal/base/enum"
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"

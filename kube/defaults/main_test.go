@@ -3,7 +3,7 @@ package defaults
 import (
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/rapidrun"
+	"github.com/daemonplan/daemonplan/internal/testsupport/rapidrun"
 )
 
 func TestMain(m *testing.M) { rapidrun.Main(m) }

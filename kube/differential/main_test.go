@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/rapidrun"
+	"github.com/daemonplan/daemonplan/internal/testsupport/rapidrun"
 )
 
 // defaultChecks is the number of cases each property runs unless

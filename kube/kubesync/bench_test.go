@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/internal/benchkit"
+	"github.com/daemonplan/daemonplan/internal/testsupport/benchkit"
 	"github.com/daemonplan/daemonplan/kube/internal/kubecluster"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"

@@ -13,7 +13,7 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/revision"
 
-	"github.com/daemonplan/daemonplan/internal/nilcheck"
+	"github.com/daemonplan/daemonplan/internal/testsupport/nilcheck"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/internal/kubecluster"

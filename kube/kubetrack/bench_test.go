@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan"
-	"github.com/daemonplan/daemonplan/internal/benchkit"
+	"github.com/daemonplan/daemonplan/internal/testsupport/benchkit"
 	"github.com/daemonplan/daemonplan/kube/internal/kubecluster"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/kubetrack"

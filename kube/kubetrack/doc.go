@@ -6,7 +6,7 @@
 // snapshot of the same objects, at a cost that follows the event, not the
 // cluster.
 //
-// It owns the glue between informers and package replan: each object is
+// It owns the glue between informers and daemonplan.Tracker: each object is
 // converted once, when its event arrives (package convert), and handed to a
 // [github.com/daemonplan/daemonplan/daemonplan.Tracker], which keeps every
 // node's decision and summary between events. The revision hash is

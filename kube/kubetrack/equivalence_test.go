@@ -21,7 +21,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/internal/rounds"
+	"github.com/daemonplan/daemonplan/internal/testsupport/rounds"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/kubetrack"

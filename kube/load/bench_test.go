@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/benchkit"
+	"github.com/daemonplan/daemonplan/internal/testsupport/benchkit"
 	"github.com/daemonplan/daemonplan/kube/internal/bigdump"
 	"github.com/daemonplan/daemonplan/kube/load"
 )

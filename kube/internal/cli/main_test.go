@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/internal/rapidrun"
+	"github.com/daemonplan/daemonplan/internal/testsupport/rapidrun"
 )
 
 // TestMain keeps the tests off any cluster of the machine's kubeconfig:

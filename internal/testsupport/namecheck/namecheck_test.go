@@ -8,12 +8,12 @@ import (
 // TestRepository: no exported type name of the public packages of either
 // module means two things.
 func TestRepository(t *testing.T) {
-	exported, err := Exported("../..")
+	exported, err := Exported("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(exported["Plan"]) == 0 || len(exported["Catalog"]) == 0 {
-		t.Fatalf("found no Plan or Catalog type under ../..: not the repository")
+		t.Fatalf("found no Plan or Catalog type under ../../..: not the repository")
 	}
 	for _, f := range Check(exported) {
 		t.Error(f)

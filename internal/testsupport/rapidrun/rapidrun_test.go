@@ -56,7 +56,8 @@ func TestConfigure(t *testing.T) {
 // Configure), so that
 // no property failure leaves a fail file behind.
 func TestEveryRapidPackage(t *testing.T) {
-	root := filepath.Join("..", "..")
+	// The repository: this package is internal/testsupport/rapidrun.
+	root := filepath.Join("..", "..", "..")
 	uses := map[string]bool{}  // directory → imports rapid
 	mains := map[string]bool{} // directory → TestMain calls rapidrun.Main
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// root is the repository: this package is internal/docscheck.
-const root = "../.."
+// root is the repository: this package is internal/testsupport/docscheck.
+const root = "../../.."
 
 // TestRepository runs the check on docs/*.md and on every .go and .md file
 // of both modules: every rule ID is defined once, every citation resolves.
@@ -29,7 +29,7 @@ func TestRepository(t *testing.T) {
 			return nil
 		}
 		if !strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, ".md") ||
-			strings.HasPrefix(rel, "internal/docscheck/") { // its examples cite pages that do not exist
+			strings.HasPrefix(rel, "internal/testsupport/docscheck/") { // its examples cite pages that do not exist
 			return nil
 		}
 		b, err := os.ReadFile(path)
