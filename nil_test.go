@@ -38,6 +38,8 @@ var nilCalls = map[string]func(){
 	"api.IsAvailable":              func() { api.IsAvailable(nil, 5, time.Time{}) },
 	"api.IsTerminal":               func() { api.IsTerminal(nil) },
 	"api.IsUpdated":                func() { api.IsUpdated(nil, "h", nil) },
+	"api.NodeWellFormed":           func() { api.NodeWellFormed(nil) },
+	"api.PodWellFormed":            func() { api.PodWellFormed(nil) },
 	"api.TargetNodeName":           func() { api.TargetNodeName(nil) },
 	"api.TemplateGeneration":       func() { api.TemplateGeneration(nil) },
 	"api.Validate":                 func() { api.Validate(nil) },

@@ -140,6 +140,34 @@ func ExampleValidateNodes() {
 	// nodes[3].name: Invalid value: "c\xff": must be valid UTF-8
 }
 
+// A node needs a name, in UTF-8; whether it repeats is the list's
+// business (ValidateNodes).
+func ExampleNodeWellFormed() {
+	for _, n := range []api.Node{{Name: "node-1"}, {Name: ""}, {Name: "n\xff"}} {
+		fmt.Printf("%q %v\n", n.Name, api.NodeWellFormed(&n))
+	}
+	// Output:
+	// "node-1" true
+	// "" false
+	// "n\xff" false
+}
+
+// A pod needs a name, and its namespace, name, UID and node name in UTF-8;
+// whether it repeats is the list's business (ValidatePods).
+func ExamplePodWellFormed() {
+	for _, p := range []api.Pod{
+		{Namespace: "ns", Name: "agent-1", UID: "u1", NodeName: "node-1"},
+		{Namespace: "ns", UID: "u2"},
+		{Namespace: "ns", Name: "agent-3", NodeName: "node-\xff"},
+	} {
+		fmt.Printf("%q %v\n", p.Name, api.PodWellFormed(&p))
+	}
+	// Output:
+	// "agent-1" true
+	// "" false
+	// "agent-3" false
+}
+
 // Pods are the same pod when they share namespace and name, or UID.
 func ExampleValidatePods() {
 	pods := []api.Pod{

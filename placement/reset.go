@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -104,7 +103,7 @@ func (x *indexer) orderNodes(nodes []api.Node) {
 		cl.index.Start(len(nodes))
 	}
 	for i, n := range cl.nodes {
-		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
+		suspect = suspect || !api.NodeWellFormed(n)
 		sorted = sorted && (i == 0 || cl.nodes[i-1].Name < n.Name)
 		if early && sorted {
 			cl.index.Put(cl.index.Hash(n.Name), i)
