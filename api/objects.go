@@ -33,20 +33,16 @@ func NodeWellFormed(n *Node) bool {
 // pod check (internal/scratch) and replan's tracker ask it, leaving the
 // findings to ValidatePods. A nil p is not well formed.
 func PodWellFormed(p *Pod) bool {
-	if p == nil || p.Name == "" {
-		return false
-	}
-	for _, f := range podStrings(p) {
-		if !utf8.ValidString(f.value) {
-			return false
-		}
-	}
-	return true
+	return p != nil && p.Name != "" && utf8.ValidString(p.Namespace) && utf8.ValidString(p.Name) &&
+		utf8.ValidString(p.UID) && utf8.ValidString(p.NodeName)
 }
 
 // podStrings are the strings of p that must be valid UTF-8 (rule 2 of
-// ValidatePods), named as their fields: the one list PodWellFormed and
-// ValidatePods read.
+// ValidatePods), named as their fields: those PodWellFormed reads, for
+// ValidatePods to say which failed. (PodWellFormed reads them one by one:
+// it runs on every pod of every sync, and a loop over this array made the
+// pod check of a sync about a fifth slower. TestPodWellFormedFields keeps
+// the two in step.)
 func podStrings(p *Pod) [4]struct{ name, value string } {
 	return [...]struct{ name, value string }{
 		{"namespace", p.Namespace}, {"name", p.Name}, {"uid", p.UID}, {"nodeName", p.NodeName},

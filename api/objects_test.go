@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,30 +36,44 @@ func TestPropertyWellFormed(t *testing.T) {
 	}
 }
 
-// TestPodWellFormedFields: each string PodWellFormed reads, alone not
-// UTF-8, makes the pod ill-formed and is the one finding of ValidatePods,
-// at its field; an empty name is Required.
+// TestPodWellFormedFields: every string field of a pod, alone not UTF-8,
+// makes PodWellFormed and ValidatePods agree: the namespace, name, UID and
+// node name make the pod ill-formed, each one Invalid finding at its path
+// (the rule, docs/never-harm.md, N2); any other string field (a field
+// added to api.Pod later included) changes neither. An empty name is
+// Required. PodWellFormed reads the fields one by one and ValidatePods
+// from a list of them: this keeps the two in step.
 func TestPodWellFormedFields(t *testing.T) {
 	ok := api.Pod{Namespace: "ns", Name: "agent-1", UID: "u1", NodeName: "node-1"}
-	tests := []struct {
-		field string
-		set   func(p *api.Pod)
-		want  field.ErrorType
-	}{
-		{"namespace", func(p *api.Pod) { p.Namespace = "n\xff" }, field.TypeInvalid},
-		{"name", func(p *api.Pod) { p.Name = "a\xff" }, field.TypeInvalid},
-		{"uid", func(p *api.Pod) { p.UID = "u\xff" }, field.TypeInvalid},
-		{"nodeName", func(p *api.Pod) { p.NodeName = "node-\xff" }, field.TypeInvalid},
-		{"name", func(p *api.Pod) { p.Name = "" }, field.TypeRequired},
-	}
 	require.True(t, api.PodWellFormed(&ok))
-	for _, tt := range tests {
+	checked := map[string]string{"Namespace": "namespace", "Name": "name", "UID": "uid", "NodeName": "nodeName"}
+	typ := reflect.TypeFor[api.Pod]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Type.Kind() != reflect.String {
+			continue
+		}
 		p := ok
-		tt.set(&p)
-		require.False(t, api.PodWellFormed(&p), "%s", tt.field)
+		reflect.ValueOf(&p).Elem().Field(i).SetString("x\xff")
 		errs := api.ValidatePods([]api.Pod{p})
-		require.Len(t, errs, 1, "%s: %v", tt.field, errs)
-		require.Equal(t, tt.want, errs[0].Type, tt.field)
-		require.Equal(t, "pods[0]."+tt.field, errs[0].Field, tt.field)
+		path, isChecked := checked[f.Name]
+		if !isChecked {
+			require.True(t, api.PodWellFormed(&p), "%s is not part of the rule", f.Name)
+			require.Empty(t, errs, "%s is not part of the rule", f.Name)
+			continue
+		}
+		require.False(t, api.PodWellFormed(&p), "%s", f.Name)
+		require.Len(t, errs, 1, "%s: %v", f.Name, errs)
+		require.Equal(t, field.TypeInvalid, errs[0].Type, f.Name)
+		require.Equal(t, "pods[0]."+path, errs[0].Field, f.Name)
+		delete(checked, f.Name)
 	}
+	require.Empty(t, checked, "fields the rule names that api.Pod does not have")
+	p := ok
+	p.Name = ""
+	require.False(t, api.PodWellFormed(&p))
+	errs := api.ValidatePods([]api.Pod{p})
+	require.Len(t, errs, 1, "%v", errs)
+	require.Equal(t, field.TypeRequired, errs[0].Type)
+	require.Equal(t, "pods[0].name", errs[0].Field)
 }
