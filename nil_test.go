@@ -32,6 +32,7 @@ var nilCalls = map[string]func(){
 	"api.PodTemplate.HostPorts":    func() { (*api.PodTemplate)(nil).HostPorts() },
 	"api.PodTemplate.PodResources": func() { (*api.PodTemplate)(nil).PodResources() },
 	"api.PodTemplate.Requests":     func() { (*api.PodTemplate)(nil).Requests() },
+	"api.BumpGenerations":          func() { api.BumpGenerations(nil, api.TemplateChanged) },
 	"api.Default":                  func() { api.Default(nil) },
 	"api.IntOrPercent.Percentage":  func() { (*api.IntOrPercent)(nil).Percentage() },
 	"api.IntOrPercent.Scaled":      func() { (*api.IntOrPercent)(nil).Scaled(1, true) },

@@ -20,6 +20,8 @@
 //     [ValidateLabelKey], [ValidateLabelValue], [IsDNS1123Subdomain] (and
 //     [ValidateNodeSelectorMap], which reports each key at its own path, where
 //     Validate reports the map);
+//   - [BumpGenerations] numbers a DaemonSet's generations after an update
+//     that makes a [SpecChange], as the API server does;
 //   - the DeepCopy methods copy an object so that nothing is shared.
 //
 // And the facts about one pod that several packages need: [TargetNodeName],

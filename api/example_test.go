@@ -32,6 +32,23 @@ func ExampleDaemonSet_DeepCopy() {
 	// Output: infra platform
 }
 
+// The API server numbers an update from the stored DaemonSet: a new
+// template moves both generations, another spec change only
+// metadata.generation.
+func ExampleBumpGenerations() {
+	stored := &api.DaemonSet{Name: "agent", Generation: 3,
+		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"}}
+	t := api.BumpGenerations(stored, api.TemplateChanged)
+	s := api.BumpGenerations(stored, api.SpecChanged)
+	fmt.Println("template:", t.Generation, *api.TemplateGeneration(&t))
+	fmt.Println("strategy:", s.Generation, *api.TemplateGeneration(&s))
+	fmt.Println("stored:  ", stored.Generation, *api.TemplateGeneration(stored))
+	// Output:
+	// template: 4 3
+	// strategy: 4 2
+	// stored:   3 2
+}
+
 // A pod that is not yet bound names its node through the affinity the
 // controller gives it.
 func ExampleTargetNodeName() {
