@@ -30,6 +30,12 @@
 // [PodTemplate.Requests] (the scheduler's effective requests of the stored pod)
 // and [PodTemplate.HostPorts].
 //
+// And what a snapshot's lists must be to be planned at all
+// (docs/never-harm.md, N1 and N2): [ValidateNodes] and [ValidatePods] check
+// a list and report every problem; [NodeWellFormed] and [PodWellFormed]
+// state what they require of one object alone, for callers that check the
+// list their own way.
+//
 // The types carry only what decisions read. The kube module converts
 // Kubernetes API objects (k8s.io/api) into them. No function of this
 // package changes its arguments.
