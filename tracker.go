@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -168,15 +167,14 @@ func NewTracker(in Input, opts Options) (*Tracker, error) {
 // countNode adds (sign 1) or removes (sign -1) n from the counts of what
 // CheckInput refuses.
 func (p *Tracker) countNode(n *api.Node, sign int) {
-	if n.Name == "" || !utf8.ValidString(n.Name) {
+	if !api.NodeWellFormed(n) {
 		p.bad += sign
 	}
 }
 
 // countPod is countNode for a pod, its UID included.
 func (p *Tracker) countPod(pod *api.Pod, sign int) {
-	if pod.Name == "" || !utf8.ValidString(pod.Namespace) || !utf8.ValidString(pod.Name) ||
-		!utf8.ValidString(pod.UID) || !utf8.ValidString(pod.NodeName) {
+	if !api.PodWellFormed(pod) {
 		p.bad += sign
 	}
 	if pod.UID == "" {

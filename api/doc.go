@@ -20,6 +20,8 @@
 //     [ValidateLabelKey], [ValidateLabelValue], [IsDNS1123Subdomain] (and
 //     [ValidateNodeSelectorMap], which reports each key at its own path, where
 //     Validate reports the map);
+//   - [BumpGenerations] numbers a DaemonSet's generations after an update
+//     that makes a [SpecChange], as the API server does;
 //   - the DeepCopy methods copy an object so that nothing is shared.
 //
 // And the facts about one pod that several packages need: [TargetNodeName],
@@ -27,6 +29,12 @@
 // [TemplateGeneration], and what a pod made from a template takes on its node:
 // [PodTemplate.Requests] (the scheduler's effective requests of the stored pod)
 // and [PodTemplate.HostPorts].
+//
+// And what a snapshot's lists must be to be planned at all
+// (docs/never-harm.md, N1 and N2): [ValidateNodes] and [ValidatePods] check
+// a list and report every problem; [NodeWellFormed] and [PodWellFormed]
+// state what they require of one object alone, for callers that check the
+// list their own way.
 //
 // The types carry only what decisions read. The kube module converts
 // Kubernetes API objects (k8s.io/api) into them. No function of this

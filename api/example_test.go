@@ -32,6 +32,23 @@ func ExampleDaemonSet_DeepCopy() {
 	// Output: infra platform
 }
 
+// The API server numbers an update from the stored DaemonSet: a new
+// template moves both generations, another spec change only
+// metadata.generation.
+func ExampleBumpGenerations() {
+	stored := &api.DaemonSet{Name: "agent", Generation: 3,
+		Annotations: map[string]string{api.AnnotationTemplateGeneration: "2"}}
+	t := api.BumpGenerations(stored, api.TemplateChanged)
+	s := api.BumpGenerations(stored, api.SpecChanged)
+	fmt.Println("template:", t.Generation, *api.TemplateGeneration(&t))
+	fmt.Println("strategy:", s.Generation, *api.TemplateGeneration(&s))
+	fmt.Println("stored:  ", stored.Generation, *api.TemplateGeneration(stored))
+	// Output:
+	// template: 4 3
+	// strategy: 4 2
+	// stored:   3 2
+}
+
 // A pod that is not yet bound names its node through the affinity the
 // controller gives it.
 func ExampleTargetNodeName() {
@@ -138,6 +155,34 @@ func ExampleValidateNodes() {
 	// Output:
 	// nodes[2].name: Duplicate value: "a": also nodes[0]
 	// nodes[3].name: Invalid value: "c\xff": must be valid UTF-8
+}
+
+// A node needs a name, in UTF-8; whether it repeats is the list's
+// business (ValidateNodes).
+func ExampleNodeWellFormed() {
+	for _, n := range []api.Node{{Name: "node-1"}, {Name: ""}, {Name: "n\xff"}} {
+		fmt.Printf("%q %v\n", n.Name, api.NodeWellFormed(&n))
+	}
+	// Output:
+	// "node-1" true
+	// "" false
+	// "n\xff" false
+}
+
+// A pod needs a name, and its namespace, name, UID and node name in UTF-8;
+// whether it repeats is the list's business (ValidatePods).
+func ExamplePodWellFormed() {
+	for _, p := range []api.Pod{
+		{Namespace: "ns", Name: "agent-1", UID: "u1", NodeName: "node-1"},
+		{Namespace: "ns", UID: "u2"},
+		{Namespace: "ns", Name: "agent-3", NodeName: "node-\xff"},
+	} {
+		fmt.Printf("%q %v\n", p.Name, api.PodWellFormed(&p))
+	}
+	// Output:
+	// "agent-1" true
+	// "" false
+	// "agent-3" false
 }
 
 // Pods are the same pod when they share namespace and name, or UID.

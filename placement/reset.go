@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -104,7 +103,7 @@ func (x *indexer) orderNodes(nodes []api.Node) {
 		ix.index.Start(len(nodes))
 	}
 	for i, n := range ix.nodes {
-		suspect = suspect || n.Name == "" || !utf8.ValidString(n.Name)
+		suspect = suspect || !api.NodeWellFormed(n)
 		sorted = sorted && (i == 0 || ix.nodes[i-1].Name < n.Name)
 		if early && sorted {
 			ix.index.Put(ix.index.Hash(n.Name), i)

@@ -138,11 +138,16 @@ func (p Progressive) rollingUpdate(ix *placement.Index, now time.Time, hash stri
 		}
 	}
 
+	// The decision table with the step's switches: the zones' ranks ask
+	// it which nodes are in flight, the budgets what each node costs.
+	cls := Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now,
+		StrictBudgets: p.StrictBudgets, SurgeWithUnavailable: p.SurgeWithUnavailable}
+
 	// 3. Zone ranks, then the partition in update order, then the active
 	// groups.
 	var groups []*zgroup
 	if p.Zones != nil && !gating {
-		groups = p.Zones.rank(ns, avail)
+		groups = p.Zones.rank(ns, &cls)
 	}
 	if p.Partition != nil {
 		budget := max(presentOutdated-prog.Partition, 0)
@@ -173,8 +178,7 @@ func (p Progressive) rollingUpdate(ix *placement.Index, now time.Time, hash stri
 	// 4. Budgets, over the whole cluster, or per active group within the
 	// cluster's.
 	ps := pass{
-		cls: Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now,
-			StrictBudgets: p.StrictBudgets, SurgeWithUnavailable: p.SurgeWithUnavailable},
+		cls:   cls,
 		surge: budgets.Surge(),
 		burst: c.Options().Burst(),
 		keep:  math.MaxInt,

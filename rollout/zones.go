@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-
-	"github.com/daemonplan/daemonplan/api"
 )
 
 // zgroup is one zone group of a step.
@@ -17,25 +15,26 @@ type zgroup struct {
 	active   bool
 }
 
-// inFlight reports a node whose pods are being replaced: more than one pod
-// of a kind, a desired node without pods, an old pod next to a new one, or
-// a new pod that is not available yet.
-func inFlight(n *pnode, avail func(*api.Pod) bool) bool {
-	switch {
-	case n.Crowded:
-		return true
-	case n.New == nil:
-		return n.Old == nil && n.Desired
-	default:
-		return n.Old != nil || !avail(n.New)
+// inFlight reports a node whose pods are being replaced (the words of
+// docs/progressive-delivery.md): more than one live pod of a kind, no live
+// pod although it should run one, an old pod next to a new one, or a new
+// pod that is not available yet. It asks the decision table rather than
+// repeat its row: these are the nodes that are not outdated and that
+// Classify counts as unavailable, whatever the switches (it counts every
+// node that is not outdated), but for a node without live pods that
+// should not run one, which only waits for its pods to go.
+func inFlight(n *pnode, cls *Classifier) bool {
+	if n.Outdated() || !n.Desired && !n.Crowded && n.New == nil && n.Old == nil {
+		return false
 	}
+	return cls.Classify(&n.NodeView).Unavailable
 }
 
 // rank groups the present nodes by the zone label and orders the groups in
 // two tiers, those with a node in flight and then the others, each tier by
 // name with the group "" last (docs/progressive-delivery.md, 7.2). It
 // sets each node's group to its group's rank.
-func (z *Zones) rank(ns []pnode, avail func(*api.Pod) bool) []*zgroup {
+func (z *Zones) rank(ns []pnode, cls *Classifier) []*zgroup {
 	key := z.key()
 	byName := map[string]*zgroup{}
 	var groups []*zgroup
@@ -55,7 +54,7 @@ func (z *Zones) rank(ns []pnode, avail func(*api.Pod) bool) []*zgroup {
 		if n.Desired {
 			g.desired++
 		}
-		g.inFlight = g.inFlight || inFlight(n, avail)
+		g.inFlight = g.inFlight || inFlight(n, cls)
 	}
 	slices.SortFunc(groups, func(a, b *zgroup) int {
 		return cmp.Or(

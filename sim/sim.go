@@ -119,10 +119,11 @@ func (c *Cluster) setTemplate(t Template) {
 func (c *Cluster) Template() Template { return c.templates[string(c.DaemonSet.TemplateData)] }
 
 // Update changes the DaemonSet's template as `kubectl apply` would: the
-// generation and template generation go up by one, and changeCause (when
-// not empty) is recorded as kubernetes.io/change-cause.
+// generation and template generation go up by one, as the API server
+// numbers them ([api.BumpGenerations]), and changeCause (when not empty) is
+// recorded as kubernetes.io/change-cause.
 func (c *Cluster) Update(t Template, changeCause string) {
-	c.bumpGeneration()
+	c.DaemonSet = api.BumpGenerations(&c.DaemonSet, api.TemplateChanged)
 	if changeCause != "" {
 		c.DaemonSet.Annotations[api.AnnotationChangeCause] = changeCause
 	}
@@ -137,22 +138,11 @@ func (c *Cluster) daemonSetChanged() {
 	}
 }
 
-func (c *Cluster) bumpGeneration() {
-	c.DaemonSet.Annotations = maps.Clone(c.DaemonSet.Annotations)
-	c.DaemonSet.Generation++
-	g := api.TemplateGeneration(&c.DaemonSet)
-	next := int64(1)
-	if g != nil {
-		next = *g + 1
-	}
-	c.DaemonSet.Annotations[api.AnnotationTemplateGeneration] = strconv.FormatInt(next, 10)
-}
-
 // SetStrategy replaces the update strategy (a spec change: the generation
-// goes up, the template generation does not).
+// goes up, the template generation does not; [api.BumpGenerations]).
 func (c *Cluster) SetStrategy(s api.UpdateStrategy) {
 	c.DaemonSet.UpdateStrategy = s
-	c.DaemonSet.Generation++
+	c.DaemonSet = api.BumpGenerations(&c.DaemonSet, api.SpecChanged)
 	c.daemonSetChanged()
 }
 
@@ -169,7 +159,7 @@ func (c *Cluster) Rollback(toRevision int64) (revision.RollbackResult, error) {
 	if !ok {
 		return res, errUnknownTemplate
 	}
-	c.bumpGeneration()
+	c.DaemonSet = api.BumpGenerations(&c.DaemonSet, api.TemplateChanged)
 	c.setTemplate(t)
 	c.daemonSetChanged()
 	return res, nil

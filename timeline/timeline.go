@@ -164,7 +164,8 @@ type Holder struct {
 	Pod string
 	// Why says it in a few words: "never became Ready", "not Ready yet",
 	// "Ready, not yet available (minReadySeconds)", "is being deleted",
-	// "failed (3 failures on the node)", "has no pod" (docs/timeline.md).
+	// "failed (3 failures on the node)", "runs 2 pods", "has no pod"
+	// (docs/timeline.md, T4).
 	Why string
 }
 
@@ -172,8 +173,8 @@ type Holder struct {
 type Stall struct {
 	Kind StallKind
 	// Holders are the nodes that hold the rollout back, sorted by name:
-	// each runs a pod that is not available (and none of the current
-	// revision that is), or should run a pod and has none.
+	// those the rolling update's decision table (rollout.Classifier)
+	// counts as unavailable.
 	Holders []Holder
 	// Budget says which budget the holders use up, e.g. "maxUnavailable 1
 	// used up", or "" when none is.
@@ -550,9 +551,10 @@ func (r *recorder) owned(p *api.Pod) bool {
 }
 
 // podsByNode returns the DaemonSet's pods on each recorded node, sorted by
-// creation then name.
-func (r *recorder) podsByNode() [][]*api.Pod {
-	out := make([][]*api.Pod, len(r.tl.Nodes))
+// creation then name, and those whose target node is not in the cluster,
+// by that node's name.
+func (r *recorder) podsByNode() (recorded [][]*api.Pod, vanished map[string][]*api.Pod) {
+	recorded = make([][]*api.Pod, len(r.tl.Nodes))
 	for i := range r.c.Pods {
 		p := &r.c.Pods[i]
 		if !r.owned(p) {
@@ -563,15 +565,24 @@ func (r *recorder) podsByNode() [][]*api.Pod {
 			continue
 		}
 		if j, ok := r.index[node]; ok {
-			out[j] = append(out[j], p)
+			recorded[j] = append(recorded[j], p)
+		} else {
+			if vanished == nil {
+				vanished = map[string][]*api.Pod{}
+			}
+			vanished[node] = append(vanished[node], p)
 		}
 	}
-	for _, pods := range out {
-		slices.SortFunc(pods, func(a, b *api.Pod) int {
-			return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
-		})
+	byAge := func(a, b *api.Pod) int {
+		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Name, b.Name))
 	}
-	return out
+	for _, pods := range recorded {
+		slices.SortFunc(pods, byAge)
+	}
+	for _, pods := range vanished {
+		slices.SortFunc(pods, byAge)
+	}
+	return recorded, vanished
 }
 
 func stateOf(p *api.Pod) PodState {
@@ -604,7 +615,7 @@ func (r *recorder) observe() {
 	} else {
 		// The first observation sees every node.
 		r.observed = true
-		all := r.podsByNode()
+		all, _ := r.podsByNode()
 		only = make([]int, len(all))
 		for i := range only {
 			only[i] = i
@@ -802,41 +813,94 @@ func (r *recorder) finish(last daemonplan.Plan, done bool, kind StallKind) *Time
 	return tl
 }
 
-// stall names the nodes that hold the rollout and the budget they use up.
+// stall names the nodes that hold the rollout and the budget they use up
+// (docs/timeline.md, T4), as the rolling update itself counts them:
+// [rollout.Classifier.Classify] decides every node the pass would visit
+// (one that should run the pod or holds one of its pods, on a node of the
+// cluster or a vanished one), with the cluster's progressive switches and
+// every outdated node in the update set, as upstream's pass has it; a node
+// it counts as unavailable holds the rollout. The classes summed
+// ([rollout.Tally]) against the budgets of the last sync's desired count
+// ([rollout.ResolveBudgets]) use the budget up when [rollout.Budgets.Quota]
+// takes no further candidate. So a change to the decision table changes
+// the diagnosis with it.
 func (r *recorder) stall(last daemonplan.Plan, kind StallKind) *Stall {
 	s := &Stall{Kind: kind, Held: last.Progress.Held}
 	if kind == Unclaimed {
 		// No node holds it back: the pods it creates are never its own.
 		return s
 	}
-	ds := &r.c.DaemonSet
-	gen := api.TemplateGeneration(ds)
-	for i, pods := range r.podsByNode() {
-		n := r.tl.Nodes[i]
-		if h, ok := r.holder(n, pods, last.Hash, gen, r.shouldRun[n.Name] || r.decide != nil && r.decide(n.Name)); ok {
-			s.Holders = append(s.Holders, h)
+	ds := api.Default(&r.c.DaemonSet)
+	prog := r.c.Options.Progressive
+	cls := rollout.Classifier{MinReadySeconds: ds.MinReadySeconds, Now: r.c.Now,
+		StrictBudgets: prog.StrictBudgets, SurgeWithUnavailable: prog.SurgeWithUnavailable}
+	var budgets rollout.Budgets
+	rolling := ds.UpdateStrategy.Type == api.RollingUpdate && len(r.tl.Syncs) > 0
+	if rolling {
+		var err error
+		budgets, err = rollout.ResolveBudgets(&ds, r.tl.Syncs[len(r.tl.Syncs)-1].Desired)
+		rolling = err == nil
+	}
+	surge := budgets.Surge()
+	gen := api.TemplateGeneration(&ds)
+	updated := func(p *api.Pod) bool { return last.Hash == "" || api.IsUpdated(p, last.Hash, gen) }
+	var tally rollout.Tally
+	// visit classifies one node and names it when it holds the rollout.
+	visit := func(n *NodeHistory, present, should bool, pods []*api.Pod) {
+		// The pass's bucket: pods both terminal and being deleted are
+		// out of it (placement.Index).
+		var bucket []*api.Pod
+		for _, p := range pods {
+			if !(p.Deleting && api.IsTerminal(p)) {
+				bucket = append(bucket, p)
+			}
+		}
+		if !should && len(bucket) == 0 {
+			return // not visited
+		}
+		v := rollout.NodeView{Name: n.Name, Present: present, Desired: should, Allowed: true}
+		v.SetPods(bucket, func(j int) bool { return updated(bucket[j]) })
+		c := cls.Classify(&v)
+		tally.Add(c, surge)
+		if c.Unavailable {
+			s.Holders = append(s.Holders, r.holder(n, pods))
 		}
 	}
-	if len(r.tl.Syncs) > 0 && ds.UpdateStrategy.Type == api.RollingUpdate {
-		sy := r.tl.Syncs[len(r.tl.Syncs)-1]
-		switch {
-		case len(s.Holders) == 0:
-		case sy.MaxSurge > 0 && len(s.Holders) >= sy.MaxSurge:
-			s.Budget = fmt.Sprintf("maxSurge %d used up", sy.MaxSurge)
-		case sy.MaxSurge == 0 && len(s.Holders) >= sy.MaxUnavailable:
-			s.Budget = fmt.Sprintf("maxUnavailable %d used up", sy.MaxUnavailable)
+	recorded, vanished := r.podsByNode()
+	for i, pods := range recorded {
+		n := &r.tl.Nodes[i]
+		visit(n, true, r.shouldRun[n.Name] || r.decide != nil && r.decide(n.Name), pods)
+	}
+	for name, pods := range vanished {
+		visit(&NodeHistory{Name: name}, false, false, pods)
+	}
+	slices.SortFunc(s.Holders, func(a, b Holder) int { return cmp.Compare(a.Node, b.Node) })
+	if rolling && len(s.Holders) > 0 {
+		// Used up: one more candidate would not be taken.
+		more := tally
+		more.Candidates++
+		if q := budgets.Quota(more, surge, cls.SurgeWithUnavailable); q.Candidates+q.Down == 0 {
+			s.Budget = fmt.Sprintf("maxUnavailable %d used up", budgets.MaxUnavailable)
+			switch {
+			case surge && cls.SurgeWithUnavailable && budgets.MaxUnavailable > 0:
+				s.Budget = fmt.Sprintf("maxSurge %d and maxUnavailable %d used up", budgets.MaxSurge, budgets.MaxUnavailable)
+			case surge:
+				s.Budget = fmt.Sprintf("maxSurge %d used up", budgets.MaxSurge)
+			}
 		}
 	}
 	return s
 }
 
-// holder tells whether a node holds the rollout: it runs a live pod that
-// is not available while none of its pods is available and updated (the
-// rolling update counts it as unavailable, whether or not the node should
-// still run a pod), or it should run a pod and has no live one. A node
-// whose pods are available but outdated waits for the budget and holds
-// nothing.
-func (r *recorder) holder(n NodeHistory, pods []*api.Pod, hash string, gen *int64, should bool) (Holder, bool) {
+// holder says why node n, which the rolling update counts as unavailable,
+// holds the rollout, from its pods (the DaemonSet's pods on it, oldest
+// first): its newest live pod that is not available ("never became Ready":
+// Pending past ReadyAfter, or Running and not Ready; "not Ready yet";
+// "Ready, not yet available (minReadySeconds)"); else its failed pod, also
+// the one the last sync deleted, which the node is still recorded with
+// (observe); else its live pods when it runs more than one (manage
+// settles the node first); else its pod being deleted; else none.
+func (r *recorder) holder(n *NodeHistory, pods []*api.Pod) Holder {
 	ds := &r.c.DaemonSet
 	var live []*api.Pod
 	failed, deleting := "", ""
@@ -848,11 +912,6 @@ func (r *recorder) holder(n NodeHistory, pods []*api.Pod, hash string, gen *int6
 			failed = p.Name
 		default:
 			live = append(live, p)
-		}
-	}
-	for _, p := range live {
-		if api.IsAvailable(p, ds.MinReadySeconds, r.c.Now) && (hash == "" || api.IsUpdated(p, hash, gen)) {
-			return Holder{}, false
 		}
 	}
 	for j := len(live) - 1; j >= 0; j-- {
@@ -867,23 +926,20 @@ func (r *recorder) holder(n NodeHistory, pods []*api.Pod, hash string, gen *int6
 		case p.Phase == api.PodRunning || !p.Created.Add(r.c.ReadyAfter).After(r.c.Now):
 			h.Why = "never became Ready"
 		}
-		return h, true
+		return h
 	}
-	if len(live) > 0 || !should {
-		return Holder{}, false
-	}
-	if f, ok := lastFailed(n.current()); ok && failed == "" {
-		// The failed pod the sync deleted, which the node is still
-		// recorded with (observe).
+	if f, ok := lastFailed(n.current()); ok && failed == "" && len(live) == 0 {
 		failed = f.Name
 	}
-	if failed == "" && deleting != "" {
-		return Holder{Node: n.Name, Pod: deleting, Why: "is being deleted"}, true
+	switch {
+	case failed != "":
+		return Holder{Node: n.Name, Pod: failed, Why: fmt.Sprintf("failed (%d failures on the node)", len(n.Failures))}
+	case len(live) > 0:
+		return Holder{Node: n.Name, Why: fmt.Sprintf("runs %d pods", len(live))}
+	case deleting != "":
+		return Holder{Node: n.Name, Pod: deleting, Why: "is being deleted"}
 	}
-	if failed == "" {
-		return Holder{Node: n.Name, Why: "has no pod"}, true
-	}
-	return Holder{Node: n.Name, Pod: failed, Why: fmt.Sprintf("failed (%d failures on the node)", len(n.Failures))}, true
+	return Holder{Node: n.Name, Why: "has no pod"}
 }
 
 // Failures returns a [sim.Cluster.FateOf] that fails each new pod with

@@ -315,3 +315,32 @@ func TestUnclaimedPodsStop(t *testing.T) {
 	require.Equal(t, timeline.Unclaimed, tl.Stall.Kind, tl.Summary())
 	require.Len(t, tl.Syncs, 1)
 }
+
+// TestStallCountsAsTheRollingUpdate: the holders and the budget come from
+// the rolling update's decision table (rollout.Classify, Tally, Quota;
+// docs/timeline.md, T4). node-1 no longer should run the pod (a NoSchedule
+// taint) and its pod is being deleted for ever: the table counts the node
+// as unavailable, so it uses up maxUnavailable 1 and node-0 never rolls. A
+// diagnosis of its own, counting only nodes that should run a pod, named
+// nobody.
+func TestStallCountsAsTheRollingUpdate(t *testing.T) {
+	c := settled(t, 2, maxUnavailable(1), 10*time.Second)
+	c.Nodes[1].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoSchedule}}
+	c.Update(template("agent:v2"), "")
+	for i := range c.Pods {
+		if c.Pods[i].NodeName == "node-1" {
+			c.Pods[i].Deleting = true
+		}
+	}
+	var pod string
+	for _, p := range c.PodsOn("node-1") {
+		pod = p.Name
+	}
+	tl := mustRun(t, c, timeline.Options{})
+	want := &timeline.Stall{Kind: timeline.Stuck, Budget: "maxUnavailable 1 used up",
+		Holders: []timeline.Holder{{Node: "node-1", Pod: pod, Why: "is being deleted"}}}
+	if diff := cmp.Diff(want, tl.Stall); diff != "" {
+		t.Errorf("Stall mismatch (-want +got):\n%s", diff)
+	}
+	require.Equal(t, "Ready/r1@0s", rows(tl)["node-0"], "node-0 never rolls")
+}

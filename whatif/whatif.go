@@ -6,7 +6,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -254,22 +253,32 @@ func Edit(before, after daemonplan.Input) (daemonplan.Input, error) {
 	}
 	old, ds := before.DaemonSet, after.DaemonSet.DeepCopy()
 	ds.Status = old.Status.DeepCopy()
+	// What the edit changes, as the API server tells changes apart: the
+	// template by its revision data, the rest of the spec after defaults.
 	oldDef, newDef := api.Default(old), api.Default(ds)
-	templateChanged := !slices.Equal(revision.TemplateData(&oldDef), revision.TemplateData(&newDef))
-	specChanged := templateChanged || !reflect.DeepEqual(oldDef.UpdateStrategy, newDef.UpdateStrategy) ||
+	change := api.SpecUnchanged
+	switch {
+	case !slices.Equal(revision.TemplateData(&oldDef), revision.TemplateData(&newDef)):
+		change = api.TemplateChanged
+	case !reflect.DeepEqual(oldDef.UpdateStrategy, newDef.UpdateStrategy) ||
 		oldDef.MinReadySeconds != newDef.MinReadySeconds || !reflect.DeepEqual(oldDef.Selector, newDef.Selector) ||
-		!reflect.DeepEqual(oldDef.RevisionHistoryLimit, newDef.RevisionHistoryLimit)
-	if specChanged && ds.Generation == old.Generation {
-		ds.Generation++
+		!reflect.DeepEqual(oldDef.RevisionHistoryLimit, newDef.RevisionHistoryLimit):
+		change = api.SpecChanged
 	}
-	if templateChanged {
+	// The API server's numbers for it (docs/validation.md, V13), where the
+	// edited DaemonSet keeps the original's: numbers an edit sets stand.
+	bumped := api.BumpGenerations(old, change)
+	if ds.Generation == old.Generation {
+		ds.Generation = bumped.Generation
+	}
+	if change == api.TemplateChanged {
 		g, og := api.TemplateGeneration(ds), api.TemplateGeneration(old)
 		if og != nil && (g == nil || *g == *og) {
 			ds.Annotations = maps.Clone(ds.Annotations)
 			if ds.Annotations == nil {
 				ds.Annotations = map[string]string{}
 			}
-			ds.Annotations[api.AnnotationTemplateGeneration] = strconv.FormatInt(*og+1, 10)
+			ds.Annotations[api.AnnotationTemplateGeneration] = bumped.Annotations[api.AnnotationTemplateGeneration]
 		}
 	}
 	out.DaemonSet = ds

@@ -2,15 +2,14 @@ package scratch
 
 import (
 	"hash/maphash"
-	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/api"
 )
 
 // PodCheck tells, without allocating once it has grown to the cluster, whether
-// [api.ValidatePods] finds nothing in a pod list: every pod named, every
-// namespace, name, UID and node name valid UTF-8, no (namespace, name) and no
-// non-empty UID twice. Only when it does not is api.ValidatePods called, for
+// [api.ValidatePods] finds nothing in a pod list: every pod well formed
+// ([api.PodWellFormed]: named, its namespace, name, UID and node name valid
+// UTF-8), no (namespace, name) and no non-empty UID twice. Only when it does not is api.ValidatePods called, for
 // the findings. A [github.com/daemonplan/daemonplan/placement.Index] keeps its
 // table across Reset. The zero PodCheck is ready.
 type PodCheck struct {
@@ -54,13 +53,11 @@ func (x *PodCheck) Add(pods []api.Pod, i int) {
 		return
 	}
 	p := &pods[i]
-	// Pods mostly share a namespace: it is checked when it changes.
-	sameNS := i > 0 && pods[i-1].Namespace == p.Namespace
-	if p.Name == "" || !sameNS && !utf8.ValidString(p.Namespace) || !utf8.ValidString(p.Name) ||
-		!utf8.ValidString(p.UID) || !utf8.ValidString(p.NodeName) {
+	if !api.PodWellFormed(p) {
 		x.bad = true
 		return
 	}
+	sameNS := i > 0 && pods[i-1].Namespace == p.Namespace
 	// The API server lists pods in (namespace, name) order: then no name
 	// repeats, and only the UIDs need a table.
 	if i > 0 && x.sorted {

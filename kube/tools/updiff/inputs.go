@@ -21,6 +21,8 @@ import (
 	"k8s.io/kubernetes/pkg/controller"
 	"k8s.io/kubernetes/pkg/controller/daemon"
 	"k8s.io/kubernetes/pkg/controller/daemon/util"
+
+	"github.com/daemonplan/daemonplan/api"
 )
 
 // wellKnownTaints are the taint keys mutations use: the ones the controller
@@ -94,13 +96,19 @@ func readyLTT(p *v1.Pod) (time.Time, bool) {
 }
 
 // templateChanged applies what the API server does on a template change.
-func templateChanged(ds *apps.DaemonSet) {
-	ds.Generation++
-	if ds.Annotations == nil {
-		ds.Annotations = map[string]string{}
-	}
-	g, _ := strconv.ParseInt(ds.Annotations[apps.DeprecatedTemplateGeneration], 10, 64)
-	ds.Annotations[apps.DeprecatedTemplateGeneration] = strconv.FormatInt(g+1, 10)
+func templateChanged(ds *apps.DaemonSet) { bumpGenerations(ds, api.TemplateChanged) }
+
+// specChanged applies what the API server does on a change of the spec
+// outside the template.
+func specChanged(ds *apps.DaemonSet) { bumpGenerations(ds, api.SpecChanged) }
+
+// bumpGenerations numbers ds's generations after an update that makes
+// change as daemonplan's simulators do, with the API server's rule
+// (api.BumpGenerations; docs/validation.md, V13). Its annotations become a
+// copy.
+func bumpGenerations(ds *apps.DaemonSet, change api.SpecChange) {
+	b := api.BumpGenerations(&api.DaemonSet{Generation: ds.Generation, Annotations: ds.Annotations}, change)
+	ds.Generation, ds.Annotations = b.Generation, b.Annotations
 }
 
 // currentHash is upstream's hash of ds's template. It hashes what an API
@@ -300,18 +308,18 @@ func mutate(r *rand.Rand, c *cluster, exotic bool) string {
 		}
 	case 11:
 		ds.Spec.UpdateStrategy = apps.DaemonSetUpdateStrategy{Type: apps.OnDeleteDaemonSetStrategyType}
-		ds.Generation++
+		specChanged(ds)
 		return "OnDelete"
 	case 12, 13:
 		ru := &apps.RollingUpdateDaemonSet{MaxUnavailable: intOrStr(r), MaxSurge: intOrStr(r)}
 		ds.Spec.UpdateStrategy = apps.DaemonSetUpdateStrategy{Type: apps.RollingUpdateDaemonSetStrategyType, RollingUpdate: ru}
-		if r.Intn(3) > 0 {
-			ds.Generation++
+		if r.Intn(3) > 0 { // else a spec the controller has not observed yet
+			specChanged(ds)
 		}
 		return fmt.Sprintf("rolling mu=%s ms=%s", ru.MaxUnavailable.String(), ru.MaxSurge.String())
 	case 14:
 		ds.Spec.MinReadySeconds = []int32{0, 5, 30, 60, 300, 3600}[r.Intn(6)]
-		ds.Generation++
+		specChanged(ds)
 		return fmt.Sprintf("minReady=%d", ds.Spec.MinReadySeconds)
 	case 15:
 		if ds.Annotations == nil {
