@@ -91,9 +91,9 @@ type source interface {
 	// keep lists, sorted, the bucketed pods deletes does not name; called
 	// only for a full plan.
 	keep(deletes []placement.Delete) []string
-	// index is the source's Index, which the progressive extensions read;
-	// nil when the source has none.
-	index() *placement.Index
+	// view is the source's nodes as the progressive extensions read
+	// them: every node at once.
+	view() rollout.Nodes
 }
 
 // foldIn is what the fold reads besides the nodes.
@@ -145,7 +145,7 @@ func fold(f foldIn, src func() source, plan *Plan) {
 	mp, err := f.c.AssembleManage(s, f.now, hash, f.backoff)
 	if !prog.IsZero() {
 		mp.Keep = nil
-		mp, plan.Progress.HeldCreates = prog.Manage(s.index(), hash, mp, f.backoff)
+		mp, plan.Progress.HeldCreates = prog.Manage(s.view(), hash, mp, f.backoff)
 		if prog.Freeze {
 			plan.Progress.Held = rollout.Frozen
 		}
@@ -188,11 +188,10 @@ func fold(f foldIn, src func() source, plan *Plan) {
 
 // rollingUpdate is the rolling update's step: the upstream pass assembled
 // from the source's classes, or the progressive extensions' pass, which
-// ranks zones, picks canaries and cuts partitions over every node of an
-// Index.
+// ranks zones, picks canaries and cuts partitions over every node at once.
 func rollingUpdate(f foldIn, s source, hash string) (rollout.Step, rollout.Progress, error) {
 	if !f.opts.Progressive.IsZero() {
-		return rollout.RollingUpdate(s.index(), f.now, hash, f.opts.Progressive)
+		return rollout.RollingUpdateOf(s.view(), f.now, hash, f.opts.Progressive)
 	}
 	b, err := rollout.ResolveBudgets(f.ds, s.counts().Desired)
 	if err != nil {
@@ -246,4 +245,4 @@ func (s *indexSource) adoptRelease() (adopt, release []string) {
 }
 func (s *indexSource) live() []*api.Pod                         { return s.ix.Targeted() }
 func (s *indexSource) keep(deletes []placement.Delete) []string { return s.ix.Keep(deletes) }
-func (s *indexSource) index() *placement.Index                  { return s.ix }
+func (s *indexSource) view() rollout.Nodes                      { return rollout.IndexNodes(s.ix) }

@@ -205,12 +205,17 @@ var nilCalls = map[string]func(){
 	"placement.ManageLists.ManageTotals": func() { (*placement.ManageLists)(nil).ManageTotals() },
 	"placement.ManageLists.Reset":        func() { (*placement.ManageLists)(nil).Reset(1) },
 	"placement.NodeCount.Add":            func() { (*placement.NodeCount)(nil).Add(placement.NodeCount{}, 1) },
-	"rollout.AssembleStep":               func() { rollout.AssembleStep(nil, nil, rollout.Budgets{}, "", false) },
-	"rollout.PassLists.Add":              func() { (*rollout.PassLists)(nil).Add("", "", rollout.Class{}) },
-	"rollout.PassLists.EachPass":         func() { (*rollout.PassLists)(nil).EachPass(rollout.Candidates, false, nil) },
-	"rollout.PassLists.PassCount":        func() { (*rollout.PassLists)(nil).PassCount(rollout.Candidates, false) },
-	"rollout.PassLists.PassTally":        func() { (*rollout.PassLists)(nil).PassTally(false) },
-	"rollout.PassLists.Reset":            func() { (*rollout.PassLists)(nil).Reset(1) },
+	"rollout.IndexNodes":                 func() { rollout.IndexNodes(nil) },
+	"rollout.RollingUpdateOf": func() {
+		rollout.RollingUpdateOf(nil, time.Time{}, "", rollout.Progressive{})
+		rollout.RollingUpdateOf(rollout.IndexNodes(new(placement.Index)), time.Time{}, "", rollout.Progressive{})
+	},
+	"rollout.AssembleStep":        func() { rollout.AssembleStep(nil, nil, rollout.Budgets{}, "", false) },
+	"rollout.PassLists.Add":       func() { (*rollout.PassLists)(nil).Add("", "", rollout.Class{}) },
+	"rollout.PassLists.EachPass":  func() { (*rollout.PassLists)(nil).EachPass(rollout.Candidates, false, nil) },
+	"rollout.PassLists.PassCount": func() { (*rollout.PassLists)(nil).PassCount(rollout.Candidates, false) },
+	"rollout.PassLists.PassTally": func() { (*rollout.PassLists)(nil).PassTally(false) },
+	"rollout.PassLists.Reset":     func() { (*rollout.PassLists)(nil).Reset(1) },
 }
 
 // newTracker is a Planner of an empty cluster.

@@ -32,14 +32,15 @@ import (
 // DaemonSet, a clock moving back, or revisions that change the current
 // hash refresh every node: O(n), like a Sync.
 //
-// A few states are planned by a whole Sync of [Tracker.Input]: those a sync
-// handles without indexing the cluster (a selector that selects
-// everything, a DaemonSet being deleted, a selector that does not parse),
-// an input [CheckInput] refuses, a DaemonSet without a UID, and every plan
-// with Options.Progressive set: the progressive passes rank zones, pick
-// canaries and cut partitions over every node, and read them from an
-// index. Duplicate current revisions (a transient state) make every pod
-// change rebuild the history, O(n).
+// With Options.Progressive set, the rolling update's step is the
+// progressive passes', which rank zones, pick canaries and cut partitions
+// over every node at once: such a plan walks the Tracker's node list once,
+// O(n), deciding nothing again. A few states are planned by a whole Sync of
+// [Tracker.Input]: those a sync handles without indexing the cluster (a
+// selector that selects everything, a DaemonSet being deleted, a selector
+// that does not parse), an input [CheckInput] refuses and a DaemonSet
+// without a UID. Duplicate current revisions (a transient state) make every
+// pod change rebuild the history, O(n).
 //
 // A Tracker keeps the values it is given: the labels, taints and other
 // maps and slices of nodes, pods and revisions must not be changed

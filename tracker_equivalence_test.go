@@ -57,7 +57,10 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 	owner := &api.OwnerRef{Kind: "DaemonSet", Name: "ds", UID: "ds-uid"}
 	for i := range rapid.IntRange(1, 8).Draw(t, "nodes") {
 		name := plantest.NodeName(i)
-		node := api.Node{Name: name}
+		node := api.Node{Name: name, Labels: map[string]string{
+			rollout.LabelZone: rapid.SampledFrom([]string{"a", "b", "c", ""}).Draw(t, "zone"),
+			"pool":            rapid.SampledFrom([]string{"blue", "green"}).Draw(t, "pool"),
+		}}
 		if rapid.IntRange(0, 3).Draw(t, "cordoned") == 0 {
 			// should not run the pod, may keep it
 			node.Taints = []api.Taint{{Key: "dedicated", Value: "other", Effect: api.TaintEffectNoSchedule}}
@@ -84,6 +87,40 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 	return in
 }
 
+// progressive draws a combination of the progressive extensions, which the
+// Tracker plans through the same fold and passes as Sync (no whole Sync).
+func progressive(t *rapid.T, hash string) rollout.Progressive {
+	var p rollout.Progressive
+	p.Pause = rapid.IntRange(0, 5).Draw(t, "pause") == 0
+	p.Freeze = rapid.IntRange(0, 5).Draw(t, "freeze") == 0
+	if rapid.Bool().Draw(t, "partition?") {
+		p.Partition = rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(2), api.Percent("30%")}).Draw(t, "partition")
+		p.PartitionedScaling = rapid.Bool().Draw(t, "partitionedScaling")
+	}
+	if rapid.IntRange(0, 2).Draw(t, "scope?") == 0 {
+		p.Scope = &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
+	}
+	p.StrictBudgets = rapid.Bool().Draw(t, "strict")
+	if rapid.Bool().Draw(t, "zones?") {
+		p.Zones = &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 2).Draw(t, "maxConcurrent"),
+			PerGroupBudgets: rapid.Bool().Draw(t, "perGroupBudgets")}
+	}
+	if rapid.Bool().Draw(t, "canary?") {
+		c := &rollout.Canary{Nodes: api.Int(int32(rapid.IntRange(1, 3).Draw(t, "canaries"))), Verdicts: map[string]rollout.Verdict{}}
+		if rapid.Bool().Draw(t, "spread") {
+			c.SpreadKeys = []string{rollout.LabelZone}
+		}
+		if rapid.IntRange(0, 2).Draw(t, "canary-selector") == 0 {
+			c.Selector = &api.LabelSelector{MatchLabels: map[string]string{"pool": "green"}}
+		}
+		if v := rapid.IntRange(0, 2).Draw(t, "verdict"); v > 0 {
+			c.Verdicts[hash] = rollout.Verdict(v)
+		}
+		p.Canary = c
+	}
+	return p
+}
+
 func newModel(t *rapid.T) *model {
 	var in daemonplan.Input
 	if rapid.Bool().Draw(t, "rollingOut") {
@@ -98,9 +135,11 @@ func newModel(t *rapid.T) *model {
 			IgnoredDuringExecution: rapid.IntRange(0, 3).Draw(t, "ignored") == 0,
 		}},
 	}
-	if rapid.IntRange(0, 9).Draw(t, "progressive") == 0 {
-		// planned by a whole sync of the state held
-		m.opts.Progressive = rollout.Progressive{Pause: true}
+	if rapid.IntRange(0, 2).Draw(t, "progressive") == 0 {
+		// A verdict is on the revision being rolled out: the hash a Sync of
+		// the input names.
+		first, _ := daemonplan.Sync(m.in, m.opts)
+		m.opts.Progressive = progressive(t, first.Hash)
 	}
 	// Pods of the kit may share a name: a Tracker keys them by name.
 	m.in.Pods = slices.CompactFunc(m.in.Pods, func(a, b api.Pod) bool { return a.Namespace == b.Namespace && a.Name == b.Name })

@@ -209,7 +209,28 @@ func (s trackerSource) keep(deletes []placement.Delete) []string {
 	return out
 }
 
-func (s trackerSource) index() *placement.Index { return nil }
+func (s trackerSource) view() rollout.Nodes { return s }
+
+// Compiled implements rollout.Nodes.
+func (s trackerSource) Compiled() *placement.Compiled { return s.c }
+
+// Visit implements rollout.Nodes: the node list in name order.
+func (s trackerSource) Visit(hash string, yield func(*rollout.NodeView, map[string]string) bool) {
+	c, more := s.c, true
+	s.nodes.all(func(ns *nodeState) {
+		if !more || !(ns.real && ns.decision.ShouldRun) && len(ns.pods) == 0 {
+			return
+		}
+		pods := ns.pods
+		v := rollout.NodeView{Name: ns.name, Present: ns.real, Desired: ns.real && ns.decision.ShouldRun, Allowed: true}
+		v.SetPods(pods, func(j int) bool { return c.IsUpdated(pods[j], hash) })
+		var labels map[string]string
+		if ns.real {
+			labels = ns.node.Labels
+		}
+		more = yield(&v, labels)
+	})
+}
 
 // Plan returns the plan a Sync of the [Tracker]'s state returns, without
 // the two lists that name every node or pod (Plan.Nodes and Plan.Keep are
@@ -222,7 +243,10 @@ func (p *Tracker) Plan() (Plan, error) { return p.plan(false) }
 func (p *Tracker) FullPlan() (Plan, error) { return p.plan(true) }
 
 func (p *Tracker) plan(full bool) (Plan, error) {
-	if !p.opts.Progressive.IsZero() || p.invalid() || p.c == nil {
+	if errs := p.opts.Progressive.Validate(); len(errs) > 0 {
+		return Plan{}, errs.Prefix("progressive")
+	}
+	if p.invalid() || p.c == nil {
 		// Planned by a whole sync: see the Tracker's documentation.
 		plan, err := Sync(p.Input(), p.opts)
 		if !full {

@@ -9,7 +9,8 @@
 //   - [ResolveBudgets]: maxUnavailable and maxSurge scaled to a node count.
 //   - [RollingUpdate]: one pass over an indexed snapshot
 //     ([github.com/daemonplan/daemonplan/placement.Index]), upstream's with the
-//     zero [Progressive].
+//     zero [Progressive]; [RollingUpdateOf] is the same pass over any
+//     [Nodes] (an index through [IndexNodes], or the Tracker's node list).
 //   - [Classifier.Classify] and [Budgets.Quota]: the pass's decision table,
 //     written once. Classify decides each node alone ([NodeView] in, [Class]
 //     out); Quota turns the sums of a budget domain ([Tally]) into how many

@@ -114,9 +114,9 @@ func ExampleProgressive_Manage() {
 		panic(err)
 	}
 	p := rollout.Progressive{Partition: api.Int(3), PartitionedScaling: true}
-	kept, held := p.Manage(ix, "new", mp, nil)
+	kept, held := p.Manage(rollout.IndexNodes(ix), "new", mp, nil)
 	fmt.Printf("manage creates %d; partitioned scaling keeps %d (on %s) and holds %d\n", len(mp.Create), len(kept.Create), kept.Create[0].Node, held)
-	frozen, _ := rollout.Progressive{Freeze: true}.Manage(ix, "new", mp, nil)
+	frozen, _ := rollout.Progressive{Freeze: true}.Manage(rollout.IndexNodes(ix), "new", mp, nil)
 	fmt.Println("frozen:", len(frozen.Create), "creates")
 	// Output:
 	// manage creates 4; partitioned scaling keeps 1 (on a) and holds 3

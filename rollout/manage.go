@@ -2,12 +2,14 @@ package rollout
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/daemonplan/daemonplan/placement"
 )
 
 // Manage applies the extensions that reach beyond the rolling update to a
-// manage plan mp of ix ([placement.Index.Manage] with the same hash), and
+// manage plan mp of nodes ([placement.Index.Manage], or the same plan
+// assembled from another source, with the same hash), and
 // returns the plan to issue and how many creates it held back. mp is not
 // changed; with the zero [Progressive] it is returned as is.
 //
@@ -20,11 +22,11 @@ import (
 //     P nodes onto the current revision (OpenKruise's GetNodesNeedingPods).
 //     The others are held back: those nodes stay without a pod.
 //
-// ix must not be nil unless p is the zero [Progressive]: Manage panics on a
-// nil Index it needs.
-func (p Progressive) Manage(ix *placement.Index, hash string, mp placement.ManagePlan, backoff placement.Backoff) (placement.ManagePlan, int) {
-	if ix == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
-		panic("rollout.Progressive.Manage: nil Index")
+// nodes must not be nil unless p is the zero [Progressive]: Manage panics
+// on nil nodes it needs.
+func (p Progressive) Manage(nodes Nodes, hash string, mp placement.ManagePlan, backoff placement.Backoff) (placement.ManagePlan, int) {
+	if nodes == nil && (p.Freeze || p.PartitionedScaling && p.Partition != nil && len(mp.Create) > 0) {
+		panic("rollout.Progressive.Manage: nil nodes")
 	}
 	switch {
 	case p.Freeze:
@@ -36,23 +38,30 @@ func (p Progressive) Manage(ix *placement.Index, hash string, mp placement.Manag
 		if out.Backoff == nil {
 			out.Backoff = placement.Backoff{}
 		}
-		out.Keep = ix.Keep(nil)
+		out.Keep = []string{}
+		nodes.Visit(hash, func(n *NodeView, _ map[string]string) bool {
+			for _, pod := range n.Pods {
+				out.Keep = append(out.Keep, pod.Name)
+			}
+			return true
+		})
+		slices.Sort(out.Keep)
 		return out, 0
 	case !p.PartitionedScaling || p.Partition == nil || len(mp.Create) == 0:
 		return mp, 0
 	}
 	desired, updated := 0, 0
-	for b := range ix.Buckets(hash) {
-		if !b.Present {
-			continue
+	nodes.Visit(hash, func(n *NodeView, _ map[string]string) bool {
+		if n.Present {
+			if n.Desired {
+				desired++
+			}
+			if n.New != nil {
+				updated++
+			}
 		}
-		if b.ShouldRun {
-			desired++
-		}
-		if n := nodeOf(&b); n.New != nil {
-			updated++
-		}
-	}
+		return true
+	})
 	partition, _ := scaleCount(p.Partition, desired, false)
 	allowed := max(desired-updated-min(partition, desired), 0)
 	if allowed >= len(mp.Create) {

@@ -180,7 +180,7 @@ func FuzzProgressiveStep(f *testing.F) {
 
 		mp, err := ix.Manage(t0, hashNew, nil)
 		if err == nil {
-			out, held := p.Manage(ix, hashNew, mp, nil)
+			out, held := p.Manage(rollout.IndexNodes(ix), hashNew, mp, nil)
 			switch {
 			case p.Freeze && len(out.Create)+len(out.Delete) > 0:
 				errs = append(errs, errors.New("Manage under Freeze keeps writes"))

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -54,10 +53,32 @@ func (p Progressive) compile() (compiled, error) {
 //     counting the nodes outside it only with StrictBudgets, which also
 //     makes unavailable old pods cost budget; with SurgeWithUnavailable
 //     maxUnavailable is spent after maxSurge.
-func (p Progressive) rollingUpdate(ix *placement.Index, now time.Time, hash string) (Step, Progress, error) {
-	c := ix.Compiled()
+func (p Progressive) rollingUpdate(nodes Nodes, now time.Time, hash string) (Step, Progress, error) {
+	c := nodes.Compiled()
 	ds := c.DaemonSet()
-	desired := desiredNodes(ix)
+	avail := func(pod *api.Pod) bool { return api.IsAvailable(pod, ds.MinReadySeconds, now) }
+
+	var prog Progress
+	var ns []pnode
+	presentOutdated, desired := 0, 0
+	nodes.Visit(hash, func(v *NodeView, labels map[string]string) bool {
+		ns = append(ns, pnode{NodeView: *v, labels: labels})
+		n := &ns[len(ns)-1]
+		n.Allowed = false
+		if !n.Present {
+			n.group = -1
+		}
+		if n.Present && n.Desired {
+			desired++
+		}
+		if n.Outdated() {
+			prog.Outdated++
+			if n.Present {
+				presentOutdated++
+			}
+		}
+		return true
+	})
 	budgets, err := ResolveBudgets(ds, desired)
 	step := Step{Budgets: budgets}
 	if err != nil {
@@ -66,27 +87,6 @@ func (p Progressive) rollingUpdate(ix *placement.Index, now time.Time, hash stri
 	sel, err := p.compile()
 	if err != nil {
 		return step, Progress{}, err
-	}
-	avail := func(pod *api.Pod) bool { return api.IsAvailable(pod, ds.MinReadySeconds, now) }
-
-	var prog Progress
-	// Every node that holds pods or should run one is a bucket: at most
-	// the nodes and the vanished ones.
-	ns := make([]pnode, 0, len(ix.NodeDecisions())+len(ix.Vanished()))
-	presentOutdated := 0
-	for b := range visited(ix, hash) {
-		ns = append(ns, pnode{NodeView: nodeOf(&b), labels: b.Labels()})
-		n := &ns[len(ns)-1]
-		n.Allowed = false
-		if !n.Present {
-			n.group = -1
-		}
-		if n.Outdated() {
-			prog.Outdated++
-			if n.Present {
-				presentOutdated++
-			}
-		}
 	}
 	if p.Partition != nil {
 		prog.Partition, _ = scaleCount(p.Partition, desired, false)

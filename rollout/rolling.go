@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"errors"
-	"iter"
 	"time"
 
 	"github.com/daemonplan/daemonplan/placement"
@@ -28,29 +27,38 @@ type Step struct {
 	SkippedCreates, SkippedDeletes int
 }
 
-// visited yields, in node-name order, every node that holds pods of the
-// DaemonSet (vanished nodes included) and every node that should run the
-// pod, as upstream's rolling update visits them (in map order there).
-// hash is the current revision's hash.
-func visited(ix *placement.Index, hash string) iter.Seq[placement.Bucket] {
-	return func(yield func(placement.Bucket) bool) {
-		for b := range ix.Buckets(hash) {
-			if (b.ShouldRun || len(b.Pods) > 0) && !yield(b) {
-				return
-			}
-		}
-	}
+// Nodes is a snapshot as a rolling-update pass reads it: an index
+// ([IndexNodes]), or the node list an incremental planner keeps.
+type Nodes interface {
+	// Compiled is the DaemonSet, compiled.
+	Compiled() *placement.Compiled
+	// Visit calls yield, in node-name order, with every node that holds
+	// pods of the DaemonSet (vanished nodes included) and every node that
+	// should run the pod, as upstream's rolling update visits them (in map
+	// order there): the node as the pass sees it, every node allowed, and
+	// its labels (nil for a vanished node), until yield returns false. The
+	// view is yield's only while it runs. hash is the current revision's
+	// hash.
+	Visit(hash string, yield func(n *NodeView, labels map[string]string) bool)
 }
 
-// desiredNodes counts the nodes that should run the pod.
-func desiredNodes(ix *placement.Index) int {
-	desired := 0
-	for _, d := range ix.NodeDecisions() {
-		if d.ShouldRun {
-			desired++
+// IndexNodes is ix as [Nodes]. ix must not be nil.
+func IndexNodes(ix *placement.Index) Nodes { return indexNodes{ix} }
+
+type indexNodes struct{ ix *placement.Index }
+
+func (n indexNodes) Compiled() *placement.Compiled { return n.ix.Compiled() }
+
+func (n indexNodes) Visit(hash string, yield func(*NodeView, map[string]string) bool) {
+	for b := range n.ix.Buckets(hash) {
+		if !b.ShouldRun && len(b.Pods) == 0 {
+			continue
+		}
+		v := nodeOf(&b)
+		if !yield(&v, b.Labels()) {
+			return
 		}
 	}
-	return desired
 }
 
 // nodeOf is bucket b as the rolling update sees it, every node allowed.
@@ -61,6 +69,20 @@ func nodeOf(b *placement.Bucket) NodeView {
 }
 
 // RollingUpdate plans one pass of the RollingUpdate strategy over ix
+// (upstream: rollingUpdate; docs/rolling-update.md) with the progressive
+// extensions of p, and reports what they decided: [RollingUpdateOf] over
+// [IndexNodes](ix). A nil ix, or a zero one never indexed, is an error.
+func RollingUpdate(ix *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {
+	if ix == nil {
+		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: nil Index")
+	}
+	if ix.Compiled() == nil {
+		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: zero Index, never built")
+	}
+	return RollingUpdateOf(IndexNodes(ix), now, hash, p)
+}
+
+// RollingUpdateOf plans one pass of the RollingUpdate strategy over nodes
 // (upstream: rollingUpdate; docs/rolling-update.md) with the progressive
 // extensions of p, and reports what they decided. hash is the current
 // revision's hash. With the zero [Progressive] it is upstream's pass, and
@@ -78,38 +100,39 @@ func nodeOf(b *placement.Bucket) NodeView {
 // are available than nodes desire them. An old pod on a node missing from
 // the snapshot is an error there, as upstream's node lookup fails.
 //
-// [Classifier.Classify] decides each node and [Budgets.Quota] how many
-// candidates a budget domain takes; [Progressive]'s rules
-// (docs/progressive-delivery.md) choose the update set and the domains.
-// p should be valid ([Progressive.Validate]); a selector of p that does not
-// compile is an error. A nil ix, or a zero one never indexed, is an
-// error.
-func RollingUpdate(ix *placement.Index, now time.Time, hash string, p Progressive) (Step, Progress, error) {
-	if ix == nil {
-		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: nil Index")
-	}
-	if ix.Compiled() == nil {
-		return Step{}, Progress{}, errors.New("rollout.RollingUpdate: zero Index, never built")
+// [Classifier.Classify] decides each node, [Budgets.Quota] how many
+// candidates a budget domain takes and [AssembleStep] the writes;
+// [Progressive]'s rules (docs/progressive-delivery.md) choose the update
+// set and the domains. p should be valid ([Progressive.Validate]); a
+// selector of p that does not compile is an error, and so are nil nodes
+// and nodes without a Compiled.
+func RollingUpdateOf(nodes Nodes, now time.Time, hash string, p Progressive) (Step, Progress, error) {
+	if nodes == nil || nodes.Compiled() == nil {
+		return Step{}, Progress{}, errors.New("rollout.RollingUpdateOf: no nodes, or no Compiled")
 	}
 	if !p.IsZero() {
-		return p.rollingUpdate(ix, now, hash)
+		return p.rollingUpdate(nodes, now, hash)
 	}
-	c := ix.Compiled()
+	c := nodes.Compiled()
 	ds := c.DaemonSet()
-	budgets, err := ResolveBudgets(ds, desiredNodes(ix))
-	if err != nil {
-		return Step{Budgets: budgets}, Progress{}, err
-	}
 	cls := Classifier{MinReadySeconds: ds.MinReadySeconds, Now: now}
 	var l PassLists
 	l.Reset(c.Options().Burst())
-	for b := range visited(ix, hash) {
-		n := nodeOf(&b)
+	desired := 0
+	nodes.Visit(hash, func(n *NodeView, _ map[string]string) bool {
+		if n.Present && n.Desired {
+			desired++
+		}
 		var old string
 		if n.Old != nil {
 			old = n.Old.Name
 		}
-		l.Add(n.Name, old, cls.Classify(&n))
+		l.Add(n.Name, old, cls.Classify(n))
+		return true
+	})
+	budgets, err := ResolveBudgets(ds, desired)
+	if err != nil {
+		return Step{Budgets: budgets}, Progress{}, err
 	}
 	step, err := AssembleStep(c, &l, budgets, hash, false)
 	return step, Progress{}, err
