@@ -235,6 +235,13 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 		}
 	}
 	slices.SortFunc(d.deletes, func(a, b toDelete) int { return strings.Compare(a.pod.Name, b.pod.Name) })
+	// Nodes and the budget in use as the step leaves them.
+	for _, td := range d.deletes {
+		if i := slices.IndexFunc(d.nodes, func(n Node) bool { return n.Name == td.node }); i >= 0 && d.nodes[i].State == Outdated {
+			d.nodes[i].State = Deleting
+			d.inUse++
+		}
+	}
 	slices.SortFunc(st.InFlight, func(a, b InFlight) int { return strings.Compare(a.Pod, b.Pod) })
 	d.changed = !equalStatus(&r.Status, st) || len(d.deletes) > 0
 	return d, nil

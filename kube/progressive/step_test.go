@@ -1,17 +1,23 @@
 package progressive_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	typedappsv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/daemonplan/daemonplan/kube/progressive"
@@ -305,5 +311,125 @@ func TestRefusals(t *testing.T) {
 	_, err = progressive.Start(ctx, c.fc, ns, dsName, progressive.Policy{MaxSurge: count(1)})
 	if err == nil || !strings.Contains(err.Error(), "policy.maxSurge") {
 		t.Errorf("Start with surge: %v", err)
+	}
+}
+
+// TestTwoDrivers: two drivers read the same state and both decide the
+// same deletes; both reach the annotation write before either writes.
+// The resourceVersion precondition lets one through: the other gets
+// ErrConflict and deletes nothing, so the budget holds. Then both drivers
+// step at every tick until the rollout is done.
+func TestTwoDrivers(t *testing.T) {
+	c := newCluster(t, zones6, "")
+	if _, err := progressive.Start(ctx, c.fc, ns, dsName, progressive.Policy{MaxUnavailable: count(2), Zones: &progressive.ZonesPolicy{}}); err != nil {
+		t.Fatal(err)
+	}
+	c.setImage("agent:v2")
+	c.tick()
+	var barrier sync.WaitGroup
+	barrier.Add(2)
+	errs := make([]error, 2)
+	results := make([]progressive.Result, 2)
+	var wg sync.WaitGroup
+	for d := range 2 {
+		wg.Go(func() {
+			client := &patchBarrier{Interface: c.fc, before: func() { barrier.Done(); barrier.Wait() }}
+			results[d], errs[d] = progressive.Step(ctx, client, ns, dsName, c.fc.Now())
+		})
+	}
+	wg.Wait()
+	conflicts := 0
+	for d, err := range errs {
+		switch {
+		case errors.Is(err, progressive.ErrConflict):
+			conflicts++
+			if len(results[d].Deletes) > 0 {
+				t.Errorf("driver %d met a Conflict and deleted %v", d, results[d].Deletes)
+			}
+		case err != nil:
+			t.Fatalf("driver %d: %v", d, err)
+		}
+	}
+	if conflicts != 1 || c.podDeletes() != 2 {
+		t.Fatalf("%d conflicts and %d pod deletes, want 1 and 2", conflicts, c.podDeletes())
+	}
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Fatalf("no end after 100 ticks: images %v", c.images())
+		}
+		c.tick()
+		for d := range 2 {
+			wg.Go(func() { results[d], errs[d] = progressive.Step(ctx, c.fc, ns, dsName, c.fc.Now()) })
+		}
+		wg.Wait()
+		for d, err := range errs {
+			if err != nil && !errors.Is(err, progressive.ErrConflict) {
+				t.Fatalf("driver %d: %v", d, err)
+			}
+		}
+		if n := c.unavailable(); n > 2 {
+			t.Fatalf("%d nodes unavailable, budget 2; images %v", n, c.images())
+		}
+		if results[0].Rollout.Status.Phase == progressive.PhaseDone || results[1].Rollout.Status.Phase == progressive.PhaseDone {
+			break
+		}
+	}
+}
+
+// patchBarrier is a client whose DaemonSet patches call before first.
+type patchBarrier struct {
+	kubernetes.Interface
+	before func()
+}
+
+func (b *patchBarrier) AppsV1() typedappsv1.AppsV1Interface {
+	return barrierApps{b.Interface.AppsV1(), b.before}
+}
+
+type barrierApps struct {
+	typedappsv1.AppsV1Interface
+	before func()
+}
+
+func (a barrierApps) DaemonSets(namespace string) typedappsv1.DaemonSetInterface {
+	return barrierDaemonSets{a.AppsV1Interface.DaemonSets(namespace), a.before}
+}
+
+type barrierDaemonSets struct {
+	typedappsv1.DaemonSetInterface
+	before func()
+}
+
+func (d barrierDaemonSets) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*appsv1.DaemonSet, error) {
+	d.before()
+	return d.DaemonSetInterface.Patch(ctx, name, pt, data, opts, sub...)
+}
+
+// TestUndo: a bad version aborted after its canary; undo sets the
+// template back to the previous revision and rolls it out without a
+// canary, under the same budget.
+func TestUndo(t *testing.T) {
+	c := newCluster(t, []string{"", "", "", ""}, "")
+	c.never["agent:bad"] = true
+	pol := progressive.Policy{Canary: &progressive.CanaryPolicy{Nodes: count(1)}, Gates: &progressive.Gates{ReadyDeadline: metav1.Duration{Duration: 10e9}, OnFailure: progressive.ActionAbort}}
+	if _, err := progressive.Start(ctx, c.fc, ns, dsName, pol); err != nil {
+		t.Fatal(err)
+	}
+	c.setImage("agent:bad")
+	res := c.rollout(40, 1, func(r progressive.Result) bool { return r.Rollout.Status.Phase == progressive.PhaseAborted })
+	if !strings.Contains(res.Rollout.Status.Reason, "not Ready") {
+		t.Errorf("aborted for %q", res.Rollout.Status.Reason)
+	}
+	c.tick()
+	to, err := progressive.Undo(ctx, c.fc, ns, dsName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := c.daemonSet().Spec.Template.Spec.Containers[0].Image; img != "agent:v1" || to != 1 {
+		t.Fatalf("after undo to revision %d the template runs %s, want agent:v1 and revision 1", to, img)
+	}
+	c.rollout(40, 1, nil)
+	if got := c.images(); slices.ContainsFunc(got, func(s string) bool { return !strings.HasSuffix(s, "agent:v1") }) {
+		t.Errorf("after undo, images %v", got)
 	}
 }
