@@ -105,29 +105,9 @@ type Delete struct {
 // deleted), a read or write error, or the planner's. Result holds what was
 // decided even then.
 func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (Result, error) {
-	v, err := live.ServerVersion(client.Discovery())
-	if err != nil {
-		return Result{}, err
-	}
-	s, err := read(ctx, client, namespace, name)
-	if err != nil {
-		return Result{}, err
-	}
-	r, err := Parse(s.DaemonSet)
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{Rollout: *r}
-	if err := checkStrategy(s.DaemonSet); err != nil {
+	s, d, res, err := observe(ctx, client, namespace, name, now)
+	if err != nil || !d.changed {
 		return res, err
-	}
-	d, err := decide(s, r, now, v)
-	res.Plan, res.Nodes, res.Budget, res.InUse, res.Waiting = d.plan, d.nodes, d.budget, d.inUse, d.waiting
-	if err != nil {
-		return res, err
-	}
-	if !d.changed {
-		return res, nil
 	}
 	d.next.Status.Updated = metav1.NewTime(now.UTC().Truncate(time.Second))
 	if err := writeRollout(ctx, client, s.DaemonSet, d.next); err != nil {
@@ -136,6 +116,41 @@ func Step(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	res.Rollout, res.Wrote = *d.next, true
 	res.Deletes = deletePods(ctx, client, d.deletes)
 	return res, nil
+}
+
+// Inspect is Step without its writes: what a step would decide now, for
+// `rollout status`. It needs only the rights of a reader (get and list).
+// Result.Rollout, Nodes, Budget and InUse are as a step would leave them
+// (a gate that fails shows as a pause), Deletes is empty and Wrote false.
+func Inspect(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (Result, error) {
+	_, d, res, err := observe(ctx, client, namespace, name, now)
+	if err == nil && d.next != nil {
+		res.Rollout = *d.next
+	}
+	return res, err
+}
+
+// observe reads and decides, for Step and Inspect.
+func observe(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (*load.Snapshot, decision, Result, error) {
+	v, err := live.ServerVersion(client.Discovery())
+	if err != nil {
+		return nil, decision{}, Result{}, err
+	}
+	s, err := read(ctx, client, namespace, name)
+	if err != nil {
+		return nil, decision{}, Result{}, err
+	}
+	r, err := Parse(s.DaemonSet)
+	if err != nil {
+		return nil, decision{}, Result{}, err
+	}
+	res := Result{Rollout: *r}
+	if err := checkStrategy(s.DaemonSet); err != nil {
+		return nil, decision{}, res, err
+	}
+	d, err := decide(s, r, now, v)
+	res.Plan, res.Nodes, res.Budget, res.InUse, res.Waiting = d.plan, d.nodes, d.budget, d.inUse, d.waiting
+	return s, d, res, err
 }
 
 // read reads the snapshot of one DaemonSet.
