@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,7 +29,7 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // decisions as upstream's) and a kubelet that makes pods Ready
 // readyDelay after their creation, unless their image is in never.
 type cluster struct {
-	t          *testing.T
+	t          tb
 	fc         *fakeclient.Clientset
 	readyDelay time.Duration
 	never      map[string]bool
@@ -47,10 +46,18 @@ type cluster struct {
 
 const ns, dsName = "default", "agent"
 
+// tb is what the harness needs of a *testing.T or a *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
 // newCluster builds nodes named node-0.. with the zones given (one per
 // node; "" for none), the DaemonSet agent on OnDelete with image v1, and
 // runs the controller until every node has a ready v1 pod.
-func newCluster(t *testing.T, zones []string, extra string) *cluster {
+func newCluster(t tb, zones []string, extra string) *cluster {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(`apiVersion: v1
