@@ -89,6 +89,9 @@ type progressiveScenario struct {
 	canary int
 	// zones is the order of the zones (nil: no order checked).
 	zones []string
+	// rollingUpdate creates the DaemonSet on RollingUpdate, for the test
+	// to switch it with the command Start's refusal gives.
+	rollingUpdate bool
 }
 
 // invariants is the watch that checks every event.
@@ -338,7 +341,9 @@ func progressiveBed(t *testing.T, sc progressiveScenario) *Bed {
 	})
 	for _, name := range []string{dsName, "other"} {
 		ds := daemonSet(name, name+":v1")
-		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		if name != dsName || !sc.rollingUpdate {
+			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		}
 		if _, err := b.Client.AppsV1().DaemonSets(namespace).Create(s.ctx, ds, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -433,14 +438,26 @@ func count(n int) *intstr.IntOrString {
 	return &v
 }
 
-// TestProgressiveCanary: 4 nodes, a canary of 2 under maxUnavailable 1:
-// the rollout waits for the promote with exactly 2 nodes on v2 (and stays
-// there 5 s), then the promote takes it to the end.
+// TestProgressiveCanary: 4 nodes, the DaemonSet on RollingUpdate refused
+// by Start, then switched with the merge patch of the command the refusal
+// gives; a canary of 2 under maxUnavailable 1: the rollout waits for the
+// promote with exactly 2 nodes on v2 (and stays there 5 s), then the
+// promote takes it to the end.
 func TestProgressiveCanary(t *testing.T) {
-	sc := progressiveScenario{name: "progressive-canary", nodes: nodeNames(0, 4), budget: 1, canary: 2,
+	sc := progressiveScenario{name: "progressive-canary", nodes: nodeNames(0, 4), budget: 1, canary: 2, rollingUpdate: true,
 		policy: progressive.Policy{Canary: &progressive.CanaryPolicy{Nodes: count(2)}, MaxUnavailable: count(1)}}
 	b := progressiveBed(t, sc)
 	ctx := context.Background()
+	_, err := progressive.Start(ctx, b.Client, namespace, dsName, sc.policy)
+	var noe *progressive.NotOnDeleteError
+	if !errors.As(err, &noe) {
+		t.Fatalf("Start on RollingUpdate: %v, want a NotOnDeleteError", err)
+	}
+	cmd := noe.Command()
+	patch := cmd[strings.Index(cmd, "-p '")+4 : len(cmd)-1]
+	if _, err := b.Client.AppsV1().DaemonSets(namespace).Patch(ctx, dsName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
 	if _, err := progressive.Start(ctx, b.Client, namespace, dsName, sc.policy); err != nil {
 		t.Fatal(err)
 	}
