@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -432,4 +433,39 @@ func TestUndo(t *testing.T) {
 	if got := c.images(); slices.ContainsFunc(got, func(s string) bool { return !strings.HasSuffix(s, "agent:v1") }) {
 		t.Errorf("after undo, images %v", got)
 	}
+}
+
+// TestGateRestarts: a canary pod whose container restarted more often
+// than gates.maxRestarts pauses the rollout by the gate; resume waives
+// that pod and the rollout goes on.
+func TestGateRestarts(t *testing.T) {
+	c := newCluster(t, []string{"", "", ""}, "")
+	two := int32(2)
+	if _, err := progressive.Start(ctx, c.fc, ns, dsName, progressive.Policy{Gates: &progressive.Gates{MaxRestarts: &two}}); err != nil {
+		t.Fatal(err)
+	}
+	c.setImage("agent:v2")
+	c.rollout(20, 1, func(progressive.Result) bool { return len(v2Nodes(c)) == 1 })
+	node := v2Nodes(c)[0]
+	pod := c.podsByNode()[node][0]
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", RestartCount: 3}}
+	if _, err := c.fc.CoreV1().Pods(ns).UpdateStatus(ctx, &pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := c.step()
+	if p := res.Rollout.Status.Paused; p == nil || p.By != progressive.ByGate || !strings.Contains(p.Reason, "restarted 3 times") {
+		t.Fatalf("after 3 restarts, paused %+v", p)
+	}
+	n := c.podDeletes()
+	for range 5 {
+		c.tick()
+		c.step()
+	}
+	if c.podDeletes() != n {
+		t.Fatalf("deletes while paused by the gate")
+	}
+	if _, err := progressive.Resume(ctx, c.fc, ns, dsName); err != nil {
+		t.Fatal(err)
+	}
+	c.rollout(40, 1, nil)
 }
