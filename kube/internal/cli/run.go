@@ -43,7 +43,8 @@ const (
 
 const long = `%[1]s shows what the Kubernetes DaemonSet controller would do in one
 sync of a cluster snapshot, without running it. Nothing is written to any
-cluster.
+cluster, but by 'rollout', which drives a progressive rollout of a DaemonSet
+on OnDelete (see '%[1]s rollout --help').
 
 Without -f it reads the cluster of the kubeconfig, with kubectl's flags
 (--kubeconfig, --context, -n, ...: the Global Flags of each command's help):
@@ -107,6 +108,8 @@ type cli struct {
 	strict bool
 	// namespace is the namespace of objects read without one.
 	namespace string
+	// sleep waits between the steps of rollout --watch (nil: time.Sleep).
+	sleep func(time.Duration)
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -156,7 +159,7 @@ func (c *cli) root() *cobra.Command {
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("a command is required: plan, explain, overhead, simulate or diff")
+			return usagef("a command is required: plan, explain, overhead, simulate, diff or rollout")
 		},
 	}
 	root.SetVersionTemplate(c.name + " version {{.Version}}\n")
@@ -167,7 +170,7 @@ func (c *cli) root() *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	c.kube = newKubeFlags()
 	c.kube.AddFlags(root.PersistentFlags())
-	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd())
+	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd(), c.rolloutCmd())
 	return root
 }
 

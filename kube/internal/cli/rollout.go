@@ -1,0 +1,553 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonplan/daemonplan/kube/progressive"
+)
+
+// Exit codes of the rollout commands, beyond exitOK, exitError and
+// exitUsage.
+const (
+	// exitGate: the rollout is paused by a failed health gate.
+	exitGate = 3
+	// exitAborted: the rollout is aborted.
+	exitAborted = 4
+	// exitWaiting: --watch stopped at a point that waits for the operator
+	// (a canary waiting for promote, a pause point, a pause by the user).
+	exitWaiting = 5
+)
+
+const rolloutLong = `Roll a DaemonSet out progressively on the cluster of the kubeconfig: a canary,
+then zone by zone, then the rest, under one cluster-wide maxUnavailable, with
+health gates, pause, resume, promote, abort and undo.
+
+The DaemonSet stays a stock apps/v1 DaemonSet with updateStrategy OnDelete: the
+cluster's DaemonSet controller creates every pod (on a node without one, from
+the current template); %[1]s rollout only deletes outdated pods, and
+decides which and when with daemonplan's planner (the rolling update of the
+DaemonSet as if it were on RollingUpdate with the policy's budget). A
+DaemonSet on RollingUpdate is refused, with the command that switches it.
+There is no surge: under OnDelete the controller creates a pod only where none
+is, so an old and a new pod never run side by side on a node.
+
+The policy and the state live in the DaemonSet's annotation
+daemonplan.io/rollout: any later invocation, from any machine, goes on from
+there. Every write of it carries the DaemonSet's resourceVersion, and pods are
+deleted only after it is written (each delete with the pod's UID and
+resourceVersion as preconditions), so two drivers at once, or a driver killed
+at any moment, never take more nodes down than the budget.
+
+  kubectl patch daemonset node-agent -n kube-system --type merge \
+    -p '{"spec":{"updateStrategy":{"type":"OnDelete","rollingUpdate":null}}}'
+  %[1]s rollout start ds/node-agent -n kube-system --canary 2 --zones a,b,c --max-unavailable 1
+  kubectl set image ds/node-agent -n kube-system agent=registry/agent:v2
+  %[1]s rollout resume ds/node-agent -n kube-system --watch
+  %[1]s rollout status ds/node-agent -n kube-system
+  %[1]s rollout promote ds/node-agent -n kube-system --watch
+
+Exit status: 0 done, or (status) progressing; 1 error; 2 usage; 3 paused by a
+failed health gate; 4 aborted; 5 (--watch) waiting for the operator: a canary
+waiting for promote, a pause point, a pause by the user.`
+
+// rolloutCmd is `rollout` and its subcommands.
+func (c *cli) rolloutCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rollout",
+		Short: "Roll a DaemonSet on OnDelete out progressively: canary, zones, budget, gates (writes to the cluster)",
+		Long:  fmt.Sprintf(rolloutLong, c.name),
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usagef("rollout: a subcommand is required: start, status, pause, resume, promote, abort or undo")
+		},
+	}
+	cmd.AddCommand(c.rolloutStartCmd(), c.rolloutStatusCmd(), c.rolloutPauseCmd(), c.rolloutResumeCmd(),
+		c.rolloutPromoteCmd(), c.rolloutAbortCmd(), c.rolloutUndoCmd())
+	return cmd
+}
+
+// watchOpts are the flags of --watch.
+type watchOpts struct {
+	watch    bool
+	interval time.Duration
+	timeout  time.Duration
+}
+
+func addWatch(cmd *cobra.Command, w *watchOpts) {
+	f := cmd.Flags()
+	f.BoolVarP(&w.watch, "watch", "w", false, "step the rollout until it is done, aborted, paused, or waits for a promote")
+	f.DurationVar(&w.interval, "interval", 2*time.Second, "with --watch, the time between two steps")
+	f.DurationVar(&w.timeout, "timeout", 0, "with --watch, give up after this long (0: never)")
+}
+
+// rolloutTarget resolves the DaemonSet argument and connects.
+func (c *cli) rolloutTarget(cmd string, args []string) (*conn, string, string, error) {
+	if len(args) != 1 {
+		return nil, "", "", usagef("rollout %s: want one DaemonSet argument (ds/NAME), got %d", cmd, len(args))
+	}
+	name, err := parseDaemonSetArg(args[0])
+	if err != nil {
+		return nil, "", "", usagef("rollout %s: %v", cmd, err)
+	}
+	cn, err := c.connect("rollout " + cmd)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return cn, cn.namespace, name, nil
+}
+
+// policyFlags are start's policy flags.
+type policyFlags struct {
+	file               string
+	canary             string
+	canarySelector     string
+	zones              []string
+	zoneKey            string
+	zonesByLabel       bool
+	pauseBetween       bool
+	maxUnavailable     string
+	maxSurge           string
+	strict             bool
+	minReady           int32
+	pauseBefore        []string
+	readyDeadline      time.Duration
+	maxRestarts        int32
+	onFailure          string
+	maxRestartsChanged bool
+}
+
+func (c *cli) rolloutStartCmd() *cobra.Command {
+	var p policyFlags
+	var w watchOpts
+	cmd := &cobra.Command{
+		Use:   "start ds/NAME [-n NAMESPACE] [--policy FILE | --canary N|N% --canary-selector SEL --zones A,B,C | --zones-by-label --max-unavailable N|N% ...] [--watch]",
+		Short: "Start a progressive rollout of the DaemonSet's current template",
+		Long: `Start a progressive rollout: record the policy on the DaemonSet, then (with
+--watch) step it. The rollout takes the DaemonSet's current revision; change the
+template after start (kubectl set image, kubectl apply) and the next step rolls
+the new revision out, from the canary. The policy is a JSON file (--policy, the
+fields of docs/progressive-live.md) or the flags below, not both.
+
+--max-surge is refused unless 0: under updateStrategy OnDelete the DaemonSet
+controller creates a pod only on a node without one, so no node can run an old
+and a new pod side by side.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.maxRestartsChanged = cmd.Flags().Changed("max-restarts")
+			pol, err := c.policy(cmd, &p)
+			if err != nil {
+				return err
+			}
+			cn, ns, name, err := c.rolloutTarget("start", args)
+			if err != nil {
+				return err
+			}
+			ctx := context.Background()
+			if _, err := progressive.Start(ctx, cn.client, ns, name, pol); err != nil {
+				return c.rolloutErr("start", err)
+			}
+			fmt.Fprintf(c.stdout, "daemonset %s/%s: progressive rollout started\n", ns, name)
+			return c.follow("start", cn, ns, name, w)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.file, "policy", "", "the policy as a JSON file ('-' reads standard input)")
+	f.StringVar(&p.canary, "canary", "", "canary: how many nodes (N, or N% of the desired nodes, rounded up) take the new revision\nbefore 'rollout promote'")
+	f.StringVar(&p.canarySelector, "canary-selector", "", "canary: only nodes matching this label selector (as kubectl -l); without --canary,\nevery matching node")
+	f.StringSliceVar(&p.zones, "zones", nil, "after the canary, update the nodes zone by zone in this order (values of --zone-key);\nnodes of other zones and without the label go last")
+	f.StringVar(&p.zoneKey, "zone-key", "", "the node label naming a node's zone (default topology.kubernetes.io/zone)")
+	f.BoolVar(&p.zonesByLabel, "zones-by-label", false, "zone by zone, the zones being the values of --zone-key found on the nodes, by name")
+	f.BoolVar(&p.pauseBetween, "pause-between-zones", false, "pause after each zone but the last, for 'rollout resume'")
+	f.StringVar(&p.maxUnavailable, "max-unavailable", "", "the cluster-wide budget: N, or N% of the desired nodes rounded up (default 1)")
+	f.StringVar(&p.maxSurge, "max-surge", "", "refused unless 0: no surge under OnDelete (see above)")
+	f.BoolVar(&p.strict, "strict-budgets", false, "an old pod that is not available costs budget like any other (upstream deletes them all at once)")
+	f.Int32Var(&p.minReady, "min-ready-seconds", 0, "how long a new pod must be Ready to count as available (default: the DaemonSet's)")
+	f.StringSliceVar(&p.pauseBefore, "pause-before", nil, "pause points: zone:NAME or rest")
+	f.DurationVar(&p.readyDeadline, "ready-deadline", 0, fmt.Sprintf("gate: a new pod not Ready this long after its creation stops the rollout (default %s)", progressive.DefaultReadyDeadline))
+	f.Int32Var(&p.maxRestarts, "max-restarts", 0, fmt.Sprintf("gate: a new pod restarted more often stops the rollout (default %d)", progressive.DefaultMaxRestarts))
+	f.StringVar(&p.onFailure, "on-failure", "", "what a failed gate does: Pause (default) or Abort")
+	addWatch(cmd, &w)
+	return cmd
+}
+
+// policy builds the policy from --policy or the flags.
+func (c *cli) policy(cmd *cobra.Command, p *policyFlags) (progressive.Policy, error) {
+	byFlags := false
+	for _, name := range []string{"canary", "canary-selector", "zones", "zone-key", "zones-by-label", "pause-between-zones", "max-unavailable",
+		"max-surge", "strict-budgets", "min-ready-seconds", "pause-before", "ready-deadline", "max-restarts", "on-failure"} {
+		byFlags = byFlags || cmd.Flags().Changed(name)
+	}
+	if p.file != "" {
+		if byFlags {
+			return progressive.Policy{}, usagef("rollout start: give the policy by --policy or by flags, not both")
+		}
+		data, err := c.readPolicyFile(p.file)
+		if err != nil {
+			return progressive.Policy{}, c.fail("rollout start: --policy %s: %v", p.file, err)
+		}
+		pol, err := progressive.DecodePolicy(data)
+		if err != nil {
+			return progressive.Policy{}, c.fail("rollout start: --policy %s: %v", p.file, err)
+		}
+		return pol, nil
+	}
+	var pol progressive.Policy
+	if p.maxSurge != "" && p.maxSurge != "0" && p.maxSurge != "0%" {
+		return pol, usagef("rollout start: --max-surge %s: no surge under updateStrategy OnDelete: the DaemonSet controller creates a pod only on a node without one, so an old and a new pod never run side by side", p.maxSurge)
+	}
+	if p.canary != "" || p.canarySelector != "" {
+		pol.Canary = &progressive.CanaryPolicy{}
+		if p.canary != "" {
+			v := intstr.Parse(p.canary)
+			pol.Canary.Nodes = &v
+		}
+		if p.canarySelector != "" {
+			sel, err := metav1.ParseToLabelSelector(p.canarySelector)
+			if err != nil {
+				return pol, usagef("rollout start: --canary-selector: %v", err)
+			}
+			pol.Canary.Selector = sel
+		}
+	}
+	if len(p.zones) > 0 || p.zonesByLabel || p.zoneKey != "" || p.pauseBetween {
+		if len(p.zones) > 0 && p.zonesByLabel {
+			return pol, usagef("rollout start: --zones and --zones-by-label: give one")
+		}
+		pol.Zones = &progressive.ZonesPolicy{Key: p.zoneKey, Order: p.zones, PauseBetween: p.pauseBetween}
+	}
+	if p.maxUnavailable != "" {
+		v := intstr.Parse(p.maxUnavailable)
+		pol.MaxUnavailable = &v
+	}
+	pol.StrictBudgets, pol.MinReadySeconds, pol.PauseBefore = p.strict, p.minReady, p.pauseBefore
+	if p.readyDeadline != 0 || p.maxRestartsChanged || p.onFailure != "" {
+		pol.Gates = &progressive.Gates{ReadyDeadline: metav1.Duration{Duration: p.readyDeadline}, OnFailure: progressive.Action(p.onFailure)}
+		if p.maxRestartsChanged {
+			n := p.maxRestarts
+			pol.Gates.MaxRestarts = &n
+		}
+	}
+	if errs := pol.Validate(); len(errs) > 0 {
+		return pol, usagef("rollout start: %v", flagPaths(errs.Error()))
+	}
+	return pol, nil
+}
+
+// flagPaths names the flags of the policy's field paths in a message.
+func flagPaths(msg string) string {
+	return strings.NewReplacer(
+		"policy.canary.nodes", "--canary", "policy.canary.selector", "--canary-selector",
+		"policy.zones.order", "--zones", "policy.zones.key", "--zone-key",
+		"policy.maxUnavailable", "--max-unavailable", "policy.minReadySeconds", "--min-ready-seconds",
+		"policy.pauseBefore", "--pause-before", "policy.gates.readyDeadline", "--ready-deadline",
+		"policy.gates.maxRestarts", "--max-restarts", "policy.gates.onFailure", "--on-failure",
+	).Replace(msg)
+}
+
+func (c *cli) readPolicyFile(name string) ([]byte, error) {
+	if name == "-" {
+		if c.stdinRead {
+			return nil, errors.New("standard input was already read")
+		}
+		c.stdinRead = true
+		return io.ReadAll(c.stdin)
+	}
+	return os.ReadFile(name)
+}
+
+func (c *cli) rolloutStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status ds/NAME [-n NAMESPACE]",
+		Short: "Show where the rollout stands, node by node; exit 3 while paused by a gate, 4 when aborted",
+		Long: `Show where the rollout stands: its phase, the revision rolled out, the pause and
+why, the budget in use, and every node: Updated, Updating (its new pod not
+available yet), Deleting, Missing (the controller has not created its pod),
+Outdated. It only reads (get and list), and shows what the next step would
+decide: a gate that fails shows as a pause before any step wrote it.
+
+Exit status: 0 progressing, waiting or done; 3 paused by a failed health gate;
+4 aborted; 1 error.`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			cn, ns, name, err := c.rolloutTarget("status", args)
+			if err != nil {
+				return err
+			}
+			res, err := progressive.Inspect(context.Background(), cn.client, ns, name, c.now())
+			if err != nil {
+				return c.rolloutErr("status", err)
+			}
+			writeRolloutStatus(c.stdout, ns, name, res)
+			return rolloutExit(res, false)
+		},
+	}
+}
+
+func (c *cli) rolloutPauseCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "pause ds/NAME [-n NAMESPACE] [--reason TEXT]",
+		Short: "Pause the rollout: no pod is deleted until resume",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cn, ns, name, err := c.rolloutTarget("pause", args)
+			if err != nil {
+				return err
+			}
+			if _, err := progressive.Pause(context.Background(), cn.client, ns, name, reason); err != nil {
+				return c.rolloutErr("pause", err)
+			}
+			fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout paused\n", ns, name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the DaemonSet")
+	return cmd
+}
+
+func (c *cli) rolloutResumeCmd() *cobra.Command {
+	var w watchOpts
+	cmd := &cobra.Command{
+		Use:   "resume ds/NAME [-n NAMESPACE] [--watch]",
+		Short: "Resume a paused rollout (the pods that failed a gate are no longer judged); with --watch, follow any rollout",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cn, ns, name, err := c.rolloutTarget("resume", args)
+			if err != nil {
+				return err
+			}
+			_, err = progressive.Resume(context.Background(), cn.client, ns, name)
+			switch {
+			case errors.Is(err, progressive.ErrNotPaused) && w.watch:
+				fmt.Fprintf(c.stdout, "daemonset %s/%s: the rollout is not paused; following it\n", ns, name)
+			case err != nil:
+				return c.rolloutErr("resume", err)
+			default:
+				fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout resumed\n", ns, name)
+			}
+			return c.follow("resume", cn, ns, name, w)
+		},
+	}
+	addWatch(cmd, &w)
+	return cmd
+}
+
+func (c *cli) rolloutPromoteCmd() *cobra.Command {
+	var w watchOpts
+	cmd := &cobra.Command{
+		Use:   "promote ds/NAME [-n NAMESPACE] [--watch]",
+		Short: "Promote the canary: the rollout goes on past it",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cn, ns, name, err := c.rolloutTarget("promote", args)
+			if err != nil {
+				return err
+			}
+			if _, err := progressive.Promote(context.Background(), cn.client, ns, name); err != nil {
+				return c.rolloutErr("promote", err)
+			}
+			fmt.Fprintf(c.stdout, "daemonset %s/%s: canary promoted\n", ns, name)
+			return c.follow("promote", cn, ns, name, w)
+		},
+	}
+	addWatch(cmd, &w)
+	return cmd
+}
+
+func (c *cli) rolloutAbortCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "abort ds/NAME [-n NAMESPACE] [--reason TEXT]",
+		Short: "Abort the rollout: no more deletes; the template is left as it is (see undo)",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cn, ns, name, err := c.rolloutTarget("abort", args)
+			if err != nil {
+				return err
+			}
+			if _, err := progressive.Abort(context.Background(), cn.client, ns, name, reason); err != nil {
+				return c.rolloutErr("abort", err)
+			}
+			fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout aborted; the template is unchanged ('%s rollout undo' rolls the previous revision out)\n", ns, name, c.name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the DaemonSet")
+	return cmd
+}
+
+func (c *cli) rolloutUndoCmd() *cobra.Command {
+	var w watchOpts
+	cmd := &cobra.Command{
+		Use:   "undo ds/NAME [-n NAMESPACE] [--watch]",
+		Short: "Set the template back to the previous revision, as 'kubectl rollout undo', and roll it out under the same policy",
+		Long: `Set the DaemonSet's template back to the revision before the current one, as
+'kubectl rollout undo' does, and start a rollout of it under the same policy,
+without a canary (that revision ran before). One write does both, with the
+DaemonSet's resourceVersion as a precondition.`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			cn, ns, name, err := c.rolloutTarget("undo", args)
+			if err != nil {
+				return err
+			}
+			to, err := progressive.Undo(context.Background(), cn.client, ns, name)
+			if err != nil {
+				return c.rolloutErr("undo", err)
+			}
+			fmt.Fprintf(c.stdout, "daemonset %s/%s: template set back to revision %d; rolling it out\n", ns, name, to)
+			return c.follow("undo", cn, ns, name, w)
+		},
+	}
+	addWatch(cmd, &w)
+	return cmd
+}
+
+// rolloutErr prints an error of the progressive package; a DaemonSet on
+// RollingUpdate gets the command that switches it on a line of its own.
+func (c *cli) rolloutErr(cmd string, err error) error {
+	var noe *progressive.NotOnDeleteError
+	if errors.As(err, &noe) {
+		fmt.Fprintf(c.stderr, "%s: rollout %s: daemonset %s/%s has updateStrategy %s, not OnDelete: its own controller would roll it out beside daemonplan. Switch it first:\n  %s\n",
+			c.name, cmd, noe.Namespace, noe.Name, noe.Type, noe.Command())
+		return exitErr{exitError}
+	}
+	return c.fail("rollout %s: %v", cmd, err)
+}
+
+// follow steps the rollout until it ends or waits, with --watch; without,
+// it returns at once.
+func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
+	if !w.watch {
+		return nil
+	}
+	sleep := c.sleep
+	if sleep == nil {
+		sleep = time.Sleep
+	}
+	ctx := context.Background()
+	start := c.now()
+	last := ""
+	for {
+		res, err := progressive.Step(ctx, cn.client, ns, name, c.now())
+		switch {
+		case errors.Is(err, progressive.ErrConflict):
+			sleep(200 * time.Millisecond)
+			continue
+		case err != nil:
+			return c.rolloutErr(cmd, err)
+		}
+		line := rolloutLine(res)
+		if line != last {
+			fmt.Fprintf(c.stdout, "%s %s\n", c.now().UTC().Format(time.TimeOnly), line)
+			last = line
+		}
+		for _, d := range res.Deletes {
+			if d.Err != nil {
+				fmt.Fprintf(c.stderr, "%s: rollout %s: delete pod %s on node %s: %v (the next step decides again)\n", c.name, cmd, d.Pod, d.Node, d.Err)
+			}
+		}
+		if err := rolloutExit(res, true); err != nil || res.Rollout.Status.Phase == progressive.PhaseDone {
+			return err
+		}
+		if w.timeout > 0 && c.now().Sub(start) > w.timeout {
+			return c.fail("rollout %s: --timeout %s: the rollout is still in phase %s", cmd, w.timeout, res.Rollout.Status.Phase)
+		}
+		sleep(w.interval)
+	}
+}
+
+// rolloutExit is the exit status for where a rollout stands: an exitErr,
+// or nil. With waiting, a rollout that waits for the operator is
+// exitWaiting.
+func rolloutExit(res progressive.Result, waiting bool) error {
+	st := res.Rollout.Status
+	switch {
+	case st.Phase == progressive.PhaseAborted:
+		return exitErr{exitAborted}
+	case st.Paused != nil && st.Paused.By == progressive.ByGate:
+		return exitErr{exitGate}
+	case waiting && (st.Paused != nil || (st.Phase == progressive.PhaseCanary && strings.Contains(res.Waiting, "promote"))):
+		return exitErr{exitWaiting}
+	}
+	return nil
+}
+
+// rolloutLine sums a step up in one line.
+func rolloutLine(res progressive.Result) string {
+	st := res.Rollout.Status
+	updated := 0
+	desired := 0
+	for _, n := range res.Nodes {
+		if n.State == progressive.Updated {
+			updated++
+		}
+		if n.Desired {
+			desired++
+		}
+	}
+	s := fmt.Sprintf("phase %s", phaseName(st))
+	s += fmt.Sprintf(", %d/%d nodes updated, %d/%d of the budget in use", updated, desired, res.InUse, res.Budget)
+	if len(res.Deletes) > 0 {
+		var names []string
+		for _, d := range res.Deletes {
+			names = append(names, d.Pod+"@"+d.Node)
+		}
+		s += ", deleted " + strings.Join(names, " ")
+	}
+	if res.Waiting != "" && st.Phase != progressive.PhaseDone {
+		s += "; " + res.Waiting
+	}
+	return escapeRunes(s)
+}
+
+func phaseName(st progressive.Status) string {
+	switch st.Phase {
+	case progressive.PhaseZone:
+		return "Zone " + st.Zone
+	case progressive.PhaseAborted:
+		return "Aborted (" + st.Reason + ")"
+	}
+	return string(st.Phase)
+}
+
+// writeRolloutStatus prints the rollout and every node.
+func writeRolloutStatus(w io.Writer, ns, name string, res progressive.Result) {
+	st := res.Rollout.Status
+	fmt.Fprintf(w, "daemonset %s/%s\n", escapeRunes(ns), escapeRunes(name))
+	fmt.Fprintf(w, "revision:  %s\n", escapeRunes(st.Revision))
+	fmt.Fprintf(w, "phase:     %s\n", escapeRunes(phaseName(st)))
+	if len(st.Zones) > 0 {
+		fmt.Fprintf(w, "zones:     %s\n", escapeRunes(strings.Join(st.Zones, ", ")))
+	}
+	if p := st.Paused; p != nil {
+		fmt.Fprintf(w, "paused:    by %s: %s\n", p.By, escapeRunes(p.Reason))
+	}
+	fmt.Fprintf(w, "budget:    %d of %d nodes unavailable\n", res.InUse, res.Budget)
+	if res.Waiting != "" && st.Phase != progressive.PhaseDone {
+		fmt.Fprintf(w, "waiting:   %s\n", escapeRunes(res.Waiting))
+	}
+	for _, f := range st.InFlight {
+		fmt.Fprintf(w, "in flight: pod %s on node %s\n", escapeRunes(f.Pod), escapeRunes(f.Node))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tZONE\tSTATE\tPOD")
+	for _, n := range res.Nodes {
+		if n.State == progressive.Idle {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", escapeRunes(n.Name), escapeRunes(orDash(n.Zone)), n.State, escapeRunes(orDash(n.Pod)))
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+
+	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
+	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/load"
+)
+
+// rolloutCluster is a fake API server with a DaemonSet controller on
+// OnDelete (kubesync and apply) and a kubelet that makes pods Ready 1 s
+// after their creation, unless their image is "agent:bad".
+type rolloutCluster struct {
+	t  *testing.T
+	fc *fakeclient.Clientset
+}
+
+func newRolloutCluster(t *testing.T, strategy string, nodes int) *rolloutCluster {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent, namespace: default, uid: ds-uid, generation: 1}
+  spec:
+    selector: {matchLabels: {app: agent}}
+    template:
+      metadata: {labels: {app: agent}}
+      spec: {containers: [{name: agent, image: agent:v1}]}
+    updateStrategy: {type: ` + strategy + `}
+`)
+	for i := range nodes {
+		b.WriteString("- {apiVersion: v1, kind: Node, metadata: {name: node-" + string(rune('0'+i)) + "}}\n")
+	}
+	s, err := load.Read(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &rolloutCluster{t: t, fc: fakeclient.New(s, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	rc.fc.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{Major: "1", Minor: "37"}
+	for range 5 {
+		rc.tick(time.Second)
+	}
+	return rc
+}
+
+// tick runs the controller and the kubelet, then moves the clock by d.
+func (rc *rolloutCluster) tick(d time.Duration) {
+	t := rc.t
+	ctx := context.Background()
+	s, err := rc.fc.Snapshot(ctx, "default", "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := kubesync.Sync(s, rc.fc.Now(), kubesync.State{}, kubesync.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply.Apply(ctx, rc.fc, s, p).Err(); err != nil {
+		t.Fatal(err)
+	}
+	pods, err := rc.fc.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if len(pod.Status.Conditions) > 0 || pod.Spec.Containers[0].Image == "agent:bad" || rc.fc.Now().Sub(pod.CreationTimestamp.Time) < time.Second {
+			continue
+		}
+		pod.Status.Phase = corev1.PodRunning
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(rc.fc.Now())}}
+		if _, err := rc.fc.CoreV1().Pods("default").UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.fc.Advance(d)
+}
+
+func (rc *rolloutCluster) setImage(image string) {
+	ctx := context.Background()
+	ds, err := rc.fc.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+	if err != nil {
+		rc.t.Fatal(err)
+	}
+	ds = ds.DeepCopy()
+	ds.Spec.Template.Spec.Containers[0].Image = image
+	ds.Generation++
+	if _, err := rc.fc.AppsV1().DaemonSets("default").Update(ctx, ds, metav1.UpdateOptions{}); err != nil {
+		rc.t.Fatal(err)
+	}
+	rc.tick(0)
+}
+
+// run runs the command as name against the cluster; --watch's sleeps run
+// the cluster for that long.
+func (rc *rolloutCluster) run(name string, args ...string) result {
+	var out, errOut bytes.Buffer
+	c := &cli{name: name, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut,
+		now:   rc.fc.Now,
+		sleep: func(d time.Duration) { rc.tick(d) },
+		dial: func(*genericclioptions.ConfigFlags) (*conn, error) {
+			return &conn{client: rc.fc, namespace: "default"}, nil
+		}}
+	code := c.run(args)
+	return result{code, out.String(), errOut.String()}
+}
+
+// TestRolloutCanaryPromote: start with a canary of one node, a new image,
+// resume --watch stops at the canary (exit 5), status shows it (exit 0),
+// promote --watch follows to the end (exit 0).
+func TestRolloutCanaryPromote(t *testing.T) {
+	rc := newRolloutCluster(t, "OnDelete", 3)
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--canary", "1"); r.code != 0 {
+		t.Fatalf("start: exit %d: %s", r.code, r.stderr)
+	}
+	rc.setImage("agent:v2")
+	r := rc.run("daemonplan", "rollout", "resume", "ds/agent", "--watch", "--interval", "1s")
+	if r.code != exitWaiting || !strings.Contains(r.stdout, "waiting for 'rollout promote'") {
+		t.Fatalf("resume --watch: exit %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, exitWaiting, r.stdout, r.stderr)
+	}
+	t.Logf("resume --watch:\n%s", r.stdout)
+	r = rc.run("daemonplan", "rollout", "status", "agent")
+	t.Logf("status:\n%s", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "phase:     Canary") || strings.Count(r.stdout, "Updated") != 1 || strings.Count(r.stdout, "Outdated") != 2 {
+		t.Errorf("status: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rc.run("daemonplan", "rollout", "promote", "ds/agent", "--watch", "--interval", "1s")
+	if r.code != 0 || !strings.Contains(r.stdout, "phase Done") {
+		t.Fatalf("promote --watch: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("promote --watch:\n%s", r.stdout)
+	r = rc.run("daemonplan", "rollout", "status", "agent")
+	t.Logf("status:\n%s", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "phase:     Done") || strings.Count(r.stdout, "Updated") != 3 {
+		t.Errorf("status at the end: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRolloutGateExit: a version whose pods never turn Ready: --watch
+// stops with exit 3 once the gate pauses the rollout, and so does status.
+func TestRolloutGateExit(t *testing.T) {
+	rc := newRolloutCluster(t, "OnDelete", 3)
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--ready-deadline", "5s"); r.code != 0 {
+		t.Fatalf("start: exit %d: %s", r.code, r.stderr)
+	}
+	rc.setImage("agent:bad")
+	r := rc.run("daemonplan", "rollout", "resume", "ds/agent", "--watch", "--interval", "1s")
+	if r.code != exitGate || !strings.Contains(r.stdout, "not Ready") {
+		t.Fatalf("resume --watch: exit %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, exitGate, r.stdout, r.stderr)
+	}
+	r = rc.run("daemonplan", "rollout", "status", "ds/agent")
+	if r.code != exitGate || !strings.Contains(r.stdout, "paused:    by Gate") {
+		t.Errorf("status: exit %d, want %d:\n%s%s", r.code, exitGate, r.stdout, r.stderr)
+	}
+	if r := rc.run("daemonplan", "rollout", "abort", "ds/agent"); r.code != 0 {
+		t.Fatalf("abort: exit %d: %s", r.code, r.stderr)
+	}
+	if r := rc.run("daemonplan", "rollout", "status", "ds/agent"); r.code != exitAborted {
+		t.Errorf("status after abort: exit %d, want %d", r.code, exitAborted)
+	}
+	r = rc.run("daemonplan", "rollout", "undo", "ds/agent", "--watch", "--interval", "1s")
+	if r.code != 0 || !strings.Contains(r.stdout, "template set back to revision 1") {
+		t.Errorf("undo --watch: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRolloutRefusals: a DaemonSet on RollingUpdate is refused with the
+// kubectl patch that switches it; surge is refused with the reason; a
+// policy flag out of range names the flag.
+func TestRolloutRefusals(t *testing.T) {
+	rc := newRolloutCluster(t, "RollingUpdate", 1)
+	r := rc.run("kubectl daemonplan", "rollout", "start", "ds/agent")
+	want := `kubectl patch daemonset agent -n default --type merge -p '{"spec":{"updateStrategy":{"type":"OnDelete","rollingUpdate":null}}}'`
+	if r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("start on RollingUpdate: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = rc.run("kubectl daemonplan", "rollout", "start", "ds/agent", "--max-surge", "1")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "no surge under updateStrategy OnDelete") {
+		t.Errorf("--max-surge 1: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = rc.run("kubectl daemonplan", "rollout", "start", "ds/agent", "--canary", "0")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--canary: Invalid value: 0") {
+		t.Errorf("--canary 0: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = rc.run("kubectl daemonplan", "rollout", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "kubectl daemonplan rollout start ds/node-agent") {
+		t.Errorf("rollout --help in the plugin: exit %d:\n%s", r.code, r.stdout)
+	}
+}
