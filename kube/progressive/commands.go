@@ -77,7 +77,7 @@ func Start(ctx context.Context, client kubernetes.Interface, namespace, name str
 		if r != nil && r.Status.Phase != PhaseDone && r.Status.Phase != PhaseAborted {
 			return nil, fmt.Errorf("%w (phase %s of revision %s)", ErrInProgress, r.Status.Phase, r.Status.Revision)
 		}
-		return &Rollout{Policy: p.clone(), Status: Status{Phase: PhaseCanary}}, nil
+		return &Rollout{Policy: p.clone(), Status: RolloutState{Phase: PhaseCanary}}, nil
 	})
 }
 
@@ -197,7 +197,7 @@ func undo(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	if err := json.Unmarshal(rb.Template, &patch); err != nil {
 		return 0, fmt.Errorf("revision %s: %w", rb.Name, err)
 	}
-	next := &Rollout{Policy: r.Policy.clone(), Status: Status{Phase: PhaseCanary, SkipCanary: true}}
+	next := &Rollout{Policy: r.Policy.clone(), Status: RolloutState{Phase: PhaseCanary, SkipCanary: true}}
 	doc, err := next.Encode()
 	if err != nil {
 		return 0, err

@@ -20,41 +20,41 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// NodeState is where one node stands in a rollout.
-type NodeState string
+// NodeStage is where one node stands in a rollout.
+type NodeStage string
 
 // The node states. Updating, Deleting and Missing nodes are unavailable:
 // they spend the budget.
 const (
 	// Updated: one live pod, of the revision rolled out, available.
-	Updated NodeState = "Updated"
+	Updated NodeStage = "Updated"
 	// Updating: a live pod of the revision rolled out, not available yet.
-	Updating NodeState = "Updating"
+	Updating NodeStage = "Updating"
 	// Outdated: a live pod of an older revision.
-	Outdated NodeState = "Outdated"
+	Outdated NodeStage = "Outdated"
 	// Deleting: the old pod is being deleted (recorded in flight,
 	// terminating, or failed) and no live pod runs.
-	Deleting NodeState = "Deleting"
+	Deleting NodeStage = "Deleting"
 	// Missing: the node should run a pod and has none: the DaemonSet
 	// controller has not created it yet.
-	Missing NodeState = "Missing"
+	Missing NodeStage = "Missing"
 	// Idle: the node should run no pod and has none.
-	Idle NodeState = "Idle"
+	Idle NodeStage = "Idle"
 )
 
 // unavailable reports the states that spend the budget.
-func (s NodeState) unavailable() bool { return s == Updating || s == Deleting || s == Missing }
+func (s NodeStage) unavailable() bool { return s == Updating || s == Deleting || s == Missing }
 
 // pending reports the states a phase waits for.
-func (s NodeState) pending() bool { return s == Outdated || s.unavailable() }
+func (s NodeStage) pending() bool { return s == Outdated || s.unavailable() }
 
-// Node is one node's state in a step.
-type Node struct {
+// NodeProgress is one node's state in a step.
+type NodeProgress struct {
 	Name string
 	// Zone is the node's value of the zone key (policy.zones.key); empty
 	// without zones.
 	Zone  string
-	State NodeState
+	State NodeStage
 	// Pod is the node's live pod of the DaemonSet, when there is one.
 	Pod string
 	// Desired reports a node that should run the pod.
@@ -68,7 +68,7 @@ type decision struct {
 	changed bool
 	deletes []toDelete
 	plan    daemonplan.Plan
-	nodes   []Node
+	nodes   []NodeProgress
 	budget  int
 	inUse   int
 	waiting string
@@ -119,14 +119,14 @@ func newPlanner(s *load.Snapshot, pol Policy, now time.Time, v upstream.Version,
 }
 
 // plan is the core's sync with the extensions of the rollout's phase.
-func (p *planner) plan(pol Policy, st *Status) (daemonplan.Plan, error) {
+func (p *planner) plan(pol Policy, st *RolloutState) (daemonplan.Plan, error) {
 	opts := p.opts
 	opts.Progressive = progressiveOf(pol, st)
 	return daemonplan.Sync(p.in, opts)
 }
 
 // progressiveOf builds the core's extensions for the phase st is in.
-func progressiveOf(pol Policy, st *Status) rollout.Progressive {
+func progressiveOf(pol Policy, st *RolloutState) rollout.Progressive {
 	pr := rollout.Progressive{StrictBudgets: pol.StrictBudgets}
 	switch {
 	case st.Paused != nil || st.Phase == PhaseDone || st.Phase == PhaseAborted:
@@ -237,7 +237,7 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 	slices.SortFunc(d.deletes, func(a, b toDelete) int { return strings.Compare(a.pod.Name, b.pod.Name) })
 	// Nodes and the budget in use as the step leaves them.
 	for _, td := range d.deletes {
-		if i := slices.IndexFunc(d.nodes, func(n Node) bool { return n.Name == td.node }); i >= 0 && d.nodes[i].State == Outdated {
+		if i := slices.IndexFunc(d.nodes, func(n NodeProgress) bool { return n.Name == td.node }); i >= 0 && d.nodes[i].State == Outdated {
 			d.nodes[i].State = Deleting
 			d.inUse++
 		}
@@ -248,21 +248,21 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 }
 
 // restart starts a new rollout of hash in st, under the same policy.
-func restart(st *Status, hash string) {
+func restart(st *RolloutState, hash string) {
 	paused := st.Paused
 	if paused != nil && paused.By != ByUser {
 		paused = nil
 	}
-	*st = Status{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary}
+	*st = RolloutState{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary}
 }
 
 // advance moves st past the phases that are complete. A paused rollout
 // does not move.
-func advance(st *Status, pol Policy, nodes []Node, k8sNodes []*corev1.Node) {
+func advance(st *RolloutState, pol Policy, nodes []NodeProgress, k8sNodes []*corev1.Node) {
 	if st.Paused != nil || st.Phase == PhaseDone || st.Phase == PhaseAborted {
 		return
 	}
-	if !slices.ContainsFunc(nodes, func(n Node) bool { return n.State.pending() }) {
+	if !slices.ContainsFunc(nodes, func(n NodeProgress) bool { return n.State.pending() }) {
 		st.Phase, st.Zone = PhaseDone, ""
 		return
 	}
@@ -277,7 +277,7 @@ func advance(st *Status, pol Policy, nodes []Node, k8sNodes []*corev1.Node) {
 
 // enterAfter enters the first phase after the canary (from "") or after
 // zone from that has work, pausing there if the policy says so.
-func enterAfter(st *Status, pol Policy, nodes []Node, k8sNodes []*corev1.Node, from string) {
+func enterAfter(st *RolloutState, pol Policy, nodes []NodeProgress, k8sNodes []*corev1.Node, from string) {
 	if pol.Zones != nil && st.Zones == nil {
 		st.Zones = zoneOrder(pol.Zones, k8sNodes)
 	}
@@ -321,19 +321,19 @@ func zoneOrder(z *ZonesPolicy, nodes []*corev1.Node) []string {
 	return slices.Compact(out)
 }
 
-func zonePending(nodes []Node, zone string) bool {
-	return slices.ContainsFunc(nodes, func(n Node) bool { return n.Zone == zone && n.State.pending() })
+func zonePending(nodes []NodeProgress, zone string) bool {
+	return slices.ContainsFunc(nodes, func(n NodeProgress) bool { return n.Zone == zone && n.State.pending() })
 }
 
 // view is every node's state, by node name: the plan's nodes, and the
 // nodes the DaemonSet's pods are bound to.
-func view(pl *planner, p daemonplan.Plan, pol Policy, hash string, now time.Time) []Node {
-	byNode := map[string]*Node{}
-	node := func(name string) *Node {
+func view(pl *planner, p daemonplan.Plan, pol Policy, hash string, now time.Time) []NodeProgress {
+	byNode := map[string]*NodeProgress{}
+	node := func(name string) *NodeProgress {
 		if n := byNode[name]; n != nil {
 			return n
 		}
-		n := &Node{Name: name}
+		n := &NodeProgress{Name: name}
 		byNode[name] = n
 		return n
 	}
@@ -385,7 +385,7 @@ func view(pl *planner, p daemonplan.Plan, pol Policy, hash string, now time.Time
 			}
 		}
 	}
-	out := make([]Node, 0, len(byNode))
+	out := make([]NodeProgress, 0, len(byNode))
 	for _, n := range byNode {
 		c := counts[n.Name]
 		if c == nil {
@@ -407,13 +407,13 @@ func view(pl *planner, p daemonplan.Plan, pol Policy, hash string, now time.Time
 		}
 		out = append(out, *n)
 	}
-	slices.SortFunc(out, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b NodeProgress) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 
 // budget is maxUnavailable resolved against the desired nodes (rounded up,
 // as the core scales it), and how many nodes spend it.
-func budget(pol Policy, nodes []Node) (int, int) {
+func budget(pol Policy, nodes []NodeProgress) (int, int) {
 	desired, inUse := 0, 0
 	for _, n := range nodes {
 		if n.Desired {
@@ -432,7 +432,7 @@ func budget(pol Policy, nodes []Node) (int, int) {
 
 // gate judges the live pods of the revision rolled out; the first failure
 // pauses or aborts st (pol.Gates.OnFailure). Waived pods are not judged.
-func gate(st *Status, pol Policy, pl *planner, hash string, now time.Time) {
+func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time) {
 	g := pol.Gates
 	var failed []types.UID
 	var reasons []string
@@ -472,7 +472,7 @@ func gate(st *Status, pol Policy, pl *planner, hash string, now time.Time) {
 }
 
 // waitingFor says why a step that could delete deleted nothing.
-func waitingFor(p daemonplan.Plan, st *Status, nodes []Node) string {
+func waitingFor(p daemonplan.Plan, st *RolloutState, nodes []NodeProgress) string {
 	if st.Phase == PhaseCanary && p.Progress.Canary != nil && p.Progress.Canary.Phase == rollout.PhaseWaiting {
 		return "the canary nodes run the new revision: waiting for 'rollout promote' (or 'rollout abort')"
 	}
@@ -538,7 +538,7 @@ func restarts(p *corev1.Pod) int32 {
 }
 
 // equalStatus compares two statuses but for the time they were written.
-func equalStatus(a, b *Status) bool {
+func equalStatus(a, b *RolloutState) bool {
 	x, y := *a, *b
 	x.Updated, y.Updated = b.Updated, b.Updated
 	ra, err1 := (&Rollout{Status: x}).Encode()

@@ -235,7 +235,7 @@ func (c *cluster) daemonSet() *appsv1.DaemonSet {
 
 // step runs one driver step at the cluster's clock, records the deletes
 // it issued, and fails the test on an error other than a Conflict.
-func (c *cluster) step() progressive.Result {
+func (c *cluster) step() progressive.StepResult {
 	c.t.Helper()
 	res, err := progressive.Step(ctx, c.fc, ns, dsName, c.fc.Now())
 	if err != nil {

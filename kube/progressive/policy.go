@@ -84,18 +84,18 @@ type Gates struct {
 	// DefaultMaxRestarts.
 	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
 	// OnFailure is Pause (the default) or Abort.
-	OnFailure Action `json:"onFailure,omitempty"`
+	OnFailure GateAction `json:"onFailure,omitempty"`
 }
 
-// Action is what a failed gate does.
-type Action string
+// GateAction is what a failed gate does.
+type GateAction string
 
 // The actions of a failed gate.
 const (
 	// ActionPause pauses the rollout; `rollout resume` goes on.
-	ActionPause Action = "Pause"
+	ActionPause GateAction = "Pause"
 	// ActionAbort aborts the rollout: no more deletes for this revision.
-	ActionAbort Action = "Abort"
+	ActionAbort GateAction = "Abort"
 )
 
 // Defaults of the gates.

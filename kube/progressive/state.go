@@ -26,7 +26,7 @@ type Rollout struct {
 	// given it (not defaulted).
 	Policy Policy `json:"policy"`
 	// Status is where the rollout stands.
-	Status Status `json:"status"`
+	Status RolloutState `json:"status"`
 }
 
 // Phase is where a rollout stands.
@@ -51,8 +51,8 @@ const (
 
 var phases = []string{string(PhaseCanary), string(PhaseZone), string(PhaseRemaining), string(PhaseDone), string(PhaseAborted)}
 
-// Status is the state of a rollout, kept on the DaemonSet.
-type Status struct {
+// RolloutState is the state of a rollout, kept on the DaemonSet.
+type RolloutState struct {
 	// Revision is the controller-revision-hash being rolled out; empty
 	// until the first step after `rollout start`, which takes the
 	// DaemonSet's current one.

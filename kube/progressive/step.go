@@ -53,8 +53,8 @@ func checkStrategy(ds *appsv1.DaemonSet) error {
 	return nil
 }
 
-// Result is what one Step saw and did.
-type Result struct {
+// StepResult is what one Step saw and did.
+type StepResult struct {
 	// Rollout is the rollout after the step: as written, or as read when
 	// the step wrote nothing or its write failed.
 	Rollout Rollout
@@ -62,9 +62,9 @@ type Result struct {
 	Wrote bool
 	// Deletes are the deletes the step issued, in pod-name order, each
 	// with its outcome.
-	Deletes []Delete
+	Deletes []PodDelete
 	// Nodes is every node's state, by node name.
-	Nodes []Node
+	Nodes []NodeProgress
 	// Budget is policy.maxUnavailable resolved against the desired nodes;
 	// InUse counts the nodes that spend it (Updating, Deleting, Missing).
 	Budget, InUse int
@@ -74,8 +74,8 @@ type Result struct {
 	Plan daemonplan.Plan
 }
 
-// Delete is one pod delete a step issued.
-type Delete struct {
+// PodDelete is one pod delete a step issued.
+type PodDelete struct {
 	Pod, Node string
 	UID       types.UID
 	// Err is nil when the pod was deleted or was already gone; a
@@ -104,7 +104,7 @@ type Delete struct {
 // The error is ErrNoRollout, a *NotOnDeleteError, ErrConflict (nothing
 // deleted), a read or write error, or the planner's. Result holds what was
 // decided even then.
-func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (Result, error) {
+func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (StepResult, error) {
 	s, d, res, err := observe(ctx, client, namespace, name, now)
 	if err != nil || !d.changed {
 		return res, err
@@ -122,7 +122,7 @@ func Step(ctx context.Context, client kubernetes.Interface, namespace, name stri
 // `rollout status`. It needs only the rights of a reader (get and list).
 // Result.Rollout, Nodes, Budget and InUse are as a step would leave them
 // (a gate that fails shows as a pause), Deletes is empty and Wrote false.
-func Inspect(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (Result, error) {
+func Inspect(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (StepResult, error) {
 	_, d, res, err := observe(ctx, client, namespace, name, now)
 	if err == nil && d.next != nil {
 		res.Rollout = *d.next
@@ -131,20 +131,20 @@ func Inspect(ctx context.Context, client kubernetes.Interface, namespace, name s
 }
 
 // observe reads and decides, for Step and Inspect.
-func observe(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (*load.Snapshot, decision, Result, error) {
+func observe(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (*load.Snapshot, decision, StepResult, error) {
 	v, err := live.ServerVersion(client.Discovery())
 	if err != nil {
-		return nil, decision{}, Result{}, err
+		return nil, decision{}, StepResult{}, err
 	}
 	s, err := read(ctx, client, namespace, name)
 	if err != nil {
-		return nil, decision{}, Result{}, err
+		return nil, decision{}, StepResult{}, err
 	}
 	r, err := Parse(s.DaemonSet)
 	if err != nil {
-		return nil, decision{}, Result{}, err
+		return nil, decision{}, StepResult{}, err
 	}
-	res := Result{Rollout: *r}
+	res := StepResult{Rollout: *r}
 	if err := checkStrategy(s.DaemonSet); err != nil {
 		return nil, decision{}, res, err
 	}
@@ -196,8 +196,8 @@ func annotationPatch(rv string, r *Rollout) ([]byte, error) {
 
 // deletePods deletes each pod with its UID and resourceVersion as
 // preconditions.
-func deletePods(ctx context.Context, client kubernetes.Interface, pods []toDelete) []Delete {
-	out := make([]Delete, 0, len(pods))
+func deletePods(ctx context.Context, client kubernetes.Interface, pods []toDelete) []PodDelete {
+	out := make([]PodDelete, 0, len(pods))
 	for _, td := range pods {
 		p := td.pod
 		rv := p.ResourceVersion
@@ -206,7 +206,7 @@ func deletePods(ctx context.Context, client kubernetes.Interface, pods []toDelet
 		if apierrors.IsNotFound(err) {
 			err = nil
 		}
-		out = append(out, Delete{Pod: p.Name, Node: td.node, UID: p.UID, Err: err})
+		out = append(out, PodDelete{Pod: p.Name, Node: td.node, UID: p.UID, Err: err})
 	}
 	return out
 }

@@ -32,9 +32,9 @@ func count(n int) *intstr.IntOrString {
 // rollout steps the driver and ticks the cluster until the rollout's
 // phase is done, stop returns true, or ticks run out; after every step it
 // checks the budget and that every delete is in the phase's scope.
-func (c *cluster) rollout(ticks, budget int, stop func(progressive.Result) bool) progressive.Result {
+func (c *cluster) rollout(ticks, budget int, stop func(progressive.StepResult) bool) progressive.StepResult {
 	c.t.Helper()
-	var res progressive.Result
+	var res progressive.StepResult
 	for range ticks {
 		before := res.Rollout.Status
 		res = c.step()
@@ -58,7 +58,7 @@ func (c *cluster) rollout(ticks, budget int, stop func(progressive.Result) bool)
 
 // checkScope fails the test for a delete on a node outside the zone of
 // the phase the step was in.
-func (c *cluster) checkScope(_, st progressive.Status, d progressive.Delete) {
+func (c *cluster) checkScope(_, st progressive.RolloutState, d progressive.PodDelete) {
 	c.t.Helper()
 	if st.Phase != progressive.PhaseZone {
 		return
@@ -87,7 +87,7 @@ func TestCanaryPromoteZones(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setImage("agent:v2")
-	res := c.rollout(60, 1, func(r progressive.Result) bool { return strings.Contains(r.Waiting, "promote") })
+	res := c.rollout(60, 1, func(r progressive.StepResult) bool { return strings.Contains(r.Waiting, "promote") })
 	if got := c.deleted; len(got) != 2 {
 		t.Fatalf("canary deleted %v, want 2 pods", got)
 	}
@@ -143,7 +143,7 @@ func TestPauseAndAbortStopDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setImage("agent:v2")
-	c.rollout(20, 1, func(r progressive.Result) bool { return len(c.deleted) == 1 })
+	c.rollout(20, 1, func(r progressive.StepResult) bool { return len(c.deleted) == 1 })
 	if _, err := progressive.Pause(ctx, c.fc, ns, dsName, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestPauseAndAbortStopDeletes(t *testing.T) {
 	if _, err := progressive.Resume(ctx, c.fc, ns, dsName); err != nil {
 		t.Fatal(err)
 	}
-	c.rollout(20, 1, func(r progressive.Result) bool { return len(c.deleted) == 3 })
+	c.rollout(20, 1, func(r progressive.StepResult) bool { return len(c.deleted) == 3 })
 	if _, err := progressive.Abort(ctx, c.fc, ns, dsName, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestGatePausesNeverReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setImage("agent:bad")
-	res := c.rollout(60, 2, func(r progressive.Result) bool { return r.Rollout.Status.Paused != nil })
+	res := c.rollout(60, 2, func(r progressive.StepResult) bool { return r.Rollout.Status.Paused != nil })
 	if p := res.Rollout.Status.Paused; p.By != progressive.ByGate || !strings.Contains(p.Reason, "not Ready") {
 		t.Errorf("paused by %s: %s; want the ready gate", p.By, p.Reason)
 	}
@@ -330,7 +330,7 @@ func TestTwoDrivers(t *testing.T) {
 	var barrier sync.WaitGroup
 	barrier.Add(2)
 	errs := make([]error, 2)
-	results := make([]progressive.Result, 2)
+	results := make([]progressive.StepResult, 2)
 	var wg sync.WaitGroup
 	for d := range 2 {
 		wg.Go(func() {
@@ -417,7 +417,7 @@ func TestUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setImage("agent:bad")
-	res := c.rollout(40, 1, func(r progressive.Result) bool { return r.Rollout.Status.Phase == progressive.PhaseAborted })
+	res := c.rollout(40, 1, func(r progressive.StepResult) bool { return r.Rollout.Status.Phase == progressive.PhaseAborted })
 	if !strings.Contains(res.Rollout.Status.Reason, "not Ready") {
 		t.Errorf("aborted for %q", res.Rollout.Status.Reason)
 	}
@@ -445,7 +445,7 @@ func TestGateRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setImage("agent:v2")
-	c.rollout(20, 1, func(progressive.Result) bool { return len(v2Nodes(c)) == 1 })
+	c.rollout(20, 1, func(progressive.StepResult) bool { return len(v2Nodes(c)) == 1 })
 	node := v2Nodes(c)[0]
 	pod := c.podsByNode()[node][0]
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", RestartCount: 3}}

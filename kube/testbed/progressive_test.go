@@ -252,9 +252,9 @@ func (s *checkStore) Replace(list []any, _ string) error {
 // --watch` does, and keeps the last result.
 type driver struct {
 	mu      sync.Mutex
-	last    progressive.Result
+	last    progressive.StepResult
 	steps   int
-	deletes []progressive.Delete
+	deletes []progressive.PodDelete
 	errs    []error
 	// conflicts counts the steps that met a Conflict.
 	conflicts int
@@ -297,7 +297,7 @@ func startDriver(client kubernetes.Interface, interval time.Duration) *driver {
 func (d *driver) Stop() { d.stop(); <-d.done }
 
 // wait waits until cond holds for the driver's last result.
-func (d *driver) wait(t *testing.T, what string, timeout time.Duration, cond func(progressive.Result) bool) time.Duration {
+func (d *driver) wait(t *testing.T, what string, timeout time.Duration, cond func(progressive.StepResult) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for {
@@ -317,11 +317,11 @@ func (d *driver) wait(t *testing.T, what string, timeout time.Duration, cond fun
 	}
 }
 
-func phaseIs(ph progressive.Phase) func(progressive.Result) bool {
-	return func(r progressive.Result) bool { return r.Rollout.Status.Phase == ph }
+func phaseIs(ph progressive.Phase) func(progressive.StepResult) bool {
+	return func(r progressive.StepResult) bool { return r.Rollout.Status.Phase == ph }
 }
 
-func waitingPromote(r progressive.Result) bool {
+func waitingPromote(r progressive.StepResult) bool {
 	return r.Rollout.Status.Phase == progressive.PhaseCanary && strings.Contains(r.Waiting, "promote")
 }
 
@@ -525,7 +525,7 @@ func TestProgressiveNeverReady(t *testing.T) {
 	iv, stopWatch := watchInvariants(t, b.Client, sc)
 	setTemplateImage(t, b, badImage)
 	d := startDriver(b.Client, 500*time.Millisecond)
-	took := d.wait(t, "the gate", 2*time.Minute, func(r progressive.Result) bool {
+	took := d.wait(t, "the gate", 2*time.Minute, func(r progressive.StepResult) bool {
 		return r.Rollout.Status.Paused != nil && r.Rollout.Status.Paused.By == progressive.ByGate
 	})
 	d.mu.Lock()

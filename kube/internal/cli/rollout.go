@@ -231,7 +231,7 @@ func (c *cli) policy(cmd *cobra.Command, p *policyFlags) (progressive.Policy, er
 	}
 	pol.StrictBudgets, pol.MinReadySeconds, pol.PauseBefore = p.strict, p.minReady, p.pauseBefore
 	if p.readyDeadline != 0 || p.maxRestartsChanged || p.onFailure != "" {
-		pol.Gates = &progressive.Gates{ReadyDeadline: metav1.Duration{Duration: p.readyDeadline}, OnFailure: progressive.Action(p.onFailure)}
+		pol.Gates = &progressive.Gates{ReadyDeadline: metav1.Duration{Duration: p.readyDeadline}, OnFailure: progressive.GateAction(p.onFailure)}
 		if p.maxRestartsChanged {
 			n := p.maxRestarts
 			pol.Gates.MaxRestarts = &n
@@ -464,7 +464,7 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 // rolloutExit is the exit status for where a rollout stands: an exitErr,
 // or nil. With waiting, a rollout that waits for the operator is
 // exitWaiting.
-func rolloutExit(res progressive.Result, waiting bool) error {
+func rolloutExit(res progressive.StepResult, waiting bool) error {
 	st := res.Rollout.Status
 	switch {
 	case st.Phase == progressive.PhaseAborted:
@@ -478,7 +478,7 @@ func rolloutExit(res progressive.Result, waiting bool) error {
 }
 
 // rolloutLine sums a step up in one line.
-func rolloutLine(res progressive.Result) string {
+func rolloutLine(res progressive.StepResult) string {
 	st := res.Rollout.Status
 	updated := 0
 	desired := 0
@@ -505,7 +505,7 @@ func rolloutLine(res progressive.Result) string {
 	return escapeRunes(s)
 }
 
-func phaseName(st progressive.Status) string {
+func phaseName(st progressive.RolloutState) string {
 	switch st.Phase {
 	case progressive.PhaseZone:
 		return "Zone " + st.Zone
@@ -516,7 +516,7 @@ func phaseName(st progressive.Status) string {
 }
 
 // writeRolloutStatus prints the rollout and every node.
-func writeRolloutStatus(w io.Writer, ns, name string, res progressive.Result) {
+func writeRolloutStatus(w io.Writer, ns, name string, res progressive.StepResult) {
 	st := res.Rollout.Status
 	fmt.Fprintf(w, "daemonset %s/%s\n", escapeRunes(ns), escapeRunes(name))
 	fmt.Fprintf(w, "revision:  %s\n", escapeRunes(st.Revision))
