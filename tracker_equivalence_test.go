@@ -60,6 +60,7 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 		node := api.Node{Name: name, Labels: map[string]string{
 			rollout.LabelZone: rapid.SampledFrom([]string{"a", "b", "c", ""}).Draw(t, "zone"),
 			"pool":            rapid.SampledFrom([]string{"blue", "green"}).Draw(t, "pool"),
+			"canary":          rapid.SampledFrom([]string{"yes", "no"}).Draw(t, "canary"),
 		}}
 		if rapid.IntRange(0, 3).Draw(t, "cordoned") == 0 {
 			// should not run the pod, may keep it
@@ -88,35 +89,14 @@ func rollingOut(t *rapid.T) daemonplan.Input {
 }
 
 // progressive draws a combination of the progressive extensions, which the
-// Tracker plans through the same fold and passes as Sync (no whole Sync).
+// Tracker plans through the same fold and passes as Sync (no whole Sync),
+// paused or frozen at times, with a verdict on hash at times.
 func progressive(t *rapid.T, hash string) rollout.Progressive {
-	var p rollout.Progressive
+	p := plantest.Progressive().Draw(t, "progressive")
 	p.Pause = rapid.IntRange(0, 5).Draw(t, "pause") == 0
 	p.Freeze = rapid.IntRange(0, 5).Draw(t, "freeze") == 0
-	if rapid.Bool().Draw(t, "partition?") {
-		p.Partition = rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(2), api.Percent("30%")}).Draw(t, "partition")
-		p.PartitionedScaling = rapid.Bool().Draw(t, "partitionedScaling")
-	}
-	if rapid.IntRange(0, 2).Draw(t, "scope?") == 0 {
-		p.Scope = &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
-	}
-	p.StrictBudgets = rapid.Bool().Draw(t, "strict")
-	if rapid.Bool().Draw(t, "zones?") {
-		p.Zones = &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 2).Draw(t, "maxConcurrent"),
-			PerGroupBudgets: rapid.Bool().Draw(t, "perGroupBudgets")}
-	}
-	if rapid.Bool().Draw(t, "canary?") {
-		c := &rollout.Canary{Nodes: api.Int(int32(rapid.IntRange(1, 3).Draw(t, "canaries"))), Verdicts: map[string]rollout.Verdict{}}
-		if rapid.Bool().Draw(t, "spread") {
-			c.SpreadKeys = []string{rollout.LabelZone}
-		}
-		if rapid.IntRange(0, 2).Draw(t, "canary-selector") == 0 {
-			c.Selector = &api.LabelSelector{MatchLabels: map[string]string{"pool": "green"}}
-		}
-		if v := rapid.IntRange(0, 2).Draw(t, "verdict"); v > 0 {
-			c.Verdicts[hash] = rollout.Verdict(v)
-		}
-		p.Canary = c
+	if v := rapid.IntRange(0, 2).Draw(t, "verdict"); v > 0 && p.Canary != nil {
+		p.Canary.Verdicts[hash] = rollout.Verdict(v)
 	}
 	return p
 }

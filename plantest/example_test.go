@@ -224,3 +224,16 @@ func ExamplePermutation() {
 	// Output:
 	// [node-0 node-1 node-2 node-3]
 }
+
+// A property over the progressive extensions draws them from Progressive;
+// every combination it draws passes the options' own validation.
+func ExampleProgressive() {
+	valid := 0
+	for seed := range 20 {
+		if p := plantest.Progressive().Example(seed); len(p.Validate()) == 0 {
+			valid++
+		}
+	}
+	fmt.Println(valid, "of 20 valid")
+	// Output: 20 of 20 valid
+}

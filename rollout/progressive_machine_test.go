@@ -13,6 +13,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/internal/testsupport/rounds"
 	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/plantest"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/sim"
 )
@@ -57,40 +58,6 @@ func pStrategy(t *rapid.T, both bool) api.UpdateStrategy {
 	return maxUnavailable(budget("maxUnavailable"))
 }
 
-// pOptions draws a combination of extensions; the switches that stop a
-// rollout (pause, freeze) start off and are toggled by actions.
-func pOptions(t *rapid.T) rollout.Progressive {
-	var p rollout.Progressive
-	if rapid.Bool().Draw(t, "partition?") {
-		p.Partition = rapid.SampledFrom([]*api.IntOrPercent{api.Int(0), api.Int(2), api.Int(5), api.Percent("30%"), api.Percent("60%")}).Draw(t, "partition")
-		p.PartitionedScaling = rapid.Bool().Draw(t, "partitionedScaling")
-	}
-	if rapid.IntRange(0, 2).Draw(t, "scope?") == 0 {
-		p.Scope = &api.LabelSelector{MatchLabels: map[string]string{"pool": "blue"}}
-	}
-	p.StrictBudgets = rapid.Bool().Draw(t, "strict")
-	p.SurgeWithUnavailable = rapid.Bool().Draw(t, "surgeWithUnavailable")
-	if rapid.Bool().Draw(t, "zones?") {
-		p.Zones = &rollout.Zones{MaxConcurrent: rapid.IntRange(0, 2).Draw(t, "maxConcurrent"),
-			PerGroupBudgets: rapid.Bool().Draw(t, "perGroupBudgets")}
-	}
-	if rapid.Bool().Draw(t, "canary?") {
-		c := &rollout.Canary{Nodes: api.Int(int32(rapid.IntRange(1, 3).Draw(t, "canaries"))), Verdicts: map[string]rollout.Verdict{}}
-		if rapid.Bool().Draw(t, "spread") {
-			c.SpreadKeys = []string{rollout.LabelZone}
-		}
-		if rapid.IntRange(0, 2).Draw(t, "canary-selector") == 0 {
-			c.Selector = &api.LabelSelector{MatchLabels: map[string]string{"canary": "yes"}}
-		}
-		if rapid.Bool().Draw(t, "autoFail") {
-			c.AutoFail = &rollout.AutoFail{MaxRestarts: int32(rapid.IntRange(0, 2).Draw(t, "maxRestarts")),
-				MaxUnready: rapid.SampledFrom([]time.Duration{0, 30 * time.Second, 2 * time.Minute}).Draw(t, "maxUnready")}
-		}
-		p.Canary = c
-	}
-	return p
-}
-
 // progressiveMachine is a simulated cluster with extensions under random
 // template changes, option changes, verdicts, node edits and pod fates.
 type progressiveMachine struct {
@@ -109,7 +76,9 @@ func newProgressiveMachine(t *rapid.T) *progressiveMachine {
 	for i := range nodes {
 		nodes[i] = pNode(t, fmt.Sprintf("node-%02d", i))
 	}
-	opts := pOptions(t)
+	// The switches that stop a rollout (pause, freeze) start off and are
+	// toggled by actions.
+	opts := plantest.Progressive().Draw(t, "options")
 	ds := api.DaemonSet{Namespace: "default", Name: "foo", UID: "uid-foo",
 		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "foo"}},
 		UpdateStrategy: pStrategy(t, opts.SurgeWithUnavailable)}
