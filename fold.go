@@ -47,9 +47,11 @@ type nodeSummary struct {
 // for a vanished node (d is then the zero Decision), pods its bucket oldest
 // first, updated(j) whether pods[j] carries the current revision. Manage's
 // deletes are appended to dst (docs/manage.md, docs/status.md,
-// docs/rolling-update.md).
+// docs/rolling-update.md). With classify false the node's class is left
+// zero: a caller that knows the rolling update will not run this sync
+// saves it.
 func summarize(c *placement.Compiled, cls *rollout.Classifier, name string, present bool, d placement.Decision,
-	pods []*api.Pod, updated func(j int) bool, hash string, backoff placement.Backoff, dst []placement.Delete) nodeSummary {
+	pods []*api.Pod, updated func(j int) bool, hash string, backoff placement.Backoff, dst []placement.Delete, classify bool) nodeSummary {
 	var s nodeSummary
 	if present {
 		s.manage = c.ManageNode(dst, name, d, pods, cls.Now, hash, backoff)
@@ -64,7 +66,7 @@ func summarize(c *placement.Compiled, cls *rollout.Classifier, name string, pres
 	}
 	// The rolling update visits the nodes that should run the pod or hold
 	// one, and decides each alone.
-	if (present && d.ShouldRun) || len(pods) > 0 {
+	if classify && ((present && d.ShouldRun) || len(pods) > 0) {
 		n := rollout.NodeView{Name: name, Present: present, Desired: present && d.ShouldRun, Allowed: true}
 		n.SetPods(pods, updated)
 		s.class = cls.Classify(&n)
@@ -213,8 +215,12 @@ type indexSource struct {
 }
 
 // walk summarizes every bucket of ix (nodes and vanished nodes, in name
-// order) at now with the current revision's hash.
-func (s *indexSource) walk(ix *placement.Index, now time.Time, hash string, backoff placement.Backoff) {
+// order) at now with the current revision's hash. The upstream pass's
+// classes are read only when manage writes nothing (fold), so the walk
+// classifies nodes only while no node has a manage write, and only when
+// upstream's pass could run: a RollingUpdate strategy without progressive
+// extensions (whose passes classify for themselves).
+func (s *indexSource) walk(ix *placement.Index, now time.Time, hash string, backoff placement.Backoff, upstreamPass bool) {
 	c := ix.Compiled()
 	s.ix, s.count = ix, placement.NodeCount{}
 	burst := c.Options().Burst()
@@ -222,16 +228,19 @@ func (s *indexSource) walk(ix *placement.Index, now time.Time, hash string, back
 	s.PassLists.Reset(burst)
 	cls := rollout.Classifier{MinReadySeconds: c.DaemonSet().MinReadySeconds, Now: now}
 	decisions := ix.NodeDecisions()
-	i := 0
+	i, classify := 0, upstreamPass
 	for b := range ix.Buckets(hash) {
 		var d placement.Decision
 		if b.Present {
 			d = decisions[i].Decision
 			i++
 		}
-		ns := summarize(c, &cls, b.Node, b.Present, d, b.Pods, b.Updated, hash, backoff, s.dst[:0])
+		ns := summarize(c, &cls, b.Node, b.Present, d, b.Pods, b.Updated, hash, backoff, s.dst[:0], classify)
 		s.ManageLists.Add(b.Node, b.Present, &ns.manage)
-		s.PassLists.Add(b.Node, ns.oldPod, ns.class)
+		if classify {
+			s.PassLists.Add(b.Node, ns.oldPod, ns.class)
+			classify = !ns.manage.Create && len(ns.manage.Delete) == 0
+		}
 		s.count.Add(ns.count, 1)
 		if cap(ns.manage.Delete) > cap(s.dst) {
 			s.dst = ns.manage.Delete[:0]

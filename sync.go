@@ -351,7 +351,7 @@ func syncDefaulted(dsp *api.DaemonSet, in Input, opts Options, ix indexed, ws *w
 	f := foldIn{ds: &ds, given: in.DaemonSet, c: index.Compiled(), opts: opts, now: in.Now, backoff: in.Backoff,
 		pending: in.ExpectationsPending, hist: hist, histErr: err, full: true}
 	fold(f, func() source {
-		ws.src.walk(index, in.Now, hist.Hash, in.Backoff)
+		ws.src.walk(index, in.Now, hist.Hash, in.Backoff, ds.UpdateStrategy.Type == api.RollingUpdate && opts.Progressive.IsZero())
 		return &ws.src
 	}, &plan)
 	return plan

@@ -37,7 +37,7 @@ func (p *Tracker) refresh(ns *nodeState) {
 	c, hash, pods := p.c, p.hash, ns.pods
 	cls := rollout.Classifier{MinReadySeconds: p.dds.MinReadySeconds, Now: p.now}
 	ns.sum = summarize(c, &cls, ns.name, ns.real, ns.decision, pods,
-		func(j int) bool { return c.IsUpdated(pods[j], hash) }, hash, p.backoff, nil)
+		func(j int) bool { return c.IsUpdated(pods[j], hash) }, hash, p.backoff, nil, true)
 	p.account(ns, 1)
 	if ns.sum.clock {
 		p.clocked[ns] = struct{}{}

@@ -192,6 +192,9 @@ func (l *PassLists) Reset(keep int) {
 // Add records the class c of the next node in name order, and its old pod
 // (empty when it has none).
 func (l *PassLists) Add(node, oldPod string, c Class) {
+	if c == (Class{}) {
+		return // counts nothing, of no kind
+	}
 	for s, surge := range [2]bool{false, true} {
 		l.tally[s].Add(c, surge)
 		k := c.Kind(surge)
