@@ -178,7 +178,7 @@ func fold(f foldIn, src func() source, plan *Plan) {
 				}
 			}
 		}
-		if len(plan.Errors) == 0 {
+		if len(plan.Errors) == 0 && len(h.Old) > revision.HistoryLimit(ds) {
 			plan.Revisions.Delete = revision.Cleanup(ds, h.Old, s.live())
 		}
 	}

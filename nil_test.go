@@ -196,16 +196,18 @@ var nilCalls = map[string]func(){
 	"placement.Compiled.AssembleManage": func() {
 		(*placement.Compiled)(nil).AssembleManage(nil, time.Time{}, "", nil)
 	},
-	"placement.Compiled.CountNode":       func() { (*placement.Compiled)(nil).CountNode(placement.Decision{}, nil, false, time.Time{}) },
-	"placement.Compiled.ManageVanished":  func() { (*placement.Compiled)(nil).ManageVanished(nil, "", nil) },
-	"placement.Compiled.Status":          func() { (*placement.Compiled)(nil).Status(placement.NodeCount{}) },
-	"placement.KindsOf":                  func() { placement.KindsOf(nil, true) },
-	"placement.ManageLists.Add":          func() { (*placement.ManageLists)(nil).Add("", true, nil) },
-	"placement.ManageLists.EachManage":   func() { (*placement.ManageLists)(nil).EachManage(placement.ManageCreate, nil) },
-	"placement.ManageLists.ManageTotals": func() { (*placement.ManageLists)(nil).ManageTotals() },
-	"placement.ManageLists.Reset":        func() { (*placement.ManageLists)(nil).Reset(1) },
-	"placement.NodeCount.Add":            func() { (*placement.NodeCount)(nil).Add(placement.NodeCount{}, 1) },
-	"rollout.IndexNodes":                 func() { rollout.IndexNodes(nil) },
+	"placement.Compiled.CountNode":        func() { (*placement.Compiled)(nil).CountNode(placement.Decision{}, nil, false, time.Time{}) },
+	"placement.Compiled.ManageVanished":   func() { (*placement.Compiled)(nil).ManageVanished(nil, "", nil) },
+	"placement.Compiled.Status":           func() { (*placement.Compiled)(nil).Status(placement.NodeCount{}) },
+	"placement.KindsOf":                   func() { placement.KindsOf(nil, true) },
+	"placement.ManageLists.Add":           func() { (*placement.ManageLists)(nil).Add("", true, nil) },
+	"placement.ManageLists.EachManage":    func() { (*placement.ManageLists)(nil).EachManage(placement.ManageCreate, nil) },
+	"placement.ManageLists.ManageCount":   func() { (*placement.ManageLists)(nil).ManageCount(placement.ManageCreate) },
+	"placement.ManageLists.ManageDeletes": func() { (*placement.ManageLists)(nil).ManageDeletes() },
+	"revision.HistoryLimit":               func() { revision.HistoryLimit(nil) },
+	"placement.ManageLists.Reset":         func() { (*placement.ManageLists)(nil).Reset(1) },
+	"placement.NodeCount.Add":             func() { (*placement.NodeCount)(nil).Add(placement.NodeCount{}, 1) },
+	"rollout.IndexNodes":                  func() { rollout.IndexNodes(nil) },
 	"rollout.RollingUpdateOf": func() {
 		rollout.RollingUpdateOf(nil, time.Time{}, "", rollout.Progressive{})
 		rollout.RollingUpdateOf(rollout.IndexNodes(new(placement.Index)), time.Time{}, "", rollout.Progressive{})

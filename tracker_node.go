@@ -134,10 +134,11 @@ func (ns *nodeState) removePod(pod *api.Pod) {
 // kind. (The source's methods are not the Tracker's own API.)
 type trackerSource struct{ *Tracker }
 
-// ManageTotals implements placement.ManageSource.
-func (p trackerSource) ManageTotals() (creates, deletes int) {
-	return p.tot.number(manageBit(placement.ManageCreate)), p.tot.deletes
-}
+// ManageCount implements placement.ManageSource.
+func (p trackerSource) ManageCount(k placement.ManageKind) int { return p.tot.number(manageBit(k)) }
+
+// ManageDeletes implements placement.ManageSource.
+func (p trackerSource) ManageDeletes() int { return p.tot.deletes }
 
 // EachManage implements placement.ManageSource.
 func (p trackerSource) EachManage(k placement.ManageKind, yield func(string, *placement.NodeManage) bool) {

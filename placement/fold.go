@@ -66,9 +66,11 @@ func KindsOf(m *NodeManage, present bool) uint32 {
 // ManageSource is the manage decisions of every node of one sync, as the
 // assembly reads them: totals, and the nodes of one kind in name order.
 type ManageSource interface {
-	// ManageTotals returns how many nodes get a create and how many pods
-	// are deleted, over every node, before the burst limit.
-	ManageTotals() (creates, deletes int)
+	// ManageCount returns how many nodes are of kind k.
+	ManageCount(k ManageKind) int
+	// ManageDeletes returns how many pods the nodes delete in all, before
+	// the burst limit.
+	ManageDeletes() int
 	// EachManage calls yield with every node of kind k, in node-name
 	// order, until yield returns false.
 	EachManage(k ManageKind, yield func(node string, m *NodeManage) bool)
@@ -90,56 +92,84 @@ type ManageSource interface {
 func (c *Compiled) AssembleManage(src ManageSource, now time.Time, hash string, backoff Backoff) (ManagePlan, error) {
 	var p ManagePlan
 	burst := c.opts.Burst()
-	creates, deletes := src.ManageTotals()
+	creates, deletes := src.ManageCount(ManageCreate), src.ManageDeletes()
 
 	var err error
-	var createNodes []string
 	switch {
 	case creates > 0 && c.unlabelled(hash):
 		err = ErrNoLabels
 		p.SkippedCreates = creates
 	case creates > 0:
-		createNodes = make([]string, 0, min(creates, burst))
-		src.EachManage(ManageCreate, func(node string, _ *NodeManage) bool {
-			createNodes = append(createNodes, node)
-			return len(createNodes) < burst
-		})
+		p.Create = c.CreatesFor(firstCreates(src, min(creates, burst)), hash)
 		p.SkippedCreates = max(creates-burst, 0)
 	}
-	p.Create = c.CreatesFor(createNodes, hash)
-
 	if deletes > 0 {
-		dels := make([]Delete, 0, min(deletes, burst))
-		for _, k := range [...]ManageKind{ManageDelete, ManageGone} {
-			src.EachManage(k, func(_ string, m *NodeManage) bool {
-				dels = append(dels, m.Delete[:min(len(m.Delete), burst-len(dels))]...)
-				return len(dels) < burst
-			})
-			if len(dels) == burst {
-				break
-			}
-		}
-		slices.SortFunc(dels, byPod)
-		p.Delete = dels
+		p.Delete = firstDeletes(src, min(deletes, burst))
+		slices.SortFunc(p.Delete, byPod)
 		p.SkippedDeletes = max(deletes-burst, 0)
 	}
-
 	p.Backoff = maps.Clone(backoff)
 	if p.Backoff == nil {
 		p.Backoff = Backoff{}
 	}
+	if src.ManageCount(ManageBackoff) > 0 {
+		c.setBackoff(src, p.Backoff)
+	}
+	gcBackoff(p.Backoff, now)
+	if src.ManageCount(ManageRequeue) > 0 {
+		p.RequeueAfter = shortestWait(src)
+	}
+	return p, err
+}
+
+// The walks of AssembleManage, each in a function of its own: what a
+// walk's callback captures escapes to the heap (the source is an
+// interface), and only when the walk runs.
+
+// firstCreates lists the first n nodes that get a create.
+func firstCreates(src ManageSource, n int) []string {
+	out := make([]string, 0, n)
+	src.EachManage(ManageCreate, func(node string, _ *NodeManage) bool {
+		out = append(out, node)
+		return len(out) < n
+	})
+	return out
+}
+
+// firstDeletes lists the first n deletes in visiting order: the nodes of
+// the list by name, then the vanished ones.
+func firstDeletes(src ManageSource, n int) []Delete {
+	out := make([]Delete, 0, n)
+	for _, k := range [...]ManageKind{ManageDelete, ManageGone} {
+		src.EachManage(k, func(_ string, m *NodeManage) bool {
+			out = append(out, m.Delete[:min(len(m.Delete), n-len(out))]...)
+			return len(out) < n
+		})
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// setBackoff records in b the windows the nodes set.
+func (c *Compiled) setBackoff(src ManageSource, b Backoff) {
 	src.EachManage(ManageBackoff, func(node string, m *NodeManage) bool {
-		p.Backoff[c.BackoffKey(node)] = m.Backoff
+		b[c.BackoffKey(node)] = m.Backoff
 		return true
 	})
-	gcBackoff(p.Backoff, now)
+}
+
+// shortestWait is the shortest wait of a failed pod.
+func shortestWait(src ManageSource) time.Duration {
+	var d time.Duration
 	src.EachManage(ManageRequeue, func(_ string, m *NodeManage) bool {
-		if p.RequeueAfter == 0 || m.RequeueAfter < p.RequeueAfter {
-			p.RequeueAfter = m.RequeueAfter
+		if d == 0 || m.RequeueAfter < d {
+			d = m.RequeueAfter
 		}
 		return true
 	})
-	return p, err
+	return d
 }
 
 // ManageVanished decides a vanished node of Manage: the pods that target
@@ -162,11 +192,12 @@ func (c *Compiled) ManageVanished(dst []Delete, node string, pods []*api.Pod) No
 // and keeps its memory. A nil *ManageLists is not usable, and its methods
 // panic.
 type ManageLists struct {
-	burst            int
-	creates, deletes int
-	kept             [numManageKinds][]manageEntry
-	kindDeletes      [numManageKinds]int // deletes kept per kind
-	buf              []Delete
+	burst       int
+	deletes     int
+	count       [numManageKinds]int
+	kept        [numManageKinds][]manageEntry
+	kindDeletes [numManageKinds]int // deletes kept per kind
+	buf         []Delete
 }
 
 type manageEntry struct {
@@ -176,7 +207,7 @@ type manageEntry struct {
 
 // Reset empties l for a walk whose assembly has the burst limit burst.
 func (l *ManageLists) Reset(burst int) {
-	l.burst, l.creates, l.deletes = burst, 0, 0
+	l.burst, l.deletes, l.count = burst, 0, [numManageKinds]int{}
 	for k := range l.kept {
 		clear(l.kept[k])
 		l.kept[k] = l.kept[k][:0]
@@ -193,15 +224,13 @@ func (l *ManageLists) Add(node string, present bool, m *NodeManage) {
 	if kinds == 0 {
 		return
 	}
-	if kinds&(1<<ManageCreate) != 0 {
-		l.creates++
-	}
 	l.deletes += len(m.Delete)
 	var e *manageEntry
 	for k := ManageKind(1); k < numManageKinds; k++ {
 		if kinds&(1<<k) == 0 {
 			continue
 		}
+		l.count[k]++
 		switch k {
 		case ManageCreate:
 			if len(l.kept[k]) >= l.burst {
@@ -225,8 +254,16 @@ func (l *ManageLists) Add(node string, present bool, m *NodeManage) {
 	}
 }
 
-// ManageTotals implements [ManageSource].
-func (l *ManageLists) ManageTotals() (creates, deletes int) { return l.creates, l.deletes }
+// ManageCount implements [ManageSource].
+func (l *ManageLists) ManageCount(k ManageKind) int {
+	if k == 0 || k >= numManageKinds {
+		return 0
+	}
+	return l.count[k]
+}
+
+// ManageDeletes implements [ManageSource].
+func (l *ManageLists) ManageDeletes() int { return l.deletes }
 
 // EachManage implements [ManageSource].
 func (l *ManageLists) EachManage(k ManageKind, yield func(string, *NodeManage) bool) {

@@ -28,11 +28,7 @@ func Cleanup(ds *api.DaemonSet, old []Revision, livePods []*api.Pod) []string {
 	if ds == nil {
 		panic("revision.Cleanup: nil DaemonSet")
 	}
-	limit := api.DefaultRevisionHistoryLimit
-	if ds.RevisionHistoryLimit != nil {
-		limit = int(*ds.RevisionHistoryLimit)
-	}
-	toKill := len(old) - limit
+	toKill := len(old) - HistoryLimit(ds)
 	if toKill <= 0 {
 		return nil
 	}
@@ -68,4 +64,16 @@ func Cleanup(ds *api.DaemonSet, old []Revision, livePods []*api.Pod) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// HistoryLimit is how many old revisions ds keeps: its
+// revisionHistoryLimit, or [api.DefaultRevisionHistoryLimit] when unset.
+// [Cleanup] deletes nothing while old holds at most that many, so a caller
+// that must gather the live pods for it can skip them then. A nil ds keeps
+// the default.
+func HistoryLimit(ds *api.DaemonSet) int {
+	if ds == nil || ds.RevisionHistoryLimit == nil {
+		return api.DefaultRevisionHistoryLimit
+	}
+	return int(*ds.RevisionHistoryLimit)
 }

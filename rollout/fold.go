@@ -2,6 +2,8 @@ package rollout
 
 import (
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/daemonplan/daemonplan/placement"
 )
@@ -96,67 +98,112 @@ func AssembleStep(c *placement.Compiled, src PassSource, b Budgets, hash string,
 		})
 		return step, err
 	}
-	p := pass{surge: surge, burst: c.Options().Burst()}
+	burst := c.Options().Burst()
 	q := b.Quota(src.PassTally(surge), surge, surgeWithUnavailable)
-
-	// Forced writes, kept within the burst limit; finish counts the rest
-	// through want*.
-	src.EachPass(ForcedDelete, surge, func(node, pod string, a NodeAction) bool {
-		p.forcedD = append(p.forcedD, placement.Delete{Pod: pod, Node: node, Reason: a.DeleteReason()})
-		return len(p.forcedD) < p.burst
-	})
-	p.wantD = src.PassCount(ForcedDelete, surge) - len(p.forcedD)
+	forcedD, forcedC := src.PassCount(ForcedDelete, surge), 0
+	wantD, wantC := forcedD, 0
 	if surge {
-		src.EachPass(ForcedCreate, true, func(node, _ string, _ NodeAction) bool {
-			p.forcedC = append(p.forcedC, node)
-			return len(p.forcedC) < p.burst
-		})
-		p.wantC = src.PassCount(ForcedCreate, true) - len(p.forcedC)
+		forcedC = src.PassCount(ForcedCreate, true)
+		wantD += q.Surplus + q.Down
+		wantC = forcedC + q.Candidates
+	} else {
+		wantD += q.Candidates
 	}
+	step.SkippedDeletes, step.SkippedCreates = max(wantD-burst, 0), max(wantC-burst, 0)
 
-	// The candidates: priority ones first, then the others, each in name
-	// order. The quota takes the first q.Candidates (beyond the burst limit
-	// they would be cut); with surge, the q.Down after them lose their old
-	// pod.
-	taken := min(q.Candidates, p.burst)
-	if q.Down > 0 {
-		taken = q.Candidates
+	// The writes are taken in upstream's order for the burst limit: forced
+	// ones first, then the budgeted ones (without surge the candidates'
+	// deletes; with surge the surplus deletes and, with
+	// SurgeWithUnavailable, the deletes of the candidates after those that
+	// get a new pod), each kind in name order. Only then are they sorted.
+	t := taker{src: src, surge: surge, burst: burst}
+	if n := min(wantD, burst); n > 0 {
+		t.deletes = make([]placement.Delete, 0, n)
 	}
-	var down []placement.Delete
-	n := 0
+	if n := min(wantC, burst); n > 0 {
+		t.creates = make([]string, 0, n)
+	}
+	if forcedD > 0 {
+		t.takeDeletes(ForcedDelete, burst)
+	}
+	if forcedC > 0 {
+		t.takeCreates(ForcedCreate, burst)
+	}
+	if surge && q.Surplus > 0 {
+		t.takeDeletes(Surplus, q.Surplus)
+	}
+	// The candidates: priority ones first, then the others, each in name
+	// order. The quota takes the first q.Candidates; with surge, the q.Down
+	// after them lose their old pod.
+	t.takeCandidates(q.Candidates, q.Down)
+	creates, deletes := t.creates, t.deletes
+	slices.Sort(creates)
+	step.Create = c.CreatesFor(creates, hash)
+	slices.SortFunc(deletes, func(a, b placement.Delete) int { return strings.Compare(a.Pod, b.Pod) })
+	step.Delete = deletes
+	return step, nil
+}
+
+// taker collects a pass's writes from a source, within the burst limit.
+type taker struct {
+	src     PassSource
+	surge   bool
+	burst   int
+	deletes []placement.Delete
+	creates []string
+}
+
+// takeDeletes deletes the old pods of the first n nodes of kind k, within
+// the burst limit.
+func (t *taker) takeDeletes(k PassKind, n int) {
+	if len(t.deletes) >= t.burst || t.src.PassCount(k, t.surge) == 0 {
+		return
+	}
+	i := 0
+	t.src.EachPass(k, t.surge, func(node, pod string, a NodeAction) bool {
+		t.deletes = append(t.deletes, placement.Delete{Pod: pod, Node: node, Reason: a.DeleteReason()})
+		i++
+		return i < n && len(t.deletes) < t.burst
+	})
+}
+
+// takeCreates gives the first n nodes of kind k a new pod, within the
+// burst limit.
+func (t *taker) takeCreates(k PassKind, n int) {
+	if len(t.creates) >= t.burst || t.src.PassCount(k, t.surge) == 0 {
+		return
+	}
+	i := 0
+	t.src.EachPass(k, t.surge, func(node, _ string, _ NodeAction) bool {
+		t.creates = append(t.creates, node)
+		i++
+		return i < n && len(t.creates) < t.burst
+	})
+}
+
+// takeCandidates takes the first taken candidates (priority ones first):
+// their old pods are deleted (without surge) or they get a new pod (with
+// surge); with surge the down candidates after them lose their old pod
+// (reason Outdated).
+func (t *taker) takeCandidates(taken, down int) {
+	n, take := 0, taken+down
 	for _, k := range [...]PassKind{PriorityCandidates, Candidates} {
-		if n >= taken+q.Down {
-			break
+		if n >= take || t.src.PassCount(k, t.surge) == 0 {
+			continue
 		}
-		src.EachPass(k, surge, func(node, pod string, _ NodeAction) bool {
+		t.src.EachPass(k, t.surge, func(node, pod string, _ NodeAction) bool {
 			switch {
-			case n >= taken:
-				down = append(down, placement.Delete{Pod: pod, Node: node, Reason: placement.Outdated})
-			case surge:
-				p.budgetC = append(p.budgetC, node)
-			default:
-				p.budgetD = append(p.budgetD, placement.Delete{Pod: pod, Node: node, Reason: placement.Outdated})
+			case t.surge && n < taken:
+				if len(t.creates) < t.burst {
+					t.creates = append(t.creates, node)
+				}
+			case len(t.deletes) < t.burst:
+				t.deletes = append(t.deletes, placement.Delete{Pod: pod, Node: node, Reason: placement.Outdated})
 			}
 			n++
-			return n < taken+q.Down
+			return n < take && (len(t.deletes) < t.burst || t.surge && n < taken && len(t.creates) < t.burst)
 		})
 	}
-	if !surge {
-		p.wantD += q.Candidates
-		return p.finish(c, step, hash), nil
-	}
-	p.wantC += q.Candidates
-	if q.Surplus > 0 {
-		k := 0
-		src.EachPass(Surplus, true, func(node, pod string, a NodeAction) bool {
-			p.budgetD = append(p.budgetD, placement.Delete{Pod: pod, Node: node, Reason: a.DeleteReason()})
-			k++
-			return k < min(q.Surplus, p.burst)
-		})
-	}
-	p.budgetD = append(p.budgetD, down...)
-	p.wantD += q.Surplus + q.Down
-	return p.finish(c, step, hash), nil
 }
 
 // PassLists is a [PassSource] filled by a walk over every node of a domain
