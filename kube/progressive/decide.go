@@ -72,6 +72,14 @@ type decision struct {
 	budget  int
 	inUse   int
 	waiting string
+	// failed are the pods whose gate failures paused or aborted next.
+	failed []gateFailure
+}
+
+// gateFailure is a pod that failed a gate, and why.
+type gateFailure struct {
+	uid types.UID
+	why string
 }
 
 // toDelete is a pod to delete and its node.
@@ -202,7 +210,7 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 	d.budget, d.inUse = budget(pol, d.nodes)
 
 	if st.Phase != PhaseDone && st.Phase != PhaseAborted {
-		gate(st, pol, pl, hash, now)
+		d.failed = gate(st, pol, pl, hash, now)
 	}
 	switch {
 	case st.Paused != nil:
@@ -432,10 +440,12 @@ func budget(pol Policy, nodes []NodeProgress) (int, int) {
 
 // gate judges the live pods of the revision rolled out; the first failure
 // pauses or aborts st (pol.Gates.OnFailure). Waived pods are not judged.
-func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time) {
+// It returns the failures that paused or aborted st.
+func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time) []gateFailure {
 	g := pol.Gates
 	var failed []types.UID
 	var reasons []string
+	var out []gateFailure
 	for _, pod := range sortedPods(pl.pods) {
 		if pod.DeletionTimestamp != nil || !controlledBy(pod, pl.ds.UID) || pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash || slices.Contains(st.Waived, pod.UID) {
 			continue
@@ -452,11 +462,13 @@ func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time)
 		}
 		if why != "" {
 			failed = append(failed, pod.UID)
-			reasons = append(reasons, fmt.Sprintf("pod %s on node %s %s", pod.Name, pod.Spec.NodeName, why))
+			msg := fmt.Sprintf("pod %s on node %s %s", pod.Name, podNode(pod), why)
+			reasons = append(reasons, msg)
+			out = append(out, gateFailure{pod.UID, msg})
 		}
 	}
 	if len(failed) == 0 {
-		return
+		return nil
 	}
 	reason := "gate failed: " + reasons[0]
 	if len(reasons) > 1 {
@@ -464,11 +476,13 @@ func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time)
 	}
 	if g.OnFailure == ActionAbort {
 		st.Phase, st.Zone, st.Reason = PhaseAborted, "", reason
-		return
+		return out
 	}
 	if st.Paused == nil || st.Paused.By == ByGate {
 		st.Paused = &PauseState{By: ByGate, Reason: reason, Pods: failed}
+		return out
 	}
+	return nil
 }
 
 // waitingFor says why a step that could delete deleted nothing.
@@ -507,6 +521,24 @@ func podNamed(pods []*corev1.Pod, name string) *corev1.Pod {
 		}
 	}
 	return nil
+}
+
+// podNode is the node a pod is bound to, or, not bound yet, the node its
+// node affinity names (as the DaemonSet controller creates it).
+func podNode(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range t.MatchFields {
+				if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return "<unbound>"
 }
 
 // controlledBy reports a pod whose controller reference names uid.

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/kube/live"
@@ -72,6 +73,9 @@ type StepResult struct {
 	Waiting string
 	// Plan is the core's plan the deletes were taken from (information).
 	Plan daemonplan.Plan
+	// Events are the Events the step recorded (Driver.Recorder), or
+	// would have with one.
+	Events []Event
 }
 
 // PodDelete is one pod delete a step issued.
@@ -84,13 +88,31 @@ type PodDelete struct {
 	Err error
 }
 
+// Driver runs rollouts through Client, and records an Event on the
+// DaemonSet with Recorder at each change a step or a command makes: the
+// Reason constants. The zero Recorder records nothing; APIRecorder writes
+// each Event at once. The package functions Step, Start, Pause, Resume,
+// Promote, Abort and Undo are a Driver's without a Recorder.
+type Driver struct {
+	Client   kubernetes.Interface
+	Recorder record.EventRecorder
+}
+
+// Step is Driver{Client: client}.Step: it records no Events.
+func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (StepResult, error) {
+	return Driver{Client: client}.Step(ctx, namespace, name, now)
+}
+
 // Step reads the DaemonSet namespace/name, its pods, its
 // ControllerRevisions and every node (package live), decides with the
 // core planner which outdated pods to delete now, writes the new state to
 // the Annotation with the DaemonSet's resourceVersion as a precondition,
 // and only then deletes those pods, each with its UID and resourceVersion
 // as preconditions. now is the clock availability and gates are judged
-// at.
+// at. Then it records the step's Events (StepResult.Events): a phase
+// entered, a pause point, each pod that failed a gate, an abort by a
+// gate, the rollout complete, a new revision, and each delete's outcome.
+// A step that wrote nothing records nothing.
 //
 // The decision is daemonplan.Sync's for the DaemonSet as if its strategy
 // were RollingUpdate with policy.maxUnavailable (maxSurge 0) and
@@ -104,17 +126,21 @@ type PodDelete struct {
 // The error is ErrNoRollout, a *NotOnDeleteError, ErrConflict (nothing
 // deleted), a read or write error, or the planner's. Result holds what was
 // decided even then.
-func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (StepResult, error) {
+func (dr Driver) Step(ctx context.Context, namespace, name string, now time.Time) (StepResult, error) {
+	client := dr.Client
 	s, d, res, err := observe(ctx, client, namespace, name, now)
 	if err != nil || !d.changed {
 		return res, err
 	}
+	prev := res.Rollout.Status
 	d.next.Status.Updated = metav1.NewTime(now.UTC().Truncate(time.Second))
 	if err := writeRollout(ctx, client, s.DaemonSet, d.next); err != nil {
 		return res, err
 	}
 	res.Rollout, res.Wrote = *d.next, true
 	res.Deletes = deletePods(ctx, client, d.deletes)
+	res.Events = stepEvents(&prev, &res.Rollout.Status, d.failed, res.Deletes)
+	RecordEvents(dr.Recorder, s.DaemonSet, res.Events)
 	return res, nil
 }
 

@@ -91,6 +91,16 @@ func addWatch(cmd *cobra.Command, w *watchOpts) {
 	f.DurationVar(&w.timeout, "timeout", 0, "with --watch, give up after this long (0: never)")
 }
 
+// driver is the rollout engine on cn, recording its Events on the
+// DaemonSets at once; an Event the API server refuses is a warning on
+// standard error, never a failure.
+func (c *cli) driver(cmd string, cn *conn) progressive.Driver {
+	rec := &progressive.APIRecorder{Client: cn.client, Now: c.now, OnError: func(reason string, err error) {
+		fmt.Fprintf(c.stderr, "%s: rollout %s: warning: Event %s not recorded: %v\n", c.name, cmd, reason, err)
+	}}
+	return progressive.Driver{Client: cn.client, Recorder: rec}
+}
+
 // rolloutTarget resolves the DaemonSet argument and connects.
 func (c *cli) rolloutTarget(cmd string, args []string) (*conn, string, string, error) {
 	if len(args) != 1 {
@@ -153,7 +163,7 @@ and a new pod side by side.`,
 				return err
 			}
 			ctx := context.Background()
-			if _, err := progressive.Start(ctx, cn.client, ns, name, pol); err != nil {
+			if _, err := c.driver("start", cn).Start(ctx, ns, name, pol); err != nil {
 				return c.rolloutErr("start", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: progressive rollout started\n", ns, name)
@@ -302,7 +312,7 @@ func (c *cli) rolloutPauseCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := progressive.Pause(context.Background(), cn.client, ns, name, reason); err != nil {
+			if _, err := c.driver("pause", cn).Pause(context.Background(), ns, name, reason); err != nil {
 				return c.rolloutErr("pause", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout paused\n", ns, name)
@@ -323,7 +333,7 @@ func (c *cli) rolloutResumeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = progressive.Resume(context.Background(), cn.client, ns, name)
+			_, err = c.driver("resume", cn).Resume(context.Background(), ns, name)
 			switch {
 			case errors.Is(err, progressive.ErrNotPaused) && w.watch:
 				fmt.Fprintf(c.stdout, "daemonset %s/%s: the rollout is not paused; following it\n", ns, name)
@@ -349,7 +359,7 @@ func (c *cli) rolloutPromoteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := progressive.Promote(context.Background(), cn.client, ns, name); err != nil {
+			if _, err := c.driver("promote", cn).Promote(context.Background(), ns, name); err != nil {
 				return c.rolloutErr("promote", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: canary promoted\n", ns, name)
@@ -370,7 +380,7 @@ func (c *cli) rolloutAbortCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := progressive.Abort(context.Background(), cn.client, ns, name, reason); err != nil {
+			if _, err := c.driver("abort", cn).Abort(context.Background(), ns, name, reason); err != nil {
 				return c.rolloutErr("abort", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout aborted; the template is unchanged ('%s rollout undo' rolls the previous revision out)\n", ns, name, c.name)
@@ -395,7 +405,7 @@ DaemonSet's resourceVersion as a precondition.`,
 			if err != nil {
 				return err
 			}
-			to, err := progressive.Undo(context.Background(), cn.client, ns, name)
+			to, err := c.driver("undo", cn).Undo(context.Background(), ns, name)
 			if err != nil {
 				return c.rolloutErr("undo", err)
 			}
@@ -430,10 +440,11 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 		sleep = time.Sleep
 	}
 	ctx := context.Background()
+	dr := c.driver(cmd, cn)
 	start := c.now()
 	last := ""
 	for {
-		res, err := progressive.Step(ctx, cn.client, ns, name, c.now())
+		res, err := dr.Step(ctx, ns, name, c.now())
 		switch {
 		case errors.Is(err, progressive.ErrConflict):
 			sleep(200 * time.Millisecond)

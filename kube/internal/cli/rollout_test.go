@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/progressive"
 )
 
 // rolloutCluster is a fake API server with a DaemonSet controller on
@@ -148,6 +150,22 @@ func TestRolloutCanaryPromote(t *testing.T) {
 	t.Logf("status:\n%s", r.stdout)
 	if r.code != 0 || !strings.Contains(r.stdout, "phase:     Done") || strings.Count(r.stdout, "Updated") != 3 {
 		t.Errorf("status at the end: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The Events on the DaemonSet, as kubectl describe would list them.
+	evs, err := rc.fc.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs.Items {
+		if e.InvolvedObject.Kind == "DaemonSet" && e.InvolvedObject.Name == "agent" && e.Source.Component == progressive.EventSource && e.Reason != progressive.ReasonSuccessfulDelete {
+			got = append(got, e.Reason)
+		}
+	}
+	slices.Sort(got)
+	want := []string{progressive.ReasonCanaryPromoted, progressive.ReasonRolloutComplete, progressive.ReasonRolloutStarted}
+	if !slices.Equal(got, want) {
+		t.Errorf("Events on the DaemonSet (but deletes): %q, want %q", got, want)
 	}
 }
 
