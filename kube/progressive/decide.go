@@ -198,6 +198,7 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 	if st.Phase == "" {
 		st.Phase = PhaseCanary
 	}
+	st.Generation = ds.Generation
 	v0 := view(pl, probe, pol, hash, now)
 	advance(st, pol, v0, s.Nodes)
 

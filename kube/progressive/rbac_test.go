@@ -18,8 +18,8 @@ import (
 // right is one verb on one resource, as RBAC grants it.
 type right struct{ Verb, Group, Resource string }
 
-// TestRBACRole runs every entry point (Start, Step, Inspect, Pause,
-// Resume, Promote, Abort, Undo), as a Driver recording its Events with an
+// TestRBACRole runs every entry point (Start, Step, StepAll, Inspect,
+// Pause, Resume, Promote, Abort, Undo), as a Driver recording its Events with an
 // APIRecorder, through a canary, a pause, a promote, an abort and an
 // undo, and checks that the API requests they made are
 // exactly the rights of kube/rbac/daemonplan-rollout.yaml: none beyond
@@ -81,7 +81,11 @@ func TestRBACRole(t *testing.T) {
 		must(dr.Promote(ctx, ns, dsName))
 	})
 	for range 30 {
-		driver(func() { c.driveStep(dr) })
+		driver(func() {
+			if _, err := dr.StepAll(ctx, "", c.fc.Now()); err != nil {
+				t.Fatal(err)
+			}
+		})
 		c.tick()
 	}
 	driver(func() {

@@ -78,6 +78,10 @@ type RolloutState struct {
 	// before they were issued. They count as unavailable until the
 	// cluster shows them gone or terminating.
 	InFlight []InFlight `json:"inFlight,omitempty"`
+	// Generation is the DaemonSet's metadata.generation the last step
+	// saw: a finished rollout at the DaemonSet's generation cannot move
+	// (StepAll skips it).
+	Generation int64 `json:"generation,omitempty"`
 	// Updated is when a driver last wrote the status.
 	Updated metav1.Time `json:"updated,omitempty"`
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -57,6 +59,11 @@ at any moment, never take more nodes down than the budget.
   %[1]s rollout status ds/node-agent -n kube-system
   %[1]s rollout promote ds/node-agent -n kube-system --watch
 
+Or, instead of --watch, one long-running driver of every rollout of the
+cluster (the state is on the DaemonSets; stop and start it at will):
+
+  %[1]s rollout run -A --interval 5s
+
 Exit status: 0 done, or (status) progressing; 1 error; 2 usage; 3 paused by a
 failed health gate; 4 aborted; 5 (--watch) waiting for the operator: a canary
 waiting for promote, a pause point, a pause by the user.`
@@ -69,11 +76,11 @@ func (c *cli) rolloutCmd() *cobra.Command {
 		Long:  fmt.Sprintf(rolloutLong, c.name),
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return usagef("rollout: a subcommand is required: start, status, pause, resume, promote, abort or undo")
+			return usagef("rollout: a subcommand is required: start, status, pause, resume, promote, abort, undo or run")
 		},
 	}
 	cmd.AddCommand(c.rolloutStartCmd(), c.rolloutStatusCmd(), c.rolloutPauseCmd(), c.rolloutResumeCmd(),
-		c.rolloutPromoteCmd(), c.rolloutAbortCmd(), c.rolloutUndoCmd())
+		c.rolloutPromoteCmd(), c.rolloutAbortCmd(), c.rolloutUndoCmd(), c.rolloutRunCmd())
 	return cmd
 }
 
@@ -561,4 +568,122 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func (c *cli) rolloutRunCmd() *cobra.Command {
+	var all bool
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "run [-n NAMESPACE | -A] [--interval D]",
+		Short: "Drive every rollout of a namespace or the cluster, until SIGINT or SIGTERM",
+		Long: fmt.Sprintf(`Drive, until SIGINT or SIGTERM, every DaemonSet of the namespace (-n, or the
+context's), or of every namespace (-A), that carries the annotation
+daemonplan.io/rollout: once per --interval, it lists the DaemonSets and steps
+each annotated one once, with the same engine as '%[1]s rollout resume
+--watch'. It never stops by itself: a rollout that waits for a promote, is
+paused or aborted is stepped again at every interval (a done or aborted one
+only once its template changes), so that a promote, a resume or a new
+template from any machine is taken up at the next interval. The state is on
+the DaemonSets: stop it at any moment and run it again, here or elsewhere; two
+at once never both delete (the annotation's resourceVersion is the lock).
+
+Start rollouts with '%[1]s rollout start' (and promote, pause, abort, undo)
+as usual; 'run' takes the place of --watch. It prints a line when a
+DaemonSet's state changes, and errors (a DaemonSet on RollingUpdate, a bad
+annotation, a failed list) on standard error, and goes on.
+
+Rights: those of the other rollout commands, plus list on daemonsets: in the
+namespace with -n (a RoleBinding of daemonplan-rollout there, and a
+ClusterRoleBinding for the node list), cluster-wide with -A (a
+ClusterRoleBinding).`, c.name),
+		Args: noArgs("rollout run"),
+		RunE: func(*cobra.Command, []string) error {
+			if interval <= 0 {
+				return usagef("rollout run: --interval %s: must be greater than 0", interval)
+			}
+			cn, err := c.connect("rollout run")
+			if err != nil {
+				return err
+			}
+			return c.runAll(cn, cn.liveNamespace(all), interval)
+		},
+	}
+	addLive(cmd, &all, "drive the annotated DaemonSets of every namespace (without it, of -n or the context's)")
+	cmd.Flags().DurationVar(&interval, "interval", 5*time.Second, "the time between two passes over the DaemonSets (one step each)")
+	return cmd
+}
+
+// runAll is 'rollout run': a StepAll per interval until the context of
+// c.runContext (SIGINT, SIGTERM) is done.
+func (c *cli) runAll(cn *conn, namespace string, interval time.Duration) error {
+	newCtx := c.runContext
+	if newCtx == nil {
+		newCtx = func() (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		}
+	}
+	ctx, stop := newCtx()
+	defer stop()
+	where := "namespace " + namespace
+	if namespace == "" {
+		where = "every namespace"
+	}
+	fmt.Fprintf(c.stdout, "stepping the DaemonSets with the annotation %s in %s every %s; SIGINT or SIGTERM stops\n", progressive.Annotation, escapeRunes(where), interval)
+	dr := c.driver("run", cn)
+	last := map[string]string{}
+	lastErr := map[string]string{}
+	listErr := ""
+	for ctx.Err() == nil {
+		got, err := dr.StepAll(ctx, namespace, c.now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			if msg := err.Error(); msg != listErr {
+				fmt.Fprintf(c.stderr, "%s: rollout run: list daemonsets: %v (trying again every %s)\n", c.name, err, interval)
+				listErr = msg
+			}
+		case err == nil:
+			listErr = ""
+		}
+		for _, s := range got {
+			key := s.Namespace + "/" + s.Name
+			switch {
+			case s.Conflicted() || s.Skipped:
+				continue
+			case s.Err != nil:
+				if msg := s.Err.Error(); msg != lastErr[key] {
+					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: %s\n", c.name, escapeRunes(key), escapeRunes(oneLine(msg)))
+					lastErr[key] = msg
+				}
+				continue
+			}
+			delete(lastErr, key)
+			if line := rolloutLine(s.Result); line != last[key] {
+				fmt.Fprintf(c.stdout, "%s %s %s\n", c.now().UTC().Format(time.TimeOnly), escapeRunes(key), line)
+				last[key] = line
+			}
+			for _, d := range s.Result.Deletes {
+				if d.Err != nil {
+					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: delete pod %s on node %s: %v (the next step decides again)\n", c.name, escapeRunes(key), d.Pod, d.Node, d.Err)
+				}
+			}
+		}
+		c.wait(ctx, interval)
+	}
+	fmt.Fprintf(c.stdout, "%s stopped; the rollouts' state is on their DaemonSets\n", c.now().UTC().Format(time.TimeOnly))
+	return nil
+}
+
+// wait sleeps d, or less if ctx is done first; tests replace the sleep
+// (c.sleep) and cancel ctx from it.
+func (c *cli) wait(ctx context.Context, d time.Duration) {
+	if c.sleep != nil {
+		c.sleep(d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

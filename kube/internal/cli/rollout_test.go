@@ -111,10 +111,25 @@ func (rc *rolloutCluster) setImage(image string) {
 // run runs the command as name against the cluster; --watch's sleeps run
 // the cluster for that long.
 func (rc *rolloutCluster) run(name string, args ...string) result {
+	return rc.runFor(0, name, args...)
+}
+
+// runFor is run, whose 'rollout run' is stopped (as by SIGTERM) after
+// passes sleeps.
+func (rc *rolloutCluster) runFor(passes int, name string, args ...string) result {
 	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
 	c := &cli{name: name, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut,
-		now:   rc.fc.Now,
-		sleep: func(d time.Duration) { rc.tick(d) },
+		now: rc.fc.Now,
+		sleep: func(d time.Duration) {
+			rc.tick(d)
+			if n++; n == passes {
+				cancel()
+			}
+		},
+		runContext: func() (context.Context, context.CancelFunc) { return ctx, cancel },
 		dial: func(*genericclioptions.ConfigFlags) (*conn, error) {
 			return &conn{client: rc.fc, namespace: "default"}, nil
 		}}
@@ -218,5 +233,47 @@ func TestRolloutRefusals(t *testing.T) {
 	r = rc.run("kubectl daemonplan", "rollout", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "kubectl daemonplan rollout start ds/node-agent") {
 		t.Errorf("rollout --help in the plugin: exit %d:\n%s", r.code, r.stdout)
+	}
+}
+
+// TestRolloutRun: 'rollout run' steps the annotated DaemonSet once per
+// interval, prints a line when its state changes, holds at the canary
+// (it never exits by itself), takes up a promote given meanwhile at the
+// next pass, and is stopped by its context (SIGINT, SIGTERM) with exit 0;
+// the state is on the DaemonSet, so a second run goes on from there.
+func TestRolloutRun(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		args         []string
+		wantCode     int
+		wantErr      string
+	}{
+		{"interval 0", "a pass every 0 s would spin", []string{"rollout", "run", "--interval", "0s"}, exitUsage, "--interval 0s: must be greater than 0"},
+		{"argument", "run takes no DaemonSet: it finds them", []string{"rollout", "run", "ds/agent"}, exitUsage, `unexpected argument "ds/agent"`},
+	}
+	rc := newRolloutCluster(t, "OnDelete", 3)
+	for _, tc := range tests {
+		r := rc.run("kubectl daemonplan", tc.args...)
+		if r.code != tc.wantCode || !strings.Contains(r.stderr, tc.wantErr) {
+			t.Errorf("%s (%s): exit %d, stderr %q; want %d and %q", tc.name, tc.reason, r.code, r.stderr, tc.wantCode, tc.wantErr)
+		}
+	}
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--canary", "1"); r.code != 0 {
+		t.Fatalf("start: exit %d: %s", r.code, r.stderr)
+	}
+	rc.setImage("agent:v2")
+	r := rc.runFor(10, "daemonplan", "rollout", "run", "--interval", "1s")
+	t.Logf("run:\n%s", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "default/agent phase Canary, 1/3 nodes updated") || !strings.Contains(r.stdout, "stopped") ||
+		strings.Count(r.stdout, "waiting for 'rollout promote'") != 1 {
+		t.Fatalf("run to the canary: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := rc.run("daemonplan", "rollout", "promote", "ds/agent"); r.code != 0 {
+		t.Fatalf("promote: exit %d: %s", r.code, r.stderr)
+	}
+	r = rc.runFor(15, "daemonplan", "rollout", "run", "-A", "--interval", "1s")
+	t.Logf("run -A:\n%s", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "in every namespace") || !strings.Contains(r.stdout, "default/agent phase Done, 3/3 nodes updated") {
+		t.Fatalf("run -A after the promote: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
