@@ -74,6 +74,7 @@ type decision struct {
 	waiting string
 	// failed are the pods whose gate failures paused or aborted next.
 	failed []gateFailure
+	eta    *ETA
 }
 
 // gateFailure is a pod that failed a gate, and why.
@@ -252,6 +253,8 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 		}
 	}
 	slices.SortFunc(st.InFlight, func(a, b InFlight) int { return strings.Compare(a.Pod, b.Pod) })
+	measure(st, d.nodes, now)
+	d.eta = estimate(st, pol, d.nodes, d.budget, ds, now)
 	d.changed = !equalStatus(&r.Status, st) || len(d.deletes) > 0
 	return d, nil
 }
@@ -262,7 +265,10 @@ func restart(st *RolloutState, hash string) {
 	if paused != nil && paused.By != ByUser {
 		paused = nil
 	}
-	*st = RolloutState{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary}
+	*st = RolloutState{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary,
+		// The measures of the ETA: the same DaemonSet's pods, replaced
+		// the same way.
+		Replacing: st.Replacing, Replaced: st.Replaced, ReplaceTime: st.ReplaceTime}
 }
 
 // advance moves st past the phases that are complete. A paused rollout

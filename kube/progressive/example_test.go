@@ -166,3 +166,23 @@ func ExampleParse() {
 	// Output:
 	// Zone b 7d9f 2
 }
+
+// Before any replacement was measured, the ETA takes the time per node
+// from the timeline model: the grace period (30 s without one in the
+// template), 10 s to Ready, minReadySeconds.
+func ExampleETA() {
+	ctx := context.Background()
+	client := newExampleClient(exampleCluster)
+	if _, err := progressive.Start(ctx, client, "default", "agent", progressive.Policy{}); err != nil {
+		panic(err)
+	}
+	res, err := progressive.Inspect(ctx, client, "default", "agent", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.ETA.Source, res.ETA.Remaining)
+	fmt.Println(res.ETA)
+	// Output:
+	// Model 2m0s
+	// 2m0s for 3 nodes, 1 at a time, 40s per node (nothing measured yet: the timeline model, grace period 30s + ready after 10s + minReadySeconds 0s)
+}

@@ -76,6 +76,9 @@ type StepResult struct {
 	// Events are the Events the step recorded (Driver.Recorder), or
 	// would have with one.
 	Events []Event
+	// ETA is how long the rollout has left; nil when it is done or
+	// aborted, or the step could not decide.
+	ETA *ETA
 }
 
 // PodDelete is one pod delete a step issued.
@@ -175,7 +178,7 @@ func observe(ctx context.Context, client kubernetes.Interface, namespace, name s
 		return nil, decision{}, res, err
 	}
 	d, err := decide(s, r, now, v)
-	res.Plan, res.Nodes, res.Budget, res.InUse, res.Waiting = d.plan, d.nodes, d.budget, d.inUse, d.waiting
+	res.Plan, res.Nodes, res.Budget, res.InUse, res.Waiting, res.ETA = d.plan, d.nodes, d.budget, d.inUse, d.waiting, d.eta
 	return s, d, res, err
 }
 

@@ -287,10 +287,16 @@ func (c *cli) rolloutStatusCmd() *cobra.Command {
 		Use:   "status ds/NAME [-n NAMESPACE]",
 		Short: "Show where the rollout stands, node by node; exit 3 while paused by a gate, 4 when aborted",
 		Long: `Show where the rollout stands: its phase, the revision rolled out, the pause and
-why, the budget in use, and every node: Updated, Updating (its new pod not
+why, the budget in use, the ETA, and every node: Updated, Updating (its new pod not
 available yet), Deleting, Missing (the controller has not created its pod),
 Outdated. It only reads (get and list), and shows what the next step would
 decide: a gate that fails shows as a pause before any step wrote it.
+
+The ETA schedules the nodes left, maxUnavailable at a time and zone after
+zone, at a time per node measured by this rollout's steps (the mean from a
+delete to the new pod seen available), or, before any was measured, the
+timeline model's (the template's grace period, else 30s, + 10s to Ready +
+minReadySeconds). The operator's promote and resumes are named, not counted.
 
 Exit status: 0 progressing, waiting or done; 3 paused by a failed health gate;
 4 aborted; 1 error.`,
@@ -546,6 +552,9 @@ func writeRolloutStatus(w io.Writer, ns, name string, res progressive.StepResult
 		fmt.Fprintf(w, "paused:    by %s: %s\n", p.By, escapeRunes(p.Reason))
 	}
 	fmt.Fprintf(w, "budget:    %d of %d nodes unavailable\n", res.InUse, res.Budget)
+	if res.ETA != nil {
+		fmt.Fprintf(w, "eta:       %s\n", res.ETA)
+	}
 	if res.Waiting != "" && st.Phase != progressive.PhaseDone {
 		fmt.Fprintf(w, "waiting:   %s\n", escapeRunes(res.Waiting))
 	}

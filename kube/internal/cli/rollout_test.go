@@ -156,6 +156,11 @@ func TestRolloutCanaryPromote(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "phase:     Canary") || strings.Count(r.stdout, "Updated") != 1 || strings.Count(r.stdout, "Outdated") != 2 {
 		t.Errorf("status: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// One node replaced in 2 s (delete at 00:00:05, seen available at
+	// 00:00:07): 2 nodes left, one at a time.
+	if want := "eta:       4s for 2 nodes, 1 at a time, 2s per node (the mean of 1 replacements measured); not counting the waits for 'rollout promote' after the canary"; !strings.Contains(r.stdout, want) {
+		t.Errorf("status: want %q:\n%s", want, r.stdout)
+	}
 	r = rc.run("daemonplan", "rollout", "promote", "ds/agent", "--watch", "--interval", "1s")
 	if r.code != 0 || !strings.Contains(r.stdout, "phase Done") {
 		t.Fatalf("promote --watch: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
