@@ -56,7 +56,11 @@ func (dr Driver) change(ctx context.Context, namespace, name string, edit func(d
 		if eerr != nil {
 			return nil, eerr
 		}
-		err = writeRollout(ctx, client, ds, next)
+		var strategy *appsv1.DaemonSetUpdateStrategy
+		if next.Status.Restore != nil && ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+			strategy = &appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		}
+		err = writeRollout(ctx, client, ds, next, strategy)
 		if err == nil {
 			RecordEvents(dr.Recorder, ds, []Event{ev})
 		}
@@ -80,18 +84,48 @@ func Start(ctx context.Context, client kubernetes.Interface, namespace, name str
 
 // Start is the package's Start, recording RolloutStarted.
 func (dr Driver) Start(ctx context.Context, namespace, name string, p Policy) (*Rollout, error) {
+	return dr.StartWith(ctx, namespace, name, p, StartOptions{})
+}
+
+// StartOptions are the options of Driver.StartWith.
+type StartOptions struct {
+	// SwitchStrategy switches a DaemonSet on RollingUpdate to OnDelete in
+	// the write that starts the rollout, and records its strategy in the
+	// state (RolloutState.Restore); the step that finds the rollout done
+	// writes it back. An aborted rollout keeps OnDelete: back on
+	// RollingUpdate, the controller would roll the aborted revision out
+	// itself. Undo and a later Start carry the record on, so the
+	// strategy comes back when that rollout is done. Without it, a
+	// DaemonSet not on OnDelete is refused (*NotOnDeleteError).
+	SwitchStrategy bool
+}
+
+// StartWith is Start with options.
+func (dr Driver) StartWith(ctx context.Context, namespace, name string, p Policy, opts StartOptions) (*Rollout, error) {
 	if errs := p.Validate(); len(errs) > 0 {
 		return nil, errs
 	}
 	return dr.change(ctx, namespace, name, func(ds *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error) {
+		var restore *appsv1.DaemonSetUpdateStrategy
+		if r != nil && r.Status.Restore != nil {
+			restore = r.Status.Restore.DeepCopy()
+		}
+		msg := "progressive rollout started: " + policyText(p)
 		if err := checkStrategy(ds); err != nil {
-			return nil, Event{}, err
+			if !opts.SwitchStrategy {
+				return nil, Event{}, err
+			}
+			restore = ds.Spec.UpdateStrategy.DeepCopy()
+			if restore.Type == "" {
+				restore.Type = appsv1.RollingUpdateDaemonSetStrategyType
+			}
+			msg += fmt.Sprintf("; updateStrategy switched from %s to OnDelete until the rollout is done", restore.Type)
 		}
 		if r != nil && r.Status.Phase != PhaseDone && r.Status.Phase != PhaseAborted {
 			return nil, Event{}, fmt.Errorf("%w (phase %s of revision %s)", ErrInProgress, r.Status.Phase, r.Status.Revision)
 		}
-		ev := Event{corev1.EventTypeNormal, ReasonRolloutStarted, "progressive rollout started: " + policyText(p)}
-		return &Rollout{Policy: p.clone(), Status: RolloutState{Phase: PhaseCanary}}, ev, nil
+		ev := Event{corev1.EventTypeNormal, ReasonRolloutStarted, msg}
+		return &Rollout{Policy: p.clone(), Status: RolloutState{Phase: PhaseCanary, Restore: restore}}, ev, nil
 	})
 }
 
@@ -252,7 +286,7 @@ func (dr Driver) undo(ctx context.Context, namespace, name string) (int64, error
 	if err := json.Unmarshal(rb.Template, &patch); err != nil {
 		return 0, fmt.Errorf("revision %s: %w", rb.Name, err)
 	}
-	next := &Rollout{Policy: r.Policy.clone(), Status: RolloutState{Phase: PhaseCanary, SkipCanary: true}}
+	next := &Rollout{Policy: r.Policy.clone(), Status: RolloutState{Phase: PhaseCanary, SkipCanary: true, Restore: r.Status.Restore}}
 	doc, err := next.Encode()
 	if err != nil {
 		return 0, err

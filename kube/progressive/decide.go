@@ -75,6 +75,9 @@ type decision struct {
 	// failed are the pods whose gate failures paused or aborted next.
 	failed []gateFailure
 	eta    *ETA
+	// restore is the strategy to write back with next: the rollout is
+	// done and its Restore is cleared.
+	restore *appsv1.DaemonSetUpdateStrategy
 }
 
 // gateFailure is a pod that failed a gate, and why.
@@ -253,6 +256,9 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 		}
 	}
 	slices.SortFunc(st.InFlight, func(a, b InFlight) int { return strings.Compare(a.Pod, b.Pod) })
+	if st.Phase == PhaseDone && st.Restore != nil {
+		d.restore, st.Restore = st.Restore, nil
+	}
 	measure(st, d.nodes, now)
 	d.eta = estimate(st, pol, d.nodes, d.budget, ds, now)
 	d.changed = !equalStatus(&r.Status, st) || len(d.deletes) > 0
@@ -268,7 +274,7 @@ func restart(st *RolloutState, hash string) {
 	*st = RolloutState{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary,
 		// The measures of the ETA: the same DaemonSet's pods, replaced
 		// the same way.
-		Replacing: st.Replacing, Replaced: st.Replaced, ReplaceTime: st.ReplaceTime}
+		Replacing: st.Replacing, Replaced: st.Replaced, ReplaceTime: st.ReplaceTime, Restore: st.Restore}
 }
 
 // advance moves st past the phases that are complete. A paused rollout

@@ -36,6 +36,7 @@ const (
 	ReasonRolloutAborted   = "RolloutAborted"             // Warning: by `rollout abort` or a failed gate
 	ReasonRolledBack       = "RolledBack"                 // Normal: `rollout undo` set the template back
 	ReasonRolloutComplete  = "RolloutComplete"            // Normal: every node runs an available pod of the revision
+	ReasonStrategyRestored = "UpdateStrategyRestored"     // Normal: the strategy `start --switch-strategy` switched from, written back at the end
 	ReasonSuccessfulDelete = apply.ReasonSuccessfulDelete // Normal: an outdated pod deleted (upstream's)
 	ReasonFailedDelete     = apply.ReasonFailedDelete     // Warning: a pod delete refused (upstream's)
 )
@@ -95,6 +96,9 @@ func stepEvents(prev, next *RolloutState, failed []gateFailure, deletes []PodDel
 		warn(ReasonRolloutAborted, "rollout of revision %s aborted: %s", next.Revision, next.Reason)
 	case next.Phase == PhaseDone && prev.Phase != PhaseDone:
 		normal(ReasonRolloutComplete, "every node runs an available pod of revision %s", next.Revision)
+		if r := prev.Restore; r != nil && next.Restore == nil {
+			normal(ReasonStrategyRestored, "updateStrategy switched back to %s", r.Type)
+		}
 	case next.Revision != prev.Revision && prev.Revision != "":
 		// NewRevision says it: the rollout starts again.
 	case prev.Revision == "" && (next.Phase != prev.Phase || next.Zone != prev.Zone):

@@ -87,6 +87,10 @@ type RolloutState struct {
 	// times: their mean is the ETA's time per node.
 	Replaced    int             `json:"replaced,omitempty"`
 	ReplaceTime metav1.Duration `json:"replaceTime,omitempty"`
+	// Restore is the updateStrategy `rollout start --switch-strategy`
+	// switched from: the step that finds the rollout done writes it
+	// back (and clears it).
+	Restore *appsv1.DaemonSetUpdateStrategy `json:"restoreStrategy,omitempty"`
 	// Generation is the DaemonSet's metadata.generation the last step
 	// saw: a finished rollout at the DaemonSet's generation cannot move
 	// (StepAll skips it).
@@ -228,6 +232,7 @@ func (r *Rollout) clone() *Rollout {
 	st.Waived = slices.Clone(st.Waived)
 	st.InFlight = slices.Clone(st.InFlight)
 	st.Replacing = slices.Clone(st.Replacing)
+	st.Restore = st.Restore.DeepCopy()
 	if st.Paused != nil {
 		p := *st.Paused
 		p.Pods = slices.Clone(p.Pods)

@@ -137,7 +137,7 @@ func (dr Driver) Step(ctx context.Context, namespace, name string, now time.Time
 	}
 	prev := res.Rollout.Status
 	d.next.Status.Updated = metav1.NewTime(now.UTC().Truncate(time.Second))
-	if err := writeRollout(ctx, client, s.DaemonSet, d.next); err != nil {
+	if err := writeRollout(ctx, client, s.DaemonSet, d.next, d.restore); err != nil {
 		return res, err
 	}
 	res.Rollout, res.Wrote = *d.next, true
@@ -174,6 +174,12 @@ func observe(ctx context.Context, client kubernetes.Interface, namespace, name s
 		return nil, decision{}, StepResult{}, err
 	}
 	res := StepResult{Rollout: *r}
+	if finished(r) && s.DaemonSet.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+		// Done or aborted, and the DaemonSet is back on its own
+		// controller (switched back at the end, or by its user): nothing
+		// is left to drive.
+		return s, decision{}, res, nil
+	}
 	if err := checkStrategy(s.DaemonSet); err != nil {
 		return nil, decision{}, res, err
 	}
@@ -193,9 +199,10 @@ func read(ctx context.Context, client kubernetes.Interface, namespace, name stri
 
 // writeRollout writes r to the Annotation of ds with a merge patch that
 // carries ds's resourceVersion: the API server refuses it with a Conflict
-// if anyone wrote the DaemonSet since, which is ErrConflict.
-func writeRollout(ctx context.Context, client kubernetes.Interface, ds *appsv1.DaemonSet, r *Rollout) error {
-	patch, err := annotationPatch(ds.ResourceVersion, r)
+// if anyone wrote the DaemonSet since, which is ErrConflict. A non-nil
+// strategy is written as spec.updateStrategy by the same patch.
+func writeRollout(ctx context.Context, client kubernetes.Interface, ds *appsv1.DaemonSet, r *Rollout, strategy *appsv1.DaemonSetUpdateStrategy) error {
+	patch, err := annotationPatch(ds.ResourceVersion, r, strategy)
 	if err != nil {
 		return err
 	}
@@ -211,16 +218,26 @@ func writeErr(err error) error {
 }
 
 // annotationPatch is the merge patch that sets the Annotation to r at
-// resourceVersion rv.
-func annotationPatch(rv string, r *Rollout) ([]byte, error) {
+// resourceVersion rv, and spec.updateStrategy to strategy when it is not
+// nil (rollingUpdate null when strategy has none, so that a merge does
+// not keep the old one).
+func annotationPatch(rv string, r *Rollout, strategy *appsv1.DaemonSetUpdateStrategy) ([]byte, error) {
 	doc, err := r.Encode()
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{
+	patch := map[string]any{"metadata": map[string]any{
 		"resourceVersion": rv,
 		"annotations":     map[string]string{Annotation: doc},
-	}})
+	}}
+	if strategy != nil {
+		var ru any
+		if strategy.RollingUpdate != nil {
+			ru = strategy.RollingUpdate
+		}
+		patch["spec"] = map[string]any{"updateStrategy": map[string]any{"type": strategy.Type, "rollingUpdate": ru}}
+	}
+	return json.Marshal(patch)
 }
 
 // deletePods deletes each pod with its UID and resourceVersion as

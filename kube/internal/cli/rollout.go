@@ -40,7 +40,8 @@ cluster's DaemonSet controller creates every pod (on a node without one, from
 the current template); %[1]s rollout only deletes outdated pods, and
 decides which and when with daemonplan's planner (the rolling update of the
 DaemonSet as if it were on RollingUpdate with the policy's budget). A
-DaemonSet on RollingUpdate is refused, with the command that switches it.
+DaemonSet on RollingUpdate is refused, with the command that switches it
+(or 'rollout start --switch-strategy' switches it, and back when done).
 There is no surge: under OnDelete the controller creates a pod only where none
 is, so an old and a new pod never run side by side on a node.
 
@@ -147,6 +148,7 @@ type policyFlags struct {
 func (c *cli) rolloutStartCmd() *cobra.Command {
 	var p policyFlags
 	var w watchOpts
+	var switchStrategy bool
 	cmd := &cobra.Command{
 		Use:   "start ds/NAME [-n NAMESPACE] [--policy FILE | --canary N|N% --canary-selector SEL --zones A,B,C | --zones-by-label --max-unavailable N|N% ...] [--watch]",
 		Short: "Start a progressive rollout of the DaemonSet's current template",
@@ -158,7 +160,15 @@ fields of docs/progressive-live.md) or the flags below, not both.
 
 --max-surge is refused unless 0: under updateStrategy OnDelete the DaemonSet
 controller creates a pod only on a node without one, so no node can run an old
-and a new pod side by side.`,
+and a new pod side by side.
+
+A DaemonSet on RollingUpdate is refused, with the command that switches it,
+unless --switch-strategy: then the write that starts the rollout also switches
+it to OnDelete, and records its strategy on the DaemonSet; the step that finds
+the rollout done writes that strategy back. An aborted rollout stays on
+OnDelete (back on RollingUpdate, the controller would roll the aborted
+revision out itself): 'rollout undo' rolls the previous revision out and
+switches back when it is done.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.maxRestartsChanged = cmd.Flags().Changed("max-restarts")
 			pol, err := c.policy(cmd, &p)
@@ -170,7 +180,7 @@ and a new pod side by side.`,
 				return err
 			}
 			ctx := context.Background()
-			if _, err := c.driver("start", cn).Start(ctx, ns, name, pol); err != nil {
+			if _, err := c.driver("start", cn).StartWith(ctx, ns, name, pol, progressive.StartOptions{SwitchStrategy: switchStrategy}); err != nil {
 				return c.rolloutErr("start", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: progressive rollout started\n", ns, name)
@@ -193,6 +203,7 @@ and a new pod side by side.`,
 	f.DurationVar(&p.readyDeadline, "ready-deadline", 0, fmt.Sprintf("gate: a new pod not Ready this long after its creation stops the rollout (default %s)", progressive.DefaultReadyDeadline))
 	f.Int32Var(&p.maxRestarts, "max-restarts", 0, fmt.Sprintf("gate: a new pod restarted more often stops the rollout (default %d)", progressive.DefaultMaxRestarts))
 	f.StringVar(&p.onFailure, "on-failure", "", "what a failed gate does: Pause (default) or Abort")
+	f.BoolVar(&switchStrategy, "switch-strategy", false, "switch a DaemonSet on RollingUpdate to OnDelete for the rollout, and back when it is done")
 	addWatch(cmd, &w)
 	return cmd
 }
@@ -437,6 +448,9 @@ func (c *cli) rolloutErr(cmd string, err error) error {
 	if errors.As(err, &noe) {
 		fmt.Fprintf(c.stderr, "%s: rollout %s: daemonset %s/%s has updateStrategy %s, not OnDelete: its own controller would roll it out beside daemonplan. Switch it first:\n  %s\n",
 			c.name, cmd, noe.Namespace, noe.Name, noe.Type, noe.Command())
+		if cmd == "start" {
+			fmt.Fprintf(c.stderr, "or let '%s rollout start --switch-strategy' switch it, and switch it back when the rollout is done\n", c.name)
+		}
 		return exitErr{exitError}
 	}
 	return c.fail("rollout %s: %v", cmd, err)

@@ -227,6 +227,9 @@ func TestRolloutRefusals(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, want) {
 		t.Errorf("start on RollingUpdate: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
+	if !strings.Contains(r.stderr, "or let 'kubectl daemonplan rollout start --switch-strategy' switch it") {
+		t.Errorf("start on RollingUpdate: the refusal does not name --switch-strategy:\n%s", r.stderr)
+	}
 	r = rc.run("kubectl daemonplan", "rollout", "start", "ds/agent", "--max-surge", "1")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "no surge under updateStrategy OnDelete") {
 		t.Errorf("--max-surge 1: exit %d, stderr:\n%s", r.code, r.stderr)
@@ -280,5 +283,36 @@ func TestRolloutRun(t *testing.T) {
 	t.Logf("run -A:\n%s", r.stdout)
 	if r.code != 0 || !strings.Contains(r.stdout, "in every namespace") || !strings.Contains(r.stdout, "default/agent phase Done, 3/3 nodes updated") {
 		t.Fatalf("run -A after the promote: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRolloutSwitchStrategy: start --switch-strategy on a RollingUpdate
+// DaemonSet switches it to OnDelete, and --watch follows the rollout to the
+// end, where it is switched back.
+func TestRolloutSwitchStrategy(t *testing.T) {
+	rc := newRolloutCluster(t, "RollingUpdate", 2)
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--switch-strategy"); r.code != 0 {
+		t.Fatalf("start --switch-strategy: exit %d: %s", r.code, r.stderr)
+	}
+	strategy := func() string {
+		ds, err := rc.fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(ds.Spec.UpdateStrategy.Type)
+	}
+	if got := strategy(); got != "OnDelete" {
+		t.Fatalf("after start --switch-strategy: %s, want OnDelete", got)
+	}
+	rc.setImage("agent:v2")
+	r := rc.run("daemonplan", "rollout", "resume", "ds/agent", "--watch", "--interval", "1s")
+	if r.code != 0 || !strings.Contains(r.stdout, "phase Done") {
+		t.Fatalf("resume --watch: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := strategy(); got != "RollingUpdate" {
+		t.Errorf("at the end: %s, want RollingUpdate", got)
+	}
+	if r := rc.run("daemonplan", "rollout", "status", "ds/agent"); r.code != 0 || !strings.Contains(r.stdout, "phase:     Done") {
+		t.Errorf("status after the switch back: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
