@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -36,8 +37,10 @@ const conflictRetries = 5
 
 // change reads the DaemonSet, lets edit change its rollout, and writes it
 // with the resourceVersion read, again from a fresh read after a
-// Conflict. edit gets nil when the DaemonSet has no rollout.
-func change(ctx context.Context, client kubernetes.Interface, namespace, name string, edit func(ds *appsv1.DaemonSet, r *Rollout) (*Rollout, error)) (*Rollout, error) {
+// Conflict; once written, it records the Event edit returned. edit gets
+// nil when the DaemonSet has no rollout.
+func (dr Driver) change(ctx context.Context, namespace, name string, edit func(ds *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error)) (*Rollout, error) {
+	client := dr.Client
 	var err error
 	for range conflictRetries {
 		var ds *appsv1.DaemonSet
@@ -49,11 +52,18 @@ func change(ctx context.Context, client kubernetes.Interface, namespace, name st
 		if perr != nil && !errors.Is(perr, ErrNoRollout) {
 			return nil, perr
 		}
-		next, eerr := edit(ds, r)
+		next, ev, eerr := edit(ds, r)
 		if eerr != nil {
 			return nil, eerr
 		}
-		err = writeRollout(ctx, client, ds, next)
+		var strategy *appsv1.DaemonSetUpdateStrategy
+		if next.Status.Restore != nil && ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+			strategy = &appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		}
+		err = writeRollout(ctx, client, ds, next, strategy)
+		if err == nil {
+			RecordEvents(dr.Recorder, ds, []Event{ev})
+		}
 		if !errors.Is(err, ErrConflict) {
 			return next, err
 		}
@@ -66,81 +76,152 @@ func change(ctx context.Context, client kubernetes.Interface, namespace, name st
 // first zone, or every node). It refuses a DaemonSet not on OnDelete
 // (*NotOnDeleteError), an invalid policy (field.ErrorList) and a DaemonSet
 // whose rollout is in progress (ErrInProgress).
+//
+// Start is Driver{Client: client}.Start: it records no Events.
 func Start(ctx context.Context, client kubernetes.Interface, namespace, name string, p Policy) (*Rollout, error) {
+	return Driver{Client: client}.Start(ctx, namespace, name, p)
+}
+
+// Start is the package's Start, recording RolloutStarted.
+func (dr Driver) Start(ctx context.Context, namespace, name string, p Policy) (*Rollout, error) {
+	return dr.StartWith(ctx, namespace, name, p, StartOptions{})
+}
+
+// StartOptions are the options of Driver.StartWith.
+type StartOptions struct {
+	// SwitchStrategy switches a DaemonSet on RollingUpdate to OnDelete in
+	// the write that starts the rollout, and records its strategy in the
+	// state (RolloutState.Restore); the step that finds the rollout done
+	// writes it back. An aborted rollout keeps OnDelete: back on
+	// RollingUpdate, the controller would roll the aborted revision out
+	// itself. Undo and a later Start carry the record on, so the
+	// strategy comes back when that rollout is done. Without it, a
+	// DaemonSet not on OnDelete is refused (*NotOnDeleteError).
+	SwitchStrategy bool
+}
+
+// StartWith is Start with options.
+func (dr Driver) StartWith(ctx context.Context, namespace, name string, p Policy, opts StartOptions) (*Rollout, error) {
 	if errs := p.Validate(); len(errs) > 0 {
 		return nil, errs
 	}
-	return change(ctx, client, namespace, name, func(ds *appsv1.DaemonSet, r *Rollout) (*Rollout, error) {
+	return dr.change(ctx, namespace, name, func(ds *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error) {
+		var restore *appsv1.DaemonSetUpdateStrategy
+		if r != nil && r.Status.Restore != nil {
+			restore = r.Status.Restore.DeepCopy()
+		}
+		msg := "progressive rollout started: " + policyText(p)
 		if err := checkStrategy(ds); err != nil {
-			return nil, err
+			if !opts.SwitchStrategy {
+				return nil, Event{}, err
+			}
+			restore = ds.Spec.UpdateStrategy.DeepCopy()
+			if restore.Type == "" {
+				restore.Type = appsv1.RollingUpdateDaemonSetStrategyType
+			}
+			msg += fmt.Sprintf("; updateStrategy switched from %s to OnDelete until the rollout is done", restore.Type)
 		}
 		if r != nil && r.Status.Phase != PhaseDone && r.Status.Phase != PhaseAborted {
-			return nil, fmt.Errorf("%w (phase %s of revision %s)", ErrInProgress, r.Status.Phase, r.Status.Revision)
+			return nil, Event{}, fmt.Errorf("%w (phase %s of revision %s)", ErrInProgress, r.Status.Phase, r.Status.Revision)
 		}
-		return &Rollout{Policy: p.clone(), Status: RolloutState{Phase: PhaseCanary}}, nil
+		ev := Event{corev1.EventTypeNormal, ReasonRolloutStarted, msg}
+		return &Rollout{Policy: p.clone(), Status: RolloutState{Phase: PhaseCanary, Restore: restore}}, ev, nil
 	})
 }
 
 // Pause pauses the rollout: no step deletes until Resume.
+//
+// Pause is Driver{Client: client}.Pause: it records no Events.
 func Pause(ctx context.Context, client kubernetes.Interface, namespace, name, reason string) (*Rollout, error) {
-	return change(ctx, client, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, error) {
+	return Driver{Client: client}.Pause(ctx, namespace, name, reason)
+}
+
+// Pause is the package's Pause, recording RolloutPaused.
+func (dr Driver) Pause(ctx context.Context, namespace, name, reason string) (*Rollout, error) {
+	return dr.change(ctx, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error) {
 		if r == nil {
-			return nil, ErrNoRollout
+			return nil, Event{}, ErrNoRollout
 		}
 		if finished(r) {
-			return nil, ErrFinished
+			return nil, Event{}, ErrFinished
 		}
 		next := r.clone()
 		if reason == "" {
 			reason = "paused by 'rollout pause'"
 		}
 		next.Status.Paused = &PauseState{By: ByUser, Reason: reason}
-		return next, nil
+		return next, Event{corev1.EventTypeNormal, ReasonRolloutPaused, fmt.Sprintf("paused by %s: %s", ByUser, reason)}, nil
 	})
 }
 
 // Resume lifts a pause, whoever paused: the pods that failed a gate are
 // waived (the gates no longer judge them).
+//
+// Resume is Driver{Client: client}.Resume: it records no Events.
 func Resume(ctx context.Context, client kubernetes.Interface, namespace, name string) (*Rollout, error) {
-	return change(ctx, client, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, error) {
+	return Driver{Client: client}.Resume(ctx, namespace, name)
+}
+
+// Resume is the package's Resume, recording RolloutResumed.
+func (dr Driver) Resume(ctx context.Context, namespace, name string) (*Rollout, error) {
+	return dr.change(ctx, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error) {
 		if r == nil {
-			return nil, ErrNoRollout
+			return nil, Event{}, ErrNoRollout
 		}
 		if r.Status.Paused == nil {
-			return nil, ErrNotPaused
+			return nil, Event{}, ErrNotPaused
 		}
 		next := r.clone()
-		next.Status.Waived = append(next.Status.Waived, next.Status.Paused.Pods...)
+		p := next.Status.Paused
+		msg := fmt.Sprintf("resumed (was paused by %s: %s)", p.By, p.Reason)
+		if len(p.Pods) > 0 {
+			msg += fmt.Sprintf("; the %d pods that failed a gate are no longer judged", len(p.Pods))
+		}
+		next.Status.Waived = append(next.Status.Waived, p.Pods...)
 		next.Status.Paused = nil
-		return next, nil
+		return next, Event{corev1.EventTypeNormal, ReasonRolloutResumed, msg}, nil
 	})
 }
 
 // Promote records the verdict Promote on the canary: the rollout goes on
 // past it.
+//
+// Promote is Driver{Client: client}.Promote: it records no Events.
 func Promote(ctx context.Context, client kubernetes.Interface, namespace, name string) (*Rollout, error) {
-	return change(ctx, client, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, error) {
+	return Driver{Client: client}.Promote(ctx, namespace, name)
+}
+
+// Promote is the package's Promote, recording CanaryPromoted.
+func (dr Driver) Promote(ctx context.Context, namespace, name string) (*Rollout, error) {
+	return dr.change(ctx, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error) {
 		if r == nil {
-			return nil, ErrNoRollout
+			return nil, Event{}, ErrNoRollout
 		}
 		if r.Status.Phase != PhaseCanary {
-			return nil, fmt.Errorf("%w (phase %s)", ErrNotCanary, r.Status.Phase)
+			return nil, Event{}, fmt.Errorf("%w (phase %s)", ErrNotCanary, r.Status.Phase)
 		}
 		next := r.clone()
 		next.Status.Promoted = true
-		return next, nil
+		return next, Event{corev1.EventTypeNormal, ReasonCanaryPromoted, fmt.Sprintf("canary of revision %s promoted: the rollout goes on past it", r.Status.Revision)}, nil
 	})
 }
 
 // Abort aborts the rollout: no more deletes for its revision. The
 // template is left as it is (Undo rolls the previous revision out).
+//
+// Abort is Driver{Client: client}.Abort: it records no Events.
 func Abort(ctx context.Context, client kubernetes.Interface, namespace, name, reason string) (*Rollout, error) {
-	return change(ctx, client, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, error) {
+	return Driver{Client: client}.Abort(ctx, namespace, name, reason)
+}
+
+// Abort is the package's Abort, recording RolloutAborted.
+func (dr Driver) Abort(ctx context.Context, namespace, name, reason string) (*Rollout, error) {
+	return dr.change(ctx, namespace, name, func(_ *appsv1.DaemonSet, r *Rollout) (*Rollout, Event, error) {
 		if r == nil {
-			return nil, ErrNoRollout
+			return nil, Event{}, ErrNoRollout
 		}
 		if r.Status.Phase == PhaseDone {
-			return nil, ErrFinished
+			return nil, Event{}, ErrFinished
 		}
 		next := r.clone()
 		if reason == "" {
@@ -148,7 +229,7 @@ func Abort(ctx context.Context, client kubernetes.Interface, namespace, name, re
 		}
 		next.Status.Phase, next.Status.Zone, next.Status.Reason = PhaseAborted, "", reason
 		next.Status.Paused, next.Status.InFlight = nil, nil
-		return next, nil
+		return next, Event{corev1.EventTypeWarning, ReasonRolloutAborted, fmt.Sprintf("rollout of revision %s aborted: %s", r.Status.Revision, reason)}, nil
 	})
 }
 
@@ -158,11 +239,18 @@ func Abort(ctx context.Context, client kubernetes.Interface, namespace, name, re
 // canary: that revision ran before. One write does both, with the
 // DaemonSet's resourceVersion as a precondition. It returns the number of
 // the revision rolled back to.
+//
+// Undo is Driver{Client: client}.Undo: it records no Events.
 func Undo(ctx context.Context, client kubernetes.Interface, namespace, name string) (int64, error) {
+	return Driver{Client: client}.Undo(ctx, namespace, name)
+}
+
+// Undo is the package's Undo, recording RolledBack.
+func (dr Driver) Undo(ctx context.Context, namespace, name string) (int64, error) {
 	var to int64
 	var err error
 	for range conflictRetries {
-		to, err = undo(ctx, client, namespace, name)
+		to, err = dr.undo(ctx, namespace, name)
 		if !errors.Is(err, ErrConflict) {
 			return to, err
 		}
@@ -170,7 +258,8 @@ func Undo(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	return 0, err
 }
 
-func undo(ctx context.Context, client kubernetes.Interface, namespace, name string) (int64, error) {
+func (dr Driver) undo(ctx context.Context, namespace, name string) (int64, error) {
+	client := dr.Client
 	s, err := read(ctx, client, namespace, name)
 	if err != nil {
 		return 0, err
@@ -197,7 +286,7 @@ func undo(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	if err := json.Unmarshal(rb.Template, &patch); err != nil {
 		return 0, fmt.Errorf("revision %s: %w", rb.Name, err)
 	}
-	next := &Rollout{Policy: r.Policy.clone(), Status: RolloutState{Phase: PhaseCanary, SkipCanary: true}}
+	next := &Rollout{Policy: r.Policy.clone(), Status: RolloutState{Phase: PhaseCanary, SkipCanary: true, Restore: r.Status.Restore}}
 	doc, err := next.Encode()
 	if err != nil {
 		return 0, err
@@ -211,6 +300,10 @@ func undo(ctx context.Context, client kubernetes.Interface, namespace, name stri
 		return 0, err
 	}
 	_, err = client.AppsV1().DaemonSets(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{})
+	if err == nil {
+		RecordEvents(dr.Recorder, s.DaemonSet, []Event{{corev1.EventTypeNormal, ReasonRolledBack,
+			fmt.Sprintf("template set back to revision %d (%s); rolling it out under the same policy, without a canary", rb.Revision, rb.Name)}})
+	}
 	return rb.Revision, writeErr(err)
 }
 

@@ -72,6 +72,18 @@ type decision struct {
 	budget  int
 	inUse   int
 	waiting string
+	// failed are the pods whose gate failures paused or aborted next.
+	failed []gateFailure
+	eta    *ETA
+	// restore is the strategy to write back with next: the rollout is
+	// done and its Restore is cleared.
+	restore *appsv1.DaemonSetUpdateStrategy
+}
+
+// gateFailure is a pod that failed a gate, and why.
+type gateFailure struct {
+	uid types.UID
+	why string
 }
 
 // toDelete is a pod to delete and its node.
@@ -190,6 +202,7 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 	if st.Phase == "" {
 		st.Phase = PhaseCanary
 	}
+	st.Generation = ds.Generation
 	v0 := view(pl, probe, pol, hash, now)
 	advance(st, pol, v0, s.Nodes)
 
@@ -202,7 +215,7 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 	d.budget, d.inUse = budget(pol, d.nodes)
 
 	if st.Phase != PhaseDone && st.Phase != PhaseAborted {
-		gate(st, pol, pl, hash, now)
+		d.failed = gate(st, pol, pl, hash, now)
 	}
 	switch {
 	case st.Paused != nil:
@@ -243,6 +256,11 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 		}
 	}
 	slices.SortFunc(st.InFlight, func(a, b InFlight) int { return strings.Compare(a.Pod, b.Pod) })
+	if st.Phase == PhaseDone && st.Restore != nil {
+		d.restore, st.Restore = st.Restore, nil
+	}
+	measure(st, d.nodes, now)
+	d.eta = estimate(st, pol, d.nodes, d.budget, ds, now)
 	d.changed = !equalStatus(&r.Status, st) || len(d.deletes) > 0
 	return d, nil
 }
@@ -253,7 +271,10 @@ func restart(st *RolloutState, hash string) {
 	if paused != nil && paused.By != ByUser {
 		paused = nil
 	}
-	*st = RolloutState{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary}
+	*st = RolloutState{Revision: hash, Phase: PhaseCanary, Paused: paused, InFlight: st.InFlight, SkipCanary: st.Revision == "" && st.SkipCanary,
+		// The measures of the ETA: the same DaemonSet's pods, replaced
+		// the same way.
+		Replacing: st.Replacing, Replaced: st.Replaced, ReplaceTime: st.ReplaceTime, Restore: st.Restore}
 }
 
 // advance moves st past the phases that are complete. A paused rollout
@@ -432,10 +453,12 @@ func budget(pol Policy, nodes []NodeProgress) (int, int) {
 
 // gate judges the live pods of the revision rolled out; the first failure
 // pauses or aborts st (pol.Gates.OnFailure). Waived pods are not judged.
-func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time) {
+// It returns the failures that paused or aborted st.
+func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time) []gateFailure {
 	g := pol.Gates
 	var failed []types.UID
 	var reasons []string
+	var out []gateFailure
 	for _, pod := range sortedPods(pl.pods) {
 		if pod.DeletionTimestamp != nil || !controlledBy(pod, pl.ds.UID) || pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash || slices.Contains(st.Waived, pod.UID) {
 			continue
@@ -452,11 +475,13 @@ func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time)
 		}
 		if why != "" {
 			failed = append(failed, pod.UID)
-			reasons = append(reasons, fmt.Sprintf("pod %s on node %s %s", pod.Name, pod.Spec.NodeName, why))
+			msg := fmt.Sprintf("pod %s on node %s %s", pod.Name, podNode(pod), why)
+			reasons = append(reasons, msg)
+			out = append(out, gateFailure{pod.UID, msg})
 		}
 	}
 	if len(failed) == 0 {
-		return
+		return nil
 	}
 	reason := "gate failed: " + reasons[0]
 	if len(reasons) > 1 {
@@ -464,11 +489,13 @@ func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time)
 	}
 	if g.OnFailure == ActionAbort {
 		st.Phase, st.Zone, st.Reason = PhaseAborted, "", reason
-		return
+		return out
 	}
 	if st.Paused == nil || st.Paused.By == ByGate {
 		st.Paused = &PauseState{By: ByGate, Reason: reason, Pods: failed}
+		return out
 	}
+	return nil
 }
 
 // waitingFor says why a step that could delete deleted nothing.
@@ -507,6 +534,24 @@ func podNamed(pods []*corev1.Pod, name string) *corev1.Pod {
 		}
 	}
 	return nil
+}
+
+// podNode is the node a pod is bound to, or, not bound yet, the node its
+// node affinity names (as the DaemonSet controller creates it).
+func podNode(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range t.MatchFields {
+				if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return "<unbound>"
 }
 
 // controlledBy reports a pod whose controller reference names uid.

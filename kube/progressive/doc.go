@@ -68,9 +68,21 @@
 //   - Step: one step of a rollout;
 //   - Start, Pause, Resume, Promote, Abort, Undo, Get: the commands, each
 //     one write of the annotation with the resourceVersion as a
-//     precondition, retried from a fresh read after a Conflict.
+//     precondition, retried from a fresh read after a Conflict;
+//   - Driver: the same steps and commands, recording an Event on the
+//     DaemonSet at each change (the Reason constants) with its Recorder;
+//     APIRecorder writes each Event at once, RecordEvents records a list.
+//
+// # Events
+//
+// A Driver records, after the write that made the change: RolloutStarted,
+// PhaseChanged, RolloutPaused (Warning when a gate paused), RolloutResumed,
+// GateFailed (Warning, one per pod, with the pod, its node and why),
+// CanaryPromoted, RolloutAborted (Warning), RolledBack, RolloutComplete,
+// NewRevision, and upstream's SuccessfulDelete or FailedDelete for each
+// pod delete. A write that fails (a Conflict) records nothing.
 //
 // It reads no clock (Step takes now), logs nothing and starts no
-// goroutines. It does not record Events yet, and it drives one DaemonSet
-// per call: a long-running driver calls Step in a loop.
+// goroutines. It drives one DaemonSet per call: a long-running driver
+// calls Step in a loop.
 package progressive

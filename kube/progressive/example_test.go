@@ -166,3 +166,45 @@ func ExampleParse() {
 	// Output:
 	// Zone b 7d9f 2
 }
+
+// Before any replacement was measured, the ETA takes the time per node
+// from the timeline model: the grace period (30 s without one in the
+// template), 10 s to Ready, minReadySeconds.
+func ExampleETA() {
+	ctx := context.Background()
+	client := newExampleClient(exampleCluster)
+	if _, err := progressive.Start(ctx, client, "default", "agent", progressive.Policy{}); err != nil {
+		panic(err)
+	}
+	res, err := progressive.Inspect(ctx, client, "default", "agent", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.ETA.Source, res.ETA.Remaining)
+	fmt.Println(res.ETA)
+	// Output:
+	// Model 2m0s
+	// 2m0s for 3 nodes, 1 at a time, 40s per node (nothing measured yet: the timeline model, grace period 30s + ready after 10s + minReadySeconds 0s)
+}
+
+// With SwitchStrategy, a DaemonSet on RollingUpdate is switched to
+// OnDelete by the write that starts the rollout; its strategy is kept in
+// the state, and written back by the step that finds the rollout done.
+func ExampleDriver_StartWith() {
+	ctx := context.Background()
+	client := newExampleClient(strings.Replace(exampleCluster, "{type: OnDelete}", "{type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}", 1))
+	dr := progressive.Driver{Client: client}
+	r, err := dr.StartWith(ctx, "default", "agent", progressive.Policy{}, progressive.StartOptions{SwitchStrategy: true})
+	if err != nil {
+		panic(err)
+	}
+	ds, err := client.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("now:", ds.Spec.UpdateStrategy.Type)
+	fmt.Println("restored at the end:", r.Status.Restore.Type, r.Status.Restore.RollingUpdate.MaxUnavailable)
+	// Output:
+	// now: OnDelete
+	// restored at the end: RollingUpdate 2
+}

@@ -18,9 +18,10 @@ import (
 // right is one verb on one resource, as RBAC grants it.
 type right struct{ Verb, Group, Resource string }
 
-// TestRBACRole runs every entry point (Start, Step, Inspect, Pause,
-// Resume, Promote, Abort, Undo) through a canary, a pause, a promote, an
-// abort and an undo, and checks that the API requests they made are
+// TestRBACRole runs every entry point (Start, Step, StepAll, Inspect,
+// Pause, Resume, Promote, Abort, Undo), as a Driver recording its Events with an
+// APIRecorder, through a canary, a pause, a promote, an abort and an
+// undo, and checks that the API requests they made are
 // exactly the rights of kube/rbac/daemonplan-rollout.yaml: none beyond
 // it, and each of its rights used.
 func TestRBACRole(t *testing.T) {
@@ -45,6 +46,8 @@ func TestRBACRole(t *testing.T) {
 
 	c := newCluster(t, zones6, "")
 	c.never["agent:bad"] = true
+	dr := progressive.Driver{Client: c.fc, Recorder: &progressive.APIRecorder{Client: c.fc, Now: c.fc.Now,
+		OnError: func(reason string, err error) { t.Errorf("event %s: %v", reason, err) }}}
 	var used []right
 	driver := func(f func()) {
 		t.Helper()
@@ -64,34 +67,38 @@ func TestRBACRole(t *testing.T) {
 		}
 	}
 	driver(func() {
-		must(progressive.Start(ctx, c.fc, ns, dsName, progressive.Policy{Canary: &progressive.CanaryPolicy{Nodes: count(1)}}))
+		must(dr.Start(ctx, ns, dsName, progressive.Policy{Canary: &progressive.CanaryPolicy{Nodes: count(1)}}))
 	})
 	c.setImage("agent:v2")
 	for range 5 {
-		driver(func() { c.step() })
+		driver(func() { c.driveStep(dr) })
 		c.tick()
 	}
 	driver(func() {
 		must(progressive.Inspect(ctx, c.fc, ns, dsName, c.fc.Now()))
-		must(progressive.Pause(ctx, c.fc, ns, dsName, ""))
-		must(progressive.Resume(ctx, c.fc, ns, dsName))
-		must(progressive.Promote(ctx, c.fc, ns, dsName))
+		must(dr.Pause(ctx, ns, dsName, ""))
+		must(dr.Resume(ctx, ns, dsName))
+		must(dr.Promote(ctx, ns, dsName))
 	})
 	for range 30 {
-		driver(func() { c.step() })
+		driver(func() {
+			if _, err := dr.StepAll(ctx, "", c.fc.Now()); err != nil {
+				t.Fatal(err)
+			}
+		})
 		c.tick()
 	}
 	driver(func() {
-		must(progressive.Start(ctx, c.fc, ns, dsName, progressive.Policy{}))
+		must(dr.Start(ctx, ns, dsName, progressive.Policy{}))
 	})
 	c.setImage("agent:bad")
 	for range 3 {
-		driver(func() { c.step() })
+		driver(func() { c.driveStep(dr) })
 		c.tick()
 	}
 	driver(func() {
-		must(progressive.Abort(ctx, c.fc, ns, dsName, ""))
-		must(progressive.Undo(ctx, c.fc, ns, dsName))
+		must(dr.Abort(ctx, ns, dsName, ""))
+		must(dr.Undo(ctx, ns, dsName))
 	})
 	slices.SortFunc(used, cmpRight)
 	used = slices.Compact(used)

@@ -78,8 +78,32 @@ type RolloutState struct {
 	// before they were issued. They count as unavailable until the
 	// cluster shows them gone or terminating.
 	InFlight []InFlight `json:"inFlight,omitempty"`
+	// Replacing are the nodes whose old pod a step decided to delete,
+	// and when, until a step sees their new pod available: the measure
+	// of the ETA.
+	Replacing []Replacing `json:"replacing,omitempty"`
+	// Replaced counts the replacements measured (delete decided to new
+	// pod available, as the steps saw them) and ReplaceTime sums their
+	// times: their mean is the ETA's time per node.
+	Replaced    int             `json:"replaced,omitempty"`
+	ReplaceTime metav1.Duration `json:"replaceTime,omitempty"`
+	// Restore is the updateStrategy `rollout start --switch-strategy`
+	// switched from: the step that finds the rollout done writes it
+	// back (and clears it).
+	Restore *appsv1.DaemonSetUpdateStrategy `json:"restoreStrategy,omitempty"`
+	// Generation is the DaemonSet's metadata.generation the last step
+	// saw: a finished rollout at the DaemonSet's generation cannot move
+	// (StepAll skips it).
+	Generation int64 `json:"generation,omitempty"`
 	// Updated is when a driver last wrote the status.
 	Updated metav1.Time `json:"updated,omitempty"`
+}
+
+// Replacing is a node being replaced: its old pod's delete was decided
+// at Since.
+type Replacing struct {
+	Node  string           `json:"node"`
+	Since metav1.MicroTime `json:"since"`
 }
 
 // PauseState says who paused a rollout and why.
@@ -207,6 +231,8 @@ func (r *Rollout) clone() *Rollout {
 	st.Zones = slices.Clone(st.Zones)
 	st.Waived = slices.Clone(st.Waived)
 	st.InFlight = slices.Clone(st.InFlight)
+	st.Replacing = slices.Clone(st.Replacing)
+	st.Restore = st.Restore.DeepCopy()
 	if st.Paused != nil {
 		p := *st.Paused
 		p.Pods = slices.Clone(p.Pods)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/kube/live"
@@ -72,6 +73,12 @@ type StepResult struct {
 	Waiting string
 	// Plan is the core's plan the deletes were taken from (information).
 	Plan daemonplan.Plan
+	// Events are the Events the step recorded (Driver.Recorder), or
+	// would have with one.
+	Events []Event
+	// ETA is how long the rollout has left; nil when it is done or
+	// aborted, or the step could not decide.
+	ETA *ETA
 }
 
 // PodDelete is one pod delete a step issued.
@@ -84,13 +91,31 @@ type PodDelete struct {
 	Err error
 }
 
+// Driver runs rollouts through Client, and records an Event on the
+// DaemonSet with Recorder at each change a step or a command makes: the
+// Reason constants. The zero Recorder records nothing; APIRecorder writes
+// each Event at once. The package functions Step, Start, Pause, Resume,
+// Promote, Abort and Undo are a Driver's without a Recorder.
+type Driver struct {
+	Client   kubernetes.Interface
+	Recorder record.EventRecorder
+}
+
+// Step is Driver{Client: client}.Step: it records no Events.
+func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (StepResult, error) {
+	return Driver{Client: client}.Step(ctx, namespace, name, now)
+}
+
 // Step reads the DaemonSet namespace/name, its pods, its
 // ControllerRevisions and every node (package live), decides with the
 // core planner which outdated pods to delete now, writes the new state to
 // the Annotation with the DaemonSet's resourceVersion as a precondition,
 // and only then deletes those pods, each with its UID and resourceVersion
 // as preconditions. now is the clock availability and gates are judged
-// at.
+// at. Then it records the step's Events (StepResult.Events): a phase
+// entered, a pause point, each pod that failed a gate, an abort by a
+// gate, the rollout complete, a new revision, and each delete's outcome.
+// A step that wrote nothing records nothing.
 //
 // The decision is daemonplan.Sync's for the DaemonSet as if its strategy
 // were RollingUpdate with policy.maxUnavailable (maxSurge 0) and
@@ -104,17 +129,21 @@ type PodDelete struct {
 // The error is ErrNoRollout, a *NotOnDeleteError, ErrConflict (nothing
 // deleted), a read or write error, or the planner's. Result holds what was
 // decided even then.
-func Step(ctx context.Context, client kubernetes.Interface, namespace, name string, now time.Time) (StepResult, error) {
+func (dr Driver) Step(ctx context.Context, namespace, name string, now time.Time) (StepResult, error) {
+	client := dr.Client
 	s, d, res, err := observe(ctx, client, namespace, name, now)
 	if err != nil || !d.changed {
 		return res, err
 	}
+	prev := res.Rollout.Status
 	d.next.Status.Updated = metav1.NewTime(now.UTC().Truncate(time.Second))
-	if err := writeRollout(ctx, client, s.DaemonSet, d.next); err != nil {
+	if err := writeRollout(ctx, client, s.DaemonSet, d.next, d.restore); err != nil {
 		return res, err
 	}
 	res.Rollout, res.Wrote = *d.next, true
 	res.Deletes = deletePods(ctx, client, d.deletes)
+	res.Events = stepEvents(&prev, &res.Rollout.Status, d.failed, res.Deletes)
+	RecordEvents(dr.Recorder, s.DaemonSet, res.Events)
 	return res, nil
 }
 
@@ -145,11 +174,17 @@ func observe(ctx context.Context, client kubernetes.Interface, namespace, name s
 		return nil, decision{}, StepResult{}, err
 	}
 	res := StepResult{Rollout: *r}
+	if finished(r) && s.DaemonSet.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+		// Done or aborted, and the DaemonSet is back on its own
+		// controller (switched back at the end, or by its user): nothing
+		// is left to drive.
+		return s, decision{}, res, nil
+	}
 	if err := checkStrategy(s.DaemonSet); err != nil {
 		return nil, decision{}, res, err
 	}
 	d, err := decide(s, r, now, v)
-	res.Plan, res.Nodes, res.Budget, res.InUse, res.Waiting = d.plan, d.nodes, d.budget, d.inUse, d.waiting
+	res.Plan, res.Nodes, res.Budget, res.InUse, res.Waiting, res.ETA = d.plan, d.nodes, d.budget, d.inUse, d.waiting, d.eta
 	return s, d, res, err
 }
 
@@ -164,9 +199,10 @@ func read(ctx context.Context, client kubernetes.Interface, namespace, name stri
 
 // writeRollout writes r to the Annotation of ds with a merge patch that
 // carries ds's resourceVersion: the API server refuses it with a Conflict
-// if anyone wrote the DaemonSet since, which is ErrConflict.
-func writeRollout(ctx context.Context, client kubernetes.Interface, ds *appsv1.DaemonSet, r *Rollout) error {
-	patch, err := annotationPatch(ds.ResourceVersion, r)
+// if anyone wrote the DaemonSet since, which is ErrConflict. A non-nil
+// strategy is written as spec.updateStrategy by the same patch.
+func writeRollout(ctx context.Context, client kubernetes.Interface, ds *appsv1.DaemonSet, r *Rollout, strategy *appsv1.DaemonSetUpdateStrategy) error {
+	patch, err := annotationPatch(ds.ResourceVersion, r, strategy)
 	if err != nil {
 		return err
 	}
@@ -182,16 +218,26 @@ func writeErr(err error) error {
 }
 
 // annotationPatch is the merge patch that sets the Annotation to r at
-// resourceVersion rv.
-func annotationPatch(rv string, r *Rollout) ([]byte, error) {
+// resourceVersion rv, and spec.updateStrategy to strategy when it is not
+// nil (rollingUpdate null when strategy has none, so that a merge does
+// not keep the old one).
+func annotationPatch(rv string, r *Rollout, strategy *appsv1.DaemonSetUpdateStrategy) ([]byte, error) {
 	doc, err := r.Encode()
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{
+	patch := map[string]any{"metadata": map[string]any{
 		"resourceVersion": rv,
 		"annotations":     map[string]string{Annotation: doc},
-	}})
+	}}
+	if strategy != nil {
+		var ru any
+		if strategy.RollingUpdate != nil {
+			ru = strategy.RollingUpdate
+		}
+		patch["spec"] = map[string]any{"updateStrategy": map[string]any{"type": strategy.Type, "rollingUpdate": ru}}
+	}
+	return json.Marshal(patch)
 }
 
 // deletePods deletes each pod with its UID and resourceVersion as

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -38,7 +40,8 @@ cluster's DaemonSet controller creates every pod (on a node without one, from
 the current template); %[1]s rollout only deletes outdated pods, and
 decides which and when with daemonplan's planner (the rolling update of the
 DaemonSet as if it were on RollingUpdate with the policy's budget). A
-DaemonSet on RollingUpdate is refused, with the command that switches it.
+DaemonSet on RollingUpdate is refused, with the command that switches it
+(or 'rollout start --switch-strategy' switches it, and back when done).
 There is no surge: under OnDelete the controller creates a pod only where none
 is, so an old and a new pod never run side by side on a node.
 
@@ -57,6 +60,11 @@ at any moment, never take more nodes down than the budget.
   %[1]s rollout status ds/node-agent -n kube-system
   %[1]s rollout promote ds/node-agent -n kube-system --watch
 
+Or, instead of --watch, one long-running driver of every rollout of the
+cluster (the state is on the DaemonSets; stop and start it at will):
+
+  %[1]s rollout run -A --interval 5s
+
 Exit status: 0 done, or (status) progressing; 1 error; 2 usage; 3 paused by a
 failed health gate; 4 aborted; 5 (--watch) waiting for the operator: a canary
 waiting for promote, a pause point, a pause by the user.`
@@ -69,11 +77,11 @@ func (c *cli) rolloutCmd() *cobra.Command {
 		Long:  fmt.Sprintf(rolloutLong, c.name),
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return usagef("rollout: a subcommand is required: start, status, pause, resume, promote, abort or undo")
+			return usagef("rollout: a subcommand is required: start, status, pause, resume, promote, abort, undo or run")
 		},
 	}
 	cmd.AddCommand(c.rolloutStartCmd(), c.rolloutStatusCmd(), c.rolloutPauseCmd(), c.rolloutResumeCmd(),
-		c.rolloutPromoteCmd(), c.rolloutAbortCmd(), c.rolloutUndoCmd())
+		c.rolloutPromoteCmd(), c.rolloutAbortCmd(), c.rolloutUndoCmd(), c.rolloutRunCmd())
 	return cmd
 }
 
@@ -89,6 +97,16 @@ func addWatch(cmd *cobra.Command, w *watchOpts) {
 	f.BoolVarP(&w.watch, "watch", "w", false, "step the rollout until it is done, aborted, paused, or waits for a promote")
 	f.DurationVar(&w.interval, "interval", 2*time.Second, "with --watch, the time between two steps")
 	f.DurationVar(&w.timeout, "timeout", 0, "with --watch, give up after this long (0: never)")
+}
+
+// driver is the rollout engine on cn, recording its Events on the
+// DaemonSets at once; an Event the API server refuses is a warning on
+// standard error, never a failure.
+func (c *cli) driver(cmd string, cn *conn) progressive.Driver {
+	rec := &progressive.APIRecorder{Client: cn.client, Now: c.now, OnError: func(reason string, err error) {
+		fmt.Fprintf(c.stderr, "%s: rollout %s: warning: Event %s not recorded: %v\n", c.name, cmd, reason, err)
+	}}
+	return progressive.Driver{Client: cn.client, Recorder: rec}
 }
 
 // rolloutTarget resolves the DaemonSet argument and connects.
@@ -130,6 +148,7 @@ type policyFlags struct {
 func (c *cli) rolloutStartCmd() *cobra.Command {
 	var p policyFlags
 	var w watchOpts
+	var switchStrategy bool
 	cmd := &cobra.Command{
 		Use:   "start ds/NAME [-n NAMESPACE] [--policy FILE | --canary N|N% --canary-selector SEL --zones A,B,C | --zones-by-label --max-unavailable N|N% ...] [--watch]",
 		Short: "Start a progressive rollout of the DaemonSet's current template",
@@ -141,7 +160,15 @@ fields of docs/progressive-live.md) or the flags below, not both.
 
 --max-surge is refused unless 0: under updateStrategy OnDelete the DaemonSet
 controller creates a pod only on a node without one, so no node can run an old
-and a new pod side by side.`,
+and a new pod side by side.
+
+A DaemonSet on RollingUpdate is refused, with the command that switches it,
+unless --switch-strategy: then the write that starts the rollout also switches
+it to OnDelete, and records its strategy on the DaemonSet; the step that finds
+the rollout done writes that strategy back. An aborted rollout stays on
+OnDelete (back on RollingUpdate, the controller would roll the aborted
+revision out itself): 'rollout undo' rolls the previous revision out and
+switches back when it is done.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.maxRestartsChanged = cmd.Flags().Changed("max-restarts")
 			pol, err := c.policy(cmd, &p)
@@ -153,7 +180,7 @@ and a new pod side by side.`,
 				return err
 			}
 			ctx := context.Background()
-			if _, err := progressive.Start(ctx, cn.client, ns, name, pol); err != nil {
+			if _, err := c.driver("start", cn).StartWith(ctx, ns, name, pol, progressive.StartOptions{SwitchStrategy: switchStrategy}); err != nil {
 				return c.rolloutErr("start", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: progressive rollout started\n", ns, name)
@@ -176,6 +203,7 @@ and a new pod side by side.`,
 	f.DurationVar(&p.readyDeadline, "ready-deadline", 0, fmt.Sprintf("gate: a new pod not Ready this long after its creation stops the rollout (default %s)", progressive.DefaultReadyDeadline))
 	f.Int32Var(&p.maxRestarts, "max-restarts", 0, fmt.Sprintf("gate: a new pod restarted more often stops the rollout (default %d)", progressive.DefaultMaxRestarts))
 	f.StringVar(&p.onFailure, "on-failure", "", "what a failed gate does: Pause (default) or Abort")
+	f.BoolVar(&switchStrategy, "switch-strategy", false, "switch a DaemonSet on RollingUpdate to OnDelete for the rollout, and back when it is done")
 	addWatch(cmd, &w)
 	return cmd
 }
@@ -270,10 +298,16 @@ func (c *cli) rolloutStatusCmd() *cobra.Command {
 		Use:   "status ds/NAME [-n NAMESPACE]",
 		Short: "Show where the rollout stands, node by node; exit 3 while paused by a gate, 4 when aborted",
 		Long: `Show where the rollout stands: its phase, the revision rolled out, the pause and
-why, the budget in use, and every node: Updated, Updating (its new pod not
+why, the budget in use, the ETA, and every node: Updated, Updating (its new pod not
 available yet), Deleting, Missing (the controller has not created its pod),
 Outdated. It only reads (get and list), and shows what the next step would
 decide: a gate that fails shows as a pause before any step wrote it.
+
+The ETA schedules the nodes left, maxUnavailable at a time and zone after
+zone, at a time per node measured by this rollout's steps (the mean from a
+delete to the new pod seen available), or, before any was measured, the
+timeline model's (the template's grace period, else 30s, + 10s to Ready +
+minReadySeconds). The operator's promote and resumes are named, not counted.
 
 Exit status: 0 progressing, waiting or done; 3 paused by a failed health gate;
 4 aborted; 1 error.`,
@@ -302,7 +336,7 @@ func (c *cli) rolloutPauseCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := progressive.Pause(context.Background(), cn.client, ns, name, reason); err != nil {
+			if _, err := c.driver("pause", cn).Pause(context.Background(), ns, name, reason); err != nil {
 				return c.rolloutErr("pause", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout paused\n", ns, name)
@@ -323,7 +357,7 @@ func (c *cli) rolloutResumeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = progressive.Resume(context.Background(), cn.client, ns, name)
+			_, err = c.driver("resume", cn).Resume(context.Background(), ns, name)
 			switch {
 			case errors.Is(err, progressive.ErrNotPaused) && w.watch:
 				fmt.Fprintf(c.stdout, "daemonset %s/%s: the rollout is not paused; following it\n", ns, name)
@@ -349,7 +383,7 @@ func (c *cli) rolloutPromoteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := progressive.Promote(context.Background(), cn.client, ns, name); err != nil {
+			if _, err := c.driver("promote", cn).Promote(context.Background(), ns, name); err != nil {
 				return c.rolloutErr("promote", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: canary promoted\n", ns, name)
@@ -370,7 +404,7 @@ func (c *cli) rolloutAbortCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := progressive.Abort(context.Background(), cn.client, ns, name, reason); err != nil {
+			if _, err := c.driver("abort", cn).Abort(context.Background(), ns, name, reason); err != nil {
 				return c.rolloutErr("abort", err)
 			}
 			fmt.Fprintf(c.stdout, "daemonset %s/%s: rollout aborted; the template is unchanged ('%s rollout undo' rolls the previous revision out)\n", ns, name, c.name)
@@ -395,7 +429,7 @@ DaemonSet's resourceVersion as a precondition.`,
 			if err != nil {
 				return err
 			}
-			to, err := progressive.Undo(context.Background(), cn.client, ns, name)
+			to, err := c.driver("undo", cn).Undo(context.Background(), ns, name)
 			if err != nil {
 				return c.rolloutErr("undo", err)
 			}
@@ -414,6 +448,9 @@ func (c *cli) rolloutErr(cmd string, err error) error {
 	if errors.As(err, &noe) {
 		fmt.Fprintf(c.stderr, "%s: rollout %s: daemonset %s/%s has updateStrategy %s, not OnDelete: its own controller would roll it out beside daemonplan. Switch it first:\n  %s\n",
 			c.name, cmd, noe.Namespace, noe.Name, noe.Type, noe.Command())
+		if cmd == "start" {
+			fmt.Fprintf(c.stderr, "or let '%s rollout start --switch-strategy' switch it, and switch it back when the rollout is done\n", c.name)
+		}
 		return exitErr{exitError}
 	}
 	return c.fail("rollout %s: %v", cmd, err)
@@ -430,10 +467,11 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 		sleep = time.Sleep
 	}
 	ctx := context.Background()
+	dr := c.driver(cmd, cn)
 	start := c.now()
 	last := ""
 	for {
-		res, err := progressive.Step(ctx, cn.client, ns, name, c.now())
+		res, err := dr.Step(ctx, ns, name, c.now())
 		switch {
 		case errors.Is(err, progressive.ErrConflict):
 			sleep(200 * time.Millisecond)
@@ -528,6 +566,9 @@ func writeRolloutStatus(w io.Writer, ns, name string, res progressive.StepResult
 		fmt.Fprintf(w, "paused:    by %s: %s\n", p.By, escapeRunes(p.Reason))
 	}
 	fmt.Fprintf(w, "budget:    %d of %d nodes unavailable\n", res.InUse, res.Budget)
+	if res.ETA != nil {
+		fmt.Fprintf(w, "eta:       %s\n", res.ETA)
+	}
 	if res.Waiting != "" && st.Phase != progressive.PhaseDone {
 		fmt.Fprintf(w, "waiting:   %s\n", escapeRunes(res.Waiting))
 	}
@@ -550,4 +591,122 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func (c *cli) rolloutRunCmd() *cobra.Command {
+	var all bool
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "run [-n NAMESPACE | -A] [--interval D]",
+		Short: "Drive every rollout of a namespace or the cluster, until SIGINT or SIGTERM",
+		Long: fmt.Sprintf(`Drive, until SIGINT or SIGTERM, every DaemonSet of the namespace (-n, or the
+context's), or of every namespace (-A), that carries the annotation
+daemonplan.io/rollout: once per --interval, it lists the DaemonSets and steps
+each annotated one once, with the same engine as '%[1]s rollout resume
+--watch'. It never stops by itself: a rollout that waits for a promote, is
+paused or aborted is stepped again at every interval (a done or aborted one
+only once its template changes), so that a promote, a resume or a new
+template from any machine is taken up at the next interval. The state is on
+the DaemonSets: stop it at any moment and run it again, here or elsewhere; two
+at once never both delete (the annotation's resourceVersion is the lock).
+
+Start rollouts with '%[1]s rollout start' (and promote, pause, abort, undo)
+as usual; 'run' takes the place of --watch. It prints a line when a
+DaemonSet's state changes, and errors (a DaemonSet on RollingUpdate, a bad
+annotation, a failed list) on standard error, and goes on.
+
+Rights: those of the other rollout commands, plus list on daemonsets: in the
+namespace with -n (a RoleBinding of daemonplan-rollout there, and a
+ClusterRoleBinding for the node list), cluster-wide with -A (a
+ClusterRoleBinding).`, c.name),
+		Args: noArgs("rollout run"),
+		RunE: func(*cobra.Command, []string) error {
+			if interval <= 0 {
+				return usagef("rollout run: --interval %s: must be greater than 0", interval)
+			}
+			cn, err := c.connect("rollout run")
+			if err != nil {
+				return err
+			}
+			return c.runAll(cn, cn.liveNamespace(all), interval)
+		},
+	}
+	addLive(cmd, &all, "drive the annotated DaemonSets of every namespace (without it, of -n or the context's)")
+	cmd.Flags().DurationVar(&interval, "interval", 5*time.Second, "the time between two passes over the DaemonSets (one step each)")
+	return cmd
+}
+
+// runAll is 'rollout run': a StepAll per interval until the context of
+// c.runContext (SIGINT, SIGTERM) is done.
+func (c *cli) runAll(cn *conn, namespace string, interval time.Duration) error {
+	newCtx := c.runContext
+	if newCtx == nil {
+		newCtx = func() (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		}
+	}
+	ctx, stop := newCtx()
+	defer stop()
+	where := "namespace " + namespace
+	if namespace == "" {
+		where = "every namespace"
+	}
+	fmt.Fprintf(c.stdout, "stepping the DaemonSets with the annotation %s in %s every %s; SIGINT or SIGTERM stops\n", progressive.Annotation, escapeRunes(where), interval)
+	dr := c.driver("run", cn)
+	last := map[string]string{}
+	lastErr := map[string]string{}
+	listErr := ""
+	for ctx.Err() == nil {
+		got, err := dr.StepAll(ctx, namespace, c.now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			if msg := err.Error(); msg != listErr {
+				fmt.Fprintf(c.stderr, "%s: rollout run: list daemonsets: %v (trying again every %s)\n", c.name, err, interval)
+				listErr = msg
+			}
+		case err == nil:
+			listErr = ""
+		}
+		for _, s := range got {
+			key := s.Namespace + "/" + s.Name
+			switch {
+			case s.Conflicted() || s.Skipped:
+				continue
+			case s.Err != nil:
+				if msg := s.Err.Error(); msg != lastErr[key] {
+					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: %s\n", c.name, escapeRunes(key), escapeRunes(oneLine(msg)))
+					lastErr[key] = msg
+				}
+				continue
+			}
+			delete(lastErr, key)
+			if line := rolloutLine(s.Result); line != last[key] {
+				fmt.Fprintf(c.stdout, "%s %s %s\n", c.now().UTC().Format(time.TimeOnly), escapeRunes(key), line)
+				last[key] = line
+			}
+			for _, d := range s.Result.Deletes {
+				if d.Err != nil {
+					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: delete pod %s on node %s: %v (the next step decides again)\n", c.name, escapeRunes(key), d.Pod, d.Node, d.Err)
+				}
+			}
+		}
+		c.wait(ctx, interval)
+	}
+	fmt.Fprintf(c.stdout, "%s stopped; the rollouts' state is on their DaemonSets\n", c.now().UTC().Format(time.TimeOnly))
+	return nil
+}
+
+// wait sleeps d, or less if ctx is done first; tests replace the sleep
+// (c.sleep) and cancel ctx from it.
+func (c *cli) wait(ctx context.Context, d time.Duration) {
+	if c.sleep != nil {
+		c.sleep(d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

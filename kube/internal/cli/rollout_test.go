@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/kube/progressive"
 )
 
 // rolloutCluster is a fake API server with a DaemonSet controller on
@@ -109,10 +111,25 @@ func (rc *rolloutCluster) setImage(image string) {
 // run runs the command as name against the cluster; --watch's sleeps run
 // the cluster for that long.
 func (rc *rolloutCluster) run(name string, args ...string) result {
+	return rc.runFor(0, name, args...)
+}
+
+// runFor is run, whose 'rollout run' is stopped (as by SIGTERM) after
+// passes sleeps.
+func (rc *rolloutCluster) runFor(passes int, name string, args ...string) result {
 	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
 	c := &cli{name: name, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut,
-		now:   rc.fc.Now,
-		sleep: func(d time.Duration) { rc.tick(d) },
+		now: rc.fc.Now,
+		sleep: func(d time.Duration) {
+			rc.tick(d)
+			if n++; n == passes {
+				cancel()
+			}
+		},
+		runContext: func() (context.Context, context.CancelFunc) { return ctx, cancel },
 		dial: func(*genericclioptions.ConfigFlags) (*conn, error) {
 			return &conn{client: rc.fc, namespace: "default"}, nil
 		}}
@@ -139,6 +156,11 @@ func TestRolloutCanaryPromote(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "phase:     Canary") || strings.Count(r.stdout, "Updated") != 1 || strings.Count(r.stdout, "Outdated") != 2 {
 		t.Errorf("status: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// One node replaced in 2 s (delete at 00:00:05, seen available at
+	// 00:00:07): 2 nodes left, one at a time.
+	if want := "eta:       4s for 2 nodes, 1 at a time, 2s per node (the mean of 1 replacements measured); not counting the waits for 'rollout promote' after the canary"; !strings.Contains(r.stdout, want) {
+		t.Errorf("status: want %q:\n%s", want, r.stdout)
+	}
 	r = rc.run("daemonplan", "rollout", "promote", "ds/agent", "--watch", "--interval", "1s")
 	if r.code != 0 || !strings.Contains(r.stdout, "phase Done") {
 		t.Fatalf("promote --watch: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -148,6 +170,22 @@ func TestRolloutCanaryPromote(t *testing.T) {
 	t.Logf("status:\n%s", r.stdout)
 	if r.code != 0 || !strings.Contains(r.stdout, "phase:     Done") || strings.Count(r.stdout, "Updated") != 3 {
 		t.Errorf("status at the end: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The Events on the DaemonSet, as kubectl describe would list them.
+	evs, err := rc.fc.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs.Items {
+		if e.InvolvedObject.Kind == "DaemonSet" && e.InvolvedObject.Name == "agent" && e.Source.Component == progressive.EventSource && e.Reason != progressive.ReasonSuccessfulDelete {
+			got = append(got, e.Reason)
+		}
+	}
+	slices.Sort(got)
+	want := []string{progressive.ReasonCanaryPromoted, progressive.ReasonRolloutComplete, progressive.ReasonRolloutStarted}
+	if !slices.Equal(got, want) {
+		t.Errorf("Events on the DaemonSet (but deletes): %q, want %q", got, want)
 	}
 }
 
@@ -189,6 +227,9 @@ func TestRolloutRefusals(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, want) {
 		t.Errorf("start on RollingUpdate: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
+	if !strings.Contains(r.stderr, "or let 'kubectl daemonplan rollout start --switch-strategy' switch it") {
+		t.Errorf("start on RollingUpdate: the refusal does not name --switch-strategy:\n%s", r.stderr)
+	}
 	r = rc.run("kubectl daemonplan", "rollout", "start", "ds/agent", "--max-surge", "1")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "no surge under updateStrategy OnDelete") {
 		t.Errorf("--max-surge 1: exit %d, stderr:\n%s", r.code, r.stderr)
@@ -200,5 +241,78 @@ func TestRolloutRefusals(t *testing.T) {
 	r = rc.run("kubectl daemonplan", "rollout", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "kubectl daemonplan rollout start ds/node-agent") {
 		t.Errorf("rollout --help in the plugin: exit %d:\n%s", r.code, r.stdout)
+	}
+}
+
+// TestRolloutRun: 'rollout run' steps the annotated DaemonSet once per
+// interval, prints a line when its state changes, holds at the canary
+// (it never exits by itself), takes up a promote given meanwhile at the
+// next pass, and is stopped by its context (SIGINT, SIGTERM) with exit 0;
+// the state is on the DaemonSet, so a second run goes on from there.
+func TestRolloutRun(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		args         []string
+		wantCode     int
+		wantErr      string
+	}{
+		{"interval 0", "a pass every 0 s would spin", []string{"rollout", "run", "--interval", "0s"}, exitUsage, "--interval 0s: must be greater than 0"},
+		{"argument", "run takes no DaemonSet: it finds them", []string{"rollout", "run", "ds/agent"}, exitUsage, `unexpected argument "ds/agent"`},
+	}
+	rc := newRolloutCluster(t, "OnDelete", 3)
+	for _, tc := range tests {
+		r := rc.run("kubectl daemonplan", tc.args...)
+		if r.code != tc.wantCode || !strings.Contains(r.stderr, tc.wantErr) {
+			t.Errorf("%s (%s): exit %d, stderr %q; want %d and %q", tc.name, tc.reason, r.code, r.stderr, tc.wantCode, tc.wantErr)
+		}
+	}
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--canary", "1"); r.code != 0 {
+		t.Fatalf("start: exit %d: %s", r.code, r.stderr)
+	}
+	rc.setImage("agent:v2")
+	r := rc.runFor(10, "daemonplan", "rollout", "run", "--interval", "1s")
+	t.Logf("run:\n%s", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "default/agent phase Canary, 1/3 nodes updated") || !strings.Contains(r.stdout, "stopped") ||
+		strings.Count(r.stdout, "waiting for 'rollout promote'") != 1 {
+		t.Fatalf("run to the canary: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := rc.run("daemonplan", "rollout", "promote", "ds/agent"); r.code != 0 {
+		t.Fatalf("promote: exit %d: %s", r.code, r.stderr)
+	}
+	r = rc.runFor(15, "daemonplan", "rollout", "run", "-A", "--interval", "1s")
+	t.Logf("run -A:\n%s", r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "in every namespace") || !strings.Contains(r.stdout, "default/agent phase Done, 3/3 nodes updated") {
+		t.Fatalf("run -A after the promote: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRolloutSwitchStrategy: start --switch-strategy on a RollingUpdate
+// DaemonSet switches it to OnDelete, and --watch follows the rollout to the
+// end, where it is switched back.
+func TestRolloutSwitchStrategy(t *testing.T) {
+	rc := newRolloutCluster(t, "RollingUpdate", 2)
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--switch-strategy"); r.code != 0 {
+		t.Fatalf("start --switch-strategy: exit %d: %s", r.code, r.stderr)
+	}
+	strategy := func() string {
+		ds, err := rc.fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(ds.Spec.UpdateStrategy.Type)
+	}
+	if got := strategy(); got != "OnDelete" {
+		t.Fatalf("after start --switch-strategy: %s, want OnDelete", got)
+	}
+	rc.setImage("agent:v2")
+	r := rc.run("daemonplan", "rollout", "resume", "ds/agent", "--watch", "--interval", "1s")
+	if r.code != 0 || !strings.Contains(r.stdout, "phase Done") {
+		t.Fatalf("resume --watch: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := strategy(); got != "RollingUpdate" {
+		t.Errorf("at the end: %s, want RollingUpdate", got)
+	}
+	if r := rc.run("daemonplan", "rollout", "status", "ds/agent"); r.code != 0 || !strings.Contains(r.stdout, "phase:     Done") {
+		t.Errorf("status after the switch back: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,8 +109,12 @@ type cli struct {
 	strict bool
 	// namespace is the namespace of objects read without one.
 	namespace string
-	// sleep waits between the steps of rollout --watch (nil: time.Sleep).
+	// sleep waits between the steps of rollout --watch and the passes of
+	// rollout run (nil: time.Sleep).
 	sleep func(time.Duration)
+	// runContext is the context rollout run runs in (nil: until SIGINT
+	// or SIGTERM).
+	runContext func() (context.Context, context.CancelFunc)
 }
 
 // usageErr is an error that exits with exitUsage.
