@@ -38,9 +38,6 @@ type nodeSummary struct {
 	// nodes), oldPod the old pod it speaks of.
 	class  rollout.Class
 	oldPod string
-	// clock says that the node's manage depends on the clock and the
-	// backoff state: it holds a failed pod.
-	clock bool
 }
 
 // summarize computes what a node contributes to a sync: present is false
@@ -58,11 +55,6 @@ func summarize(c *placement.Compiled, cls *rollout.Classifier, name string, pres
 		s.count = c.CountNode(d, pods, len(pods) > 0 && updated(0), cls.Now)
 	} else {
 		s.manage = c.ManageVanished(dst, name, pods)
-	}
-	for _, pod := range pods {
-		if pod.Phase == api.PodFailed && !pod.Deleting {
-			s.clock = true
-		}
 	}
 	// The rolling update visits the nodes that should run the pod or hold
 	// one, and decides each alone.

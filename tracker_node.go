@@ -39,7 +39,9 @@ func (p *Tracker) refresh(ns *nodeState) {
 	ns.sum = summarize(c, &cls, ns.name, ns.real, ns.decision, pods,
 		func(j int) bool { return c.IsUpdated(pods[j], hash) }, hash, p.backoff, nil, true)
 	p.account(ns, 1)
-	if ns.sum.clock {
+	// A node holding a failed pod depends on the clock and the backoff
+	// state: its manage is decided again when they move.
+	if slices.ContainsFunc(pods, func(pod *api.Pod) bool { return pod.Phase == api.PodFailed && !pod.Deleting }) {
 		p.clocked[ns] = struct{}{}
 	} else {
 		delete(p.clocked, ns)
