@@ -317,6 +317,15 @@ type Options struct {
 	// is applied: for callers that want more of each plan than the
 	// recording keeps (package whatif keeps each deleted pod's reason).
 	AfterSync func(daemonplan.Plan)
+	// BeforeSync, when set, is called with the cluster before every sync,
+	// at that sync's time: a caller that plays a part beside the
+	// controller (a driver that moves a progressive rollout's phase, as
+	// kube/progressive does) changes the cluster there, typically
+	// c.Options.Progressive. With it Run plans every sync by a whole
+	// daemonplan.Sync, as with WholeSyncs, so that such edits are seen;
+	// the cluster must not be tracked (ErrTrackedHook). An error stops
+	// Run and is returned.
+	BeforeSync func(c *sim.Cluster) error
 }
 
 // Errors for nil arguments.
@@ -325,6 +334,10 @@ var (
 	ErrNoCluster = errors.New("timeline.Run: nil cluster")
 	// ErrNoTimeline is returned by WriteHTML for a nil timeline.
 	ErrNoTimeline = errors.New("timeline.WriteHTML: nil timeline")
+	// ErrTrackedHook is returned by Run for Options.BeforeSync with a
+	// tracked cluster (sim.Cluster.Track), whose planner would not see
+	// the hook's edits.
+	ErrTrackedHook = errors.New("timeline.Run: Options.BeforeSync with a tracked cluster")
 )
 
 // Run drives c until its rollout converges or stalls, and returns the
@@ -333,7 +346,8 @@ var (
 // runs (sim.Cluster.Track) and untracks it on return, so that a sync costs
 // what it changes. Each round (docs/timeline.md):
 //
-//  1. Sync: plan at the current time and apply the plan.
+//  1. Sync: call [Options.BeforeSync] when set, then plan at the current
+//     time and apply the plan.
 //  2. If the sync wrote (a create, or a delete of a pod not yet being
 //     deleted), the next sync follows at once ([Options.ResyncAfter]).
 //  3. Otherwise, if nothing is left to wait for (no pod due to become
@@ -360,7 +374,10 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	if opts.MaxDuration <= 0 {
 		opts.MaxDuration = DefaultMaxDuration
 	}
-	if !opts.WholeSyncs && !c.Tracked() {
+	if opts.BeforeSync != nil && c.Tracked() {
+		return nil, ErrTrackedHook
+	}
+	if !opts.WholeSyncs && opts.BeforeSync == nil && !c.Tracked() {
 		// A cluster the Tracker refuses (a name held twice) is planned
 		// by whole syncs, which report what is wrong with it. The caller
 		// gets back a cluster it may edit.
@@ -377,6 +394,11 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 	var kind StallKind
 	done := false
 	for {
+		if opts.BeforeSync != nil {
+			if err := opts.BeforeSync(c); err != nil {
+				return nil, err
+			}
+		}
 		plan, err := c.Plan()
 		if err != nil {
 			return nil, err

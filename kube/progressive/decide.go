@@ -111,13 +111,7 @@ func newPlanner(s *load.Snapshot, pol Policy, now time.Time, v upstream.Version,
 	}
 	// in.DaemonSet is the conversion's own copy; its strategy is replaced,
 	// not changed in place.
-	in.DaemonSet.UpdateStrategy = api.UpdateStrategy{
-		Type:          api.RollingUpdate,
-		RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: intOrPercent(pol.MaxUnavailable), MaxSurge: api.Int(0)},
-	}
-	if pol.MinReadySeconds > 0 {
-		in.DaemonSet.MinReadySeconds = pol.MinReadySeconds
-	}
+	PlanAs(in.DaemonSet, pol)
 	for i := range in.Pods {
 		if deleting[types.UID(in.Pods[i].UID)] {
 			in.Pods[i].Deleting = true
@@ -130,15 +124,32 @@ func newPlanner(s *load.Snapshot, pol Policy, now time.Time, v upstream.Version,
 	return p, nil
 }
 
+// PlanAs sets what the driver plans ds as: the strategy RollingUpdate
+// with pol's maxUnavailable and maxSurge 0, and pol's minReadySeconds when
+// it sets one. pol is defaulted (Policy.Defaulted). ds's strategy is
+// replaced, not changed in place.
+func PlanAs(ds *api.DaemonSet, pol Policy) {
+	ds.UpdateStrategy = api.UpdateStrategy{
+		Type:          api.RollingUpdate,
+		RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: intOrPercent(pol.MaxUnavailable), MaxSurge: api.Int(0)},
+	}
+	if pol.MinReadySeconds > 0 {
+		ds.MinReadySeconds = pol.MinReadySeconds
+	}
+}
+
 // plan is the core's sync with the extensions of the rollout's phase.
 func (p *planner) plan(pol Policy, st *RolloutState) (daemonplan.Plan, error) {
 	opts := p.opts
-	opts.Progressive = progressiveOf(pol, st)
+	opts.Progressive = ProgressiveOf(pol, st)
 	return daemonplan.Sync(p.in, opts)
 }
 
-// progressiveOf builds the core's extensions for the phase st is in.
-func progressiveOf(pol Policy, st *RolloutState) rollout.Progressive {
+// ProgressiveOf builds the core's extensions for the phase st is in
+// (docs/progressive-live.md, the table of phases): pause when paused,
+// done or aborted; the canary in the canary phase; the zone's nodes in a
+// zone phase; nothing for the rest. pol is defaulted (Policy.Defaulted).
+func ProgressiveOf(pol Policy, st *RolloutState) rollout.Progressive {
 	pr := rollout.Progressive{StrictBudgets: pol.StrictBudgets}
 	switch {
 	case st.Paused != nil || st.Phase == PhaseDone || st.Phase == PhaseAborted:
@@ -204,7 +215,7 @@ func decide(s *load.Snapshot, r *Rollout, now time.Time, v upstream.Version) (de
 	}
 	st.Generation = ds.Generation
 	v0 := view(pl, probe, pol, hash, now)
-	advance(st, pol, v0, s.Nodes)
+	Advance(st, pol, v0, pl.in.Nodes)
 
 	plan, err := pl.plan(pol, st)
 	if err != nil {
@@ -277,9 +288,16 @@ func restart(st *RolloutState, hash string) {
 		Replacing: st.Replacing, Replaced: st.Replaced, ReplaceTime: st.ReplaceTime, Restore: st.Restore}
 }
 
-// advance moves st past the phases that are complete. A paused rollout
-// does not move.
-func advance(st *RolloutState, pol Policy, nodes []NodeProgress, k8sNodes []*corev1.Node) {
+// Advance moves st past the phases that are complete, as a step does
+// before it plans: nodes is every node's state under the plan of st's
+// phase (View), allNodes the cluster's nodes (for the zone order, resolved
+// when the first zone phase starts). It enters the first phase after the
+// canary once the canary is promoted (or there is none, or it is
+// skipped), the next zone with work once a zone has none left, then the
+// rest, and Done once no node is pending; a pause point of the policy
+// pauses st on entering its phase. A paused, done or aborted rollout does
+// not move. pol is defaulted (Policy.Defaulted).
+func Advance(st *RolloutState, pol Policy, nodes []NodeProgress, allNodes []api.Node) {
 	if st.Paused != nil || st.Phase == PhaseDone || st.Phase == PhaseAborted {
 		return
 	}
@@ -288,19 +306,19 @@ func advance(st *RolloutState, pol Policy, nodes []NodeProgress, k8sNodes []*cor
 		return
 	}
 	if st.Phase == PhaseCanary && (pol.Canary == nil || st.SkipCanary || st.Promoted) {
-		enterAfter(st, pol, nodes, k8sNodes, "")
+		enterAfter(st, pol, nodes, allNodes, "")
 		return
 	}
 	if st.Phase == PhaseZone && !zonePending(nodes, st.Zone) {
-		enterAfter(st, pol, nodes, k8sNodes, st.Zone)
+		enterAfter(st, pol, nodes, allNodes, st.Zone)
 	}
 }
 
 // enterAfter enters the first phase after the canary (from "") or after
 // zone from that has work, pausing there if the policy says so.
-func enterAfter(st *RolloutState, pol Policy, nodes []NodeProgress, k8sNodes []*corev1.Node, from string) {
+func enterAfter(st *RolloutState, pol Policy, nodes []NodeProgress, allNodes []api.Node, from string) {
 	if pol.Zones != nil && st.Zones == nil {
-		st.Zones = zoneOrder(pol.Zones, k8sNodes)
+		st.Zones = zoneOrder(pol.Zones, allNodes)
 	}
 	i := 0
 	if from != "" {
@@ -328,7 +346,7 @@ func enterAfter(st *RolloutState, pol Policy, nodes []NodeProgress, k8sNodes []*
 
 // zoneOrder is the policy's order, or every value of the key found on the
 // nodes, by name.
-func zoneOrder(z *ZonesPolicy, nodes []*corev1.Node) []string {
+func zoneOrder(z *ZonesPolicy, nodes []api.Node) []string {
 	if len(z.Order) > 0 {
 		return slices.Clone(z.Order)
 	}
@@ -346,9 +364,17 @@ func zonePending(nodes []NodeProgress, zone string) bool {
 	return slices.ContainsFunc(nodes, func(n NodeProgress) bool { return n.Zone == zone && n.State.pending() })
 }
 
-// view is every node's state, by node name: the plan's nodes, and the
-// nodes the DaemonSet's pods are bound to.
+// view is View of the planner's input.
 func view(pl *planner, p daemonplan.Plan, pol Policy, hash string, now time.Time) []NodeProgress {
+	return View(pl.in, string(pl.ds.UID), p, pol, hash, now)
+}
+
+// View is every node's state in a rollout of the revision hash, by node
+// name: the nodes of p (a plan of in, whose Plan.Nodes it reads: a whole
+// daemonplan.Sync's), and the nodes the pods of the DaemonSet whose UID is
+// dsUID are bound to. pol is defaulted (Policy.Defaulted): its zone key
+// names each node's zone.
+func View(in daemonplan.Input, dsUID string, p daemonplan.Plan, pol Policy, hash string, now time.Time) []NodeProgress {
 	byNode := map[string]*NodeProgress{}
 	node := func(name string) *NodeProgress {
 		if n := byNode[name]; n != nil {
@@ -365,18 +391,18 @@ func view(pl *planner, p daemonplan.Plan, pol Policy, hash string, now time.Time
 	for _, nd := range p.Nodes {
 		node(nd.Node).Desired = nd.Decision.ShouldRun
 	}
-	for i := range pl.in.Nodes {
-		if n := byNode[pl.in.Nodes[i].Name]; n != nil && zoneKey != "" {
-			n.Zone = pl.in.Nodes[i].Labels[zoneKey]
+	for i := range in.Nodes {
+		if n := byNode[in.Nodes[i].Name]; n != nil && zoneKey != "" {
+			n.Zone = in.Nodes[i].Labels[zoneKey]
 		}
 	}
-	gen := api.TemplateGeneration(pl.in.DaemonSet)
-	minReady := pl.in.DaemonSet.MinReadySeconds
+	gen := api.TemplateGeneration(in.DaemonSet)
+	minReady := in.DaemonSet.MinReadySeconds
 	type count struct{ old, fresh, freshAvailable, going int }
 	counts := map[string]*count{}
-	uid := string(pl.ds.UID)
-	for i := range pl.in.Pods {
-		pod := &pl.in.Pods[i]
+	uid := dsUID
+	for i := range in.Pods {
+		pod := &in.Pods[i]
 		if pod.Controller == nil || pod.Controller.UID != uid {
 			continue
 		}

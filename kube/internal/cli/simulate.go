@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/progressive"
 	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/sim"
 	"github.com/daemonplan/daemonplan/timeline"
@@ -30,6 +31,8 @@ type simulateOptions struct {
 	seed     uint64
 	html     string
 	output   string
+	// rolloutPolicy is the file of --rollout-policy.
+	rolloutPolicy string
 	timing
 	cmd *cobra.Command
 }
@@ -77,6 +80,16 @@ Output formats (-o):
          "syncs":[...], "revisions":[...], "nodes":[{"name", "intervals":
          [{"from", "to", "pods":[{"name", "hash", "state"}]}], "failures"}]}
 
+With --rollout-policy FILE (a policy as 'rollout start --policy' reads it,
+docs/progressive-live.md) the rollout simulated is the one 'daemonplan rollout'
+drives: the DaemonSet planned as the driver plans it (RollingUpdate with the
+policy's maxUnavailable and maxSurge 0), its phases moved before each sync by
+the driver's own code (kube/progressive: canary, zones in order, the rest),
+the operator answering at once (the canary promoted as soon as it waits, a
+pause point resumed as soon as it is reached); the phases and when they began
+are printed after the table (not in -o json). Not modelled: the driver's step
+interval (each phase's new pods are seen available at once) and the gates.
+
 Exit status is 0 when the simulation ran, whether it converged or stalled
 (the outcome is printed); 1 for bad input, 2 for a usage error.`,
 		Args: dsArg("simulate", &o.common),
@@ -94,6 +107,7 @@ Exit status is 0 when the simulation ran, whether it converged or stalled
 	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail (with --fail-rate)")
 	f.StringVar(&o.html, "html", "", "also write the timeline to this file: one self-contained HTML page")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(simulateOutputs, "|"))
+	f.StringVar(&o.rolloutPolicy, "rollout-policy", "", "simulate the progressive rollout 'daemonplan rollout' drives under this policy\n(a JSON file as 'rollout start --policy' reads it; '-' reads standard input)")
 	addTimingFlags(cmd, &o.timing)
 	return cmd
 }
@@ -137,12 +151,23 @@ func (c *cli) simulate(o *simulateOptions) error {
 	if _, err := c.sync("simulate", in, o.strict); err != nil {
 		return err
 	}
+	var ps *progressive.Simulation
+	if o.rolloutPolicy != "" {
+		if ps, err = c.rolloutSimulation(o.rolloutPolicy); err != nil {
+			return err
+		}
+	}
 	cl, err := simulateCluster(in, old, o)
 	if err != nil {
 		return c.fail("simulate: %v", err)
 	}
-	tl, err := timeline.Run(cl, timeline.Options{MaxSyncs: o.maxSyncs, MaxDuration: o.maxDuration,
-		Terminating: o.terminating, ResyncAfter: o.resyncAfter})
+	topts := timeline.Options{MaxSyncs: o.maxSyncs, MaxDuration: o.maxDuration,
+		Terminating: o.terminating, ResyncAfter: o.resyncAfter}
+	if ps != nil {
+		ps.Prepare(cl)
+		topts.BeforeSync = ps.BeforeSync
+	}
+	tl, err := timeline.Run(cl, topts)
 	if err != nil {
 		return c.fail("simulate: %v", err)
 	}
@@ -154,7 +179,43 @@ func (c *cli) simulate(o *simulateOptions) error {
 	if o.output == "json" {
 		return c.writeJSON("simulate", simulationJSON(tl, in, o))
 	}
-	return writeSimulationTable(c.stdout, tl)
+	if err := writeSimulationTable(c.stdout, tl); err != nil {
+		return err
+	}
+	if ps != nil {
+		return writeSimulatedPhases(c.stdout, tl, ps)
+	}
+	return nil
+}
+
+// rolloutSimulation reads --rollout-policy.
+func (c *cli) rolloutSimulation(file string) (*progressive.Simulation, error) {
+	data, err := c.readPolicyFile(file)
+	if err != nil {
+		return nil, c.fail("simulate: --rollout-policy %s: %v", file, err)
+	}
+	pol, err := progressive.DecodePolicy(data)
+	if err != nil {
+		return nil, c.fail("simulate: --rollout-policy %s: %v", file, err)
+	}
+	return progressive.NewSimulation(pol), nil
+}
+
+// writeSimulatedPhases prints the phases of a simulated progressive
+// rollout and when each began, as offsets from the start.
+func writeSimulatedPhases(w io.Writer, tl *timeline.Timeline, ps *progressive.Simulation) error {
+	t := newTable(w, 3)
+	t.blank()
+	t.line("phases of the progressive rollout (the operator answering at once):")
+	t.row("TIME", "PHASE", "ZONE", "ANSWER")
+	for _, ch := range ps.Changes {
+		answer := ch.Answer
+		if ch.Reason != "" {
+			answer += " (" + ch.Reason + ")"
+		}
+		t.row(fmt.Sprintf("+%v", ch.At.Sub(tl.Start)), string(ch.Phase), orDash(ch.Zone), orDash(answer))
+	}
+	return t.flush()
 }
 
 // simulateCluster converts the input into a sim.Cluster: the DaemonSet

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// zonedOnDelete returns a generated cluster of n nodes (genCluster) whose
+// DaemonSet is on OnDelete and whose node-i is in zone "abc"[i%3]: the
+// shape of the test bed's zones scenario.
+func zonedOnDelete(t *testing.T, n int) string {
+	now, _ := time.Parse(time.RFC3339, genNow)
+	raw := genCluster(t, genSpec{nodes: n, image: "agent:v1", maxUnavailable: intstr.FromInt32(1)}, now)
+	var list map[string]any
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, it := range list["items"].([]any) {
+		obj := it.(map[string]any)
+		switch obj["kind"] {
+		case "DaemonSet":
+			obj["spec"].(map[string]any)["updateStrategy"] = map[string]any{"type": "OnDelete"}
+		case "Node":
+			meta := obj["metadata"].(map[string]any)
+			meta["labels"] = map[string]any{"topology.kubernetes.io/zone": string(rune('a' + i%3))}
+			i++
+		}
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeTemp(t, "zoned.json", string(b))
+}
+
+// TestSimulateRolloutPolicy: --rollout-policy simulates the rollout the
+// driver of kube/progressive makes, with the test bed's timings (new pods
+// Ready 1s after their creation, a 1s grace period): zone by zone
+// a → b → c under maxUnavailable 2 after a canary of 1, each phase
+// beginning once the one before it is done, in order.
+func TestSimulateRolloutPolicy(t *testing.T) {
+	cluster := zonedOnDelete(t, 9)
+	pol := writeTemp(t, "policy.json", `{"canary": {"nodes": 1}, "zones": {"order": ["a", "b", "c"]}, "maxUnavailable": 2}`)
+	got := runCLI(t, "", "simulate", "--now", genNow, "-f", cluster, "--image", "agent=agent:v2",
+		"--ready-after", "1s", "--grace-period", "1s", "--rollout-policy", pol)
+	if got.code != exitOK || got.stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing\n%s", got.code, got.stderr, got.stdout)
+	}
+	// The canary's node (node-000000, zone a) takes 2s; zone a's two
+	// other nodes one step of 2s; zones b and c two steps each.
+	want := []string{
+		"+0s Canary - -",
+		"+2s Canary - promote",
+		"+2s Zone a -",
+		"+4s Zone b -",
+		"+8s Zone c -",
+		"+12s Done - -",
+	}
+	_, phases, ok := strings.Cut(got.stdout, "phases of the progressive rollout")
+	if !ok {
+		t.Fatalf("no phases in\n%s", got.stdout)
+	}
+	var rows []string
+	for _, l := range strings.Split(phases, "\n")[2:] {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			rows = append(rows, l)
+		}
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("phases:\n%s\nwant:\n%s\nstdout:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"), got.stdout)
+	}
+	if !strings.Contains(got.stdout, "predicted duration 12s") {
+		t.Errorf("want a predicted duration of 12s:\n%s", got.stdout)
+	}
+
+	bad := writeTemp(t, "bad.json", `{"maxSurge": 1}`)
+	got = runCLI(t, "", "simulate", "--now", genNow, "-f", cluster, "--image", "agent=agent:v2", "--rollout-policy", bad)
+	if got.code != exitError || !strings.Contains(got.stderr, "policy.maxSurge") {
+		t.Errorf("a policy with maxSurge: exit %d, stderr %q; want %d naming policy.maxSurge", got.code, got.stderr, exitError)
+	}
+}
