@@ -39,7 +39,7 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 		Generation:  ds.Generation,
 		Annotations: ds.Annotations,
 		Deleting:    ds.DeletionTimestamp != nil,
-		Selector:    labelSelector(spec.Selector),
+		Selector:    LabelSelector(spec.Selector),
 		Template: api.PodTemplate{
 			Labels:                spec.Template.Labels,
 			Annotations:           spec.Template.Annotations,
@@ -65,8 +65,8 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 	}
 	if ru := spec.UpdateStrategy.RollingUpdate; ru != nil {
 		out.UpdateStrategy.RollingUpdate = &api.RollingUpdateParams{
-			MaxUnavailable: intOrPercent(ru.MaxUnavailable),
-			MaxSurge:       intOrPercent(ru.MaxSurge),
+			MaxUnavailable: IntOrPercent(ru.MaxUnavailable),
+			MaxSurge:       IntOrPercent(ru.MaxSurge),
 		}
 	}
 	return out, nil
@@ -340,7 +340,9 @@ func controllerOf(refs []metav1.OwnerReference) *api.OwnerRef {
 	return nil
 }
 
-func labelSelector(ls *metav1.LabelSelector) *api.LabelSelector {
+// LabelSelector converts a label selector to daemonplan's type; nil stays
+// nil. The maps and value lists are shared, not copied.
+func LabelSelector(ls *metav1.LabelSelector) *api.LabelSelector {
 	if ls == nil {
 		return nil
 	}
@@ -402,9 +404,10 @@ func tolerations(ts []corev1.Toleration) []api.Toleration {
 	return out
 }
 
-// intOrPercent converts an int-or-string budget; a string is kept as is for
-// validation and scaling to judge.
-func intOrPercent(v *intstr.IntOrString) *api.IntOrPercent {
+// IntOrPercent converts an int-or-string count (a budget, a partition, a
+// canary size); a string is kept as is for validation and scaling to judge,
+// and nil stays nil.
+func IntOrPercent(v *intstr.IntOrString) *api.IntOrPercent {
 	switch {
 	case v == nil:
 		return nil

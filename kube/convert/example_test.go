@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
@@ -132,4 +134,14 @@ func ExampleStatus() {
 	fmt.Println(st.DesiredNumberScheduled, st.NumberReady, st.NumberUnavailable, st.ObservedGeneration, *st.CollisionCount)
 	// Output:
 	// 3 2 1 4 3
+}
+
+// A canary's size and its node selector, from a policy's Kubernetes types
+// to daemonplan's, as the rollout driver reads them.
+func ExampleLabelSelector() {
+	sel := convert.LabelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"pool": "canary"}})
+	size := convert.IntOrPercent(&intstr.IntOrString{Type: intstr.String, StrVal: "10%"})
+	n, _ := size.Scaled(42, true)
+	fmt.Println(sel.MatchLabels, n)
+	// Output: map[pool:canary] 5
 }

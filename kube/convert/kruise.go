@@ -107,14 +107,14 @@ func KruiseDaemonSet(u *unstructured.Unstructured) (*Kruise, error) {
 	if v, ok, err := nestedIntOrString(obj, gv == KruiseGroup+"/v1beta1", partition...); err != nil {
 		errs = append(errs, field.Invalid(ru.Child("partition"), kruiseValue(obj, partition...), err.Error()))
 	} else if ok {
-		k.Progressive.Partition = intOrPercent(v)
+		k.Progressive.Partition = IntOrPercent(v)
 	}
 	if raw, ok, _ := unstructured.NestedFieldNoCopy(obj, "spec", "updateStrategy", "rollingUpdate", "selector"); ok && raw != nil {
 		var ls metav1.LabelSelector
 		if err := remarshal(raw, &ls); err != nil {
 			errs = append(errs, field.Invalid(ru.Child("selector"), "", err.Error()))
 		} else {
-			k.Progressive.Scope = labelSelector(&ls)
+			k.Progressive.Scope = LabelSelector(&ls)
 		}
 	}
 	if paused, ok, err := unstructured.NestedBool(obj, "spec", "updateStrategy", "rollingUpdate", "paused"); err != nil {

@@ -27,6 +27,8 @@ import (
 func TestNilInputs(t *testing.T) {
 	nilcheck.Run(t, []string{"../convert", "../upstream", "../load", "../apply", "."}, map[string]func(){
 		"convert.ControllerRef":               func() { convert.ControllerRef(nil) },
+		"convert.LabelSelector":               func() { convert.LabelSelector(nil) },
+		"convert.IntOrPercent":                func() { convert.IntOrPercent(nil) },
 		"convert.DaemonSetWithStatus":         func() { convert.DaemonSetWithStatus(nil, api.Status{}) },
 		"convert.NewControllerRevision":       func() { convert.NewControllerRevision(nil, revision.Revision{}) },
 		"convert.NewPod":                      func() { convert.NewPod(nil, placement.Create{}) },

@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/kube/upstream"
@@ -131,7 +132,7 @@ func newPlanner(s *load.Snapshot, pol Policy, now time.Time, v upstream.Version,
 func PlanAs(ds *api.DaemonSet, pol Policy) {
 	ds.UpdateStrategy = api.UpdateStrategy{
 		Type:          api.RollingUpdate,
-		RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: intOrPercent(pol.MaxUnavailable), MaxSurge: api.Int(0)},
+		RollingUpdate: &api.RollingUpdateParams{MaxUnavailable: convert.IntOrPercent(pol.MaxUnavailable), MaxSurge: api.Int(0)},
 	}
 	if pol.MinReadySeconds > 0 {
 		ds.MinReadySeconds = pol.MinReadySeconds
@@ -155,7 +156,7 @@ func ProgressiveOf(pol Policy, st *RolloutState) rollout.Progressive {
 	case st.Paused != nil || st.Phase == PhaseDone || st.Phase == PhaseAborted:
 		pr.Pause = true
 	case st.Phase == PhaseCanary && pol.Canary != nil:
-		pr.Canary = &rollout.Canary{Nodes: intOrPercent(pol.Canary.Nodes), Selector: labelSelector(pol.Canary.Selector)}
+		pr.Canary = &rollout.Canary{Nodes: convert.IntOrPercent(pol.Canary.Nodes), Selector: convert.LabelSelector(pol.Canary.Selector)}
 	case st.Phase == PhaseZone:
 		pr.Scope = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{
 			{Key: pol.Zones.Key, Operator: api.SelectorOpIn, Values: []string{st.Zone}},
@@ -470,7 +471,7 @@ func budget(pol Policy, nodes []NodeProgress) (int, int) {
 			inUse++
 		}
 	}
-	b, err := intOrPercent(pol.MaxUnavailable).Scaled(desired, true)
+	b, err := convert.IntOrPercent(pol.MaxUnavailable).Scaled(desired, true)
 	if err != nil || b < 1 {
 		b = 1
 	}

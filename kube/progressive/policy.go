@@ -10,6 +10,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -208,7 +209,7 @@ func (p Policy) Validate() field.ErrorList {
 			errs = append(errs, field.Required(cp.Child("nodes"), "a count or percentage of nodes, or a selector"))
 		}
 		errs = append(errs, budgetErrors(cp.Child("nodes"), c.Nodes)...)
-		errs = append(errs, api.ValidateLabelSelector(labelSelector(c.Selector)).Prefix("policy.canary.selector")...)
+		errs = append(errs, api.ValidateLabelSelector(convert.LabelSelector(c.Selector)).Prefix("policy.canary.selector")...)
 	}
 	if z := p.Zones; z != nil {
 		zp := root.Child("zones")
@@ -271,7 +272,7 @@ func budgetErrors(p *field.Path, v *intstr.IntOrString) field.ErrorList {
 	if v == nil {
 		return nil
 	}
-	b := intOrPercent(v)
+	b := convert.IntOrPercent(v)
 	if !b.IsString {
 		if b.IntVal < 1 {
 			return field.ErrorList{field.Invalid(p, int64(b.IntVal), "must be greater than 0")}
@@ -298,31 +299,6 @@ func cutZone(phase string) (string, bool) {
 
 // ZonePhase is the name of a zone's phase in Policy.PauseBefore.
 func ZonePhase(zone string) string { return zonePrefix + zone }
-
-// labelSelector converts a label selector to the core's type.
-func labelSelector(ls *metav1.LabelSelector) *api.LabelSelector {
-	if ls == nil {
-		return nil
-	}
-	out := &api.LabelSelector{MatchLabels: ls.MatchLabels}
-	for _, r := range ls.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, api.LabelSelectorRequirement{
-			Key: r.Key, Operator: api.SelectorOperator(r.Operator), Values: r.Values,
-		})
-	}
-	return out
-}
-
-// intOrPercent converts an int-or-string count to the core's type.
-func intOrPercent(v *intstr.IntOrString) *api.IntOrPercent {
-	switch {
-	case v == nil:
-		return nil
-	case v.Type == intstr.String:
-		return api.Percent(v.StrVal)
-	}
-	return api.Int(v.IntVal)
-}
 
 // String renders a count for messages.
 func countString(v *intstr.IntOrString) string {
