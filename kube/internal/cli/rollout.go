@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/daemonplan/daemonplan/kube/progressive"
 )
@@ -470,15 +472,25 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 	dr := c.driver(cmd, cn)
 	start := c.now()
 	last := ""
+	backoff := time.Duration(0)
 	for {
 		res, err := dr.Step(ctx, ns, name, c.now())
 		switch {
 		case errors.Is(err, progressive.ErrConflict):
 			sleep(200 * time.Millisecond)
 			continue
+		case transient(err) && (w.timeout <= 0 || c.now().Sub(start) < w.timeout):
+			// The server is restarting, overloaded or unreachable: every
+			// write of a step is held to preconditions and the state is on
+			// the DaemonSet, so the next step reads again and goes on.
+			backoff = min(max(2*backoff, time.Second), 10*time.Second)
+			fmt.Fprintf(c.stderr, "%s: rollout %s: %v (retrying in %s)\n", c.name, cmd, err, backoff)
+			sleep(backoff)
+			continue
 		case err != nil:
 			return c.rolloutErr(cmd, err)
 		}
+		backoff = 0
 		line := rolloutLine(res)
 		if line != last {
 			fmt.Fprintf(c.stdout, "%s %s\n", c.now().UTC().Format(time.TimeOnly), line)
@@ -497,6 +509,20 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 		}
 		sleep(w.interval)
 	}
+}
+
+// transient reports an error a later step may not meet: the server
+// answered 429, 500, 503 or 504, or a request timed out, or the connection
+// was refused, reset or cut short (kube-apiserver restarting). Anything
+// else, Forbidden included, ends --watch.
+func transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsServerTimeout(err) ||
+		apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) || apierrors.IsUnexpectedServerError(err) ||
+		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
+		errors.Is(err, context.DeadlineExceeded)
 }
 
 // rolloutExit is the exit status for where a rollout stands: an exitErr,

@@ -3,10 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +33,9 @@ import (
 type rolloutCluster struct {
 	t  *testing.T
 	fc *fakeclient.Clientset
+	// ticking is set while the controller and the kubelet run, whose
+	// requests no injected fault reaches.
+	ticking bool
 }
 
 func newRolloutCluster(t *testing.T, strategy string, nodes int) *rolloutCluster {
@@ -62,6 +71,8 @@ items:
 
 // tick runs the controller and the kubelet, then moves the clock by d.
 func (rc *rolloutCluster) tick(d time.Duration) {
+	rc.ticking = true
+	defer func() { rc.ticking = false }()
 	t := rc.t
 	ctx := context.Background()
 	s, err := rc.fc.Snapshot(ctx, "default", "agent")
@@ -314,5 +325,46 @@ func TestRolloutSwitchStrategy(t *testing.T) {
 	}
 	if r := rc.run("daemonplan", "rollout", "status", "ds/agent"); r.code != 0 || !strings.Contains(r.stdout, "phase:     Done") {
 		t.Errorf("status after the switch back: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRolloutWatchRetries: --watch rides out what a restarting or
+// overloaded kube-apiserver answers (each step's writes are held to
+// preconditions and the state is on the DaemonSet, so the next step reads
+// again), and stops at once on what a retry cannot cure.
+func TestRolloutWatchRetries(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		fault        error
+		wantCode     int
+		wantStderr   string
+	}{
+		{name: "internal error", reason: "a 500 while kube-apiserver restarts: retried, the rollout goes on",
+			fault: apierrors.NewInternalError(errors.New("etcd leader changed")), wantCode: exitWaiting, wantStderr: "retrying in 1s"},
+		{name: "too many requests", reason: "a 429 from priority and fairness: retried",
+			fault: apierrors.NewTooManyRequests("slow down", 1), wantCode: exitWaiting, wantStderr: "retrying in 2s"},
+		{name: "forbidden", reason: "a right the user lacks: no retry cures it",
+			fault: apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no")), wantCode: exitError, wantStderr: "forbidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := newRolloutCluster(t, "OnDelete", 3)
+			if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--canary", "1"); r.code != 0 {
+				t.Fatalf("start: exit %d: %s", r.code, r.stderr)
+			}
+			rc.setImage("agent:v2")
+			faults := 3
+			rc.fc.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if faults == 0 || rc.ticking {
+					return false, nil, nil
+				}
+				faults--
+				return true, nil, tt.fault
+			})
+			r := rc.run("daemonplan", "rollout", "resume", "ds/agent", "--watch", "--interval", "1s")
+			if r.code != tt.wantCode || !strings.Contains(r.stderr, tt.wantStderr) {
+				t.Errorf("%s: resume --watch: exit %d, want %d, and stderr with %q:\n%s%s", tt.reason, r.code, tt.wantCode, tt.wantStderr, r.stdout, r.stderr)
+			}
+		})
 	}
 }
