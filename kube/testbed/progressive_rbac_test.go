@@ -214,7 +214,7 @@ func runCLI(kubeconfig string, args ...string) cliResult {
 func TestProgressiveRBAC(t *testing.T) {
 	role, rights := rolloutRights(t)
 	without := func(i int) string { return fmt.Sprintf("rollout-without-%d", i) }
-	users := []User{{Name: "roller", Token: "roller-token"}}
+	users := []User{{Name: "roller", Token: "roller-token"}, {Name: "ns-runner", Token: "ns-runner-token"}}
 	for i := range rights {
 		users = append(users, User{Name: without(i), Token: without(i) + "-token"})
 	}
@@ -226,11 +226,24 @@ func TestProgressiveRBAC(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bindRole(t, b, "roller", role)
 	for i := range rights {
 		less := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "daemonplan-rollout-" + without(i)},
 			Rules: slices.Delete(slices.Clone(rights), i, i+1)}
 		bindRole(t, b, without(i), less)
+	}
+	bindRole(t, b, "roller", role)
+	// ns-runner: the role through a RoleBinding in the namespace, and
+	// the node list alone through a ClusterRoleBinding, as the role's
+	// comment says `rollout run -n NS` may be granted.
+	nodeList := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "daemonplan-node-list"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}}}}
+	bindRole(t, b, "ns-runner", nodeList)
+	if _, err := b.Client.RbacV1().RoleBindings(namespace).Create(context.Background(), &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "ns-runner-daemonplan-rollout"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "ns-runner"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 	roller := kubeconfig["roller"]
 	ds := "ds/" + dsName
@@ -343,6 +356,40 @@ func TestProgressiveRBAC(t *testing.T) {
 			needed[i] = rolloutRunForbidden(t, b, kubeconfig[without(i)])
 		}
 	}
+	// A third rollout, driven by `rollout run -n default` as ns-runner
+	// (the role bound in the namespace only): to done, nothing refused.
+	setTemplateImage(t, b, "agent:v4")
+	prev := rolloutOf(t, b, dsName).Status.Revision
+	logFile := filepath.Join(b.Dir, "run-ns-runner.log")
+	cmd := startRun(t, b, kubeconfig["ns-runner"], logFile, "-n", namespace, "--interval", "500ms")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if st := rolloutOf(t, b, dsName).Status; st.Revision != prev && st.Revision != "" && st.Phase == progressive.PhaseCanary && st.InFlight == nil && imagesOf(t, b, dsName)["agent:v4"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(logFile)
+			t.Fatalf("rollout run as ns-runner: no canary in a minute:\n%s", data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r := runCLI(kubeconfig["ns-runner"], "rollout", "promote", ds, "-n", namespace); r.code != 0 {
+		t.Errorf("rollout promote as ns-runner: %s", r)
+	}
+	for deadline := time.Now().Add(time.Minute); rolloutOf(t, b, dsName).Status.Phase != progressive.PhaseDone; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(logFile)
+			t.Fatalf("rollout run as ns-runner: not done a minute after the promote:\n%s", data)
+		}
+	}
+	stopRun(t, cmd, logFile)
+	if data, _ := os.ReadFile(logFile); strings.Contains(string(data), "forbidden") || strings.Contains(string(data), "warning") {
+		t.Errorf("rollout run as ns-runner:\n%s", data)
+	}
+	if got := imagesOf(t, b, dsName); got["agent:v4"] != 3 || len(got) != 1 {
+		t.Errorf("at the end of the third rollout, images %v, want agent:v4 on the 3 nodes", got)
+	}
+
 	for i, n := range needed {
 		if !n {
 			t.Errorf("daemonplan-rollout grants %s %s/%s, and nothing was refused without it", rights[i].Verbs[0], rights[i].APIGroups[0], rights[i].Resources[0])
