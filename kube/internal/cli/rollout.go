@@ -496,10 +496,18 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 			fmt.Fprintf(c.stdout, "%s %s\n", c.now().UTC().Format(time.TimeOnly), line)
 			last = line
 		}
+		refused := false
 		for _, d := range res.Deletes {
 			if d.Err != nil {
 				fmt.Fprintf(c.stderr, "%s: rollout %s: delete pod %s on node %s: %v (the next step decides again)\n", c.name, cmd, d.Pod, d.Node, d.Err)
+				refused = refused || apierrors.IsForbidden(d.Err) || apierrors.IsUnauthorized(d.Err)
 			}
+		}
+		if refused {
+			// Every step would ask again and be refused again: stop. The
+			// pods are recorded in flight; a driver with the right (delete
+			// on pods) deletes them.
+			return c.fail("rollout %s: not allowed to delete pods: the rollout records them in flight; a driver with the right goes on from there", cmd)
 		}
 		if err := rolloutExit(res, true); err != nil || res.Rollout.Status.Phase == progressive.PhaseDone {
 			return err

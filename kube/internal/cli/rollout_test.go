@@ -9,16 +9,15 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	fakediscovery "k8s.io/client-go/discovery/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
@@ -366,5 +365,35 @@ func TestRolloutWatchRetries(t *testing.T) {
 				t.Errorf("%s: resume --watch: exit %d, want %d, and stderr with %q:\n%s%s", tt.reason, r.code, tt.wantCode, tt.wantStderr, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestRolloutWatchDeleteForbidden: a user without delete on pods; the
+// step records the canary's pod in flight and its delete is refused
+// (Forbidden): --watch stops with exit 1 at once, instead of asking again
+// at every step forever; the pod is not deleted and stays in flight.
+func TestRolloutWatchDeleteForbidden(t *testing.T) {
+	rc := newRolloutCluster(t, "OnDelete", 3)
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent", "--canary", "1"); r.code != 0 {
+		t.Fatalf("start: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	rc.setImage("agent:v2")
+	rc.fc.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("pods"), a.(k8stesting.DeleteAction).GetName(), errors.New(`User "u" cannot delete resource "pods"`))
+	})
+	r := rc.run("daemonplan", "rollout", "resume", "ds/agent", "--watch", "--timeout", "1m")
+	if r.code != exitError || !strings.Contains(r.stderr, "forbidden") || !strings.Contains(r.stderr, "not allowed to delete pods") {
+		t.Fatalf("resume --watch without delete on pods: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "--timeout") {
+		t.Errorf("resume --watch went on until its timeout:\n%s", r.stderr)
+	}
+	ds, err := rc.fc.AppsV1().DaemonSets("default").Get(context.Background(), "agent", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := progressive.Parse(ds)
+	if err != nil || len(ro.Status.InFlight) != 1 {
+		t.Errorf("the rollout: %+v (%v), want one pod in flight", ro, err)
 	}
 }
