@@ -387,37 +387,3 @@ func decideAll(ds *api.DaemonSet, nodes []api.Node, opts placement.Options) []pl
 	slices.SortFunc(out, func(a, b placement.NodeDecision) int { return strings.Compare(a.Node, b.Node) })
 	return out
 }
-
-// dropDeleted removes from keep, a list of pod names in name order, every
-// name that deletes names, in place, and returns the shortened list. Each
-// delete's run of names is found by binary search: the other names are
-// moved, not compared.
-func dropDeleted(keep []string, deletes []placement.Delete) []string {
-	type run struct{ lo, hi int }
-	gone := make([]run, 0, len(deletes))
-	for _, d := range deletes {
-		lo, found := slices.BinarySearch(keep, d.Pod)
-		if !found {
-			continue
-		}
-		hi := lo + 1
-		for hi < len(keep) && keep[hi] == d.Pod {
-			hi++
-		}
-		gone = append(gone, run{lo, hi})
-	}
-	if len(gone) == 0 {
-		return keep
-	}
-	slices.SortFunc(gone, func(a, b run) int { return a.lo - b.lo })
-	n, from := 0, 0
-	for _, g := range gone {
-		if g.lo > from {
-			n += copy(keep[n:], keep[from:g.lo])
-		}
-		from = max(from, g.hi)
-	}
-	n += copy(keep[n:], keep[from:])
-	clear(keep[n:])
-	return keep[:n]
-}

@@ -16,11 +16,13 @@ import (
 // list (not vanished); bits 1 to 5 are its manage kinds
 // (placement.KindsOf); then come its kind in the rolling update's pass
 // without surge (passBit(k, false)) and with surge (passBit(k, true)).
+const fReal uint32 = 1
+
+// The bit positions of the pass kinds, and how many bits there are.
 const (
-	fReal     uint32 = 1
-	passBase         = 8  // the first pass kind's bit without surge
-	surgeBase        = 16 // the first pass kind's bit with surge
-	numFlags         = 24
+	passBase  = 8  // the first pass kind's bit without surge
+	surgeBase = 16 // the first pass kind's bit with surge
+	numFlags  = 24
 )
 
 // manageBit is the flag of a manage kind.

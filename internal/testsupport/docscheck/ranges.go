@@ -52,9 +52,8 @@ func CheckIndex(readme string, pages map[string]string) []Problem {
 // prefix, in the order the prefixes first appear on the page, or "—".
 func (ix *index) ranges(page string) string {
 	type span struct {
-		first   int // line of the first definition
-		lo, hi  int
-		defined bool
+		first  int // line of the first definition
+		lo, hi int
 	}
 	spans := map[string]*span{}
 	var order []string
