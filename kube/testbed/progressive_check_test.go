@@ -787,6 +787,8 @@ type checkReport struct {
 	moments, touches, explained, unverified, window, byTest int
 	maxUnavailable, maxAll                                  int
 	order                                                   string
+	// windowed describes the deletes in the window.
+	windowed []string
 }
 
 func (r checkReport) String() string {
@@ -800,6 +802,19 @@ func (c *rolloutChecker) verify(t *testing.T, client kubernetes.Interface, zone 
 	t.Helper()
 	c.catchUp(t, client)
 	c.cancel()
+	rep, errs := c.judge(zone)
+	for _, w := range rep.windowed {
+		t.Log(w)
+	}
+	for _, e := range errs {
+		t.Error(e)
+	}
+	return rep
+}
+
+// judge judges what the watches delivered (see rolloutChecker): the
+// report, and every violation, those of the moments included.
+func (c *rolloutChecker) judge(zone func(string) string) (checkReport, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rep := checkReport{moments: c.moments, maxUnavailable: c.maxUnavailable, maxAll: c.maxAll}
@@ -891,7 +906,7 @@ func (c *rolloutChecker) verify(t *testing.T, client kubernetes.Interface, zone 
 			switch {
 			case before[tc.uid]:
 				rep.window++
-				t.Logf("pod %s on node %s deleted at resourceVersion %s, after the rollout was %s at %s: recorded in flight before (the documented window)", tc.pod, tc.node, tc.rv, why, from.rv)
+				rep.windowed = append(rep.windowed, fmt.Sprintf("pod %s on node %s deleted at resourceVersion %s, after the rollout was %s at %s: recorded in flight before (the documented window)", tc.pod, tc.node, tc.rv, why, from.rv))
 			case !tc.exact:
 				rep.unverified++
 			default:
@@ -899,10 +914,7 @@ func (c *rolloutChecker) verify(t *testing.T, client kubernetes.Interface, zone 
 			}
 		}
 	}
-	for _, e := range c.errs {
-		t.Error(e)
-	}
-	return rep
+	return rep, slices.Clone(c.errs)
 }
 
 // phases lists the phases the annotation went through, for the log.
@@ -996,5 +1008,178 @@ func compareFinal(t *testing.T, ref, got Final, generations bool) {
 		} else {
 			t.Logf("pods by pod-template-generation (not compared here): RollingUpdate %v, progressive %v", ref.Generations, got.Generations)
 		}
+	}
+}
+
+// TestRolloutChecker feeds the checker made-up watch events (no control
+// plane) and checks that it fails each kind of violation and passes a
+// rollout that keeps the rules: a check that cannot fail proves nothing.
+func TestRolloutChecker(t *testing.T) {
+	const dsUID = types.UID("ds-uid")
+	yes := true
+	pod := func(name, node string, uid types.UID, rv string, ready, terminating bool) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, UID: uid, ResourceVersion: rv,
+			Labels:          map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: "old"},
+			OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: dsName, UID: dsUID, Controller: &yes}}},
+			Spec: corev1.PodSpec{NodeName: node}}
+		if ready {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		}
+		if terminating {
+			now := metav1.Now()
+			p.DeletionTimestamp = &now
+		}
+		return p
+	}
+	decoy := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "decoy-other", UID: "decoy-uid", ResourceVersion: "5"}, Spec: corev1.PodSpec{NodeName: "node-0"}}
+	ds := func(rv string, phase progressive.Phase, zone string, paused bool, inFlight ...string) *appsv1.DaemonSet {
+		r := progressive.Rollout{Status: progressive.RolloutState{Revision: "new", Phase: phase, Zone: zone}}
+		if paused {
+			r.Status.Paused = &progressive.PauseState{By: progressive.ByUser, Reason: "test"}
+		}
+		for _, name := range inFlight {
+			r.Status.InFlight = append(r.Status.InFlight, progressive.InFlight{Pod: name, UID: types.UID("uid-" + name)})
+		}
+		doc, err := r.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: dsName, UID: dsUID, ResourceVersion: rv, Annotations: map[string]string{progressive.Annotation: doc}}}
+	}
+	// zone: node-0 and node-2 in a, node-1 in b.
+	zone := func(n string) string { return map[string]string{"node-0": "a", "node-1": "b", "node-2": "a"}[n] }
+	type event struct {
+		kind string // ADD UPD DEL of a pod, DS a DaemonSet, DSLIST a relist of it
+		pod  *corev1.Pod
+		ds   *appsv1.DaemonSet
+	}
+	start := func(spec checkSpec) *rolloutChecker {
+		c := &rolloutChecker{t0: time.Now(), spec: spec, dsUID: dsUID, nodes: map[string]bool{"node-0": true, "node-1": true, "node-2": true},
+			added: map[string]bool{}, removed: map[string]bool{}, pods: map[string]*corev1.Pod{},
+			decoys: map[string]types.UID{"decoy-other": "decoy-uid"}, gone: map[types.UID]bool{}, cancel: func() {}}
+		c.replacePods([]any{decoy, pod("p0", "node-0", "uid-p0", "6", true, false), pod("p1", "node-1", "uid-p1", "7", true, false),
+			pod("p2", "node-2", "uid-p2", "8", true, false)}, "10")
+		c.replaceDS([]any{ds("10", progressive.PhaseCanary, "", false)}, "10")
+		return c
+	}
+	for _, tc := range []struct {
+		name   string
+		spec   checkSpec
+		events []event
+		// want is a part of each violation expected, none when empty.
+		want []string
+		// window and unverified are the deletes expected so counted.
+		window, unverified int
+	}{
+		{
+			name: "keeps the rules", spec: checkSpec{budget: 1},
+			events: []event{
+				{kind: "DS", ds: ds("11", progressive.PhaseZone, "a", false, "p0")},
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "12", true, true)},
+				{kind: "DEL", pod: pod("p0", "node-0", "uid-p0", "13", true, true)},
+				{kind: "ADD", pod: pod("p0b", "node-0", "uid-p0b", "14", false, false)},
+				{kind: "UPD", pod: pod("p0b", "node-0", "uid-p0b", "15", true, false)},
+				{kind: "DS", ds: ds("16", progressive.PhaseZone, "a", false, "p2")},
+				{kind: "DEL", pod: pod("p2", "node-2", "uid-p2", "17", true, true)},
+			},
+		},
+		{
+			name: "a delete no version recorded", spec: checkSpec{budget: 1},
+			events: []event{{kind: "UPD", pod: pod("p1", "node-1", "uid-p1", "12", true, true)}},
+			want:   []string{"no version of the annotation before recorded it"},
+		},
+		{
+			name: "recorded after the delete", spec: checkSpec{budget: 1},
+			events: []event{
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "12", true, true)},
+				{kind: "DS", ds: ds("13", progressive.PhaseZone, "a", false, "p0")},
+			},
+			want: []string{"no version of the annotation before recorded it"},
+		},
+		{
+			name: "a node outside the zone", spec: checkSpec{budget: 1},
+			events: []event{
+				{kind: "DS", ds: ds("11", progressive.PhaseZone, "a", false, "p1")},
+				{kind: "UPD", pod: pod("p1", "node-1", "uid-p1", "12", true, true)},
+			},
+			want: []string{"outside the zone of the phase"},
+		},
+		{
+			name: "over the budget", spec: checkSpec{budget: 1},
+			events: []event{
+				{kind: "DS", ds: ds("11", progressive.PhaseRemaining, "", false, "p0", "p1")},
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "12", true, true)},
+				{kind: "UPD", pod: pod("p1", "node-1", "uid-p1", "13", true, true)},
+			},
+			want: []string{"2 nodes unavailable [node-0 node-1], budget 1"},
+		},
+		{
+			name: "a canary too many", spec: checkSpec{budget: 2, canary: 1},
+			events: []event{
+				{kind: "DS", ds: ds("11", progressive.PhaseCanary, "", false, "p0", "p1")},
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "12", true, true)},
+				{kind: "UPD", pod: pod("p1", "node-1", "uid-p1", "13", true, true)},
+			},
+			want: []string{"the 2-th node of revision new's canary, the canary is 1"},
+		},
+		{
+			name: "recorded while paused", spec: checkSpec{budget: 1},
+			events: []event{
+				{kind: "DS", ds: ds("11", progressive.PhaseZone, "a", true, "p0")},
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "12", true, true)},
+			},
+			want: []string{"recorded while paused", "after the rollout was paused"},
+		},
+		{
+			name: "after the abort: the window, and a delete not recorded before it", spec: checkSpec{budget: 2},
+			events: []event{
+				{kind: "DS", ds: ds("11", progressive.PhaseRemaining, "", false, "p0")},
+				{kind: "DS", ds: ds("12", progressive.PhaseAborted, "", false)},
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "13", true, true)},
+				{kind: "DS", ds: ds("14", progressive.PhaseAborted, "", false, "p1")},
+				{kind: "UPD", pod: pod("p1", "node-1", "uid-p1", "15", true, true)},
+			},
+			window: 1,
+			want:   []string{"recorded in a phase that deletes nothing", "after the rollout was aborted at resourceVersion 12"},
+		},
+		{
+			name: "the pod of another owner deleted", spec: checkSpec{budget: 1},
+			events: []event{{kind: "DEL", pod: decoy}},
+			want:   []string{"the pod decoy-other of another owner is gone or terminating"},
+		},
+		{
+			name: "a relist hid the record", spec: checkSpec{budget: 1},
+			events: []event{
+				{kind: "DSLIST", ds: ds("20", progressive.PhaseZone, "a", false)},
+				{kind: "UPD", pod: pod("p0", "node-0", "uid-p0", "18", true, true)},
+			},
+			unverified: 1,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := start(tc.spec)
+			for _, e := range tc.events {
+				switch e.kind {
+				case "DS":
+					c.ds("UPD", e.ds)
+				case "DSLIST":
+					c.replaceDS([]any{e.ds}, e.ds.ResourceVersion)
+				default:
+					c.pod(e.kind, e.pod)
+				}
+			}
+			rep, errs := c.judge(zone)
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, w) }) {
+					t.Errorf("no violation %q; got %q", w, errs)
+				}
+			}
+			if len(tc.want) == 0 && len(errs) > 0 {
+				t.Errorf("violations %q, want none", errs)
+			}
+			if rep.window != tc.window || rep.unverified != tc.unverified {
+				t.Errorf("window %d, unverified %d; want %d, %d", rep.window, rep.unverified, tc.window, tc.unverified)
+			}
+		})
 	}
 }
