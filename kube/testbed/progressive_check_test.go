@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/progressive"
@@ -441,7 +444,15 @@ type rolloutChecker struct {
 	gone                  map[types.UID]bool
 	touches               []touch
 	versions              []annVersion
-	gaps                  []string
+	// gaps are the relists of the DaemonSet's watch and podGaps of the
+	// pods' (after the first list): the versions and moments between
+	// were not delivered; verify reads them from etcd.
+	gaps    []gap
+	podGaps []podGap
+	// relists counts the gaps; replayed the moments and versions read
+	// from etcd, from the revisions scanned.
+	relists, replayedMoments, replayedVersions int
+	scanned                                    []string
 	lastRaw               string
 	moments               int
 	// maxUnavailable is the most nodes unavailable but those excused;
@@ -450,6 +461,15 @@ type rolloutChecker struct {
 	errs                   []string
 	subs                   []chan struct{}
 	cancel                 context.CancelFunc
+}
+
+// gap is a relist: the watch delivered from, then the list at to.
+type gap struct{ from, to string }
+
+// podGap is a relist of the pods, and the pods as they were at from.
+type podGap struct {
+	gap
+	before map[string]*corev1.Pod
 }
 
 // touch is a pod of the DaemonSet seen deleted or terminating.
@@ -464,9 +484,10 @@ type touch struct {
 
 // annVersion is one value of the rollout annotation, as the watch saw it.
 type annVersion struct {
-	rv string
-	r  *progressive.Rollout
-	at time.Duration
+	rv  string
+	raw string
+	r   *progressive.Rollout
+	at  time.Duration
 }
 
 func rvLess(a, b string) bool {
@@ -571,6 +592,10 @@ func (c *rolloutChecker) replacePods(list []any, rv string) {
 			c.pods[p.Name] = p
 		}
 	}
+	if c.podsListed {
+		c.podGaps = append(c.podGaps, podGap{gap{c.seenPods, rv}, old})
+		c.relists++
+	}
 	see(&c.seenPods, rv)
 	if c.podsListed {
 		for name, p := range old {
@@ -590,10 +615,13 @@ func (c *rolloutChecker) replacePods(list []any, rv string) {
 }
 
 // measure judges the moment the pods are in now.
-func (c *rolloutChecker) measure(what string) {
+func (c *rolloutChecker) measure(what string) { c.measureState(c.pods, what) }
+
+// measureState judges a moment the pods were in.
+func (c *rolloutChecker) measureState(pods map[string]*corev1.Pod, what string) {
 	c.moments++
 	ready := map[string]bool{}
-	for _, p := range c.pods {
+	for _, p := range pods {
 		if c.ours(p) && p.DeletionTimestamp == nil && isReady(p) {
 			ready[p.Spec.NodeName] = true
 		}
@@ -619,7 +647,7 @@ func (c *rolloutChecker) measure(what string) {
 		c.fail("moment %d (%s): %d nodes unavailable %v, budget %d (and %d nodes added by the test waiting for their first pod)", c.moments, what, all-excused, down, c.spec.budget, excused)
 	}
 	for name, uid := range c.decoys {
-		if p := c.pods[name]; p == nil || p.UID != uid || p.DeletionTimestamp != nil {
+		if p := pods[name]; p == nil || p.UID != uid || p.DeletionTimestamp != nil {
 			c.fail("moment %d (%s): the pod %s of another owner is gone or terminating", c.moments, what, name)
 		}
 	}
@@ -641,7 +669,7 @@ func (c *rolloutChecker) ds(kind string, o any) {
 		return
 	}
 	c.lastRaw = raw
-	v := annVersion{rv: ds.ResourceVersion, at: time.Since(c.t0)}
+	v := annVersion{rv: ds.ResourceVersion, raw: raw, at: time.Since(c.t0)}
 	if raw != "" {
 		r, err := progressive.Decode([]byte(raw))
 		if err != nil {
@@ -671,7 +699,8 @@ func (c *rolloutChecker) ds(kind string, o any) {
 func (c *rolloutChecker) replaceDS(list []any, rv string) {
 	c.mu.Lock()
 	if c.dsListed {
-		c.gaps = append(c.gaps, c.seenDS)
+		c.gaps = append(c.gaps, gap{c.seenDS, rv})
+		c.relists++
 	}
 	c.dsListed = true
 	see(&c.seenDS, rv)
@@ -714,6 +743,144 @@ func (c *rolloutChecker) removeNode(n string) {
 	delete(c.nodes, n)
 	delete(c.added, n)
 	c.removed[n] = true
+}
+
+// replay reads from etcd what the watches did not deliver across their
+// relists (kube-apiserver restarted): every revision between the last
+// resourceVersion a watch delivered and its relist's. Each state of the
+// pods that differs from the one before is a moment, measured, and the
+// pods it shows deleted or terminating are touches at that revision
+// (exact, where the relist only bounded them); each version of the
+// annotation is added to the versions. The gaps are then closed.
+func (c *rolloutChecker) replay(b *Bed) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	podsKey := "/registry/pods/" + namespace + "/"
+	for _, g := range c.podGaps {
+		from, to, err := gapRevisions(g.gap)
+		if err != nil {
+			return err
+		}
+		c.scanned = append(c.scanned, fmt.Sprintf("pods %d-%d", from, to))
+		var prevRaw map[string][]byte
+		var prev map[string]*corev1.Pod
+		for r := from; r <= to; r++ {
+			raw, err := b.EtcdAt(podsKey, r)
+			if err != nil {
+				return err
+			}
+			if r > from && maps.EqualFunc(raw, prevRaw, bytes.Equal) {
+				continue
+			}
+			state := map[string]*corev1.Pod{}
+			for key, v := range raw {
+				p, err := decodeStored[*corev1.Pod](v)
+				if err != nil {
+					return fmt.Errorf("%s at revision %d: %w", key, r, err)
+				}
+				state[p.Name] = p
+			}
+			if r > from {
+				rv := strconv.FormatInt(r, 10)
+				for name, p := range prev {
+					now := state[name]
+					if c.ours(p) && p.DeletionTimestamp == nil && (now == nil || now.UID != p.UID || now.DeletionTimestamp != nil) {
+						c.exactTouch(p, rv)
+					}
+				}
+				c.replayedMoments++
+				c.measureState(state, fmt.Sprintf("etcd revision %d, between the pod watch's %s and its relist at %s", r, g.from, g.to))
+			}
+			prev, prevRaw = state, raw
+		}
+	}
+	dsKey := "/registry/daemonsets/" + namespace + "/" + dsName
+	var found []annVersion
+	for _, g := range c.gaps {
+		from, to, err := gapRevisions(g)
+		if err != nil {
+			return err
+		}
+		c.scanned = append(c.scanned, fmt.Sprintf("daemonset %d-%d", from, to))
+		prevRaw := ""
+		for r := from; r <= to; r++ {
+			vals, err := b.EtcdAt(dsKey, r)
+			if err != nil {
+				return err
+			}
+			v, ok := vals[dsKey]
+			if !ok {
+				continue
+			}
+			ds, err := decodeStored[*appsv1.DaemonSet](v)
+			if err != nil {
+				return fmt.Errorf("%s at revision %d: %w", dsKey, r, err)
+			}
+			raw := ds.Annotations[progressive.Annotation]
+			if r == from || raw == prevRaw {
+				prevRaw = raw
+				continue
+			}
+			prevRaw = raw
+			av := annVersion{rv: strconv.FormatInt(r, 10), raw: raw}
+			if raw != "" {
+				if av.r, err = progressive.Decode([]byte(raw)); err != nil {
+					return fmt.Errorf("%s at revision %d: the annotation: %w", dsKey, r, err)
+				}
+			}
+			found = append(found, av)
+			c.replayedVersions++
+		}
+	}
+	all := append(c.versions, found...)
+	slices.SortStableFunc(all, func(a, b annVersion) int {
+		n, _ := resourceversion.CompareResourceVersion(a.rv, b.rv)
+		return n
+	})
+	c.versions = c.versions[:0:0]
+	for _, v := range all {
+		if n := len(c.versions); n > 0 && (c.versions[n-1].rv == v.rv || c.versions[n-1].raw == v.raw) {
+			continue
+		}
+		c.versions = append(c.versions, v)
+	}
+	c.gaps, c.podGaps = nil, nil
+	return nil
+}
+
+// exactTouch makes the touch of p (a relist's, bounded) exact at rv, or
+// adds it (a pod the relist never showed).
+func (c *rolloutChecker) exactTouch(p *corev1.Pod, rv string) {
+	for i := range c.touches {
+		if c.touches[i].uid == p.UID {
+			c.touches[i].rv, c.touches[i].exact = rv, true
+			return
+		}
+	}
+	c.touch(p, rv, true)
+}
+
+func gapRevisions(g gap) (int64, int64, error) {
+	from, err := strconv.ParseInt(g.from, 10, 64)
+	if err != nil {
+		return 0, 0, err
+	}
+	to, err := strconv.ParseInt(g.to, 10, 64)
+	return from, to, err
+}
+
+// decodeStored decodes an object as kube-apiserver stored it in etcd.
+func decodeStored[T runtime.Object](v []byte) (T, error) {
+	var zero T
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(v, nil, nil)
+	if err != nil {
+		return zero, err
+	}
+	out, ok := obj.(T)
+	if !ok {
+		return zero, fmt.Errorf("decoded a %T", obj)
+	}
+	return out, nil
 }
 
 // touched counts the pods of the DaemonSet touched so far (the test's
@@ -789,19 +956,36 @@ type checkReport struct {
 	order                                                   string
 	// windowed describes the deletes in the window.
 	windowed []string
+	// relists counts the watches' relists; replayedMoments and
+	// replayedVersions the moments and annotation versions read from
+	// etcd in between.
+	relists, replayedMoments, replayedVersions int
+	// scanned are the revisions read from etcd, per relist: "pods
+	// FROM-TO" or "daemonset FROM-TO".
+	scanned []string
 }
 
 func (r checkReport) String() string {
-	return fmt.Sprintf("%d moments checked; most nodes unavailable %d (%d with the nodes the test added); %d pods deleted by the rollout, %d explained by an in-flight record of the phase, %d unverified (a relist hid the annotation's versions), %d in the pause/abort window, %d deleted by the test; in order: %s",
-		r.moments, r.maxUnavailable, r.maxAll, r.touches, r.explained, r.unverified, r.window, r.byTest, r.order)
+	replayed := ""
+	if r.relists > 0 {
+		replayed = fmt.Sprintf(" (%d of them read from etcd, and %d versions of the annotation: the watches relisted %d times; revisions read %s)", r.replayedMoments, r.replayedVersions, r.relists, strings.Join(r.scanned, ", "))
+	}
+	return fmt.Sprintf("%d moments checked%s; most nodes unavailable %d (%d with the nodes the test added); %d pods deleted by the rollout, %d explained by an in-flight record of the phase, %d unverified (a relist hid the annotation's versions), %d in the pause/abort window, %d deleted by the test; in order: %s",
+		r.moments, replayed, r.maxUnavailable, r.maxAll, r.touches, r.explained, r.unverified, r.window, r.byTest, r.order)
 }
 
 // verify stops the checker, catches up, and fails the test on every
 // violation (see rolloutChecker).
-func (c *rolloutChecker) verify(t *testing.T, client kubernetes.Interface, zone func(string) string) checkReport {
+func (c *rolloutChecker) verify(t *testing.T, b *Bed, zone func(string) string) checkReport {
+	client := b.Client
 	t.Helper()
 	c.catchUp(t, client)
 	c.cancel()
+	if b != nil {
+		if err := c.replay(b); err != nil {
+			t.Errorf("reading the states the watches missed from etcd: %v", err)
+		}
+	}
 	rep, errs := c.judge(zone)
 	for _, w := range rep.windowed {
 		t.Log(w)
@@ -817,7 +1001,12 @@ func (c *rolloutChecker) verify(t *testing.T, client kubernetes.Interface, zone 
 func (c *rolloutChecker) judge(zone func(string) string) (checkReport, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rep := checkReport{moments: c.moments, maxUnavailable: c.maxUnavailable, maxAll: c.maxAll}
+	rep := checkReport{moments: c.moments, maxUnavailable: c.maxUnavailable, maxAll: c.maxAll,
+		replayedMoments: c.replayedMoments, replayedVersions: c.replayedVersions, relists: c.relists, scanned: c.scanned}
+	slices.SortStableFunc(c.touches, func(a, b touch) int {
+		n, _ := resourceversion.CompareResourceVersion(a.rv, b.rv)
+		return n
+	})
 	canaries := map[string]map[string]bool{}
 	var order []string
 	for i := range c.touches {
@@ -837,7 +1026,7 @@ func (c *rolloutChecker) judge(zone func(string) string) (checkReport, []string)
 			}
 		}
 		if rec == nil {
-			if slices.ContainsFunc(c.gaps, func(from string) bool { return rvLess(from, tc.rv) }) {
+			if slices.ContainsFunc(c.gaps, func(g gap) bool { return rvLess(g.from, tc.rv) }) {
 				rep.unverified++
 				continue
 			}

@@ -189,7 +189,7 @@ func TestProgressiveFaultsKill(t *testing.T) {
 	if _, err := pb.waitConverged("agent:v2", nodes, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	rep := chk.verify(t, pb.b.Client, zoneABC)
+	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan")
 	compareFinal(t, ref, finalState(t, pb.b, dsName), true)
 	t.Logf("done in %v with %d kills (%d of them at a record; %d deletes recorded and not issued at a kill, issued by the next run): %s", took.Round(time.Millisecond), kills, atRecord, left, strings.Join(kinds, ", "))
@@ -232,7 +232,7 @@ func TestProgressiveFaultsTwoDrivers(t *testing.T) {
 	if _, err := pb.waitConverged("agent:v2", nodes, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	rep := chk.verify(t, pb.b.Client, zoneABC)
+	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan")
 	compareFinal(t, ref, finalState(t, pb.b, dsName), true)
 	t.Logf("both drivers done in %v (%v and %v)", took.Round(time.Millisecond), ps[0].String(), ps[1].String())
@@ -261,7 +261,7 @@ func errClass(err error) string {
 
 // TestProgressiveFaultsAPIServer: 9 nodes in zones a, b, c under
 // maxUnavailable 2; the driver reaches kube-apiserver through a
-// FaultProxy that fails a seeded 20-40 % of its writes (500, 429 with
+// FaultProxy that fails a seeded 30-50 % of its writes (500, 429 with
 // Retry-After, 409, 504 after the write was done), and kube-apiserver is
 // restarted (Bed.RestartAPIServer) 2-5 s into each rollout. First the
 // CLI: `rollout start --watch`, started again with `resume --watch`
@@ -275,7 +275,7 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 	nodes := nodeNames(0, 9)
 	ref := reference(t, nodes, 2, "agent:v2")
 	pb := startPFBed(t, "progressive-apiserver", nodes, 0)
-	rate := 0.2 + 0.2*rng.Float64()
+	rate := 0.3 + 0.2*rng.Float64()
 	proxy, err := StartFaultProxy(pb.b, "daemonplan", seed, rate)
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +386,7 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 	if _, err := pb.waitConverged("agent:v3", nodes, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	rep := chk.verify(t, pb.b.Client, zoneABC)
+	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan", "daemonplan-library")
 	all := proxy.Counts()
 	for k, n := range cliFaults {
@@ -450,7 +450,7 @@ func TestProgressiveFaultsAbortUndo(t *testing.T) {
 	if _, err := pb.waitConverged("agent:v1", nodes, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	rep := chk.verify(t, pb.b.Client, zoneABC)
+	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan")
 	compareFinal(t, ref, finalState(t, pb.b, dsName), false)
 	t.Logf("paused after %d deletes (%d more seen in the 3 s paused), aborted after %d (%d more seen in the 3 s after) with images %v; `rollout status` after the abort:\n%s", paused, duringPause, aborted, afterAbort, images, status.out.String())
@@ -498,7 +498,7 @@ func TestProgressiveFaultsNodeChurn(t *testing.T) {
 	if _, err := pb.waitConverged("agent:v2", final, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	rep := chk.verify(t, pb.b.Client, zoneABC)
+	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan")
 	chk.mu.Lock()
 	for _, tc := range chk.touches {

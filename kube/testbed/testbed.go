@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -59,6 +61,9 @@ type Bed struct {
 
 	etcd      *embed.Etcd
 	apiServer *apiServer
+	// etcdClient reads etcd in this process (EtcdAt).
+	etcdClientOnce sync.Once
+	etcdClient     *clientv3.Client
 	cancel    context.CancelFunc
 	removeDir bool
 	auditLog  string
@@ -156,6 +161,9 @@ func (b *Bed) Stop() error {
 	}
 	if b.apiServer != nil {
 		errs = append(errs, b.apiServer.stop())
+	}
+	if b.etcdClient != nil {
+		b.etcdClient.Close()
 	}
 	if b.etcd != nil {
 		b.etcd.Close()
