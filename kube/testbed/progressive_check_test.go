@@ -453,8 +453,8 @@ type rolloutChecker struct {
 	// from etcd, from the revisions scanned.
 	relists, replayedMoments, replayedVersions int
 	scanned                                    []string
-	lastRaw               string
-	moments               int
+	lastRaw                                    string
+	moments                                    int
 	// maxUnavailable is the most nodes unavailable but those excused;
 	// maxAll counts those too.
 	maxUnavailable, maxAll int

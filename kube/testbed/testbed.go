@@ -61,9 +61,6 @@ type Bed struct {
 
 	etcd      *embed.Etcd
 	apiServer *apiServer
-	// etcdClient reads etcd in this process (EtcdAt).
-	etcdClientOnce sync.Once
-	etcdClient     *clientv3.Client
 	cancel    context.CancelFunc
 	removeDir bool
 	auditLog  string
@@ -71,6 +68,9 @@ type Bed struct {
 	// rbac and users are Options.RBAC and Options.Users, for a restart.
 	rbac  bool
 	users []User
+	// etcdClient reads etcd in this process (EtcdAt).
+	etcdClientOnce sync.Once
+	etcdClient     *clientv3.Client
 }
 
 // RestartAPIServer stops kube-apiserver as a crash would (its
