@@ -241,6 +241,25 @@ func TestProgressiveFaultsTwoDrivers(t *testing.T) {
 	t.Logf("%s; writes: %s", cli.summary(), daemonplanWrites(t, pb.b, "daemonplan"))
 }
 
+// started reports whether the DaemonSet has a rollout, reading it again
+// while kube-apiserver is down (restarted), up to a minute.
+func started(t *testing.T, client kubernetes.Interface) bool {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := progressive.Get(context.Background(), client, namespace, dsName)
+		switch {
+		case err == nil:
+			return true
+		case errors.Is(err, progressive.ErrNoRollout):
+			return false
+		case time.Now().After(deadline):
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // errClass names an error of a step for the counts.
 func errClass(err error) string {
 	switch {
@@ -248,6 +267,8 @@ func errClass(err error) string {
 		return "Conflict"
 	case strings.Contains(err.Error(), "connection refused"):
 		return "connection refused"
+	case strings.Contains(err.Error(), `an error on the server ("")`):
+		return "502 from the proxy (kube-apiserver down)"
 	}
 	if r := apierrors.ReasonForError(err); r != metav1.StatusReasonUnknown {
 		return string(r)
@@ -288,50 +309,55 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 	// The CLI.
 	proxy.SetFaults(true)
 	start := time.Now()
-	restartAt := time.Duration(2000+rng.IntN(3000)) * time.Millisecond
-	var downs []time.Duration
-	restart := func() {
-		at := time.Since(start)
-		down, err := pb.b.RestartAPIServer()
-		if err != nil {
-			t.Fatal(err)
-		}
-		downs = append(downs, down)
-		t.Logf("kube-apiserver killed %v into the rollout, up again %v later", at.Round(time.Millisecond), down.Round(time.Millisecond))
+	// restart restarts kube-apiserver after a seeded 2-5 s, beside the
+	// driver: the driver runs on while it is down.
+	restart := func() <-chan struct{} {
+		done := make(chan struct{})
+		after := time.Duration(2000+rng.IntN(3000)) * time.Millisecond
+		go func() {
+			defer close(done)
+			time.Sleep(after)
+			down, err := pb.b.RestartAPIServer()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			t.Logf("kube-apiserver killed %v into the rollout, up again %v later", after, down.Round(time.Millisecond))
+		}()
+		return done
 	}
+	restarted := restart()
 	startArgs := rolloutArgs("start", "--zones", "a,b,c", "--max-unavailable", "2")
 	next := startArgs
-	runs, restarted := 0, false
+	runs := 0
 	for {
 		if time.Since(start) > 3*time.Minute {
 			t.Fatalf("the CLI's rollout did not end within 3 minutes; %s", cli.summary())
 		}
 		p := cli.start(next...)
 		runs++
-		for !p.exited() {
-			if !restarted && time.Since(start) > restartAt {
-				restarted = true
-				restart()
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if p.code == 0 {
+		if code, ok := p.wait(3 * time.Minute); !ok {
+			p.kill()
+			t.Fatalf("%v", p)
+		} else if code == 0 {
 			break
-		}
-		if p.code != 1 {
+		} else if code != 1 {
 			t.Fatalf("%v", p)
 		}
 		next = rolloutArgs("resume")
-		if r := rolloutOf(t, pb.b.Client); r == nil {
+		if !started(t, pb.b.Client) {
 			next = startArgs
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	select {
+	case <-restarted:
+	default:
+		t.Errorf("the CLI's rollout ended %v in, before kube-apiserver was restarted", time.Since(start))
+		<-restarted
+	}
 	cliTook := time.Since(start)
 	proxy.SetFaults(false)
-	if !restarted {
-		t.Errorf("the rollout ended %v in, before kube-apiserver was restarted", cliTook)
-	}
 	if _, err := pb.waitConverged("agent:v2", nodes, time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -353,16 +379,12 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 	}
 	setTemplateImage(t, pb.b, "agent:v3")
 	proxy.SetFaults(true)
-	start, restarted = time.Now(), false
-	restartAt = time.Duration(2000+rng.IntN(3000)) * time.Millisecond
+	start = time.Now()
+	restarted = restart()
 	steps, errs := 0, map[string]int{}
 	for {
 		if time.Since(start) > 3*time.Minute {
 			t.Fatalf("the library's rollout did not end within 3 minutes; errors %s", FormatCounts(errs))
-		}
-		if !restarted && time.Since(start) > restartAt {
-			restarted = true
-			restart()
 		}
 		res, err := progressive.Step(context.Background(), client, namespace, dsName, time.Now())
 		steps++
@@ -380,6 +402,12 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 			break
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+	select {
+	case <-restarted:
+	default:
+		t.Errorf("the library's rollout ended %v in, before kube-apiserver was restarted", time.Since(start))
+		<-restarted
 	}
 	libTook := time.Since(start)
 	proxy.SetFaults(false)
