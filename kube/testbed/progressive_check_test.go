@@ -1138,13 +1138,37 @@ var (
 	referenceFinal = map[string]Final{}
 )
 
+// nodeChurn is nodes the test adds and one it deletes in the middle of a
+// rollout.
+type nodeChurn struct {
+	add    []string
+	remove string
+}
+
+// after is the nodes once the churn is done.
+func (ch *nodeChurn) after(nodes []string) []string {
+	if ch == nil {
+		return nodes
+	}
+	out := slices.DeleteFunc(slices.Clone(nodes), func(n string) bool { return n == ch.remove })
+	return append(out, ch.add...)
+}
+
+// apply adds and deletes the nodes (the pods of the deleted node
+// force-deleted, as the pod garbage collector would).
+func (ch *nodeChurn) apply(s *scen) {
+	s.createNodes(ch.add, func(n string) map[string]string { return map[string]string{"topology.kubernetes.io/zone": zoneABC(n)} })
+	s.deleteNode(ch.remove)
+}
+
 // reference runs the scenario's DaemonSet on nodes under RollingUpdate
 // (maxUnavailable budget) with the real controller: agent:v1, then each
-// of images until it converges; it returns the final state. Runs are
-// kept per process by nodes and images.
-func reference(t *testing.T, nodes []string, budget int, images ...string) Final {
+// of images until it converges, with the churn, if any, once a pod of
+// the last image is ready; it returns the final state. Runs are kept per
+// process by nodes, budget, churn and images.
+func reference(t *testing.T, nodes []string, budget int, churn *nodeChurn, images ...string) Final {
 	t.Helper()
-	key := fmt.Sprintf("%d %v %d", len(nodes), images, budget)
+	key := fmt.Sprintf("%d %v %d %+v", len(nodes), images, budget, churn)
 	referenceMu.Lock()
 	defer referenceMu.Unlock()
 	if f, ok := referenceFinal[key]; ok {
@@ -1155,9 +1179,21 @@ func reference(t *testing.T, nodes []string, budget int, images ...string) Final
 	ok := t.Run("rollingupdate-reference", func(t *testing.T) {
 		// A subtest: its control plane stops when it ends.
 		pb := startPFBed(t, fmt.Sprintf("rollingupdate-reference-%d", len(referenceFinal)), nodes, budget)
-		for _, image := range images {
+		for i, image := range images {
 			pb.s.updateDaemonSet(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = image })
-			if took, err := pb.waitConverged(image, nodes, 2*time.Minute); err != nil {
+			on := nodes
+			if i == len(images)-1 && churn != nil {
+				deadline := time.Now().Add(time.Minute)
+				for !pb.anyReady(image) {
+					if time.Now().After(deadline) {
+						t.Fatalf("reference under RollingUpdate: no pod of %s ready after a minute", image)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				churn.apply(pb.s)
+				on = churn.after(nodes)
+			}
+			if took, err := pb.waitConverged(image, on, 2*time.Minute); err != nil {
 				t.Fatalf("reference under RollingUpdate: %v", err)
 			} else {
 				t.Logf("reference under RollingUpdate: %s converged in %v", image, took.Round(time.Millisecond))
@@ -1170,15 +1206,27 @@ func reference(t *testing.T, nodes []string, budget int, images ...string) Final
 		t.FailNow()
 	}
 	referenceFinal[key] = f
-	t.Logf("reference under RollingUpdate (maxUnavailable %d, %d nodes, agent:v1 → %s) took %v", budget, len(nodes), strings.Join(images, " → "), time.Since(start).Round(time.Millisecond))
+	what := ""
+	if churn != nil {
+		what = fmt.Sprintf(", nodes %v added and %s deleted in the last", churn.add, churn.remove)
+	}
+	t.Logf("reference under RollingUpdate (maxUnavailable %d, %d nodes, agent:v1 → %s%s) took %v", budget, len(nodes), strings.Join(images, " → "), what, time.Since(start).Round(time.Millisecond))
 	return f
+}
+
+// anyReady reports whether a pod of the DaemonSet of image is ready.
+func (pb *pfBed) anyReady(image string) bool {
+	ours, _, _ := pb.dsPods()
+	return slices.ContainsFunc(ours, func(p corev1.Pod) bool {
+		return p.DeletionTimestamp == nil && isReady(&p) && p.Spec.Containers[0].Image == image
+	})
 }
 
 // compareFinal compares the final state of a progressive rollout with
 // the reference's: per node, each pod's revision hash, labels (the
 // pod-template-generation label apart), controller, phase and spec; the
 // ControllerRevisions (name and number); the DaemonSet's status. The
-// pod-template-generation label is compared as counts when sameNodes
+// pod-template-generation label is compared as counts when generations
 // says each node went through the same templates (else only logged:
 // after an abort and undo, the nodes the rollout never reached keep the
 // pods of the first generation).

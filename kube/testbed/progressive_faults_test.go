@@ -107,7 +107,7 @@ func TestProgressiveFaultsKill(t *testing.T) {
 	seed := progressiveSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	nodes := nodeNames(0, 9)
-	ref := reference(t, nodes, 2, "agent:v2")
+	ref := reference(t, nodes, 2, nil, "agent:v2")
 	pb := startPFBed(t, "progressive-kill", nodes, 0)
 	cli := newCLI(t, pb.b.Kubeconfig, pb.b.Dir)
 	chk := pb.watchRollout(checkSpec{budget: 2, canary: 1})
@@ -209,7 +209,7 @@ func TestProgressiveFaultsKill(t *testing.T) {
 // judges every moment; the end is compared with RollingUpdate's.
 func TestProgressiveFaultsTwoDrivers(t *testing.T) {
 	nodes := nodeNames(0, 9)
-	ref := reference(t, nodes, 2, "agent:v2")
+	ref := reference(t, nodes, 2, nil, "agent:v2")
 	pb := startPFBed(t, "progressive-two-drivers", nodes, 0)
 	cli := newCLI(t, pb.b.Kubeconfig, pb.b.Dir)
 	chk := pb.watchRollout(checkSpec{budget: 2})
@@ -294,7 +294,7 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 	seed := progressiveSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 3))
 	nodes := nodeNames(0, 9)
-	ref := reference(t, nodes, 2, "agent:v2")
+	ref := reference(t, nodes, 2, nil, "agent:v2")
 	pb := startPFBed(t, "progressive-apiserver", nodes, 0)
 	rate := 0.3 + 0.2*rng.Float64()
 	proxy, err := StartFaultProxy(pb.b, "daemonplan", seed, rate)
@@ -437,7 +437,7 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 // back to agent:v1.
 func TestProgressiveFaultsAbortUndo(t *testing.T) {
 	nodes := nodeNames(0, 6)
-	ref := reference(t, nodes, 1, "agent:v2", "agent:v1")
+	ref := reference(t, nodes, 1, nil, "agent:v2", "agent:v1")
 	pb := startPFBed(t, "progressive-abort-undo", nodes, 0)
 	cli := newCLI(t, pb.b.Kubeconfig, pb.b.Dir)
 	chk := pb.watchRollout(checkSpec{budget: 1})
@@ -496,9 +496,13 @@ func TestProgressiveFaultsAbortUndo(t *testing.T) {
 // are never touched; the rollout ends with agent:v2 on the 7 nodes. The
 // checker judges every moment; the nodes added count against the budget
 // only until their first pod is ready (the driver counts them as
-// Missing, then Updating, and deletes less meanwhile).
+// Missing, then Updating, and deletes less meanwhile). The end is
+// compared with RollingUpdate's with the same churn once a pod of the new
+// image is ready.
 func TestProgressiveFaultsNodeChurn(t *testing.T) {
 	nodes := nodeNames(0, 6)
+	churn := &nodeChurn{add: []string{"node-6", "node-7"}, remove: "node-5"}
+	ref := reference(t, nodes, 2, churn, "agent:v2")
 	pb := startPFBed(t, "progressive-node-churn", nodes, 0)
 	cli := newCLI(t, pb.b.Kubeconfig, pb.b.Dir)
 	chk := pb.watchRollout(checkSpec{budget: 2})
@@ -506,13 +510,11 @@ func TestProgressiveFaultsNodeChurn(t *testing.T) {
 	start := time.Now()
 	p := cli.start(rolloutArgs("start", "--zones", "a,b,c", "--max-unavailable", "2")...)
 	chk.waitTouched(t, 3, time.Minute) // zone a's first two nodes are done
-	added := []string{"node-6", "node-7"}
-	for _, n := range added {
+	for _, n := range churn.add {
 		chk.addNode(n)
 	}
-	pb.s.createNodes(added, func(n string) map[string]string { return map[string]string{"topology.kubernetes.io/zone": zoneABC(n)} })
-	chk.removeNode("node-5")
-	pb.s.deleteNode("node-5")
+	chk.removeNode(churn.remove)
+	churn.apply(pb.s)
 	churnAt := time.Since(start)
 	code, ok := p.wait(2 * time.Minute)
 	if !ok {
@@ -522,12 +524,12 @@ func TestProgressiveFaultsNodeChurn(t *testing.T) {
 		t.Fatalf("%v", p)
 	}
 	took := time.Since(start)
-	final := append(nodeNames(0, 5), added...)
-	if _, err := pb.waitConverged("agent:v2", final, time.Minute); err != nil {
+	if _, err := pb.waitConverged("agent:v2", churn.after(nodes), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan")
+	compareFinal(t, ref, finalState(t, pb.b, dsName), true)
 	chk.mu.Lock()
 	for _, tc := range chk.touches {
 		if tc.node == "node-6" || tc.node == "node-7" {
