@@ -205,7 +205,8 @@ func TestProgressiveFaultsKill(t *testing.T) {
 
 // TestProgressiveFaultsTwoDrivers: 9 nodes in zones a, b, c under
 // maxUnavailable 2; `rollout start`, then two `rollout resume --watch`
-// processes at once on the same DaemonSet until both end. The checker
+// processes at once on the same DaemonSet, stepping every 500 ms and every
+// 300 ms, until both end. The checker
 // judges every moment; the end is compared with RollingUpdate's.
 func TestProgressiveFaultsTwoDrivers(t *testing.T) {
 	nodes := nodeNames(0, 9)
@@ -218,7 +219,8 @@ func TestProgressiveFaultsTwoDrivers(t *testing.T) {
 		t.Fatalf("rollout start: exit %d", code)
 	}
 	start := time.Now()
-	ps := []*cliProc{cli.start(rolloutArgs("resume")...), cli.start(rolloutArgs("resume")...)}
+	// Steps every 500 ms and every 300 ms: they meet at every phase.
+	ps := []*cliProc{cli.start(rolloutArgs("resume")...), cli.start("rollout", "resume", "ds/"+dsName, "--watch", "--interval", "300ms")}
 	for _, p := range ps {
 		code, ok := p.wait(3 * time.Minute)
 		if !ok {
@@ -235,7 +237,7 @@ func TestProgressiveFaultsTwoDrivers(t *testing.T) {
 	rep := chk.verify(t, pb.b, zoneABC)
 	pb.untouchedDecoys("daemonplan")
 	compareFinal(t, ref, finalState(t, pb.b, dsName), true)
-	t.Logf("both drivers done in %v (%v and %v)", took.Round(time.Millisecond), ps[0].String(), ps[1].String())
+	t.Logf("both drivers done in %v; they deleted %d and %d pods (%v and %v)", took.Round(time.Millisecond), deleted(ps[0]), deleted(ps[1]), ps[0].String(), ps[1].String())
 	t.Logf("phases: %s", chk.phases())
 	t.Logf("%v", rep)
 	t.Logf("%s; writes: %s", cli.summary(), daemonplanWrites(t, pb.b, "daemonplan"))
@@ -258,6 +260,19 @@ func started(t *testing.T, client kubernetes.Interface) bool {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// deleted counts the pods a --watch run printed it deleted ("deleted
+// POD@NODE POD@NODE").
+func deleted(p *cliProc) int {
+	n := 0
+	for _, line := range strings.Split(p.out.String(), "\n") {
+		if _, list, ok := strings.Cut(line, ", deleted "); ok {
+			list, _, _ = strings.Cut(list, ";")
+			n += len(strings.Fields(list))
+		}
+	}
+	return n
 }
 
 // errClass names an error of a step for the counts.
