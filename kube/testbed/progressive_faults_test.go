@@ -26,9 +26,8 @@ import (
 // (progressive_check_test.go): the budget, the phase of every delete
 // (canary nodes only during the canary, a zone's nodes only in its
 // phase), the pods of other owners, no delete after a pause or an abort.
-// The scenarios that end on the same nodes as a plain rollout compare
-// their final state with the same DaemonSet rolled out under
-// RollingUpdate by the real controller.
+// Each compares its final state with the same DaemonSet and nodes rolled
+// out under RollingUpdate by the real controller.
 //
 // Seeds: the scenarios that draw (the kills, the faults) log their seed;
 // -testbed.seed N draws the same again (the interleaving of processes
