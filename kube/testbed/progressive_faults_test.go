@@ -97,10 +97,10 @@ func daemonplanWrites(t *testing.T, b *Bed, client string) string {
 // a → b → c under maxUnavailable 2. The CLI (`rollout start --watch`, then
 // `resume --watch` or `promote --watch` as the last run left it) is
 // SIGKILLed up to 8 times (at least 5) at seeded moments: half at a
-// random time 0.2-1.5 s into a run, half 0-2 ms after the watch shows a version of the
-// annotation that records new deletes (the driver is about to delete, or
-// deleting); after each kill it is started again, until the rollout is
-// done. The checker judges every moment; the end is compared with
+// random time 0.2-1.5 s into a run, half 0-2 ms after the watch shows a
+// version of the annotation that records new deletes (the driver is about
+// to delete, or deleting), or 2 s into the run if none comes; after each
+// kill it is started again, until the rollout is done. The checker judges every moment; the end is compared with
 // RollingUpdate's.
 func TestProgressiveFaultsKill(t *testing.T) {
 	seed := progressiveSeed(t)
@@ -126,7 +126,7 @@ func TestProgressiveFaultsKill(t *testing.T) {
 			var trigger <-chan struct{}
 			var after, fallback time.Duration
 			if rng.IntN(2) == 0 {
-				trigger, after, fallback = chk.nextRecord(), time.Duration(rng.IntN(3))*time.Millisecond, 4*time.Second
+				trigger, after, fallback = chk.nextRecord(), time.Duration(rng.IntN(3))*time.Millisecond, 2*time.Second
 			} else {
 				fallback = time.Duration(200+rng.IntN(1300)) * time.Millisecond
 			}
@@ -196,7 +196,7 @@ func TestProgressiveFaultsKill(t *testing.T) {
 	t.Logf("%v", rep)
 	t.Logf("%s; writes: %s", cli.summary(), daemonplanWrites(t, pb.b, "daemonplan"))
 	// The rollout lasts at least about 10 s (kwok's 1 s to Ready and the
-	// 1 s grace period, 6 rounds), and a kill comes every 1.5 s at most.
+	// 1 s grace period, 6 rounds), and a kill comes every 2 s at most.
 	if kills < 5 {
 		t.Errorf("only %d kills before the end (want at least 5)", kills)
 	}
