@@ -57,7 +57,7 @@ type built struct {
 }
 
 var (
-	exampleBuild, upstreamBuild built
+	exampleBuild, upstreamBuild, daemonplanBuild built
 )
 
 func (b *built) build(dir, name, pkg string) (string, error) {
@@ -82,6 +82,14 @@ func BuildExample(dir string) (string, error) {
 // controller as a program, once per process into dir.
 func BuildUpstream(dir string) (string, error) {
 	return upstreamBuild.build(dir, "upstream-controller", "github.com/daemonplan/daemonplan/kube/testbed/cmd/upstream-controller")
+}
+
+// BuildDaemonplan builds the daemonplan CLI (kube/cmd/daemonplan of this
+// checkout) once per process into dir, for the scenarios that run
+// `daemonplan rollout` as a user would: a program of its own, with a
+// kubeconfig.
+func BuildDaemonplan(dir string) (string, error) {
+	return daemonplanBuild.build(dir, "daemonplan", "github.com/daemonplan/daemonplan/kube/cmd/daemonplan")
 }
 
 // Example is a controller running as a program: daemonplan's example

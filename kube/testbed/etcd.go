@@ -1,6 +1,7 @@
 package testbed
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -8,7 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 )
 
 // freePort returns a TCP port free on 127.0.0.1 a moment ago.
@@ -63,4 +66,26 @@ func startEtcd(dir, logFile string) (*embed.Etcd, string, error) {
 		return nil, "", fmt.Errorf("etcd: not ready after a minute")
 	}
 	return e, cu.String(), nil
+}
+
+// EtcdAt returns the values of the keys under prefix as they were at etcd
+// revision rev (a kube-apiserver resourceVersion), by key, from etcd's
+// history. A check that lost some states to a broken watch (kube-apiserver
+// restarted: the watch resumes with a relist) reads them here, every
+// revision in between. kube-apiserver compacts the history every 5
+// minutes: a revision older than that is an error. The values are as
+// kube-apiserver stored them (protobuf), without their resourceVersion.
+func (b *Bed) EtcdAt(prefix string, rev int64) (map[string][]byte, error) {
+	b.etcdClientOnce.Do(func() { b.etcdClient = v3client.New(b.etcd.Server) })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := b.etcdClient.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(rev))
+	if err != nil {
+		return nil, fmt.Errorf("etcd: %s at revision %d: %w", prefix, rev, err)
+	}
+	out := make(map[string][]byte, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out[string(kv.Key)] = kv.Value
+	}
+	return out, nil
 }

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-var faultSeed = flag.Uint64("testbed.seed", 0, "seed of TestFaults (0: from the clock)")
+var faultSeed = flag.Uint64("testbed.seed", 0, "seed of TestFaults and of TestProgressiveFaultsKill and TestProgressiveFaultsAPIServer (0: from the clock)")
 
 // faultScenario is a rollout run under faults (TestFaults).
 type faultScenario struct {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -66,6 +68,9 @@ type Bed struct {
 	// rbac and users are Options.RBAC and Options.Users, for a restart.
 	rbac  bool
 	users []User
+	// etcdClient reads etcd in this process (EtcdAt).
+	etcdClientOnce sync.Once
+	etcdClient     *clientv3.Client
 }
 
 // RestartAPIServer stops kube-apiserver as a crash would (its
@@ -156,6 +161,9 @@ func (b *Bed) Stop() error {
 	}
 	if b.apiServer != nil {
 		errs = append(errs, b.apiServer.stop())
+	}
+	if b.etcdClient != nil {
+		b.etcdClient.Close()
 	}
 	if b.etcd != nil {
 		b.etcd.Close()
