@@ -519,13 +519,17 @@ func (c *cli) follow(cmd string, cn *conn, ns, name string, w watchOpts) error {
 	}
 }
 
-// transient reports an error a later step may not meet: the server
-// answered 429, 500, 503 or 504, or a request timed out, or the connection
+// transient reports an error a later step may not meet: the server (or a
+// proxy before it) answered 429 or 5xx, or a request timed out, or the connection
 // was refused, reset or cut short (kube-apiserver restarting). Anything
 // else, Forbidden included, ends --watch.
 func transient(err error) bool {
 	if err == nil {
 		return false
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code >= 500 {
+		return true // 500, 502 (a proxy before a restarting server), 503, 504
 	}
 	return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsServerTimeout(err) ||
 		apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) || apierrors.IsUnexpectedServerError(err) ||
