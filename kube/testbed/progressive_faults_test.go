@@ -51,7 +51,7 @@ func progressiveSeed(t *testing.T) uint64 {
 }
 
 // rolloutOf reads the rollout annotation (nil when there is none).
-func rolloutOf(t *testing.T, client kubernetes.Interface) *progressive.Rollout {
+func faultRolloutOf(t *testing.T, client kubernetes.Interface) *progressive.Rollout {
 	t.Helper()
 	r, err := progressive.Get(context.Background(), client, namespace, dsName)
 	if errors.Is(err, progressive.ErrNoRollout) {
@@ -68,7 +68,7 @@ func rolloutOf(t *testing.T, client kubernetes.Interface) *progressive.Rollout {
 // issue.
 func unissued(t *testing.T, client kubernetes.Interface) int {
 	t.Helper()
-	r := rolloutOf(t, client)
+	r := faultRolloutOf(t, client)
 	if r == nil {
 		return 0
 	}
@@ -158,12 +158,12 @@ func TestProgressiveFaultsKill(t *testing.T) {
 		}
 		switch code {
 		case 0:
-			if r := rolloutOf(t, pb.b.Client); r == nil || r.Status.Phase != progressive.PhaseDone {
+			if r := faultRolloutOf(t, pb.b.Client); r == nil || r.Status.Phase != progressive.PhaseDone {
 				t.Fatalf("exit 0 and the rollout is not done: %+v\n%v", r, p)
 			}
 		case killed:
 			next = rolloutArgs("resume")
-			if rolloutOf(t, pb.b.Client) == nil {
+			if faultRolloutOf(t, pb.b.Client) == nil {
 				next = rolloutArgs("start", "--canary", "1", "--zones", "a,b,c", "--max-unavailable", "2")
 			}
 			continue
@@ -381,7 +381,7 @@ func TestProgressiveFaultsAPIServer(t *testing.T) {
 	t.Logf("the CLI: %s", cli.summary())
 
 	// The library.
-	v2 := rolloutOf(t, pb.b.Client).Status.Revision
+	v2 := faultRolloutOf(t, pb.b.Client).Status.Revision
 	cfg, err := clientcmd.BuildConfigFromFlags("", proxy.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
