@@ -50,7 +50,7 @@ func progressiveSeed(t *testing.T) uint64 {
 	return seed
 }
 
-// rolloutOf reads the rollout annotation (nil when there is none).
+// faultRolloutOf reads the rollout annotation (nil when there is none).
 func faultRolloutOf(t *testing.T, client kubernetes.Interface) *progressive.Rollout {
 	t.Helper()
 	r, err := progressive.Get(context.Background(), client, namespace, dsName)
