@@ -138,7 +138,6 @@ func fold(f foldIn, src func() source, plan *Plan) {
 	prog := f.opts.Progressive
 	mp, err := f.c.AssembleManage(s, f.now, hash, f.backoff)
 	if !prog.IsZero() {
-		mp.Keep = nil
 		mp, plan.Progress.HeldCreates = prog.Manage(s.view(), hash, mp, f.backoff)
 		if prog.Freeze {
 			plan.Progress.Held = rollout.Frozen

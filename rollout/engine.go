@@ -355,11 +355,6 @@ type pass struct {
 	cls   Classifier
 	surge bool
 	burst int
-	// keep is how many candidates a domain keeps: beyond them the
-	// budget or the burst limit cuts any write. Upstream's pass keeps few, in memory that does not grow
-	// with the nodes; the progressive one (whose Down deletes reach past
-	// the budget) keeps every one.
-	keep int
 	// limit, when set, is what is left of the cluster's quota: each
 	// domain's quota is cut to it and spends it (Zones.PerGroupBudgets).
 	limit   *Quota
@@ -401,9 +396,9 @@ func (d *domain) add(n *NodeView) error {
 	case CreateForced:
 		p.forcedC = append(p.forcedC, n.Name)
 	case Candidate:
-		d.rest = keep(d.rest, candidate{n.Name, n.Old.Name}, p)
+		d.rest = append(d.rest, candidate{n.Name, n.Old.Name})
 	case PriorityCandidate:
-		d.priority = keep(d.priority, candidate{n.Name, n.Old.Name}, p)
+		d.priority = append(d.priority, candidate{n.Name, n.Old.Name})
 	case DeleteSurplus:
 		if len(d.surplus) < p.burst { // beyond, the burst limit cuts
 			d.surplus = append(d.surplus, placement.Delete{Pod: n.Old.Name, Node: n.Name, Reason: a.DeleteReason()})
@@ -412,18 +407,6 @@ func (d *domain) add(n *NodeView) error {
 		return &MissingNodeError{Node: n.Name}
 	}
 	return nil
-}
-
-// keep appends c to list unless list holds as many as the pass keeps.
-func keep(list []candidate, c candidate, p *pass) []candidate {
-	if len(list) >= p.keep {
-		return list
-	}
-	if list == nil && p.keep <= p.burst {
-		// Upstream's pass keeps few: room for all at once.
-		list = make([]candidate, 0, p.keep)
-	}
-	return append(list, c)
 }
 
 // close takes the domain's quota of candidates under b.

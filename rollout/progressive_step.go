@@ -3,7 +3,6 @@ package rollout
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -181,7 +180,6 @@ func (p Progressive) rollingUpdate(nodes Nodes, now time.Time, hash string) (Ste
 		cls:   cls,
 		surge: budgets.Surge(),
 		burst: c.Options().Burst(),
-		keep:  math.MaxInt,
 	}
 	run := func(nodes []*pnode, b Budgets) error {
 		d := ps.domain()
