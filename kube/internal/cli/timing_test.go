@@ -111,9 +111,12 @@ func TestDiffAndSimulateAgree(t *testing.T) {
 	})
 }
 
-// TestLongerGraceLongerRollout: a longer grace period never shortens a
-// finished rollout, and lengthens one without surge (each replacement
-// waits for the old pod to go).
+// TestLongerGraceLongerRollout: a longer grace period lengthens a
+// finished rollout without surge (each replacement waits for the old pod
+// to go), and shortens one with surge by at most a second per step.
+// Reproducer of the surge bound: -rapid.seed=2922154 (3 nodes,
+// minReadySeconds 5, maxSurge 1, ready after 5s: grace 9s takes 42s,
+// grace 10s 41s).
 func TestLongerGraceLongerRollout(t *testing.T) {
 	tempDir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
@@ -127,8 +130,16 @@ func TestLongerGraceLongerRollout(t *testing.T) {
 		}
 		a, _ := time.ParseDuration(d1.Duration)
 		b, _ := time.ParseDuration(d2.Duration)
-		if b < a || !tc.surge && b == a {
-			t.Fatalf("grace %ds: %v; grace %ds: %v (surge %v)", short, a, long, b, tc.surge)
+		if !tc.surge && b <= a {
+			t.Fatalf("grace %ds: %v; grace %ds: %v (no surge)", short, a, long, b)
+		}
+		// With surge no step waits for an old pod to go, but its going
+		// is a watch event: a sync it triggers may see a new pod
+		// available before the controller's own requeue, one second
+		// after (sim's eventsOf). A longer grace moves those syncs, so
+		// it may gain up to that second on each step.
+		if tc.surge && b < a-time.Duration(d1.Steps)*time.Second {
+			t.Fatalf("grace %ds: %v; grace %ds: %v (surge, %d steps)", short, a, long, b, d1.Steps)
 		}
 	})
 }
