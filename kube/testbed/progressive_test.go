@@ -75,6 +75,70 @@ spec:
       startTime: {{ $now | Quote }}
 `
 
+// The rollout commands' exit codes (`daemonplan rollout --help`).
+const (
+	exitOK      = 0
+	exitAborted = 4
+)
+
+// crashImage is an image whose pods crash-loop: kwok reports them as a
+// kubelet does after a few restarts (crashStage).
+const crashImage = "agent:crash"
+
+// crashStage makes a pod of crashImage Running and not Ready, its
+// container waiting in CrashLoopBackOff after 5 restarts, the last
+// terminated with exit code 1. Weight 1, as badStage.
+const crashStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-crash-loop
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Pending'
+    - key: '.spec.containers.[0].image'
+      operator: 'In'
+      values:
+      - 'agent:crash'
+  weight: 1
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "False"
+        type: Ready
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "False"
+        type: ContainersReady
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 5
+        started: false
+        state:
+          waiting:
+            reason: CrashLoopBackOff
+        lastState:
+          terminated:
+            exitCode: 1
+            reason: Error
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+`
+
 // progressiveScenario is one rollout under the real controller.
 type progressiveScenario struct {
 	name   string
@@ -331,7 +395,7 @@ func waitingPromote(r progressive.StepResult) bool {
 // run a ready pod on every node.
 func progressiveBed(t *testing.T, sc progressiveScenario) *Bed {
 	t.Helper()
-	b := startBed(t, sc.name, Options{PodReadyDelay: time.Second, ExtraPodStages: []string{badStage}})
+	b := startBed(t, sc.name, Options{PodReadyDelay: time.Second, ExtraPodStages: []string{badStage, crashStage}})
 	s := &scen{t: t, b: b, ctx: context.Background()}
 	s.createNodes(sc.nodes, func(n string) map[string]string {
 		if sc.zone == nil {
@@ -405,9 +469,14 @@ func setTemplateImage(t *testing.T, b *Bed, image string) {
 }
 
 // finish stops the driver and the watch and reports the invariants.
+// A nil d: the test drove the rollout through the CLI.
 func finish(t *testing.T, d *driver, iv *invariants, stopWatch func()) {
 	t.Helper()
-	d.Stop()
+	if d == nil {
+		d = &driver{}
+	} else {
+		d.Stop()
+	}
 	time.Sleep(time.Second) // the last events
 	stopWatch()
 	iv.mu.Lock()
@@ -541,5 +610,62 @@ func TestProgressiveNeverReady(t *testing.T) {
 	}
 	if got := dsImages(t, b); got[badImage+" (not ready)"] != 2 || got["agent:v1"] != 4 {
 		t.Errorf("images %v, want 2 not-ready %s and 4 agent:v1", got, badImage)
+	}
+}
+
+// TestProgressiveCrashLoop: a version whose pods crash-loop (5 restarts,
+// never Ready), driven by the CLI as an operator would: start with a
+// canary of 2, maxUnavailable 2, at most 3 restarts and Abort on a failed
+// gate, the ready deadline out of reach (10 m) so that only the restart
+// gate can fire. resume --watch exits 4 (aborted) naming the restarts;
+// status says the same with exit 4; no node beyond the 2 canaries is
+// touched (checked 10 s more). Then undo --watch takes the DaemonSet back
+// to v1 under the same policy, without a canary: it replaces the 2
+// crash-looping pods, touches no other node, and ends Done with a Ready
+// agent:v1 on every node.
+func TestProgressiveCrashLoop(t *testing.T) {
+	sc := progressiveScenario{name: "progressive-crash-loop", nodes: nodeNames(0, 6), budget: 2, canary: 2}
+	b := progressiveBed(t, sc)
+	ds := "ds/" + dsName
+	watch := []string{"--watch", "--interval", "500ms", "--timeout", "2m"}
+	if r := runCLI(b.Kubeconfig, "rollout", "start", ds, "-n", namespace, "--canary", "2", "--max-unavailable", "2",
+		"--max-restarts", "3", "--on-failure", "Abort", "--ready-deadline", "10m"); r.code != 0 {
+		t.Fatalf("rollout start: %s", r)
+	}
+	iv, stopWatch := watchInvariants(t, b.Client, sc)
+	setTemplateImage(t, b, crashImage)
+	r := runCLI(b.Kubeconfig, append([]string{"rollout", "resume", ds, "-n", namespace}, watch...)...)
+	if r.code != exitAborted || !strings.Contains(r.stdout, "restarted 5 times") {
+		t.Fatalf("rollout resume --watch: %s; want exit %d (aborted by the restart gate)", r, exitAborted)
+	}
+	t.Logf("aborted by the gate after %v:\n%s", r.took.Round(time.Millisecond), r.stdout)
+	if r := runCLI(b.Kubeconfig, "rollout", "status", ds, "-n", namespace); r.code != exitAborted || !strings.Contains(r.stdout, "restarted 5 times") {
+		t.Errorf("rollout status: %s; want exit %d naming the restarts", r, exitAborted)
+	}
+	time.Sleep(10 * time.Second)
+	iv.mu.Lock()
+	touched := len(iv.touchedAt)
+	iv.mu.Unlock()
+	if touched != 2 {
+		t.Errorf("%d nodes touched, want the 2 canaries only", touched)
+	}
+	if got := dsImages(t, b); got[crashImage+" (not ready)"] != 2 || got["agent:v1"] != 4 {
+		t.Errorf("after the abort, images %v, want 2 not-ready %s and 4 agent:v1", got, crashImage)
+	}
+
+	r = runCLI(b.Kubeconfig, append([]string{"rollout", "undo", ds, "-n", namespace}, watch...)...)
+	if r.code != exitOK {
+		t.Fatalf("rollout undo --watch: %s; want exit 0", r)
+	}
+	t.Logf("undone in %v:\n%s", r.took.Round(time.Millisecond), r.stdout)
+	finish(t, nil, iv, stopWatch)
+	if touched := len(iv.touchedAt); touched != 2 {
+		t.Errorf("after the undo, %d nodes touched, want the 2 canaries only", touched)
+	}
+	if got := dsImages(t, b); got["agent:v1"] != 6 || len(got) != 1 {
+		t.Errorf("after the undo, images %v, want a Ready agent:v1 on the 6 nodes", got)
+	}
+	if st := rolloutOf(t, b, dsName).Status; st.Phase != progressive.PhaseDone {
+		t.Errorf("after the undo, phase %s, want Done", st.Phase)
 	}
 }

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -19,6 +21,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/daemonplan/daemonplan/kube/progressive"
+	"github.com/daemonplan/daemonplan/kube/schema"
 )
 
 // Exit codes of the rollout commands, beyond exitOK, exitError and
@@ -295,9 +298,13 @@ func (c *cli) readPolicyFile(name string) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
+// rolloutStatusOutputs are `rollout status -o`'s formats.
+var rolloutStatusOutputs = []string{"table", "json"}
+
 func (c *cli) rolloutStatusCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "status ds/NAME [-n NAMESPACE]",
+	var output string
+	cmd := &cobra.Command{
+		Use:   "status ds/NAME [-n NAMESPACE] [-o table|json]",
 		Short: "Show where the rollout stands, node by node; exit 3 while paused by a gate, 4 when aborted",
 		Long: `Show where the rollout stands: its phase, the revision rolled out, the pause and
 why, the budget in use, the ETA, and every node: Updated, Updating (its new pod not
@@ -311,9 +318,15 @@ delete to the new pod seen available), or, before any was measured, the
 timeline model's (the template's grace period, else 30s, + 10s to Ready +
 minReadySeconds). The operator's promote and resumes are named, not counted.
 
+-o json prints the same with every node, Idle ones included (the document's
+schema: kube/schema RolloutReport).
+
 Exit status: 0 progressing, waiting or done; 3 paused by a failed health gate;
 4 aborted; 1 error.`,
 		RunE: func(_ *cobra.Command, args []string) error {
+			if !slices.Contains(rolloutStatusOutputs, output) {
+				return usagef("rollout status: -o %q: want one of %s", output, strings.Join(rolloutStatusOutputs, ", "))
+			}
 			cn, ns, name, err := c.rolloutTarget("status", args)
 			if err != nil {
 				return err
@@ -322,10 +335,45 @@ Exit status: 0 progressing, waiting or done; 3 paused by a failed health gate;
 			if err != nil {
 				return c.rolloutErr("status", err)
 			}
-			writeRolloutStatus(c.stdout, ns, name, res)
+			if output == "json" {
+				if err := c.writeJSON("rollout status", rolloutReport(ns, name, res)); err != nil {
+					return err
+				}
+			} else {
+				writeRolloutStatus(c.stdout, ns, name, res)
+			}
 			return rolloutExit(res, false)
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: "+strings.Join(rolloutStatusOutputs, "|"))
+	return cmd
+}
+
+// rolloutReport is res as `rollout status -o json` prints it.
+func rolloutReport(ns, name string, res progressive.StepResult) schema.RolloutReport {
+	st := res.Rollout.Status
+	policy, err := json.Marshal(res.Rollout.Policy)
+	if err != nil {
+		policy = []byte("null") // a Policy is plain data: never
+	}
+	r := schema.RolloutReport{DaemonSet: schema.Ref{Namespace: ns, Name: name}, Policy: policy,
+		Revision: st.Revision, Phase: string(st.Phase), Zone: st.Zone, Zones: append([]string{}, st.Zones...),
+		Promoted: st.Promoted, Reason: st.Reason, Budget: res.Budget, InUse: res.InUse, Waiting: res.Waiting,
+		InFlight: []schema.RolloutPod{}, Nodes: []schema.RolloutNode{}}
+	if p := st.Paused; p != nil {
+		r.Paused = &schema.RolloutPause{By: string(p.By), Reason: p.Reason}
+	}
+	for _, f := range st.InFlight {
+		r.InFlight = append(r.InFlight, schema.RolloutPod{Pod: f.Pod, Node: f.Node})
+	}
+	if e := res.ETA; e != nil {
+		r.ETA = &schema.RolloutETA{Remaining: e.Remaining.String(), Nodes: e.Nodes, Budget: e.Budget, PerNode: e.PerNode.String(),
+			Source: string(e.Source), Measured: e.Measured, Model: e.Model, Waits: append([]string{}, e.Waits...)}
+	}
+	for _, n := range res.Nodes {
+		r.Nodes = append(r.Nodes, schema.RolloutNode{Name: n.Name, Zone: n.Zone, State: string(n.State), Pod: n.Pod, Desired: n.Desired})
+	}
+	return r
 }
 
 func (c *cli) rolloutPauseCmd() *cobra.Command {
@@ -575,7 +623,8 @@ func rolloutLine(res progressive.StepResult) string {
 		}
 		s += ", deleted " + strings.Join(names, " ")
 	}
-	if res.Waiting != "" && st.Phase != progressive.PhaseDone {
+	// Aborted: phaseName already says why.
+	if res.Waiting != "" && st.Phase != progressive.PhaseDone && st.Phase != progressive.PhaseAborted {
 		s += "; " + res.Waiting
 	}
 	return escapeRunes(s)
@@ -607,7 +656,8 @@ func writeRolloutStatus(w io.Writer, ns, name string, res progressive.StepResult
 	if res.ETA != nil {
 		fmt.Fprintf(w, "eta:       %s\n", res.ETA)
 	}
-	if res.Waiting != "" && st.Phase != progressive.PhaseDone {
+	// Aborted: phaseName already says why.
+	if res.Waiting != "" && st.Phase != progressive.PhaseDone && st.Phase != progressive.PhaseAborted {
 		fmt.Fprintf(w, "waiting:   %s\n", escapeRunes(res.Waiting))
 	}
 	for _, f := range st.InFlight {
