@@ -482,45 +482,55 @@ func budget(pol Policy, nodes []NodeProgress) (int, int) {
 // pauses or aborts st (pol.Gates.OnFailure). Waived pods are not judged.
 // It returns the failures that paused or aborted st.
 func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time) []gateFailure {
-	g := pol.Gates
-	var failed []types.UID
-	var reasons []string
 	var out []gateFailure
 	for _, pod := range sortedPods(pl.pods) {
 		if pod.DeletionTimestamp != nil || !controlledBy(pod, pl.ds.UID) || pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash || slices.Contains(st.Waived, pod.UID) {
 			continue
 		}
-		why := ""
-		ready := isReady(pod)
-		switch n := restarts(pod); {
-		case pod.Status.Phase == corev1.PodFailed:
-			why = "failed"
-		case n > *g.MaxRestarts:
-			why = fmt.Sprintf("restarted %d times (gate: at most %d)", n, *g.MaxRestarts)
-		case !ready && now.Sub(pod.CreationTimestamp.Time) > g.ReadyDeadline.Duration:
-			why = fmt.Sprintf("not Ready %s after its creation (gate: readyDeadline %s)", now.Sub(pod.CreationTimestamp.Time).Round(time.Second), g.ReadyDeadline.Duration)
-		}
-		if why != "" {
-			failed = append(failed, pod.UID)
-			msg := fmt.Sprintf("pod %s on node %s %s", pod.Name, podNode(pod), why)
-			reasons = append(reasons, msg)
-			out = append(out, gateFailure{pod.UID, msg})
+		if why := judge(*pol.Gates, pod.Status.Phase == corev1.PodFailed, restarts(pod), isReady(pod), now.Sub(pod.CreationTimestamp.Time)); why != "" {
+			out = append(out, gateFailure{pod.UID, fmt.Sprintf("pod %s on node %s %s", pod.Name, podNode(pod), why)})
 		}
 	}
-	if len(failed) == 0 {
+	return failGate(st, pol, out)
+}
+
+// judge is the gates' verdict on one new pod: why it fails them, or ""
+// when it passes. age is the time since the pod's creation. The one rule
+// for a live step (gate) and a simulated one (Simulation.BeforeSync).
+func judge(g Gates, failed bool, restarts int32, ready bool, age time.Duration) string {
+	switch {
+	case failed:
+		return "failed"
+	case restarts > *g.MaxRestarts:
+		return fmt.Sprintf("restarted %d times (gate: at most %d)", restarts, *g.MaxRestarts)
+	case !ready && age > g.ReadyDeadline.Duration:
+		return fmt.Sprintf("not Ready %s after its creation (gate: readyDeadline %s)", age.Round(time.Second), g.ReadyDeadline.Duration)
+	}
+	return ""
+}
+
+// failGate pauses or aborts st for the failures, as pol.Gates.OnFailure
+// says, and returns the failures that did; none when there are none, or
+// when the user's pause stands (a gate does not take it over).
+func failGate(st *RolloutState, pol Policy, failures []gateFailure) []gateFailure {
+	if len(failures) == 0 {
 		return nil
 	}
-	reason := "gate failed: " + reasons[0]
-	if len(reasons) > 1 {
-		reason += fmt.Sprintf(" (and %d more pods)", len(reasons)-1)
+	reason := "gate failed: " + failures[0].why
+	if len(failures) > 1 {
+		reason += fmt.Sprintf(" (and %d more pods)", len(failures)-1)
 	}
-	if g.OnFailure == ActionAbort {
+	if pol.Gates.OnFailure == ActionAbort {
 		st.Phase, st.Zone, st.Reason = PhaseAborted, "", reason
-		return out
+		return failures
 	}
 	if st.Paused == nil || st.Paused.By == ByGate {
+		failed := make([]types.UID, len(failures))
+		for i, f := range failures {
+			failed[i] = f.uid
+		}
 		st.Paused = &PauseState{By: ByGate, Reason: reason, Pods: failed}
-		return out
+		return failures
 	}
 	return nil
 }
