@@ -62,3 +62,46 @@ func TestBeforeSyncErrors(t *testing.T) {
 	_, err = timeline.Run(c, timeline.Options{BeforeSync: func(*sim.Cluster) error { return nil }})
 	require.ErrorIs(t, err, timeline.ErrTrackedHook)
 }
+
+// TestWake: a driver's wake-up is a sync of its own. A settled cluster
+// with nothing to do stops after one sync; with a wake 7 s after the
+// start (and none after), the run syncs again at +7s, before the
+// cluster's own next event, and then stops. A wake after the cluster's
+// next event does not move it.
+func TestWake(t *testing.T) {
+	c := settled(t, 2, maxUnavailable(1), time.Second)
+	tl := mustRun(t, c, timeline.Options{})
+	require.Len(t, tl.Syncs, 1)
+
+	c = settled(t, 2, maxUnavailable(1), time.Second)
+	at := c.Now.Add(7 * time.Second)
+	tl = mustRun(t, c, timeline.Options{Wake: func(c *sim.Cluster) time.Duration {
+		if c.Now.Before(at) {
+			return at.Sub(c.Now)
+		}
+		return 0
+	}})
+	require.Len(t, tl.Syncs, 2)
+	require.Equal(t, 7*time.Second, tl.Syncs[1].At)
+	require.Equal(t, timeline.Converged, tl.Outcome, tl.Summary())
+
+	// The rollout's own events come first: a wake at +1h changes
+	// nothing before it, and is the last sync.
+	c = settled(t, 2, maxUnavailable(1), 30*time.Second)
+	c.Update(template("agent:v2"), "")
+	plain := mustRun(t, c, timeline.Options{})
+	c = settled(t, 2, maxUnavailable(1), 30*time.Second)
+	c.Update(template("agent:v2"), "")
+	at = c.Now.Add(time.Hour)
+	woken := mustRun(t, c, timeline.Options{Wake: func(c *sim.Cluster) time.Duration {
+		if c.Now.Before(at) {
+			return at.Sub(c.Now)
+		}
+		return 0
+	}})
+	require.Equal(t, len(plain.Syncs)+1, len(woken.Syncs))
+	require.Equal(t, time.Hour, woken.Syncs[len(woken.Syncs)-1].At)
+	for i := range plain.Syncs {
+		require.Equal(t, plain.Syncs[i].At, woken.Syncs[i].At)
+	}
+}

@@ -326,6 +326,12 @@ type Options struct {
 	// the cluster must not be tracked (ErrTrackedHook). An error stops
 	// Run and is returned.
 	BeforeSync func(c *sim.Cluster) error
+	// Wake, when set, is how long from c.Now until the next moment
+	// BeforeSync's driver wants a sync though nothing in the cluster
+	// changes then (a health gate's deadline); 0 for none. Run advances
+	// the clock to it when it comes before the cluster's next event, and
+	// a positive Wake alone keeps a run that wrote nothing going.
+	Wake func(c *sim.Cluster) time.Duration
 }
 
 // Errors for nil arguments.
@@ -352,11 +358,12 @@ var (
 //     deleted), the next sync follows at once ([Options.ResyncAfter]).
 //  3. Otherwise, if nothing is left to wait for (no pod due to become
 //     [Ready] or fail, no Ready pod due to become available, no pod being
-//     deleted due to go, no requeue), stop: converged when the rollout is
+//     deleted due to go, no requeue, no [Options.Wake]), stop: converged when the rollout is
 //     done (for OnDelete, always), stalled ([Stuck]) otherwise.
 //  4. Otherwise advance the clock to the next pod due to become [Ready] or
 //     fail, the next Ready pod due to become available, the next pod being
-//     deleted due to go, or the plan's requeue, whichever comes first.
+//     deleted due to go, the plan's requeue, or [Options.Wake], whichever
+//     comes first.
 //
 // Run stops as [SyncLimit] after [Options.MaxSyncs] syncs, as [TimeLimit] when
 // the next event lies beyond [Options.MaxDuration], and as [Unclaimed] after a
@@ -433,6 +440,11 @@ func Run(c *sim.Cluster, opts Options) (*Timeline, error) {
 		wait := max(plan.RequeueAfter, 0)
 		if d := c.NextEvent(); d > 0 && (wait == 0 || d < wait) {
 			wait = d
+		}
+		if opts.Wake != nil {
+			if d := opts.Wake(c); d > 0 && (wait == 0 || d < wait) {
+				wait = d
+			}
 		}
 		if wrote {
 			wait = min(wait, max(opts.ResyncAfter, 0))
