@@ -2,9 +2,15 @@ package progressive
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/sim"
 )
@@ -19,12 +25,16 @@ import (
 // In the simulated cluster the core's plan is applied whole: its creates
 // stand for the DaemonSet controller's, which creates a pod on every node
 // without one under OnDelete too, and its deletes of outdated pods for the
-// driver's. What a simulation does not model: the step interval (the
-// driver sees a new pod available at its next step, not at once), the
-// gates (a new pod that fails or hangs stops the simulated rollout as a
-// stall, not as a pause), and the operator: it promotes the canary as soon
-// as it waits for the verdict, and resumes a pause point of the policy as
-// soon as it is reached. Each such answer is recorded in Changes.
+// driver's. The health gates judge the simulated pods by the live step's
+// rule: a new pod that fails, or is not Ready by the ready deadline,
+// pauses or aborts the rollout (Wake asks for a sync at that deadline);
+// simulated pods never restart, so maxRestarts never fires. A gate's pause
+// is not answered: the simulated rollout stops there, as a stall. What a
+// simulation does not model: the step interval (the driver sees a new pod
+// available at its next step, not at once), and the operator: it promotes
+// the canary as soon as it waits for the verdict, and resumes a pause
+// point of the policy as soon as it is reached. Each such answer, and each
+// gate that fired, is recorded in Changes.
 type Simulation struct {
 	// Policy is the rollout's policy, defaulted.
 	Policy Policy
@@ -48,6 +58,9 @@ type PhaseChange struct {
 	// the policy); Reason says which pause.
 	Answer string
 	Reason string
+	// Gate is set when a health gate fired before the sync: the reason
+	// it paused or aborted the rollout (then Phase is Aborted).
+	Gate string
 }
 
 // NewSimulation returns a simulation of a rollout under pol, which must
@@ -92,6 +105,7 @@ func (s *Simulation) BeforeSync(c *sim.Cluster) error {
 	if st.Phase != phase || st.Zone != zone || len(s.Changes) == 0 {
 		s.Changes = append(s.Changes, PhaseChange{At: c.Now, Phase: st.Phase, Zone: st.Zone})
 	}
+	s.gate(c, probe.Hash)
 	if p := st.Paused; p != nil && p.By == ByPolicy {
 		// `rollout resume`, at once.
 		st.Paused = nil
@@ -99,4 +113,63 @@ func (s *Simulation) BeforeSync(c *sim.Cluster) error {
 	}
 	c.Options.Progressive = ProgressiveOf(pol, st)
 	return nil
+}
+
+// gate judges the new pods of c (those of hash, live, the DaemonSet's)
+// before a sync, as a live step does, and records a gate that fired.
+func (s *Simulation) gate(c *sim.Cluster, hash string) {
+	st := &s.State
+	if st.Phase == PhaseDone || st.Phase == PhaseAborted || st.Paused != nil && st.Paused.By == ByGate {
+		return
+	}
+	var failures []gateFailure
+	for _, p := range s.newPods(c, hash) {
+		if why := judge(*s.Policy.Gates, p.Phase == api.PodFailed, 0, p.Ready, c.Now.Sub(p.Created)); why != "" {
+			failures = append(failures, gateFailure{types.UID(p.UID), fmt.Sprintf("pod %s on node %s %s", p.Name, p.NodeName, why)})
+		}
+	}
+	if failGate(st, s.Policy, failures) == nil {
+		return
+	}
+	reason := st.Reason
+	if st.Paused != nil {
+		reason = st.Paused.Reason
+	}
+	s.Changes = append(s.Changes, PhaseChange{At: c.Now, Phase: st.Phase, Zone: st.Zone, Gate: reason})
+}
+
+// Wake is how long from c.Now until the ready deadline of the first new
+// pod not Ready yet: the moment its gate fails (one second after the
+// deadline, the simulation's grain); 0 when no gate can fail. It is meant
+// for timeline.Options.Wake.
+func (s *Simulation) Wake(c *sim.Cluster) time.Duration {
+	st := &s.State
+	if st.Revision == "" || st.Phase == PhaseDone || st.Phase == PhaseAborted || st.Paused != nil {
+		return 0
+	}
+	var next time.Duration
+	for _, p := range s.newPods(c, st.Revision) {
+		if p.Ready || p.Phase == api.PodFailed {
+			continue
+		}
+		if d := p.Created.Add(s.Policy.Gates.ReadyDeadline.Duration + time.Second).Sub(c.Now); d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	return next
+}
+
+// newPods are c's live pods of the DaemonSet and of hash, by name.
+func (s *Simulation) newPods(c *sim.Cluster, hash string) []*api.Pod {
+	var out []*api.Pod
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.Deleting || p.Controller == nil || p.Controller.UID != c.DaemonSet.UID || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash ||
+			slices.Contains(s.State.Waived, types.UID(p.UID)) {
+			continue
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *api.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -51,6 +52,9 @@ func changes(s *progressive.Simulation, from time.Time) []string {
 		if ch.Answer != "" {
 			e += " (" + ch.Answer + ")"
 		}
+		if ch.Gate != "" {
+			e += " [" + ch.Gate + "]"
+		}
 		out = append(out, e)
 	}
 	return out
@@ -93,5 +97,58 @@ func TestSimulation(t *testing.T) {
 			require.GreaterOrEqual(t, first, zone, nd.Name)
 			require.Less(t, first, zone+4*time.Second, nd.Name)
 		}
+	})
+}
+
+// TestSimulationGates: the gates judge simulated pods by the live rule.
+// The test bed's never-ready scenario (6 nodes in zones a, b; canary 2,
+// maxUnavailable 2, readyDeadline 10s), new pods never Ready within the
+// run (Ready after an hour): the gate pauses 11 s after the canaries'
+// creation (the deadline, then the simulation's one-second grain), at
+// +12s; only the 2 canaries are touched, to the end of the run (the hour,
+// when the pods turn Ready and the pause stands). Without the wake-up the
+// gate would be seen only at that hour. Failed pods with onFailure Abort: the
+// rollout aborts at the first sync that sees them.
+func TestSimulationGates(t *testing.T) {
+	n := func(v int) *intstr.IntOrString { x := intstr.FromInt32(int32(v)); return &x }
+	t.Run("never ready", func(t *testing.T) {
+		c := simCluster(t, 6)
+		c.ReadyAfter = time.Hour
+		from := c.Now
+		s := progressive.NewSimulation(progressive.Policy{Canary: &progressive.CanaryPolicy{Nodes: n(2)}, MaxUnavailable: n(2),
+			Zones: &progressive.ZonesPolicy{Order: []string{"a", "b"}},
+			Gates: &progressive.Gates{ReadyDeadline: metav1.Duration{Duration: 10 * time.Second}}})
+		s.Prepare(c)
+		tl, err := timeline.Run(c, timeline.Options{BeforeSync: s.BeforeSync, Wake: s.Wake})
+		require.NoError(t, err)
+		require.Equal(t, timeline.Stalled, tl.Outcome, tl.Summary())
+		got := changes(s, from)
+		require.Len(t, got, 2, got)
+		require.Equal(t, "0s Canary", got[0])
+		require.Contains(t, got[1], "12s Canary [gate failed: pod ")
+		require.Contains(t, got[1], "not Ready 11s after its creation (gate: readyDeadline 10s) (and 1 more pods)]")
+		require.NotNil(t, s.State.Paused)
+		require.Equal(t, progressive.ByGate, s.State.Paused.By)
+		touched := 0
+		for _, nd := range tl.Nodes {
+			if len(nd.Intervals) > 1 {
+				touched++
+			}
+		}
+		require.Equal(t, 2, touched, "only the canaries are touched")
+	})
+	t.Run("failed, abort", func(t *testing.T) {
+		c := simCluster(t, 4)
+		c.FateOf = timeline.Failures(1, 1)
+		from := c.Now
+		s := progressive.NewSimulation(progressive.Policy{MaxUnavailable: n(1), Gates: &progressive.Gates{OnFailure: progressive.ActionAbort}})
+		s.Prepare(c)
+		tl, err := timeline.Run(c, timeline.Options{BeforeSync: s.BeforeSync, Wake: s.Wake})
+		require.NoError(t, err)
+		require.Equal(t, timeline.Stalled, tl.Outcome, tl.Summary())
+		got := changes(s, from)
+		require.Equal(t, progressive.PhaseAborted, s.State.Phase, got)
+		require.Contains(t, got[len(got)-1], "Aborted [gate failed: pod ")
+		require.Contains(t, got[len(got)-1], " failed]")
 	})
 }

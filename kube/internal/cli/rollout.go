@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -175,8 +176,7 @@ OnDelete (back on RollingUpdate, the controller would roll the aborted
 revision out itself): 'rollout undo' rolls the previous revision out and
 switches back when it is done.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p.maxRestartsChanged = cmd.Flags().Changed("max-restarts")
-			pol, err := c.policy(cmd, &p)
+			pol, err := c.policy(cmd, &p, "rollout start", "--policy")
 			if err != nil {
 				return err
 			}
@@ -194,6 +194,19 @@ switches back when it is done.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&p.file, "policy", "", "the policy as a JSON file ('-' reads standard input)")
+	addPolicyFlags(f, &p)
+	f.BoolVar(&switchStrategy, "switch-strategy", false, "switch a DaemonSet on RollingUpdate to OnDelete for the rollout, and back when it is done")
+	addWatch(cmd, &w)
+	return cmd
+}
+
+// policyFlagNames are the flags addPolicyFlags adds.
+var policyFlagNames = []string{"canary", "canary-selector", "zones", "zone-key", "zones-by-label", "pause-between-zones", "max-unavailable",
+	"max-surge", "strict-budgets", "min-ready-seconds", "pause-before", "ready-deadline", "max-restarts", "on-failure"}
+
+// addPolicyFlags adds the policy's flags, for `rollout start` and
+// `simulate`; each command adds the policy file's flag itself.
+func addPolicyFlags(f *pflag.FlagSet, p *policyFlags) {
 	f.StringVar(&p.canary, "canary", "", "canary: how many nodes (N, or N% of the desired nodes, rounded up) take the new revision\nbefore 'rollout promote'")
 	f.StringVar(&p.canarySelector, "canary-selector", "", "canary: only nodes matching this label selector (as kubectl -l); without --canary,\nevery matching node")
 	f.StringSliceVar(&p.zones, "zones", nil, "after the canary, update the nodes zone by zone in this order (values of --zone-key);\nnodes of other zones and without the label go last")
@@ -208,35 +221,34 @@ switches back when it is done.`,
 	f.DurationVar(&p.readyDeadline, "ready-deadline", 0, fmt.Sprintf("gate: a new pod not Ready this long after its creation stops the rollout (default %s)", progressive.DefaultReadyDeadline))
 	f.Int32Var(&p.maxRestarts, "max-restarts", 0, fmt.Sprintf("gate: a new pod restarted more often stops the rollout (default %d)", progressive.DefaultMaxRestarts))
 	f.StringVar(&p.onFailure, "on-failure", "", "what a failed gate does: Pause (default) or Abort")
-	f.BoolVar(&switchStrategy, "switch-strategy", false, "switch a DaemonSet on RollingUpdate to OnDelete for the rollout, and back when it is done")
-	addWatch(cmd, &w)
-	return cmd
 }
 
-// policy builds the policy from --policy or the flags.
-func (c *cli) policy(cmd *cobra.Command, p *policyFlags) (progressive.Policy, error) {
-	byFlags := false
-	for _, name := range []string{"canary", "canary-selector", "zones", "zone-key", "zones-by-label", "pause-between-zones", "max-unavailable",
-		"max-surge", "strict-budgets", "min-ready-seconds", "pause-before", "ready-deadline", "max-restarts", "on-failure"} {
-		byFlags = byFlags || cmd.Flags().Changed(name)
-	}
+// byPolicyFlags reports that cmd was given a policy flag.
+func byPolicyFlags(cmd *cobra.Command) bool {
+	return slices.ContainsFunc(policyFlagNames, cmd.Flags().Changed)
+}
+
+// policy builds the policy from the file (p.file, given as fileFlag) or
+// the flags, for the command cmdName.
+func (c *cli) policy(cmd *cobra.Command, p *policyFlags, cmdName, fileFlag string) (progressive.Policy, error) {
+	p.maxRestartsChanged = cmd.Flags().Changed("max-restarts")
 	if p.file != "" {
-		if byFlags {
-			return progressive.Policy{}, usagef("rollout start: give the policy by --policy or by flags, not both")
+		if byPolicyFlags(cmd) {
+			return progressive.Policy{}, usagef("%s: give the policy by %s or by flags, not both", cmdName, fileFlag)
 		}
 		data, err := c.readPolicyFile(p.file)
 		if err != nil {
-			return progressive.Policy{}, c.fail("rollout start: --policy %s: %v", p.file, err)
+			return progressive.Policy{}, c.fail("%s: %s %s: %v", cmdName, fileFlag, p.file, err)
 		}
 		pol, err := progressive.DecodePolicy(data)
 		if err != nil {
-			return progressive.Policy{}, c.fail("rollout start: --policy %s: %v", p.file, err)
+			return progressive.Policy{}, c.fail("%s: %s %s: %v", cmdName, fileFlag, p.file, err)
 		}
 		return pol, nil
 	}
 	var pol progressive.Policy
 	if p.maxSurge != "" && p.maxSurge != "0" && p.maxSurge != "0%" {
-		return pol, usagef("rollout start: --max-surge %s: no surge under updateStrategy OnDelete: the DaemonSet controller creates a pod only on a node without one, so an old and a new pod never run side by side", p.maxSurge)
+		return pol, usagef("%s: --max-surge %s: no surge under updateStrategy OnDelete: the DaemonSet controller creates a pod only on a node without one, so an old and a new pod never run side by side", cmdName, p.maxSurge)
 	}
 	if p.canary != "" || p.canarySelector != "" {
 		pol.Canary = &progressive.CanaryPolicy{}
@@ -247,14 +259,14 @@ func (c *cli) policy(cmd *cobra.Command, p *policyFlags) (progressive.Policy, er
 		if p.canarySelector != "" {
 			sel, err := metav1.ParseToLabelSelector(p.canarySelector)
 			if err != nil {
-				return pol, usagef("rollout start: --canary-selector: %v", err)
+				return pol, usagef("%s: --canary-selector: %v", cmdName, err)
 			}
 			pol.Canary.Selector = sel
 		}
 	}
 	if len(p.zones) > 0 || p.zonesByLabel || p.zoneKey != "" || p.pauseBetween {
 		if len(p.zones) > 0 && p.zonesByLabel {
-			return pol, usagef("rollout start: --zones and --zones-by-label: give one")
+			return pol, usagef("%s: --zones and --zones-by-label: give one", cmdName)
 		}
 		pol.Zones = &progressive.ZonesPolicy{Key: p.zoneKey, Order: p.zones, PauseBetween: p.pauseBetween}
 	}
@@ -271,7 +283,7 @@ func (c *cli) policy(cmd *cobra.Command, p *policyFlags) (progressive.Policy, er
 		}
 	}
 	if errs := pol.Validate(); len(errs) > 0 {
-		return pol, usagef("rollout start: %v", flagPaths(errs.Error()))
+		return pol, usagef("%s: %v", cmdName, flagPaths(errs.Error()))
 	}
 	return pol, nil
 }

@@ -31,8 +31,9 @@ type simulateOptions struct {
 	seed     uint64
 	html     string
 	output   string
-	// rolloutPolicy is the file of --rollout-policy.
-	rolloutPolicy string
+	// policy is the progressive rollout's policy: its file is
+	// --rollout-policy; the flags are rollout start's.
+	policy policyFlags
 	timing
 	cmd *cobra.Command
 }
@@ -81,14 +82,19 @@ Output formats (-o):
          [{"from", "to", "pods":[{"name", "hash", "state"}]}], "failures"}]}
 
 With --rollout-policy FILE (a policy as 'rollout start --policy' reads it,
-docs/progressive-live.md) the rollout simulated is the one 'daemonplan rollout'
-drives: the DaemonSet planned as the driver plans it (RollingUpdate with the
+docs/progressive-live.md), or rollout start's policy flags (--canary, --zones,
+--max-unavailable, --ready-deadline, ...), the rollout simulated is the one
+'daemonplan rollout' drives: the DaemonSet planned as the driver plans it (RollingUpdate with the
 policy's maxUnavailable and maxSurge 0), its phases moved before each sync by
 the driver's own code (kube/progressive: canary, zones in order, the rest),
 the operator answering at once (the canary promoted as soon as it waits, a
 pause point resumed as soon as it is reached); the phases and when they began
-are printed after the table (not in -o json). Not modelled: the driver's step
-interval (each phase's new pods are seen available at once) and the gates.
+are printed after the table (not in -o json). The health gates judge the
+simulated pods as the driver judges live ones: a new pod that fails
+(--fail-rate) or is not Ready by the policy's readyDeadline (a --ready-after
+longer than it) pauses or aborts the rollout, and the simulation stops there;
+simulated pods never restart, so maxRestarts never fires. Not modelled: the
+driver's step interval (each phase's new pods are seen available at once).
 
 Exit status is 0 when the simulation ran, whether it converged or stalled
 (the outcome is printed); 1 for bad input, 2 for a usage error.`,
@@ -107,7 +113,8 @@ Exit status is 0 when the simulation ran, whether it converged or stalled
 	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail (with --fail-rate)")
 	f.StringVar(&o.html, "html", "", "also write the timeline to this file: one self-contained HTML page")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(simulateOutputs, "|"))
-	f.StringVar(&o.rolloutPolicy, "rollout-policy", "", "simulate the progressive rollout 'daemonplan rollout' drives under this policy\n(a JSON file as 'rollout start --policy' reads it; '-' reads standard input)")
+	f.StringVar(&o.policy.file, "rollout-policy", "", "simulate the progressive rollout 'daemonplan rollout' drives under this policy\n(a JSON file as 'rollout start --policy' reads it; '-' reads standard input)")
+	addPolicyFlags(f, &o.policy)
 	addTimingFlags(cmd, &o.timing)
 	return cmd
 }
@@ -152,10 +159,12 @@ func (c *cli) simulate(o *simulateOptions) error {
 		return err
 	}
 	var ps *progressive.Simulation
-	if o.rolloutPolicy != "" {
-		if ps, err = c.rolloutSimulation(o.rolloutPolicy); err != nil {
+	if o.policy.file != "" || byPolicyFlags(o.cmd) {
+		pol, err := c.policy(o.cmd, &o.policy, "simulate", "--rollout-policy")
+		if err != nil {
 			return err
 		}
+		ps = progressive.NewSimulation(pol)
 	}
 	cl, err := simulateCluster(in, old, o)
 	if err != nil {
@@ -165,7 +174,7 @@ func (c *cli) simulate(o *simulateOptions) error {
 		Terminating: o.terminating, ResyncAfter: o.resyncAfter}
 	if ps != nil {
 		ps.Prepare(cl)
-		topts.BeforeSync = ps.BeforeSync
+		topts.BeforeSync, topts.Wake = ps.BeforeSync, ps.Wake
 	}
 	tl, err := timeline.Run(cl, topts)
 	if err != nil {
@@ -188,19 +197,6 @@ func (c *cli) simulate(o *simulateOptions) error {
 	return nil
 }
 
-// rolloutSimulation reads --rollout-policy.
-func (c *cli) rolloutSimulation(file string) (*progressive.Simulation, error) {
-	data, err := c.readPolicyFile(file)
-	if err != nil {
-		return nil, c.fail("simulate: --rollout-policy %s: %v", file, err)
-	}
-	pol, err := progressive.DecodePolicy(data)
-	if err != nil {
-		return nil, c.fail("simulate: --rollout-policy %s: %v", file, err)
-	}
-	return progressive.NewSimulation(pol), nil
-}
-
 // writeSimulatedPhases prints the phases of a simulated progressive
 // rollout and when each began, as offsets from the start.
 func writeSimulatedPhases(w io.Writer, tl *timeline.Timeline, ps *progressive.Simulation) error {
@@ -212,6 +208,9 @@ func writeSimulatedPhases(w io.Writer, tl *timeline.Timeline, ps *progressive.Si
 		answer := ch.Answer
 		if ch.Reason != "" {
 			answer += " (" + ch.Reason + ")"
+		}
+		if ch.Gate != "" {
+			answer = "none: " + ch.Gate
 		}
 		t.row(fmt.Sprintf("+%v", ch.At.Sub(tl.Start)), string(ch.Phase), orDash(ch.Zone), orDash(answer))
 	}

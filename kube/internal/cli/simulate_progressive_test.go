@@ -84,3 +84,33 @@ func TestSimulateRolloutPolicy(t *testing.T) {
 		t.Errorf("a policy with maxSurge: exit %d, stderr %q; want %d naming policy.maxSurge", got.code, got.stderr, exitError)
 	}
 }
+
+// TestSimulateRolloutGate: rollout start's policy flags on simulate, and
+// the ready gate simulated: the test bed's never-ready scenario (6 nodes,
+// canary 2, maxUnavailable 2, zones a then b, readyDeadline 10s), new pods
+// never Ready within the run (--ready-after 1h): the gate pauses the
+// rollout at +12s (the canaries created at +1s, after the 1s grace
+// period; the deadline; the simulation's one-second grain), and there is
+// no predicted duration. The flags and --rollout-policy together are a
+// usage error, as on rollout start.
+func TestSimulateRolloutGate(t *testing.T) {
+	cluster := zonedOnDelete(t, 6)
+	args := []string{"simulate", "--now", genNow, "-f", cluster, "--image", "agent=agent:bad",
+		"--ready-after", "1h", "--grace-period", "1s"}
+	got := runCLI(t, "", append(args, "--canary", "2", "--max-unavailable", "2", "--zones", "a,b", "--ready-deadline", "10s")...)
+	if got.code != exitOK || got.stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing\n%s", got.code, got.stderr, got.stdout)
+	}
+	out := strings.Join(strings.Fields(got.stdout), " ")
+	for _, want := range []string{"+0s Canary - -", "+12s Canary - none: gate failed: pod ", "not Ready 11s after its creation (gate: readyDeadline 10s) (and 1 more pods)",
+		"no predicted duration: the rollout did not finish"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in\n%s", want, got.stdout)
+		}
+	}
+	pol := writeTemp(t, "policy.json", `{"maxUnavailable": 2}`)
+	got = runCLI(t, "", append(args, "--rollout-policy", pol, "--canary", "2")...)
+	if got.code != exitUsage || !strings.Contains(got.stderr, "simulate: give the policy by --rollout-policy or by flags, not both") {
+		t.Errorf("--rollout-policy and --canary: exit %d, stderr %q; want %d", got.code, got.stderr, exitUsage)
+	}
+}
