@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -322,8 +323,55 @@ type driver struct {
 	errs    []error
 	// conflicts counts the steps that met a Conflict.
 	conflicts int
-	stop      context.CancelFunc
-	done      chan struct{}
+	// etas are the ETAs of the steps, with when each step ran; doneAt
+	// is the first step that found the rollout done.
+	etas   []stepETA
+	doneAt time.Time
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+// stepETA is a step's ETA and when the step ran.
+type stepETA struct {
+	at  time.Time
+	eta progressive.ETA
+}
+
+// checkETAs compares each measured ETA of d (Source Measured) with the
+// time the rollout actually had left, logs them, and fails when one is
+// off by more than half the time left and 3 s: the ETA schedules the
+// nodes left at the mean replacement time measured so far, so on the
+// test bed, where every replacement takes about as long, it should be
+// close once one replacement is measured.
+func checkETAs(t *testing.T, d *driver) {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.doneAt.IsZero() {
+		t.Error("no step found the rollout done")
+		return
+	}
+	measured, worst := 0, 0.0
+	var rows []string
+	for _, e := range d.etas {
+		if e.eta.Source != progressive.ETAMeasured {
+			continue
+		}
+		measured++
+		left := d.doneAt.Sub(e.at)
+		off := e.eta.Remaining - left
+		if rel := math.Abs(off.Seconds()) / max(left.Seconds(), 0.001); rel > worst {
+			worst = rel
+		}
+		rows = append(rows, fmt.Sprintf("%.1fs/%.1fs", e.eta.Remaining.Seconds(), left.Seconds()))
+		if off.Abs() > max(left/2, 3*time.Second) {
+			t.Errorf("ETA %v (%d nodes, %v per node, %d measured) with %v actually left", e.eta.Remaining, e.eta.Nodes, e.eta.PerNode, e.eta.Measured, left.Round(time.Millisecond))
+		}
+	}
+	if measured == 0 {
+		t.Error("no step gave a measured ETA")
+	}
+	t.Logf("measured ETAs (predicted/actual left), %d steps, worst off by %.0f %%: %s", measured, 100*worst, strings.Join(rows, " "))
 }
 
 func startDriver(client kubernetes.Interface, interval time.Duration) *driver {
@@ -343,6 +391,12 @@ func startDriver(client kubernetes.Interface, interval time.Duration) *driver {
 			default:
 				d.last = res
 				d.deletes = append(d.deletes, res.Deletes...)
+				if res.ETA != nil {
+					d.etas = append(d.etas, stepETA{time.Now(), *res.ETA})
+				}
+				if res.Rollout.Status.Phase == progressive.PhaseDone && d.doneAt.IsZero() {
+					d.doneAt = time.Now()
+				}
 			}
 			d.mu.Unlock()
 			if errors.Is(err, progressive.ErrConflict) {
@@ -571,6 +625,7 @@ func TestProgressiveZones(t *testing.T) {
 	took := d.wait(t, "the end", 3*time.Minute, phaseIs(progressive.PhaseDone))
 	t.Logf("rollout: %v", took.Round(time.Millisecond))
 	finish(t, d, iv, stopWatch)
+	checkETAs(t, d)
 	if got := dsImages(t, b); got["agent:v2"] != 9 || len(got) != 1 {
 		t.Errorf("at the end, images %v, want v2 on the 9 nodes", got)
 	}
