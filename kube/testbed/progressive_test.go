@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -174,6 +173,9 @@ type invariants struct {
 	// terminating, since the watch started.
 	touchedAt map[string]time.Duration
 	start     time.Time
+	// moments are the DaemonSet's pods per node, at each event that
+	// changed them (snapshot).
+	moments []moment
 }
 
 func (iv *invariants) fail(format string, args ...any) {
@@ -185,6 +187,7 @@ func (iv *invariants) fail(format string, args ...any) {
 // check runs at every event, on the state the watch delivered.
 func (iv *invariants) check() {
 	iv.events++
+	iv.snapshot()
 	ready := map[string]bool{}
 	live := map[types.UID]bool{}
 	for _, p := range iv.pods {
@@ -327,8 +330,10 @@ type driver struct {
 	// is the first step that found the rollout done.
 	etas   []stepETA
 	doneAt time.Time
-	stop   context.CancelFunc
-	done   chan struct{}
+	// rows are the steps that deleted.
+	rows []stepRow
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // stepETA is a step's ETA and when the step ran.
@@ -351,7 +356,7 @@ func checkETAs(t *testing.T, d *driver) {
 		t.Error("no step found the rollout done")
 		return
 	}
-	measured, worst := 0, 0.0
+	measured, worst := 0, time.Duration(0)
 	var rows []string
 	for _, e := range d.etas {
 		if e.eta.Source != progressive.ETAMeasured {
@@ -360,9 +365,7 @@ func checkETAs(t *testing.T, d *driver) {
 		measured++
 		left := d.doneAt.Sub(e.at)
 		off := e.eta.Remaining - left
-		if rel := math.Abs(off.Seconds()) / max(left.Seconds(), 0.001); rel > worst {
-			worst = rel
-		}
+		worst = max(worst, off.Abs())
 		rows = append(rows, fmt.Sprintf("%.1fs/%.1fs", e.eta.Remaining.Seconds(), left.Seconds()))
 		if off.Abs() > max(left/2, 3*time.Second) {
 			t.Errorf("ETA %v (%d nodes, %v per node, %d measured) with %v actually left", e.eta.Remaining, e.eta.Nodes, e.eta.PerNode, e.eta.Measured, left.Round(time.Millisecond))
@@ -371,7 +374,7 @@ func checkETAs(t *testing.T, d *driver) {
 	if measured == 0 {
 		t.Error("no step gave a measured ETA")
 	}
-	t.Logf("measured ETAs (predicted/actual left), %d steps, worst off by %.0f %%: %s", measured, 100*worst, strings.Join(rows, " "))
+	t.Logf("measured ETAs (predicted/actual left), %d steps, worst off by %v: %s", measured, worst.Round(100*time.Millisecond), strings.Join(rows, " "))
 }
 
 func startDriver(client kubernetes.Interface, interval time.Duration) *driver {
@@ -391,6 +394,9 @@ func startDriver(client kubernetes.Interface, interval time.Duration) *driver {
 			default:
 				d.last = res
 				d.deletes = append(d.deletes, res.Deletes...)
+				if len(res.Deletes) > 0 {
+					d.rows = append(d.rows, stepRow{time.Now(), res})
+				}
 				if res.ETA != nil {
 					d.etas = append(d.etas, stepETA{time.Now(), *res.ETA})
 				}
@@ -626,6 +632,7 @@ func TestProgressiveZones(t *testing.T) {
 	t.Logf("rollout: %v", took.Round(time.Millisecond))
 	finish(t, d, iv, stopWatch)
 	checkETAs(t, d)
+	drawTimeline(t, iv, d, d.last.Rollout.Status.Revision, "progressive-zones")
 	if got := dsImages(t, b); got["agent:v2"] != 9 || len(got) != 1 {
 		t.Errorf("at the end, images %v, want v2 on the 9 nodes", got)
 	}
