@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/daemonplan/daemonplan/kube/internal/cli"
 	"github.com/daemonplan/daemonplan/kube/progressive"
@@ -783,4 +784,116 @@ func TestProgressiveSwitch(t *testing.T) {
 		}
 		return n == 4
 	})
+}
+
+// TestProgressiveRunAll: `rollout run -A` (a program) drives the rollouts
+// of every namespace: ds/agent in default and in team-b, each started
+// with its own policy (maxUnavailable 1; canary 1 in team-b, promoted
+// with the CLI while run goes on), both new templates rolled out to the
+// end; ds/agent in team-c, the same DaemonSet without a rollout, is never
+// touched although its template changes too (the controller, on OnDelete,
+// leaves its pods; run has no rollout of it to drive).
+func TestProgressiveRunAll(t *testing.T) {
+	nodes := nodeNames(0, 3)
+	b := rolloutBed(t, "progressive-run-all", Options{}, nodes, nil, appsv1.OnDeleteDaemonSetStrategyType, dsName)
+	ctx := context.Background()
+	others := []string{"team-b", "team-c"}
+	for _, ns := range others {
+		if _, err := b.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ds := daemonSet(dsName, dsName+":v1")
+		ds.Namespace = ns
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		if _, err := b.Client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	podsIn := func(ns string) map[string]int {
+		pods, err := b.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for i := range pods.Items {
+			if p := &pods.Items[i]; p.DeletionTimestamp == nil && isReady(p) {
+				out[p.Spec.Containers[0].Image]++
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for podsIn("team-b")[dsName+":v1"] != len(nodes) || podsIn("team-c")[dsName+":v1"] != len(nodes) {
+		if time.Now().After(deadline) {
+			t.Fatal("the DaemonSets of team-b and team-c did not run a ready pod on every node in 2 minutes")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	teamC, err := b.Client.CoreV1().Pods("team-c").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(b.Kubeconfig, "rollout", "start", "ds/"+dsName, "-n", namespace, "--max-unavailable", "1"); r.code != 0 {
+		t.Fatalf("rollout start -n default: %s", r)
+	}
+	if r := runCLI(b.Kubeconfig, "rollout", "start", "ds/"+dsName, "-n", "team-b", "--max-unavailable", "1", "--canary", "1"); r.code != 0 {
+		t.Fatalf("rollout start -n team-b: %s", r)
+	}
+	logFile := filepath.Join(b.Dir, "run.log")
+	cmd := startRun(t, b, b.Kubeconfig, logFile, "-A", "--interval", "500ms")
+	for _, ns := range []string{namespace, "team-b"} {
+		if !waitLog(t, logFile, ns+"/"+dsName+" phase Done", time.Minute) {
+			data, _ := os.ReadFile(logFile)
+			t.Fatalf("rollout run -A did not step %s/%s:\n%s", ns, dsName, data)
+		}
+	}
+	start := time.Now()
+	for _, ns := range []string{namespace, "team-b", "team-c"} {
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			ds, err := b.Client.AppsV1().DaemonSets(ns).Get(ctx, dsName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			ds.Spec.Template.Spec.Containers[0].Image = dsName + ":v2"
+			_, err = b.Client.AppsV1().DaemonSets(ns).Update(ctx, ds, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !waitLog(t, logFile, "team-b/"+dsName+" phase Canary, 1/3 nodes updated", time.Minute) {
+		data, _ := os.ReadFile(logFile)
+		t.Fatalf("rollout run -A: team-b's canary not updated in a minute:\n%s", data)
+	}
+	if r := runCLI(b.Kubeconfig, "rollout", "promote", "ds/"+dsName, "-n", "team-b"); r.code != 0 {
+		t.Fatalf("rollout promote -n team-b: %s", r)
+	}
+	deadline = time.Now().Add(2 * time.Minute)
+	for podsIn(namespace)[dsName+":v2"] != len(nodes) || podsIn("team-b")[dsName+":v2"] != len(nodes) {
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(logFile)
+			t.Fatalf("rollout run -A: not both done in 2 minutes (default %v, team-b %v):\n%s", podsIn(namespace), podsIn("team-b"), data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("both rollouts done in %v (team-b's promote included)", time.Since(start).Round(time.Millisecond))
+	time.Sleep(2 * time.Second) // run's next passes: still nothing of team-c's
+	stopRun(t, cmd, logFile)
+	data, _ := os.ReadFile(logFile)
+	t.Logf("rollout run -A's output:\n%s", data)
+	after, err := b.Client.CoreV1().Pods("team-c").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Items) != len(teamC.Items) {
+		t.Errorf("team-c: %d pods, had %d", len(after.Items), len(teamC.Items))
+	}
+	for _, p := range teamC.Items {
+		if !slices.ContainsFunc(after.Items, func(q corev1.Pod) bool { return q.UID == p.UID && q.DeletionTimestamp == nil }) {
+			t.Errorf("team-c's pod %s (no rollout) was touched", p.Name)
+		}
+	}
+	if strings.Contains(string(data), "team-c") {
+		t.Errorf("rollout run -A printed something of team-c, which has no rollout")
+	}
 }
