@@ -755,6 +755,10 @@ func (c *cli) runAll(cn *conn, namespace string, interval time.Duration) error {
 	dr := c.driver("run", cn)
 	last := map[string]string{}
 	lastErr := map[string]string{}
+	// lastDelErr is each refused delete's message, by DaemonSet and pod:
+	// a recorded delete is issued again at every pass until it goes
+	// through, and said again only when its error changes.
+	lastDelErr := map[string]string{}
 	listErr := ""
 	for ctx.Err() == nil {
 		got, err := dr.StepAll(ctx, namespace, c.now())
@@ -785,8 +789,14 @@ func (c *cli) runAll(cn *conn, namespace string, interval time.Duration) error {
 				last[key] = line
 			}
 			for _, d := range s.Result.Deletes {
-				if d.Err != nil {
-					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: delete pod %s on node %s: %v (the next step decides again)\n", c.name, escapeRunes(key), d.Pod, d.Node, d.Err)
+				pod := key + "/" + d.Pod
+				if d.Err == nil {
+					delete(lastDelErr, pod)
+					continue
+				}
+				if msg := d.Err.Error(); msg != lastDelErr[pod] {
+					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: delete pod %s on node %s: %v (the next step decides again; said once until it changes)\n", c.name, escapeRunes(key), escapeRunes(d.Pod), escapeRunes(d.Node), escapeRunes(oneLine(msg)))
+					lastDelErr[pod] = msg
 				}
 			}
 		}

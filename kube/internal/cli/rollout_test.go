@@ -397,3 +397,24 @@ func TestRolloutWatchDeleteForbidden(t *testing.T) {
 		t.Errorf("the rollout: %+v (%v), want one pod in flight", ro, err)
 	}
 }
+
+// TestRolloutRunDeleteForbiddenOnce: `rollout run` without delete on
+// pods reports the refused delete once, not at every pass (each pass
+// issues the recorded delete again), and goes on running.
+func TestRolloutRunDeleteForbiddenOnce(t *testing.T) {
+	rc := newRolloutCluster(t, "OnDelete", 3)
+	if r := rc.run("daemonplan", "rollout", "start", "ds/agent"); r.code != 0 {
+		t.Fatalf("start: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	rc.setImage("agent:v2")
+	rc.fc.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("pods"), a.(k8stesting.DeleteAction).GetName(), errors.New(`User "u" cannot delete resource "pods"`))
+	})
+	r := rc.runFor(10, "daemonplan", "rollout", "run", "--interval", "1s")
+	if r.code != exitOK {
+		t.Fatalf("run: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "forbidden"); n != 1 {
+		t.Errorf("run printed the refused delete %d times in 10 passes, want once:\n%s", n, r.stderr)
+	}
+}
