@@ -117,8 +117,12 @@ func (c *cli) driver(cmd string, cn *conn) progressive.Driver {
 
 // rolloutTarget resolves the DaemonSet argument and connects.
 func (c *cli) rolloutTarget(cmd string, args []string) (*conn, string, string, error) {
+	// kubectl rollout takes TYPE NAME as well as TYPE/NAME.
+	if len(args) == 2 && slices.Contains(daemonSetTypes, strings.ToLower(args[0])) && !strings.Contains(args[1], "/") {
+		args = []string{args[0] + "/" + args[1]}
+	}
 	if len(args) != 1 {
-		return nil, "", "", usagef("rollout %s: want one DaemonSet argument (ds/NAME), got %d", cmd, len(args))
+		return nil, "", "", usagef("rollout %s: want one DaemonSet argument (ds/NAME or ds NAME), got %d", cmd, len(args))
 	}
 	name, err := parseDaemonSetArg(args[0])
 	if err != nil {

@@ -418,3 +418,23 @@ func TestRolloutRunDeleteForbiddenOnce(t *testing.T) {
 		t.Errorf("run printed the refused delete %d times in 10 passes, want once:\n%s", n, r.stderr)
 	}
 }
+
+// TestRolloutTargetForms: the DaemonSet argument as kubectl rollout
+// takes it: NAME, TYPE/NAME and TYPE NAME; anything else is a usage
+// error that says what is wanted.
+func TestRolloutTargetForms(t *testing.T) {
+	rc := newRolloutCluster(t, "OnDelete", 1)
+	if r := rc.run("daemonplan", "rollout", "start", "daemonset", "agent"); r.code != 0 {
+		t.Fatalf("rollout start daemonset agent: exit %d: %s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"agent"}, {"ds/agent"}, {"daemonsets.apps/agent"}, {"ds", "agent"}, {"DaemonSet", "agent"}} {
+		if r := rc.run("daemonplan", append([]string{"rollout", "status"}, args...)...); r.code != exitOK || !strings.Contains(r.stdout, "daemonset default/agent") {
+			t.Errorf("rollout status %v: exit %d:\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, args := range [][]string{{"deploy", "agent"}, {"ds", "a", "b"}, {"ds", "x/agent"}, {}} {
+		if r := rc.run("daemonplan", append([]string{"rollout", "status"}, args...)...); r.code != exitUsage {
+			t.Errorf("rollout status %v: exit %d, want %d:\n%s", args, r.code, exitUsage, r.stderr)
+		}
+	}
+}
