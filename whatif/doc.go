@@ -12,8 +12,8 @@
 //
 // It owns no rule of its own: each outcome is what the planner decides,
 // sync after sync, in package sim, from the state with and without the
-// edit until nothing is left to do. It does no I/O and reads no clock; the simulated clock starts at
-// the input's Now.
+// edit until nothing is left to do. It does no I/O and reads no clock; the
+// simulated clock starts at the input's Now.
 //
 // Entry points: [Diff], [Report.Table] to render a report for people, and
 // [Edit], the edited input Diff starts from (what the API server stores), for
