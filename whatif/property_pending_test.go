@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan"
@@ -164,14 +165,28 @@ func TestPropertyNoOpEditChangesNothing(t *testing.T) {
 // edit flips is listed (its change is not Unchanged, and the table names
 // it); what is pending is the same whatever the edit (it is the cluster
 // without it); both counts add up to the nodes; a node the edit leaves
-// Unchanged ends as it would without the edit.
+// Unchanged ends as it would without the edit; neither input changes.
 func TestPropertyEditAgainstPending(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		before, opts := genCluster(t)
 		after, kind := genEdit(t, before)
+		keepBefore, keepAfter := clone(before), after
+		if after.DaemonSet != nil {
+			keepAfter.DaemonSet = after.DaemonSet.DeepCopy()
+		}
+		keepAfter.Nodes = cloneNodes(after.Nodes)
 		rep, err := whatif.Diff(before, after, opts)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if diff := cmp.Diff(keepBefore, before, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("before changed (-was +is):\n%s", diff)
+		}
+		if diff := cmp.Diff(keepAfter.DaemonSet, after.DaemonSet); diff != "" {
+			t.Fatalf("after.DaemonSet changed (-was +is):\n%s", diff)
+		}
+		if diff := cmp.Diff(keepAfter.Nodes, after.Nodes, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("after.Nodes changed (-was +is):\n%s", diff)
 		}
 		none, err := whatif.Diff(before, daemonplan.Input{}, opts)
 		if err != nil {
