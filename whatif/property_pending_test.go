@@ -197,7 +197,7 @@ func TestPropertyEditAgainstPending(t *testing.T) {
 		for _, p := range before.Pods {
 			loaded[p.Name] = true
 		}
-		pendingOf := map[string]whatif.Outcome{}
+		pendingOf := map[string]whatif.PendingChange{}
 		for _, n := range none.Nodes {
 			pendingOf[n.Node] = n.Pending
 		}
@@ -214,7 +214,7 @@ func TestPropertyEditAgainstPending(t *testing.T) {
 					t.Fatalf("%s edit: node %s's decision flips, the table does not list it:\n%s", kind, n.Node, table)
 				}
 			}
-			want := whatif.Outcome{Change: whatif.Unchanged}
+			want := whatif.PendingChange{Change: whatif.Unchanged}
 			if !n.Added {
 				want = pendingOf[n.Node]
 			}

@@ -103,14 +103,14 @@ type NodeChange struct {
 	Why placement.DeleteReason
 	// Pending is what the cluster does to the node without the edit,
 	// against now: a rollout or placement already under way.
-	Pending Outcome
+	Pending PendingChange
 }
 
-// Outcome is what the cluster does to a node without the edit, against
-// now: Change is Unchanged, Gains, Loses, Replaced, Outdated or
+// PendingChange is what the cluster does to a node without the edit,
+// against now: Change is Unchanged, Gains, Loses, Replaced, Outdated or
 // NotYetReplaced, as the edit's change reads, and Why the reason of the
 // sync that deletes the node's pod, for Loses.
-type Outcome struct {
+type PendingChange struct {
 	Change Change
 	Why    placement.DeleteReason
 }
@@ -532,7 +532,7 @@ func compare(before daemonplan.Input, without, with *run, opts placement.Options
 		if e.pod != nil {
 			nc.WithEdit = e.pod.Name
 		}
-		nc.Pending = Outcome{Change: Unchanged}
+		nc.Pending = PendingChange{Change: Unchanged}
 		if b.present {
 			nc.Pending = pending(was, b, without.why, baseOnDelete)
 		}
@@ -547,24 +547,24 @@ func compare(before daemonplan.Input, without, with *run, opts placement.Options
 
 // pending is what the simulation without the edit does to a node (where
 // it leaves it: b) against now (was, the pod it runs).
-func pending(was *api.Pod, b end, why map[string]placement.DeleteReason, onDelete bool) Outcome {
+func pending(was *api.Pod, b end, why map[string]placement.DeleteReason, onDelete bool) PendingChange {
 	switch {
 	case was == nil && b.pod == nil:
-		return Outcome{Change: Unchanged}
+		return PendingChange{Change: Unchanged}
 	case was == nil:
-		return Outcome{Change: Gains}
+		return PendingChange{Change: Gains}
 	case b.pod == nil && b.waits:
-		return Outcome{Change: NotYetReplaced}
+		return PendingChange{Change: NotYetReplaced}
 	case b.pod == nil:
-		return Outcome{Change: Loses, Why: why[was.Name]}
+		return PendingChange{Change: Loses, Why: why[was.Name]}
 	case b.pod.Name != was.Name:
-		return Outcome{Change: Replaced}
+		return PendingChange{Change: Replaced}
 	case b.waits && onDelete:
-		return Outcome{Change: Outdated}
+		return PendingChange{Change: Outdated}
 	case b.waits:
-		return Outcome{Change: NotYetReplaced}
+		return PendingChange{Change: NotYetReplaced}
 	}
-	return Outcome{Change: Unchanged}
+	return PendingChange{Change: Unchanged}
 }
 
 // editChange is the edit's change of a node: where the simulation with
