@@ -142,13 +142,13 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "NoSchedule taint",
-			reason:   "an untolerated NoSchedule taint lets the pod stay",
+			reason:   "an untolerated NoSchedule taint lets the pod stay; the node is listed, its decision changes",
 			strategy: maxUnavailable(1),
 			edit: func(_ *api.DaemonSet, nodes []api.Node) []api.Node {
 				nodes[2].Taints = []api.Taint{{Key: "maintenance", Effect: api.TaintEffectNoSchedule}}
 				return nodes
 			},
-			want:  map[string]string{"node-0": "Unchanged", "node-1": "Unchanged", "node-2": "Unchanged"},
+			want:  map[string]string{"node-0": "Unchanged", "node-1": "Unchanged", "node-2": "DecisionChanged"},
 			steps: 0, done: true,
 		},
 		{
@@ -240,20 +240,26 @@ func clone(in daemonplan.Input) daemonplan.Input {
 	return out
 }
 
-// TestPropertyDiff: for random edits of a settled cluster (nodes relabelled,
-// tainted, added or removed; a new template; other budgets), the report
-// lists every node once, in name order; its counts add up; a node only in
-// the edited input can only gain a pod or stay without; no node that
-// should run the pod loses it, and no node where pods may not continue
-// keeps or gains one; when the rollout is done, every node that should run
-// the pod has one; OnDelete replaces nothing.
+// TestPropertyDiff: for random edits of a settled cluster or one with work
+// pending (nodes relabelled, tainted, added or removed; a new template;
+// other budgets), the report lists every node once, in name order; its
+// counts add up; a node only in the edited input can only gain a pod or
+// stay without; no node that should run the pod loses it, and no node
+// where pods may not continue ends with one; when the rollout is done,
+// every node that should run the pod has one; OnDelete replaces no pod
+// that runs.
 func TestPropertyDiff(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		strategy := maxUnavailable(rapid.Int32Range(1, 3).Draw(t, "maxUnavailable"))
 		if rapid.IntRange(0, 3).Draw(t, "onDelete") == 0 {
 			strategy = api.UpdateStrategy{Type: api.OnDelete}
 		}
-		before := settled(t, rapid.IntRange(1, 5).Draw(t, "nodes"), strategy)
+		n := rapid.IntRange(1, 5).Draw(t, "nodes")
+		before := settled(t, n, strategy)
+		if rapid.Bool().Draw(t, "pending") {
+			drop := rapid.SliceOfN(rapid.Bool(), n, n).Draw(t, "dropPod")
+			before = pendingCluster(t, n, strategy, rapid.IntRange(0, 3).Draw(t, "syncs"), 0, func(i int) bool { return drop[i] })
+		}
 		ds := before.DaemonSet.DeepCopy()
 		if rapid.Bool().Draw(t, "newTemplate") {
 			ds.TemplateData = []byte(`{"image":"agent:v2"}`)
@@ -296,6 +302,12 @@ func TestPropertyDiff(t *testing.T) {
 				counts.Replaced++
 			case whatif.Outdated:
 				counts.Outdated++
+			case whatif.NotYetReplaced:
+				counts.NotYetReplaced++
+			case whatif.Keeps:
+				counts.Keeps++
+			case whatif.DecisionChanged:
+				counts.DecisionChanged++
 			}
 			if n.Added && n.Change != whatif.Gains && n.Change != whatif.Unchanged {
 				t.Fatalf("added node %s: %v", n.Node, n.Change)
@@ -303,15 +315,13 @@ func TestPropertyDiff(t *testing.T) {
 			if n.Change == whatif.Loses && !n.Removed && n.After.ShouldRun {
 				t.Fatalf("node %s loses its pod but should run one:\n%s", n.Node, rep.Table())
 			}
-			if rep.Done && !n.Removed && n.After.ShouldRun && (n.Change == whatif.Loses || (n.Change == whatif.Unchanged && n.Pod == "")) {
+			if rep.Done && !n.Removed && n.After.ShouldRun && n.WithEdit == "" {
 				t.Fatalf("rollout done, node %s should run a pod and has none:\n%s", n.Node, rep.Table())
 			}
-			keeps := n.Change == whatif.Gains || n.Change == whatif.Replaced || n.Change == whatif.Outdated ||
-				(n.Change == whatif.Unchanged && n.Pod != "")
-			if !n.Removed && !n.After.ShouldContinueRunning && keeps {
-				t.Fatalf("node %s may not keep a pod, yet %v:\n%s", n.Node, n.Change, rep.Table())
+			if !n.Removed && !n.After.ShouldContinueRunning && n.WithEdit != "" {
+				t.Fatalf("node %s may not keep a pod, yet ends with %s (%v):\n%s", n.Node, n.WithEdit, n.Change, rep.Table())
 			}
-			if strategy.Type == api.OnDelete && n.Change == whatif.Replaced {
+			if strategy.Type == api.OnDelete && n.Pod != "" && n.WithEdit != n.Pod && n.After.ShouldContinueRunning {
 				t.Fatalf("OnDelete replaced the pod of %s:\n%s", n.Node, rep.Table())
 			}
 		}
@@ -337,9 +347,9 @@ func TestDiffTerminating(t *testing.T) {
 		want         map[string]string
 		done         bool
 	}{
-		{"goes after 30s", "the terminating pod goes and node-0 gains a pod of the new template (a pod being deleted is not the one a node runs, W4); node-1 is replaced",
-			30 * time.Second, map[string]string{"node-0": "Gains", "node-1": "Replaced"}, true},
-		{"never goes", "the terminating pod counts as unavailable for ever: maxUnavailable 1 is used up and nothing rolls; node-1 still runs the old template, which is not unchanged but not yet replaced",
+		{"goes after 30s", "the terminating pod goes and node-0 gets a pod of the new template instead of one of the old (a pod being deleted is not the one a node runs, W4): Replaced, and Gains anyway; node-1 is replaced",
+			30 * time.Second, map[string]string{"node-0": "Replaced", "node-1": "Replaced"}, true},
+		{"never goes", "the terminating pod counts as unavailable for ever: maxUnavailable 1 is used up and nothing rolls; node-1 still runs the old template, which is not unchanged but not yet replaced; node-0 has no pod and waits for one either way",
 			0, map[string]string{"node-0": "Unchanged", "node-1": "NotYetReplaced"}, false},
 	}
 	for _, tt := range tests {

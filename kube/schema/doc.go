@@ -13,7 +13,8 @@
 // Simulation is the document `daemonplan simulate -o json` prints: a
 // rollout simulated to convergence or to a stall (package timeline). Diff
 // is the document `daemonplan diff -o json` prints: what an edit to the
-// cluster would do, node by node (package whatif, docs/whatif.md).
+// cluster would change, node by node, against the same cluster without
+// it, and apart what is pending anyway (package whatif, docs/whatif.md).
 //
 // It owns no logic: kubesync.JSON fills a Plan, the CLI a Simulation and a
 // Diff.

@@ -32,19 +32,24 @@ func (c *cli) diffCmd() *cobra.Command {
 	o := diffOptions{output: "table", timing: defaultTiming()}
 	cmd := &cobra.Command{
 		Use:   "diff [ds/NAME] [-f NEW_DS.yaml | --image CONTAINER=IMAGE] | diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
-		Short: "Tell what an edit would do: which nodes gain, lose or replace their pod, and how long the rollout takes",
-		Long: `Tell what an edit to the cluster would do before it is made: a new DaemonSet
-spec, nodes relabelled or tainted, nodes added or removed. For each node: does
-it gain a pod, lose its pod (and why), get it replaced by one of the new
-template, keep an outdated one (OnDelete), or stay unchanged; then the counts
-and how many rolling-update steps the change takes under the edited budgets.
+		Short: "Tell what an edit would change: which nodes gain, lose or replace their pod, and how long the rollout takes",
+		Long: `Tell what an edit to the cluster would change before it is made: a new
+DaemonSet spec, nodes relabelled or tainted, nodes added or removed. The
+cluster with the edit is compared with the same cluster without it, both as
+they settle: for each node, does it gain a pod it would not have, lose the pod
+it would have (and why), end with another one (of the new template), keep the
+pod it runs (which would be replaced), keep an outdated one (OnDelete), only
+have its decision changed (a NoSchedule taint: its pod stays), or end the same;
+then the counts and how many rolling-update steps the rollout with the edit
+takes. What the cluster does anyway, without the edit (a rollout already under
+way, a node about to get its pod), is listed apart as pending.
 
-The rollout is simulated sync after sync from the snapshot with the timing
-simulate uses (docs/timeline.md): new pods Ready --ready-after after their
-creation and never failing, deleted pods gone after --grace-period (their node
-gets its new pod then), pods found terminating gone --terminating after the
-start, the next sync at once after a sync that wrote, until a sync has nothing
-to do (docs/whatif.md). A rollout stopped at --max-syncs or --max-duration, or
+Both are simulated sync after sync from the snapshot with the timing simulate
+uses (docs/timeline.md): new pods Ready --ready-after after their creation and
+never failing, deleted pods gone after --grace-period (their node gets its new
+pod then), pods found terminating gone --terminating after the start, the next
+sync at once after a sync that wrote, until a sync has nothing to do
+(docs/whatif.md). A rollout stopped at --max-syncs or --max-duration, or
 stalled, gets no predicted duration, and its nodes still on the old template
 count as not yet replaced. Nothing is written to any cluster.
 
@@ -76,12 +81,15 @@ Examples:
   %[1]s diff -f cluster.yaml --ds-file node-agent.yaml --remove-node node-003 --node-file new-nodes.yaml -o json
 
 Output formats (-o):
-  table  one row per node that changes: CHANGE, NODE, REASON; then the counts,
-         the steps, simulated duration and budgets, and whether it settles
-         (default)
+  table  one row per node the edit changes: CHANGE, NODE, REASON; the counts;
+         one row per node the cluster changes anyway: PENDING, NODE, REASON,
+         and their counts; then the steps, simulated duration and budgets of
+         the rollout with the edit, and whether it settles (default)
   json   the diff document (package kube/schema, type Diff): every node with
-         its change, pods and decisions before and after, the counts, budgets,
-         steps, syncs, duration, settled and done`,
+         its change, what is pending for it, its pods now, with and without
+         the edit, and its decisions before and after; the counts, budgets,
+         steps, syncs, duration, settled and done; and the same of the
+         cluster without the edit (pending)`,
 		Args: dsArg("diff", &o.common),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.cmd = cmd

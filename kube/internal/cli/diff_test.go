@@ -123,9 +123,10 @@ func TestDiffJSONIsValid(t *testing.T) {
 	if !slices.IsSortedFunc(doc.Nodes, func(a, b schema.DiffNode) int { return strings.Compare(a.Name, b.Name) }) {
 		t.Error("nodes are not sorted by name")
 	}
-	ct := doc.Counts
-	if sum := ct.Unchanged + ct.Gains + ct.Loses + ct.Replaced + ct.Outdated; sum != len(doc.Nodes) {
-		t.Errorf("counts add up to %d, want %d nodes", sum, len(doc.Nodes))
+	for _, ct := range []schema.DiffCounts{doc.Counts, doc.Pending.Counts} {
+		if sum := countsSum(ct); sum != len(doc.Nodes) {
+			t.Errorf("counts %+v add up to %d, want %d nodes", ct, sum, len(doc.Nodes))
+		}
 	}
 	want := []string{"--node-file testdata/node-hypothetical.yaml", "--remove-node node-016"}
 	if diff := cmp.Diff(want, doc.Edits); diff != "" {
@@ -145,15 +146,17 @@ func TestDiffEdits(t *testing.T) {
 		want         schema.DiffNode // Name, Change, Added, Removed and Why are compared, and After.Reason when set
 		steps        int             // -1: not checked
 		counts       *schema.DiffCounts
-		noBudgets    bool // OnDelete: no rolling-update budgets, in the JSON and the table
+		pending      *schema.DiffCounts // what seed-01 does without the edit
+		noBudgets    bool               // OnDelete: no rolling-update budgets, in the JSON and the table
 	}{{
-		name:   "image",
-		reason: "a new image replaces every pod that may stay, maxUnavailable 2 at a time (steps: the budget's waves, plus the deletes of surplus and failed pods the snapshot holds: a budget's worth each)",
-		edits:  []string{"--ds-file", "testdata/diff-node-agent.yaml"},
-		node:   "node-001",
-		want:   schema.DiffNode{Change: "Replaced", After: &schema.Decision{Reason: "Eligible"}},
-		steps:  7,
-		counts: &schema.DiffCounts{Unchanged: 4, Gains: 2, Loses: 3, Replaced: 8},
+		name:    "image",
+		reason:  "a new image replaces every pod that may stay, maxUnavailable 2 at a time (steps: the budget's waves, plus the deletes of surplus and failed pods the snapshot holds: a budget's worth each); node-010 and node-013, which get a pod anyway, get one of the new template: Replaced",
+		edits:   []string{"--ds-file", "testdata/diff-node-agent.yaml"},
+		node:    "node-001",
+		want:    schema.DiffNode{Change: "Replaced", After: &schema.Decision{Reason: "Eligible"}},
+		steps:   7,
+		counts:  &schema.DiffCounts{Unchanged: 4, Loses: 3, Replaced: 10},
+		pending: &schema.DiffCounts{Unchanged: 15, Gains: 2},
 	}, {
 		name:      "OnDelete image",
 		reason:    "with OnDelete a new image replaces nothing: the pods are outdated",
@@ -185,17 +188,17 @@ func TestDiffEdits(t *testing.T) {
 		steps:  -1,
 	}, {
 		name:   "NoSchedule taint",
-		reason: "an untolerated NoSchedule taint lets the pod stay",
+		reason: "an untolerated NoSchedule taint lets the pod stay, but the node no longer should run one: listed as DecisionChanged",
 		edits:  []string{"--taint", "node-003:maintenance=now:NoSchedule"},
 		node:   "node-003",
-		want:   schema.DiffNode{Change: "Unchanged", After: &schema.Decision{Reason: "UntoleratedNoSchedule"}},
+		want:   schema.DiffNode{Change: "DecisionChanged", After: &schema.Decision{Reason: "UntoleratedNoSchedule"}},
 		steps:  -1,
 	}, {
 		name:   "taint removed",
-		reason: "node-009 without its dedicated=batch taint should run the pod; it keeps the one it has",
+		reason: "node-009 without its dedicated=batch taint should run the pod; it keeps the one it has: DecisionChanged",
 		edits:  []string{"--taint", "node-009:dedicated-"},
 		node:   "node-009",
-		want:   schema.DiffNode{Change: "Unchanged", After: &schema.Decision{Reason: "Eligible"}},
+		want:   schema.DiffNode{Change: "DecisionChanged", After: &schema.Decision{Reason: "Eligible"}},
 		steps:  -1,
 	}, {
 		name:   "node added",
@@ -248,6 +251,11 @@ func TestDiffEdits(t *testing.T) {
 			if tt.counts != nil {
 				if diff := cmp.Diff(*tt.counts, doc.Counts); diff != "" {
 					t.Errorf("counts mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+				}
+			}
+			if tt.pending != nil {
+				if diff := cmp.Diff(*tt.pending, doc.Pending.Counts); diff != "" {
+					t.Errorf("pending counts mismatch (-want +got) (%s):\n%s", tt.reason, diff)
 				}
 			}
 			if !doc.Settled {
@@ -497,9 +505,10 @@ func checkDiff(t *testing.T, in string, args []string, node string, n int) {
 	if len(doc.Nodes) != n {
 		t.Fatalf("diff has %d nodes, plan %d", len(doc.Nodes), n)
 	}
-	ct := doc.Counts
-	if ct.Unchanged+ct.Gains+ct.Loses+ct.Replaced+ct.Outdated != n {
-		t.Fatalf("counts %+v do not add up to %d nodes", ct, n)
+	for _, ct := range []schema.DiffCounts{doc.Counts, doc.Pending.Counts} {
+		if countsSum(ct) != n {
+			t.Fatalf("counts %+v do not add up to %d nodes", ct, n)
+		}
 	}
 	if !slices.IsSortedFunc(doc.Nodes, func(a, b schema.DiffNode) int { return strings.Compare(a.Name, b.Name) }) {
 		t.Fatal("nodes are not sorted")
@@ -521,8 +530,9 @@ func TestIgnoredDuringExecution(t *testing.T) {
 	}{
 		{"upstream", "upstream deletes the pod of a node that stops matching", nil,
 			[]string{"Loses    node-000   NotEligible: node does not match nodeSelector key kubernetes.io/os", "1 lose theirs"}},
-		{"opt-in", "the option keeps it; the new node without the label still gets no pod", []string{"--ignored-during-execution"},
-			[]string{"10 nodes: 10 unchanged, 0 gain a pod, 0 lose theirs"}},
+		{"opt-in", "the option keeps it (node-000 no longer should run a pod: its decision changes); the new node without the label still gets no pod", []string{"--ignored-during-execution"},
+			[]string{"DecisionChanged   node-000   node does not match nodeSelector key kubernetes.io/os: no new pod, existing pods stay (ignored during execution) (was: node should run the daemon pod)",
+				"10 nodes, the edit: 9 unchanged, 0 gain a pod, 0 lose theirs, 0 replaced, 0 outdated, 1 with another decision"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := runCLI(t, "", append(slices.Clone(args), tt.flags...)...)
@@ -565,4 +575,9 @@ func TestDsFileDefaulted(t *testing.T) {
 			t.Errorf("%s: the sidecar without its defaults diffs otherwise than with them written out: stderr %q\n%s\nwant\n%s", o, got.stderr, got.stdout, want.stdout)
 		}
 	}
+}
+
+// countsSum is the number of nodes counts count.
+func countsSum(ct schema.DiffCounts) int {
+	return ct.Unchanged + ct.Gains + ct.Loses + ct.Replaced + ct.Outdated + ct.NotYetReplaced + ct.Keeps + ct.DecisionChanged
 }

@@ -45,8 +45,8 @@ func TestManifestAsWritten(t *testing.T) {
 		{"simulate", "the rollout from scratch converges", []string{"simulate"}, []string{"converged"}},
 		{"simulate image change", "an image change from scratch: every node gets a pod of the new revision",
 			[]string{"simulate", "--ds-file", newImage}, []string{"converged"}},
-		{"diff image change", "every node gains a pod and the rollout settles", []string{"diff", "--ds-file", newImage},
-			[]string{"2 nodes: 0 unchanged, 2 gain a pod", "settles"}},
+		{"diff image change", "every node gains a pod anyway (pending), of the new template with the edit (Replaced), and the rollout settles", []string{"diff", "--ds-file", newImage},
+			[]string{"2 nodes, the edit: 0 unchanged, 0 gain a pod, 0 lose theirs, 2 replaced", "without the edit: 0 unchanged, 2 gain a pod", "settles"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append(append([]string{}, tt.args[0], "-f", docsDaemonSet, "-f", nodes, "--now", "2025-06-01T12:00:00Z"), tt.args[1:]...)

@@ -99,7 +99,7 @@ func TestDiffAndSimulateAgree(t *testing.T) {
 			t.Fatalf("diff done %v, simulate %s", d.Done, s.Outcome)
 		}
 		ct := d.Counts
-		if sum := ct.Unchanged + ct.Gains + ct.Loses + ct.Replaced + ct.Outdated + ct.NotYetReplaced; sum != len(d.Nodes) {
+		if sum := countsSum(ct); sum != len(d.Nodes) {
 			t.Fatalf("counts %+v sum to %d, %d nodes", ct, sum, len(d.Nodes))
 		}
 		if !d.Done && ct.Unchanged > 0 {
