@@ -37,13 +37,15 @@ import (
 // badImage is an image whose pods kwok never makes Ready (badStage).
 const badImage = "agent:bad"
 
-// badStage makes a pod of badImage Running and not Ready at once. It
-// weighs 1 against the default ready stage's 0, so kwok always picks it
-// for such a pod; a Running pod no longer matches the ready stage.
-const badStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+// imageStage is a kwok stage that moves a pending pod of image at once to
+// the status of statusTemplate. It weighs 1 against the default ready
+// stage's 0, so kwok always picks it for such a pod; a Running pod no
+// longer matches the ready stage.
+func imageStage(name, image, statusTemplate string) string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: pod-never-ready
+  name: %s
 spec:
   resourceRef:
     apiGroup: v1
@@ -59,11 +61,15 @@ spec:
     - key: '.spec.containers.[0].image'
       operator: 'In'
       values:
-      - 'agent:bad'
+      - '%s'
   weight: 1
   next:
     statusTemplate: |
-      {{ $now := Now }}
+%s`, name, image, statusTemplate)
+}
+
+// badStage makes a pod of badImage Running and not Ready at once.
+var badStage = imageStage("pod-never-ready", badImage, `      {{ $now := Now }}
       conditions:
       - lastTransitionTime: {{ $now | Quote }}
         status: "False"
@@ -73,7 +79,7 @@ spec:
         type: ContainersReady
       phase: Running
       startTime: {{ $now | Quote }}
-`
+`)
 
 // The rollout commands' exit codes (`daemonplan rollout --help`).
 const (
@@ -87,31 +93,8 @@ const crashImage = "agent:crash"
 
 // crashStage makes a pod of crashImage Running and not Ready, its
 // container waiting in CrashLoopBackOff after 5 restarts, the last
-// terminated with exit code 1. Weight 1, as badStage.
-const crashStage = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-crash-loop
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values:
-      - 'Pending'
-    - key: '.spec.containers.[0].image'
-      operator: 'In'
-      values:
-      - 'agent:crash'
-  weight: 1
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
+// terminated with exit code 1.
+var crashStage = imageStage("pod-crash-loop", crashImage, `      {{ $now := Now }}
       conditions:
       - lastTransitionTime: {{ $now | Quote }}
         status: "False"
@@ -137,7 +120,7 @@ spec:
       {{ end }}
       phase: Running
       startTime: {{ $now | Quote }}
-`
+`)
 
 // progressiveScenario is one rollout under the real controller.
 type progressiveScenario struct {
