@@ -64,34 +64,23 @@ func CompileTemplate(t *NodeTemplate) (*CompiledTemplate, error) {
 		taints:        slices.Clone(t.Taints),
 		startupTaints: slices.Clone(t.StartupTaints),
 	}
-	at := func(key string) *domain {
-		d := ct.domains[key]
-		if d == nil {
-			c := fullDomain
-			d = &c
-			ct.domains[key] = d
-		}
-		return d
-	}
+	// Each key's requirements are gathered first and made a domain in one
+	// go (newDomain), so that long value lists are sorted once.
+	byKey := map[string][]selector.Requirement{}
 	for i, r := range t.Requirements {
 		p := field.NewPath("requirements").Index(i)
 		if e := checkRequirement(p, r); len(e) > 0 {
 			errs = append(errs, e...)
 			continue
 		}
-		at(r.Key).restrict(r)
+		byKey[r.Key] = append(byKey[r.Key], r)
 	}
-	keys := make([]string, 0, len(t.Labels))
-	for k := range t.Labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(t.Labels) {
 		if k == "" {
 			errs = append(errs, field.Invalid(field.NewPath("labels").Key(k), k, "must not be empty"))
 			continue
 		}
-		at(k).restrict(selector.Requirement{Key: k, Operator: api.SelectorOpIn, Values: []string{t.Labels[k]}})
+		byKey[k] = append(byKey[k], selector.Requirement{Key: k, Operator: api.SelectorOpIn, Values: []string{t.Labels[k]}})
 	}
 	for i, tt := range t.Taints {
 		errs = append(errs, checkTaint(field.NewPath("taints").Index(i), tt)...)
@@ -101,6 +90,10 @@ func CompileTemplate(t *NodeTemplate) (*CompiledTemplate, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	for k, rs := range byKey {
+		d := newDomain(rs)
+		ct.domains[k] = &d
 	}
 	for _, k := range sortedKeys(ct.domains) {
 		if ct.domains[k].empty() {
@@ -250,9 +243,20 @@ type tplDaemon struct {
 func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 	t := &ds.Template
 	m := selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity)
+	terms := m.Terms()
+	for ti := range terms {
+		for ri := range terms[ti].Labels {
+			// Queries search these lists (classify, satisfies): Terms
+			// gives them sorted, and a list that is not is sorted here,
+			// in the copy Terms allocated.
+			if r := &terms[ti].Labels[ri]; !slices.IsSorted(r.Values) {
+				r.Values = sortedSet(r.Values)
+			}
+		}
+	}
 	return tplDaemon{
 		nodeName: t.NodeName,
-		terms:    m.Terms(),
+		terms:    terms,
 		selector: selector.CompileNode(t.NodeSelector, nil).Terms()[0].Labels,
 		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
 	}
@@ -393,13 +397,14 @@ func (d *tplDaemon) singleDepends(ct *CompiledTemplate, t *selector.NodeTerm, a 
 		if ct.domain(r.Key).classify(r) == always {
 			continue
 		}
-		if slices.Contains(keys, r.Key) {
-			return false
-		}
-		// Insert in order: a term names few keys.
 		keys = append(keys, r.Key)
-		for j := len(keys) - 1; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
+	}
+	// Sorted, then a key named twice sits next to itself: n log n for a
+	// term of any length.
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			return false
 		}
 	}
 	var w []selector.Requirement
