@@ -76,7 +76,9 @@ func BenchmarkQueryTemplate(b *testing.B) {
 		b.Fatal(err)
 	}
 	var r overhead.TemplateResult
-	s.QueryTemplate(ct, &r)
+	if err := s.QueryTemplate(ct, &r); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

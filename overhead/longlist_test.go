@@ -64,7 +64,7 @@ func TestLongValueLists(t *testing.T) {
 		if err != nil {
 			res.err = err
 		} else {
-			overhead.Compile(dss, placement.Options{}).QueryTemplate(ct, &res.r)
+			res.err = overhead.Compile(dss, placement.Options{}).QueryTemplate(ct, &res.r)
 		}
 		done <- res
 	}()

@@ -210,9 +210,9 @@ type TemplateAnswer struct {
 	Where [][]selector.Requirement
 	// Keys are, for Depends, the label keys that decide: for each, two
 	// nodes of the template that differ in that label alone get different
-	// answers. Sorted. (When the DaemonSet's open requirements cut the
-	// template into more than 65,536 classes of nodes, Keys are instead
-	// the keys Where names, a superset.)
+	// answers. Sorted. (When telling them exactly would take more than
+	// [MaxTemplateSteps], but a node where the pod does not land was found
+	// on the way, Keys are instead the keys Where names, a superset.)
 	Keys []string
 	// StartupTaint is, when the pod lands somewhere, the first startup
 	// taint it does not tolerate (NoSchedule or NoExecute): the controller
@@ -272,32 +272,69 @@ func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 // its slices (Where and Keys included) reused: copy what must outlive the
 // next query. Once r has grown to s, a query allocates nothing but on the
 // exact path (several open terms, or one with two requirements on a key).
-func (s *Catalog) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) {
+//
+// The work on one DaemonSet is bounded (docs/never-harm.md, N12): one
+// whose affinity terms would take more than [MaxTemplateSteps] to decide
+// is refused, its answer left zero (neither None, Every nor Depends), and
+// the error, a [field.ErrorList], holds one Forbidden entry for each such
+// DaemonSet at daemonSets[i].spec.template.spec.affinity.nodeAffinity.
+// requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, i
+// being its index in [Compile]'s input. The other answers are complete.
+func (s *Catalog) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) error {
+	return s.queryTemplate(ct, r).ToError()
+}
+
+// queryTemplate is QueryTemplate with its refusals as a list.
+func (s *Catalog) queryTemplate(ct *CompiledTemplate, r *TemplateResult) field.ErrorList {
 	r.Answers = grow(r.Answers, len(s.daemons))
+	var errs field.ErrorList
 	for i := range s.daemons {
 		a := &r.Answers[i]
 		*a = TemplateAnswer{Where: a.Where[:0], Keys: a.Keys[:0]}
-		s.daemons[i].tpl.answer(ct, a)
+		if !s.daemons[i].tpl.answer(ct, a) {
+			*a = TemplateAnswer{}
+			errs = append(errs, s.daemons[i].refusal())
+			continue
+		}
 		if a.Answer != Depends {
 			a.Where, a.Keys = nil, nil
 		}
 	}
+	return errs
+}
+
+// refusal is the error for a DaemonSet whose template answer would cost
+// more than MaxTemplateSteps.
+func (d *daemon) refusal() *field.Error {
+	p := field.NewPath("daemonSets").Index(d.input).Child("spec", "template", "spec", "affinity", "nodeAffinity",
+		"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	return field.Forbidden(p, d.Namespace+"/"+d.Name+": deciding on which of the template's nodes the pod lands takes more than "+
+		strconv.Itoa(MaxTemplateSteps)+" steps (overhead.MaxTemplateSteps); no answer")
 }
 
 // forceExact makes every query take the exact path; tests set it to
 // check the fast path against it.
 var forceExact = false
 
-func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
+// answer fills a, or reports false when the work to decide it passes
+// MaxTemplateSteps.
+func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) bool {
 	if _, empty := ct.NoNode(); empty {
 		a.Answer = None // Reason stays zero: no node to decide about
-		return
+		return true
 	}
 	if d.nodeName != "" && d.nodeName != ct.name {
 		a.Answer, a.Reason = None, placement.NodeNameMismatch
-		return
+		return true
 	}
-	ans := d.labels(ct, a)
+	// A taint the pod does not tolerate makes the answer None wherever the
+	// labels let it land: then whether that is everywhere need not be
+	// decided, nor cost anything.
+	blocked := d.tols.IndexUntolerated(ct.taints, taints.ScheduleBlocking) >= 0
+	ans, ok := d.labels(ct, a, !blocked)
+	if !ok {
+		return false
+	}
 	if ans == None {
 		a.Answer = None
 		a.Reason = placement.NodeAffinityMismatch
@@ -307,7 +344,7 @@ func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
 				break
 			}
 		}
-		return
+		return true
 	}
 	if i := d.tols.IndexUntolerated(ct.taints, taints.ScheduleBlocking); i >= 0 {
 		a.Answer, a.Reason, a.Taint = None, placement.UntoleratedNoSchedule, &ct.taints[i]
@@ -317,12 +354,13 @@ func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
 			a.Reason, a.Taint = placement.UntoleratedNoExecute, &ct.taints[j]
 		}
 		a.Where, a.Keys = nil, nil
-		return
+		return true
 	}
 	a.Answer, a.Reason = ans, placement.Eligible
 	if i := d.tols.IndexUntolerated(ct.startupTaints, taints.ScheduleBlocking); i >= 0 {
 		a.StartupTaint = &ct.startupTaints[i]
 	}
+	return true
 }
 
 // fieldsHold reports whether the node's fields meet the term's
@@ -347,8 +385,11 @@ func fieldsHold(t *selector.NodeTerm, name string) bool {
 }
 
 // labels answers the label part (nodeSelector and affinity): Every, None
-// or Depends, filling a.Where and a.Keys for Depends.
-func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
+// or Depends, filling a.Where and a.Keys for Depends; ok is false when
+// the exact path gave up (MaxTemplateSteps). Without where, the caller
+// only asks whether the pod lands somewhere, and the exact path may say
+// Depends for Every.
+func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer, where bool) (ans Answer, ok bool) {
 	if !forceExact {
 		open := 0   // terms that hold on some nodes only
 		single := 0 // the last of them
@@ -367,7 +408,7 @@ func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 				}
 			}
 			if state == always {
-				return Every
+				return Every, true
 			}
 			if state == some {
 				open++
@@ -375,13 +416,20 @@ func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 			}
 		}
 		if open == 0 {
-			return None
+			return None, true
 		}
 		if open == 1 && d.singleDepends(ct, &d.terms[single], a) {
-			return Depends
+			return Depends, true
 		}
 	}
-	return d.exact(ct, a)
+	if !where {
+		c := d.classesOn(ct)
+		if ans, ok := c.settled(); ok {
+			return ans, true
+		}
+		return Depends, true // or Every: the caller need not know which
+	}
+	return d.exact(ct, a, MaxTemplateSteps)
 }
 
 // singleDepends answers Depends for the usual case without the exact
