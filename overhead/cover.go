@@ -28,10 +28,12 @@ const MaxTemplateSteps = 1 << 20
 // depends on a level exactly when the diagram has a node there. Parts
 // reached again with the same boxes in play are answered from a memo.
 //
-// Every part of a split is a choice of blocks at the levels above, so the
-// parts are at most twice the blocks' product (the classes the earlier
-// exhaustive table enumerated): the work never exceeds that product times
-// the boxes, and the budget stops it well before, whatever the input.
+// Every part of a split is a choice of blocks at the levels above, and
+// each level splits in two at least, so the parts made are at most twice
+// the blocks' product (at most the classes the earlier exhaustive walk
+// enumerated): a step per part made and box in play, the work never
+// exceeds that product times one plus the boxes, and the budget stops it
+// sooner whatever the input.
 type cover struct {
 	blocks []int     // per level
 	boxes  [][]need  // per box, its needs by increasing level
