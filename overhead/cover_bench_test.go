@@ -63,3 +63,27 @@ func BenchmarkCoverRefused(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCoverOverBudget: TestCoverOverBudgetDepends's DaemonSet, whose
+// parts keep few terms in play: the most parts the budget allows.
+func BenchmarkCoverOverBudget(b *testing.B) {
+	aff := &api.NodeSelector{}
+	for i := range 20 {
+		aff.Terms = append(aff.Terms, api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
+			{Key: fmt.Sprintf("z%02d", i), Operator: api.SelectorOpIn, Values: []string{"a"}},
+			{Key: fmt.Sprintf("y%02d", i), Operator: api.SelectorOpIn, Values: []string{"a"}},
+		}})
+	}
+	s := Compile([]*api.DaemonSet{{Namespace: "ns", Name: "pairs", UID: "p", Template: api.PodTemplate{RequiredNodeAffinity: aff}}}, placement.Options{})
+	ct, err := CompileTemplate(&NodeTemplate{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r TemplateResult
+	b.ReportAllocs()
+	for range b.N {
+		if err := s.QueryTemplate(ct, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -299,3 +299,36 @@ func TestCoverAgreesWithEnumeration(t *testing.T) {
 		t.Fatalf("answers seen %v: some kind never came up", seen)
 	}
 }
+
+// TestCoverOverBudgetDepends: terms "x_i In [a], y_i In [a]" for 20 i,
+// the x keys split first, leave 2^20 sets of terms in play: past
+// MaxTemplateSteps, but a node without the pod was met on the way, so the
+// answer is Depends, with Keys every key the terms ask about (here also
+// the exact answer), and no refusal.
+func TestCoverOverBudgetDepends(t *testing.T) {
+	aff := &api.NodeSelector{}
+	for i := range 20 {
+		aff.Terms = append(aff.Terms, api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
+			{Key: fmt.Sprintf("z%02d", i), Operator: api.SelectorOpIn, Values: []string{"a"}},
+			{Key: fmt.Sprintf("y%02d", i), Operator: api.SelectorOpIn, Values: []string{"a"}},
+		}})
+	}
+	ds := &api.DaemonSet{Namespace: "ns", Name: "pairs", UID: "p", Template: api.PodTemplate{RequiredNodeAffinity: aff}}
+	ct, err := CompileTemplate(&NodeTemplate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newTplDaemon(ds, placement.Options{})
+	cl := d.classesOn(ct)
+	c, _ := coverOf(cl.terms, cl.reps, MaxTemplateSteps)
+	if c.covers(); !c.over || !c.sawFalse {
+		t.Fatalf("over %v, sawFalse %v: want the budget passed after a node without the pod", c.over, c.sawFalse)
+	}
+	var r TemplateResult
+	if err := Compile([]*api.DaemonSet{ds}, placement.Options{}).QueryTemplate(ct, &r); err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Answers[0]; a.Answer != Depends || len(a.Keys) != 40 || len(a.Where) != 20 {
+		t.Fatalf("%v with %d keys and %d alternatives, want Depends with 40 and 20", a.Answer, len(a.Keys), len(a.Where))
+	}
+}
