@@ -1,6 +1,7 @@
 package overhead_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -75,7 +76,9 @@ func BenchmarkQueryTemplate(b *testing.B) {
 		b.Fatal(err)
 	}
 	var r overhead.TemplateResult
-	s.QueryTemplate(ct, &r)
+	if err := s.QueryTemplate(ct, &r); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -120,5 +123,45 @@ func BenchmarkTemplateByNodes(b *testing.B) {
 				all[i] = all[i] && r.Lands(i)
 			}
 		}
+	}
+}
+
+// BenchmarkTemplateLongLists: a template that limits a key to n values
+// (two In lists, intersected) and DaemonSets that name half of them, In
+// and NotIn; compiling the template, then a query. Both were quadratic in
+// n (docs/never-harm.md, N12).
+func BenchmarkTemplateLongLists(b *testing.B) {
+	for _, n := range []int{1_000, 4_000, 16_000} {
+		tpl := overhead.NodeTemplate{Requirements: []selector.Requirement{
+			{Key: "zone", Operator: api.SelectorOpIn, Values: values(0, n+n/2)},
+			{Key: "zone", Operator: api.SelectorOpIn, Values: values(0, n)},
+		}}
+		half := values(0, n/2)
+		s := overhead.Compile([]*api.DaemonSet{
+			{Namespace: "ns", Name: "in", UID: "1", Template: api.PodTemplate{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+				inTerm("zone", api.SelectorOpIn, half)}}}},
+			{Namespace: "ns", Name: "not-in", UID: "2", Template: api.PodTemplate{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
+				inTerm("zone", api.SelectorOpNotIn, half)}}}},
+		}, placement.Options{})
+		b.Run(fmt.Sprintf("compile/values=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := overhead.CompileTemplate(&tpl); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("query/values=%d", n), func(b *testing.B) {
+			ct, err := overhead.CompileTemplate(&tpl)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var r overhead.TemplateResult
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				s.QueryTemplate(ct, &r)
+			}
+		})
 	}
 }

@@ -31,7 +31,9 @@
 //     requirements, labels, taints and startup taints), whether each
 //     DaemonSet's pod lands on every node the template can produce, on
 //     none, or depending on labels, and where; exactly the per-node answer
-//     of Query, taken over all those nodes.
+//     of Query, taken over all those nodes. The work per DaemonSet is
+//     bounded ([MaxTemplateSteps]): one whose affinity terms would cost
+//     more is refused with an error that names it and the limit.
 //   - [Set.PlanTemplate]: the same with the daemon pods' requests, and per
 //     [InstanceType] what they take of its allocatable and whether they
 //     fit together.

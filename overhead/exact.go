@@ -8,10 +8,6 @@ import (
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// maxCells bounds the states enumerated to find the deciding keys of a
-// Depends answer; beyond it Keys are the keys Where names.
-const maxCells = 1 << 16
-
 // cond is what one term asks of one key: sat[i] holds when the key's i-th
 // representative meets all of the term's requirements on the key.
 type cond struct {
@@ -21,12 +17,22 @@ type cond struct {
 	reqs []selector.Requirement
 }
 
-// exact answers the label part from representatives (domain.reps): each
+// classes is the exact path's view of a DaemonSet on a template: each
 // key's possible states fall into finitely many classes that no
-// requirement of the DaemonSet tells apart, so checking one state per
-// class is checking them all. Keys are independent in a template, so the
-// nodes are the product of the keys' classes.
-func (d *tplDaemon) exact(ct *CompiledTemplate, a *TemplateAnswer) Answer {
+// requirement of the DaemonSet tells apart (domain.reps), so checking one
+// state per class is checking them all. Keys are independent in a
+// template, so the nodes are the product of the keys' classes, and each
+// live term that holds somewhere a box in it (terms), unless one holds
+// everywhere (every).
+type classes struct {
+	keys  []string
+	doms  []*domain
+	reps  [][]rep
+	terms [][]cond
+	every bool
+}
+
+func (d *tplDaemon) classesOn(ct *CompiledTemplate) classes {
 	var live []*selector.NodeTerm
 	byKey := map[string][]*selector.Requirement{}
 	for ti := range d.terms {
@@ -40,136 +46,61 @@ func (d *tplDaemon) exact(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 			byKey[r.Key] = append(byKey[r.Key], r)
 		}
 	}
-	keys := sortedKeys(byKey)
-	doms := make([]*domain, len(keys))
-	reps := make([][]rep, len(keys))
-	for k, key := range keys {
-		doms[k] = ct.domain(key)
-		reps[k] = doms[k].reps(byKey[key])
+	c := classes{keys: sortedKeys(byKey)}
+	index := make(map[string]int, len(c.keys))
+	c.doms = make([]*domain, len(c.keys))
+	c.reps = make([][]rep, len(c.keys))
+	for k, key := range c.keys {
+		index[key] = k
+		c.doms[k] = ct.domain(key)
+		c.reps[k] = c.doms[k].reps(byKey[key])
 	}
-	var terms [][]cond
 	for _, t := range live {
-		var cs []cond
-		dead := false
-		for k, key := range keys {
-			var rs []selector.Requirement
-			for _, r := range t.Labels {
-				if r.Key == key {
-					rs = append(rs, r)
-				}
-			}
-			if len(rs) == 0 {
-				continue
-			}
-			sat := make([]bool, len(reps[k]))
-			n := 0
-			for i, p := range reps[k] {
-				sat[i] = true
-				for ri := range rs {
-					if !p.satisfies(&rs[ri]) {
-						sat[i] = false
-						break
-					}
-				}
-				if sat[i] {
-					n++
-				}
-			}
-			if n == 0 {
-				dead = true
-				break
-			}
-			if n < len(sat) {
-				cs = append(cs, cond{k: k, sat: sat, reqs: rs})
-			}
-		}
+		cs, dead := termConds(t, index, c.reps)
 		if dead {
 			continue
 		}
 		if len(cs) == 0 {
-			return Every
+			return classes{every: true}
 		}
-		terms = append(terms, cs)
+		c.terms = append(c.terms, cs)
 	}
-	if len(terms) == 0 {
-		return None
+	return c
+}
+
+// settled answers Every when a term holds everywhere and None when none
+// holds anywhere; otherwise ok is false, and the answer is Every or
+// Depends.
+func (c *classes) settled() (ans Answer, ok bool) {
+	switch {
+	case c.every:
+		return Every, true
+	case len(c.terms) == 0:
+		return None, true
 	}
-	// The keys some term still asks about, and the product of their classes.
-	var used []int
-	for _, cs := range terms {
-		for _, c := range cs {
-			if !slices.Contains(used, c.k) {
-				used = append(used, c.k)
-			}
-		}
+	return 0, false
+}
+
+// exact answers the label part from the classes: whether the terms'
+// boxes cover the product, and on which keys that depends, is decided
+// without enumerating it (cover). It reports false, having answered
+// nothing, when that would take more than budget steps (MaxTemplateSteps
+// in a query).
+func (d *tplDaemon) exact(ct *CompiledTemplate, a *TemplateAnswer, budget int) (Answer, bool) {
+	cl := d.classesOn(ct)
+	if ans, ok := cl.settled(); ok {
+		return ans, true
 	}
-	slices.Sort(used)
-	cells := 1
-	for _, k := range used {
-		cells *= len(reps[k])
-		if cells > maxCells {
-			cells = maxCells + 1
-			break
-		}
+	keys, doms, reps, terms := cl.keys, cl.doms, cl.reps, cl.terms
+	every, deciding, ok := decide(terms, reps, budget)
+	if !ok {
+		return 0, false
 	}
-	at := make([]int, len(keys)) // the class of each key in the state looked at
-	holds := func() bool {
-		for _, cs := range terms {
-			ok := true
-			for _, c := range cs {
-				if !c.sat[at[c.k]] {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				return true
-			}
-		}
-		return false
+	if every {
+		return Every, true
 	}
-	// next steps at through the product of the used keys' classes and
-	// reports false once it wraps around.
-	next := func() bool {
-		for _, k := range used {
-			at[k]++
-			if at[k] < len(reps[k]) {
-				return true
-			}
-			at[k] = 0
-		}
-		return false
-	}
-	var deciding []bool
-	if cells <= maxCells {
-		table := make([]bool, 0, cells)
-		for {
-			table = append(table, holds())
-			if !next() {
-				break
-			}
-		}
-		if !slices.Contains(table, false) {
-			return Every
-		}
-		deciding = decidingKeys(table, used, reps)
-	} else {
-		every := true
-		for {
-			if !holds() {
-				every = false
-				break
-			}
-			if !next() {
-				break
-			}
-		}
-		if every {
-			return Every
-		}
-	}
-	for u, k := range used {
-		if deciding == nil || deciding[u] {
+	for k, yes := range deciding {
+		if yes {
 			a.Keys = append(a.Keys, keys[k])
 		}
 	}
@@ -185,29 +116,156 @@ func (d *tplDaemon) exact(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 			a.Where = append(a.Where, w)
 		}
 	}
-	return Depends
+	return Depends, true
 }
 
-// decidingKeys reports, per used key, whether two states differing in that
-// key alone differ in table (laid out with used[0] varying fastest).
-// Stepping each key cyclically joins all of its classes, so comparing
-// neighbours is enough.
-func decidingKeys(table []bool, used []int, reps [][]rep) []bool {
-	out := make([]bool, len(used))
-	stride := 1
-	for u, k := range used {
-		n := len(reps[k])
-		for i := range table {
-			digit := (i / stride) % n
-			j := i - digit*stride + ((digit+1)%n)*stride
-			if table[i] != table[j] {
-				out[u] = true
-				break
+// termConds returns what term t asks of each key it names, in key order
+// (index gives a key's position), leaving out the keys where every class
+// qualifies; dead reports a key where none does: the term holds nowhere.
+// Its requirements are grouped by key once, so that a long term costs n
+// log n.
+func termConds(t *selector.NodeTerm, index map[string]int, reps [][]rep) (cs []cond, dead bool) {
+	order := make([]int, len(t.Labels))
+	for i := range order {
+		order[i] = i
+	}
+	// By key, then in the term's order, as a key's requirements were
+	// listed.
+	slices.SortStableFunc(order, func(i, j int) int { return index[t.Labels[i].Key] - index[t.Labels[j].Key] })
+	for lo := 0; lo < len(order); {
+		k := index[t.Labels[order[lo]].Key]
+		hi := lo + 1
+		for hi < len(order) && index[t.Labels[order[hi]].Key] == k {
+			hi++
+		}
+		rs := make([]selector.Requirement, 0, hi-lo)
+		for _, i := range order[lo:hi] {
+			rs = append(rs, t.Labels[i])
+		}
+		lo = hi
+		sat := make([]bool, len(reps[k]))
+		n := 0
+		for i, p := range reps[k] {
+			sat[i] = true
+			for ri := range rs {
+				if !p.satisfies(&rs[ri]) {
+					sat[i] = false
+					break
+				}
+			}
+			if sat[i] {
+				n++
 			}
 		}
-		stride *= n
+		if n == 0 {
+			return nil, true
+		}
+		if n < len(sat) {
+			cs = append(cs, cond{k: k, sat: sat, reqs: rs})
+		}
 	}
-	return out
+	return cs, false
+}
+
+// decide reports whether the terms cover every node and, when they do not
+// and it could tell, which keys decide (indexed like reps); ok is false
+// when neither was known within budget steps. Once a node where no
+// term holds has been found, Depends is certain: if the deciding keys
+// then cost too much, every key a term asks about is reported, a superset.
+func decide(terms [][]cond, reps [][]rep, budget int) (every bool, deciding []bool, ok bool) {
+	c, keyOf := coverOf(terms, reps, budget)
+	every = c.covers()
+	deciding = make([]bool, len(reps))
+	switch {
+	case !c.over:
+		for l, yes := range c.decides {
+			deciding[keyOf[l]] = yes
+		}
+	case c.sawFalse:
+		every = false
+		for _, k := range keyOf {
+			deciding[k] = true
+		}
+	default:
+		return false, nil, false
+	}
+	return every, deciding, true
+}
+
+// coverOf lays the terms out as boxes of a cover: a level per key some
+// term asks about, the last key on top (the order in which the earlier
+// enumeration walked the classes, so that a node where no term holds is
+// met no later than it met one), each key's classes grouped into blocks
+// that no term tells apart. keyOf maps levels back to keys.
+func coverOf(terms [][]cond, reps [][]rep, budget int) (c *cover, keyOf []int) {
+	byKey := make([][]*cond, len(reps))
+	for _, cs := range terms {
+		for i := range cs {
+			byKey[cs[i].k] = append(byKey[cs[i].k], &cs[i])
+		}
+	}
+	levelOf := make([]int, len(reps))
+	for k := len(reps) - 1; k >= 0; k-- {
+		if len(byKey[k]) > 0 {
+			levelOf[k] = len(keyOf)
+			keyOf = append(keyOf, k)
+		}
+	}
+	blocks := make([]int, len(keyOf))
+	pass := map[*cond][]bool{}
+	for l, k := range keyOf {
+		first := blocksOf(len(reps[k]), byKey[k])
+		blocks[l] = len(first)
+		for _, cd := range byKey[k] {
+			p := make([]bool, len(first))
+			for b, i := range first {
+				p[b] = cd.sat[i]
+			}
+			pass[cd] = p
+		}
+	}
+	boxes := make([][]need, len(terms))
+	for t, cs := range terms {
+		for i := range cs {
+			boxes[t] = append(boxes[t], need{level: levelOf[cs[i].k], pass: pass[&cs[i]]})
+		}
+		slices.SortFunc(boxes[t], func(x, y need) int { return x.level - y.level })
+	}
+	return newCover(blocks, boxes, budget), keyOf
+}
+
+// blocksOf groups n classes by what the conds say of them (partition
+// refinement, one pass per cond) and returns each block's first class, in
+// class order.
+func blocksOf(n int, conds []*cond) (first []int) {
+	block := make([]int, n)
+	count := 1
+	for _, cd := range conds {
+		remap := make([]int, 2*count)
+		for i := range remap {
+			remap[i] = -1
+		}
+		count = 0
+		for i := range block {
+			j := 2 * block[i]
+			if cd.sat[i] {
+				j++
+			}
+			if remap[j] < 0 {
+				remap[j] = count
+				count++
+			}
+			block[i] = remap[j]
+		}
+	}
+	first = make([]int, count)
+	seen := make([]bool, count)
+	for i, b := range block {
+		if !seen[b] {
+			seen[b], first[b] = true, i
+		}
+	}
+	return first
 }
 
 // describe says what cond c asks of key, in the words a user can act on:

@@ -38,7 +38,10 @@ func ExampleCompileTemplate() {
 		return
 	}
 	var r overhead.TemplateResult
-	s.QueryTemplate(ct, &r)
+	if err := s.QueryTemplate(ct, &r); err != nil {
+		fmt.Println(err) // a DaemonSet too costly to decide (overhead.MaxTemplateSteps)
+		return
+	}
 	for i, a := range r.Answers {
 		d := s.Daemon(i)
 		fmt.Printf("%s/%s: %s", d.Namespace, d.Name, a.Answer)
@@ -88,4 +91,51 @@ func ExampleCatalog_PlanTemplate() {
 	// small-a: 3 pods cpu=170m,memory=96Mi left cpu=-20m,memory=928Mi,pods=7 fits=false [cpu]
 	// small-b: 2 pods cpu=150m,memory=96Mi left cpu=0,memory=928Mi,pods=8 fits=true []
 	// small-c: no node (topology.kubernetes.io/zone)
+}
+
+// A DaemonSet whose 25 OR terms cover every node only together ("kN In
+// [a]" for 24 keys, or all of them NotIn [a]) is Every, decided in a few
+// hundred steps; one whose terms would take more than MaxTemplateSteps to
+// decide is refused, with an error that names it, and left zero.
+func ExampleCatalog_QueryTemplate() {
+	term := func(exprs ...api.NodeSelectorRequirement) api.NodeSelectorTerm {
+		return api.NodeSelectorTerm{MatchExpressions: exprs}
+	}
+	expr := func(key string, op api.SelectorOperator) api.NodeSelectorRequirement {
+		return api.NodeSelectorRequirement{Key: key, Operator: op, Values: []string{"a"}}
+	}
+	coverAll, hard := &api.NodeSelector{}, &api.NodeSelector{}
+	var allNotIn, allYNotIn []api.NodeSelectorRequirement
+	for i := range 24 {
+		k := fmt.Sprintf("k%02d", i)
+		coverAll.Terms = append(coverAll.Terms, term(expr(k, api.SelectorOpIn)))
+		allNotIn = append(allNotIn, expr(k, api.SelectorOpNotIn))
+	}
+	coverAll.Terms = append(coverAll.Terms, term(allNotIn...))
+	for i := range 20 {
+		x, y := fmt.Sprintf("z%02d", i), fmt.Sprintf("y%02d", i)
+		hard.Terms = append(hard.Terms, term(expr(x, api.SelectorOpIn), expr(y, api.SelectorOpIn)),
+			term(expr(x, api.SelectorOpNotIn), expr(y, api.SelectorOpIn)))
+		allYNotIn = append(allYNotIn, expr(y, api.SelectorOpNotIn))
+	}
+	hard.Terms = append(hard.Terms, term(allYNotIn...))
+	s := overhead.Compile([]*api.DaemonSet{
+		{Namespace: "ns", Name: "cover-all", UID: "1", Template: api.PodTemplate{RequiredNodeAffinity: coverAll}},
+		{Namespace: "ns", Name: "hard", UID: "2", Template: api.PodTemplate{RequiredNodeAffinity: hard}},
+	}, placement.Options{})
+	ct, err := overhead.CompileTemplate(&overhead.NodeTemplate{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var r overhead.TemplateResult
+	err = s.QueryTemplate(ct, &r)
+	for i, a := range r.Answers {
+		fmt.Printf("%s: %v\n", s.Daemon(i).Name, a.Answer)
+	}
+	fmt.Println(err)
+	// Output:
+	// cover-all: Every
+	// hard: Answer(0)
+	// daemonSets[1].spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Forbidden: ns/hard: deciding on which of the template's nodes the pod lands takes more than 1048576 steps (overhead.MaxTemplateSteps); no answer
 }

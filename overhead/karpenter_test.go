@@ -110,7 +110,9 @@ func TestKarpenterFailureClasses(t *testing.T) {
 				t.Fatal(err)
 			}
 			var r overhead.TemplateResult
-			s.QueryTemplate(ct, &r)
+			if err := s.QueryTemplate(ct, &r); err != nil {
+				t.Fatal(err)
+			}
 			a := r.Answers[0]
 			var where []string
 			for _, w := range a.Where {
@@ -170,7 +172,9 @@ func TestKarpenterORTermsAcrossPools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.QueryTemplate(ct, &r)
+			if err := s.QueryTemplate(ct, &r); err != nil {
+				t.Fatal(err)
+			}
 			if a := r.Answers[0]; a.Answer != overhead.Every {
 				t.Errorf("pool %s after %v: %v, want Every", pool, order, a.Answer)
 			}

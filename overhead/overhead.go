@@ -25,6 +25,8 @@ type daemon struct {
 	elig *placement.Eligibility
 	// tpl is the node predicate again, in the form template queries read.
 	tpl tplDaemon
+	// input is the DaemonSet's index in Compile's input, for error paths.
+	input int
 	// vec holds Requests by names index; has marks the names present.
 	vec []resource.Quantity
 	has []bool
@@ -58,6 +60,7 @@ func Compile(dss []*api.DaemonSet, opts placement.Options) *Catalog {
 		}
 		d.elig = placement.NewEligibility(ds, opts)
 		d.tpl = newTplDaemon(ds, opts)
+		d.input = i
 		s.warnings = append(s.warnings, negativeQuantities(field.NewPath("daemonSets").Index(i), &ds.Template)...)
 		for name := range d.Requests {
 			if !seen[name] {

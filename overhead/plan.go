@@ -3,6 +3,7 @@ package overhead
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
@@ -86,8 +87,10 @@ type PortConflict struct {
 // narrowed by the type's labels and requirements (docs/overhead.md, A8):
 // the daemon pods' requests, what is left of the type's allocatable, and
 // whether the pods fit together. Malformed input is an error naming its
-// field path ("instanceTypes[1].requirements[0].operator"). The inputs are
-// read, never changed.
+// field path ("instanceTypes[1].requirements[0].operator"), and so is a
+// DaemonSet [Catalog.QueryTemplate] refuses (docs/never-harm.md, N12),
+// for the template or for one of its types. The inputs are read, never
+// changed.
 func (s *Catalog) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplatePlan, error) {
 	ct, err := CompileTemplate(t)
 	if err != nil {
@@ -122,7 +125,9 @@ func (s *Catalog) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplateP
 		return TemplatePlan{}, errs
 	}
 	var r TemplateResult
-	s.QueryTemplate(ct, &r)
+	if err := s.QueryTemplate(ct, &r); err != nil {
+		return TemplatePlan{}, err
+	}
 	out := TemplatePlan{DaemonSets: make([]TemplateEntry, len(s.daemons)), Overhead: s.overhead(r.Answers)}
 	for i := range s.daemons {
 		out.DaemonSets[i] = TemplateEntry{Daemon: s.daemons[i].Daemon, TemplateAnswer: r.Answers[i]}
@@ -135,7 +140,9 @@ func (s *Catalog) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplateP
 			continue
 		}
 		var ir TemplateResult
-		s.QueryTemplate(narrowed[i], &ir)
+		if errs := s.queryTemplate(narrowed[i], &ir); len(errs) > 0 {
+			return TemplatePlan{}, onType(errs, i, it.Name)
+		}
 		ip.Answers = ir.Answers
 		ip.Overhead = s.overhead(ir.Answers)
 		ip.Left = resource.List{}
@@ -152,6 +159,18 @@ func (s *Catalog) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplateP
 		out.InstanceTypes = append(out.InstanceTypes, ip)
 	}
 	return out, nil
+}
+
+// onType says in each of QueryTemplate's refusals that it was for the
+// instance type types[i].
+func onType(errs field.ErrorList, i int, name string) field.ErrorList {
+	out := make(field.ErrorList, len(errs))
+	for j, e := range errs {
+		c := *e
+		c.Detail += " on instance type " + strconv.Quote(name) + " (instanceTypes[" + strconv.Itoa(i) + "])"
+		out[j] = &c
+	}
+	return out
 }
 
 // overhead sums the requests of the pods that land, in Set order.

@@ -38,10 +38,9 @@ func (d *domain) inRange(n int64) bool {
 // has reports whether the present value v is allowed.
 func (d *domain) has(v string) bool {
 	if !d.anyValue {
-		_, ok := slices.BinarySearch(d.values, v)
-		return ok
+		return sortedHas(d.values, v)
 	}
-	if _, ok := slices.BinarySearch(d.excl, v); ok {
+	if sortedHas(d.excl, v) {
 		return false
 	}
 	if d.ranged() {
@@ -66,48 +65,62 @@ func (d *domain) present() bool {
 // empty reports that no node of the template can carry the key in any way.
 func (d *domain) empty() bool { return !d.absent && !d.present() }
 
-// restrict narrows d by one well-formed requirement.
-func (d *domain) restrict(r selector.Requirement) {
-	switch r.Operator {
-	case api.SelectorOpIn:
-		d.absent = false
-		if d.anyValue {
-			var vs []string
-			for _, v := range r.Values {
-				if d.has(v) {
-					vs = append(vs, v)
-				}
+// newDomain is what the well-formed requirements rs, all on one key,
+// allow together. Their order plays no part; each value list is sorted
+// once, so that long lists cost n log n, never n² (docs/never-harm.md,
+// N12).
+func newDomain(rs []selector.Requirement) domain {
+	d := fullDomain
+	var in [][]string // each In list, as a sorted set
+	var notIn []string
+	doesNotExist := false
+	for i := range rs {
+		r := &rs[i]
+		switch r.Operator {
+		case api.SelectorOpIn:
+			d.absent = false
+			in = append(in, sortedSet(r.Values))
+		case api.SelectorOpNotIn:
+			notIn = append(notIn, r.Values...)
+		case api.SelectorOpExists:
+			d.absent = false
+		case api.SelectorOpDoesNotExist:
+			doesNotExist = true
+		case api.SelectorOpGt, api.SelectorOpLt:
+			d.absent = false
+			b, _ := strconv.ParseInt(r.Values[0], 10, 64)
+			if r.Operator == api.SelectorOpGt && (!d.hasLo || b > d.lo) {
+				d.hasLo, d.lo = true, b
 			}
-			d.anyValue, d.excl, d.hasLo, d.hasHi = false, nil, false, false
-			d.values = sortedSet(vs)
-		} else {
-			d.values = slices.DeleteFunc(d.values, func(v string) bool { return !slices.Contains(r.Values, v) })
-		}
-	case api.SelectorOpNotIn:
-		if d.anyValue {
-			d.excl = sortedSet(append(d.excl, r.Values...))
-		} else {
-			d.values = slices.DeleteFunc(d.values, func(v string) bool { return slices.Contains(r.Values, v) })
-		}
-	case api.SelectorOpExists:
-		d.absent = false
-	case api.SelectorOpDoesNotExist:
-		d.anyValue, d.values, d.excl, d.hasLo, d.hasHi = false, nil, nil, false, false
-	case api.SelectorOpGt, api.SelectorOpLt:
-		d.absent = false
-		b, _ := strconv.ParseInt(r.Values[0], 10, 64)
-		gt := r.Operator == api.SelectorOpGt
-		if !d.anyValue {
-			d.values = slices.DeleteFunc(d.values, func(v string) bool { return !intCompare(v, gt, b) })
-			return
-		}
-		if gt && (!d.hasLo || b > d.lo) {
-			d.hasLo, d.lo = true, b
-		}
-		if !gt && (!d.hasHi || b < d.hi) {
-			d.hasHi, d.hi = true, b
+			if r.Operator == api.SelectorOpLt && (!d.hasHi || b < d.hi) {
+				d.hasHi, d.hi = true, b
+			}
 		}
 	}
+	d.excl = sortedSet(notIn)
+	switch {
+	case doesNotExist:
+		d.anyValue, d.values, d.excl, d.hasLo, d.hasHi = false, nil, nil, false, false
+	case len(in) > 0:
+		// The present values are the In lists' intersection, less what
+		// the other requirements rule out.
+		vs := in[0]
+		for _, l := range in[1:] {
+			vs = slices.DeleteFunc(vs, func(v string) bool { return !sortedHas(l, v) })
+		}
+		d.values = slices.DeleteFunc(vs, func(v string) bool { return !d.has(v) })
+		d.anyValue, d.excl, d.hasLo, d.hasHi = false, nil, false, false
+	}
+	if len(d.values) == 0 {
+		d.values = nil
+	}
+	return d
+}
+
+// sortedHas reports whether the sorted list vs holds v.
+func sortedHas(vs []string, v string) bool {
+	_, ok := slices.BinarySearch(vs, v)
+	return ok
 }
 
 // intCompare is the Gt (gt) or Lt test of the value v against bound b.
@@ -139,7 +152,9 @@ const (
 
 // classify says whether r holds on no, some or all nodes allowed by d. It
 // is the fast path of a query; rep-based evaluation (reps) is the exact
-// reference it must agree with, and a property checks that it does.
+// reference it must agree with, and a property checks that it does. r's
+// values are sorted, as a DaemonSet's are (tplDaemon), so that a long
+// list is searched, not scanned.
 func (d *domain) classify(r *selector.Requirement) tri {
 	present := d.present()
 	if !present && !d.absent {
@@ -161,7 +176,7 @@ func (d *domain) classify(r *selector.Requirement) tri {
 		covered := !d.anyValue && len(d.values) > 0
 		if covered {
 			for _, v := range d.values {
-				if !slices.Contains(r.Values, v) {
+				if !sortedHas(r.Values, v) {
 					covered = false
 					break
 				}
@@ -220,16 +235,17 @@ type rep struct {
 }
 
 // satisfies reports whether the state meets r, by the rules of
-// selector.Requirement.Matches for the six node operators.
+// selector.Requirement.Matches for the six node operators. r's values
+// are sorted (classify).
 func (p rep) satisfies(r *selector.Requirement) bool {
 	if p.absent {
 		return r.Operator == api.SelectorOpNotIn || r.Operator == api.SelectorOpDoesNotExist
 	}
 	switch r.Operator {
 	case api.SelectorOpIn:
-		return slices.Contains(r.Values, p.v)
+		return sortedHas(r.Values, p.v)
 	case api.SelectorOpNotIn:
-		return !slices.Contains(r.Values, p.v)
+		return !sortedHas(r.Values, p.v)
 	case api.SelectorOpExists:
 		return true
 	case api.SelectorOpGt, api.SelectorOpLt:

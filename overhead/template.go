@@ -64,34 +64,23 @@ func CompileTemplate(t *NodeTemplate) (*CompiledTemplate, error) {
 		taints:        slices.Clone(t.Taints),
 		startupTaints: slices.Clone(t.StartupTaints),
 	}
-	at := func(key string) *domain {
-		d := ct.domains[key]
-		if d == nil {
-			c := fullDomain
-			d = &c
-			ct.domains[key] = d
-		}
-		return d
-	}
+	// Each key's requirements are gathered first and made a domain in one
+	// go (newDomain), so that long value lists are sorted once.
+	byKey := map[string][]selector.Requirement{}
 	for i, r := range t.Requirements {
 		p := field.NewPath("requirements").Index(i)
 		if e := checkRequirement(p, r); len(e) > 0 {
 			errs = append(errs, e...)
 			continue
 		}
-		at(r.Key).restrict(r)
+		byKey[r.Key] = append(byKey[r.Key], r)
 	}
-	keys := make([]string, 0, len(t.Labels))
-	for k := range t.Labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(t.Labels) {
 		if k == "" {
 			errs = append(errs, field.Invalid(field.NewPath("labels").Key(k), k, "must not be empty"))
 			continue
 		}
-		at(k).restrict(selector.Requirement{Key: k, Operator: api.SelectorOpIn, Values: []string{t.Labels[k]}})
+		byKey[k] = append(byKey[k], selector.Requirement{Key: k, Operator: api.SelectorOpIn, Values: []string{t.Labels[k]}})
 	}
 	for i, tt := range t.Taints {
 		errs = append(errs, checkTaint(field.NewPath("taints").Index(i), tt)...)
@@ -101,6 +90,10 @@ func CompileTemplate(t *NodeTemplate) (*CompiledTemplate, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	for k, rs := range byKey {
+		d := newDomain(rs)
+		ct.domains[k] = &d
 	}
 	for _, k := range sortedKeys(ct.domains) {
 		if ct.domains[k].empty() {
@@ -217,9 +210,9 @@ type TemplateAnswer struct {
 	Where [][]selector.Requirement
 	// Keys are, for Depends, the label keys that decide: for each, two
 	// nodes of the template that differ in that label alone get different
-	// answers. Sorted. (When the DaemonSet's open requirements cut the
-	// template into more than 65,536 classes of nodes, Keys are instead
-	// the keys Where names, a superset.)
+	// answers. Sorted. (When telling them exactly would take more than
+	// [MaxTemplateSteps], but a node where the pod does not land was found
+	// on the way, Keys are instead the keys Where names, a superset.)
 	Keys []string
 	// StartupTaint is, when the pod lands somewhere, the first startup
 	// taint it does not tolerate (NoSchedule or NoExecute): the controller
@@ -250,9 +243,20 @@ type tplDaemon struct {
 func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 	t := &ds.Template
 	m := selector.CompileNode(t.NodeSelector, t.RequiredNodeAffinity)
+	terms := m.Terms()
+	for ti := range terms {
+		for ri := range terms[ti].Labels {
+			// Queries search these lists (classify, satisfies): Terms
+			// gives them sorted, and a list that is not is sorted here,
+			// in the copy Terms allocated.
+			if r := &terms[ti].Labels[ri]; !slices.IsSorted(r.Values) {
+				r.Values = sortedSet(r.Values)
+			}
+		}
+	}
 	return tplDaemon{
 		nodeName: t.NodeName,
-		terms:    m.Terms(),
+		terms:    terms,
 		selector: selector.CompileNode(t.NodeSelector, nil).Terms()[0].Labels,
 		tols:     taints.NewSet(taints.MergeDaemonDefaults(t.Tolerations, t.HostNetwork), opts.Taints),
 	}
@@ -268,32 +272,69 @@ func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 // its slices (Where and Keys included) reused: copy what must outlive the
 // next query. Once r has grown to s, a query allocates nothing but on the
 // exact path (several open terms, or one with two requirements on a key).
-func (s *Catalog) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) {
+//
+// The work on one DaemonSet is bounded (docs/never-harm.md, N12): one
+// whose affinity terms would take more than [MaxTemplateSteps] to decide
+// is refused, its answer left zero (neither None, Every nor Depends), and
+// the error, a [field.ErrorList], holds one Forbidden entry for each such
+// DaemonSet at daemonSets[i].spec.template.spec.affinity.nodeAffinity.
+// requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, i
+// being its index in [Compile]'s input. The other answers are complete.
+func (s *Catalog) QueryTemplate(ct *CompiledTemplate, r *TemplateResult) error {
+	return s.queryTemplate(ct, r).ToError()
+}
+
+// queryTemplate is QueryTemplate with its refusals as a list.
+func (s *Catalog) queryTemplate(ct *CompiledTemplate, r *TemplateResult) field.ErrorList {
 	r.Answers = grow(r.Answers, len(s.daemons))
+	var errs field.ErrorList
 	for i := range s.daemons {
 		a := &r.Answers[i]
 		*a = TemplateAnswer{Where: a.Where[:0], Keys: a.Keys[:0]}
-		s.daemons[i].tpl.answer(ct, a)
+		if !s.daemons[i].tpl.answer(ct, a) {
+			*a = TemplateAnswer{}
+			errs = append(errs, s.daemons[i].refusal())
+			continue
+		}
 		if a.Answer != Depends {
 			a.Where, a.Keys = nil, nil
 		}
 	}
+	return errs
+}
+
+// refusal is the error for a DaemonSet whose template answer would cost
+// more than MaxTemplateSteps.
+func (d *daemon) refusal() *field.Error {
+	p := field.NewPath("daemonSets").Index(d.input).Child("spec", "template", "spec", "affinity", "nodeAffinity",
+		"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	return field.Forbidden(p, d.Namespace+"/"+d.Name+": deciding on which of the template's nodes the pod lands takes more than "+
+		strconv.Itoa(MaxTemplateSteps)+" steps (overhead.MaxTemplateSteps); no answer")
 }
 
 // forceExact makes every query take the exact path; tests set it to
 // check the fast path against it.
 var forceExact = false
 
-func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
+// answer fills a, or reports false when the work to decide it passes
+// MaxTemplateSteps.
+func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) bool {
 	if _, empty := ct.NoNode(); empty {
 		a.Answer = None // Reason stays zero: no node to decide about
-		return
+		return true
 	}
 	if d.nodeName != "" && d.nodeName != ct.name {
 		a.Answer, a.Reason = None, placement.NodeNameMismatch
-		return
+		return true
 	}
-	ans := d.labels(ct, a)
+	// A taint the pod does not tolerate makes the answer None wherever the
+	// labels let it land: then whether that is everywhere need not be
+	// decided, nor cost anything.
+	blocked := d.tols.IndexUntolerated(ct.taints, taints.ScheduleBlocking) >= 0
+	ans, ok := d.labels(ct, a, !blocked)
+	if !ok {
+		return false
+	}
 	if ans == None {
 		a.Answer = None
 		a.Reason = placement.NodeAffinityMismatch
@@ -303,7 +344,7 @@ func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
 				break
 			}
 		}
-		return
+		return true
 	}
 	if i := d.tols.IndexUntolerated(ct.taints, taints.ScheduleBlocking); i >= 0 {
 		a.Answer, a.Reason, a.Taint = None, placement.UntoleratedNoSchedule, &ct.taints[i]
@@ -313,12 +354,13 @@ func (d *tplDaemon) answer(ct *CompiledTemplate, a *TemplateAnswer) {
 			a.Reason, a.Taint = placement.UntoleratedNoExecute, &ct.taints[j]
 		}
 		a.Where, a.Keys = nil, nil
-		return
+		return true
 	}
 	a.Answer, a.Reason = ans, placement.Eligible
 	if i := d.tols.IndexUntolerated(ct.startupTaints, taints.ScheduleBlocking); i >= 0 {
 		a.StartupTaint = &ct.startupTaints[i]
 	}
+	return true
 }
 
 // fieldsHold reports whether the node's fields meet the term's
@@ -343,8 +385,11 @@ func fieldsHold(t *selector.NodeTerm, name string) bool {
 }
 
 // labels answers the label part (nodeSelector and affinity): Every, None
-// or Depends, filling a.Where and a.Keys for Depends.
-func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
+// or Depends, filling a.Where and a.Keys for Depends; ok is false when
+// the exact path gave up (MaxTemplateSteps). Without where, the caller
+// only asks whether the pod lands somewhere, and the exact path may say
+// Depends for Every.
+func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer, where bool) (ans Answer, ok bool) {
 	if !forceExact {
 		open := 0   // terms that hold on some nodes only
 		single := 0 // the last of them
@@ -363,7 +408,7 @@ func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 				}
 			}
 			if state == always {
-				return Every
+				return Every, true
 			}
 			if state == some {
 				open++
@@ -371,13 +416,20 @@ func (d *tplDaemon) labels(ct *CompiledTemplate, a *TemplateAnswer) Answer {
 			}
 		}
 		if open == 0 {
-			return None
+			return None, true
 		}
 		if open == 1 && d.singleDepends(ct, &d.terms[single], a) {
-			return Depends
+			return Depends, true
 		}
 	}
-	return d.exact(ct, a)
+	if !where {
+		c := d.classesOn(ct)
+		if ans, ok := c.settled(); ok {
+			return ans, true
+		}
+		return Depends, true // or Every: the caller need not know which
+	}
+	return d.exact(ct, a, MaxTemplateSteps)
 }
 
 // singleDepends answers Depends for the usual case without the exact
@@ -393,13 +445,14 @@ func (d *tplDaemon) singleDepends(ct *CompiledTemplate, t *selector.NodeTerm, a 
 		if ct.domain(r.Key).classify(r) == always {
 			continue
 		}
-		if slices.Contains(keys, r.Key) {
-			return false
-		}
-		// Insert in order: a term names few keys.
 		keys = append(keys, r.Key)
-		for j := len(keys) - 1; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
+	}
+	// Sorted, then a key named twice sits next to itself: n log n for a
+	// term of any length.
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			return false
 		}
 	}
 	var w []selector.Requirement

@@ -201,12 +201,19 @@ func TestTemplateEnumeration(t *testing.T) {
 				t.Fatalf("CompileTemplate: %v", err)
 			}
 			var fast, exact overhead.TemplateResult
-			set.QueryTemplate(ct, &fast)
+			if err := set.QueryTemplate(ct, &fast); err != nil {
+				t.Fatalf("QueryTemplate: %v", err)
+			}
 			undo := overhead.SetForceExact(true)
-			set.QueryTemplate(ct, &exact)
+			err = set.QueryTemplate(ct, &exact)
 			undo()
+			if err != nil {
+				t.Fatalf("QueryTemplate, exact path: %v", err)
+			}
 			checkTemplate(t, set, &tpl, ct, &fast, &exact)
-			set.QueryTemplate(ct, &reused)
+			if err := set.QueryTemplate(ct, &reused); err != nil {
+				t.Fatalf("QueryTemplate, reused result: %v", err)
+			}
 			if got, want := fmt.Sprint(reused.Answers), fmt.Sprint(fast.Answers); got != want {
 				t.Fatalf("reused result %s, fresh %s", got, want)
 			}

@@ -106,6 +106,11 @@ func (c *cli) overheadNodePools(o overheadOptions, objs *load.Objects, src strin
 	for _, np := range pools {
 		plan, err := set.PlanTemplate(&np.Template, types)
 		if err != nil {
+			// Malformed instance types, or a DaemonSet too costly to
+			// decide (overhead.MaxTemplateSteps, docs/never-harm.md N12).
+			if o.instanceTypes == "" {
+				return c.fail("overhead: NodePool %s: %v", np.Name, err)
+			}
 			return c.fail("overhead: NodePool %s with --instance-types %s: %v", np.Name, o.instanceTypes, err)
 		}
 		doc.NodePools = append(doc.NodePools, templatePoolDoc(set, np.Name, plan, types))

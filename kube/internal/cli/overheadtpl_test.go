@@ -136,3 +136,69 @@ func TestOverheadSeveralNodeFiles(t *testing.T) {
 		t.Fatalf("want two nodes: %v\n%s", err, r.stdout)
 	}
 }
+
+// affinityDaemonSet is a DaemonSet document whose required node affinity
+// has the given terms, each a list of "key operator value" expressions.
+func affinityDaemonSet(name string, terms [][]string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: " + name + ", namespace: default, uid: " + name + "}\n" +
+		"spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n" +
+		"      containers: [{name: c, image: i}]\n      affinity:\n        nodeAffinity:\n" +
+		"          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n")
+	for _, term := range terms {
+		b.WriteString("            - matchExpressions:\n")
+		for _, e := range term {
+			f := strings.Fields(e)
+			b.WriteString("              - {key: " + f[0] + ", operator: " + f[1] + ", values: [" + f[2] + "]}\n")
+		}
+	}
+	return b.String()
+}
+
+// TestOverheadNodePoolBoundedWork: issue 38's first finding at the CLI. A
+// DaemonSet of 24 OR terms "kI In [a]" and one "every key NotIn [a]" (a 3
+// KB file) is Every on a NodePool that leaves the keys open: 5 s at 14
+// keys and days at 24 before. One whose terms the query cannot decide
+// within overhead.MaxTemplateSteps is an error that names it and the
+// limit, never a partial table.
+func TestOverheadNodePoolBoundedWork(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pool := write("pool.yaml", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      requirements: []\n")
+
+	var terms [][]string
+	var all []string
+	for i := range 24 {
+		k := "k" + string(rune('a'+i))
+		terms = append(terms, []string{k + " In a"})
+		all = append(all, k+" NotIn a")
+	}
+	r := runCLI(t, "", "overhead", "-f", write("all.yaml", affinityDaemonSet("cover-all", append(terms, all))), "--nodepool", pool, "-o", "json")
+	var doc templateDoc
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &doc) != nil {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if got := doc.NodePools[0].DaemonSets[0].Lands; got != "Every" {
+		t.Errorf("cover-all lands %s, want Every", got)
+	}
+
+	// The y keys sort before the z keys: the z's are split first, and each
+	// of their 2^20 choices leaves other terms in play (overhead's
+	// TestCoverRefusal).
+	terms, all = nil, nil
+	for i := range 20 {
+		x, y := "z"+string(rune('a'+i)), "y"+string(rune('a'+i))
+		terms = append(terms, []string{x + " In a", y + " In a"}, []string{x + " NotIn a", y + " In a"})
+		all = append(all, y+" NotIn a")
+	}
+	r = runCLI(t, "", "overhead", "-f", write("hard.yaml", affinityDaemonSet("hard", append(terms, all))), "--nodepool", pool)
+	if r.code != exitError || !strings.Contains(r.stderr, "default/hard") || !strings.Contains(r.stderr, "overhead.MaxTemplateSteps") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want an error naming default/hard and the limit", r.code, r.stdout, r.stderr)
+	}
+}
