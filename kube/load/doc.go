@@ -54,6 +54,11 @@
 //     UID holds U+FFFD (what an invalid escape decodes to), is an error
 //     (ErrInvalidUTF8); so is a YAML document that is not valid UTF-8.
 //
+// A YAML document whose aliases would add more than MaxAliasExpansion bytes
+// once expanded is refused before it is decoded (ErrAliasExpansion): the
+// decoder copies an aliased value out at every alias, so that a small file
+// could otherwise make it build gigabytes.
+//
 // Every decoding error is an *Error naming the source, the YAML document or JSON
 // value (counted from 1) and the List items that lead to the object
 // (Position), and every object's Position is kept in Objects.At.

@@ -21,6 +21,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/daemonplan/daemonplan/kube/internal/yamlcost"
 )
 
 // Errors returned by Read and Objects.Snapshot, and wrapped in an *Error by
@@ -37,7 +39,17 @@ var (
 	// ErrInvalidUTF8 reports input that is not valid UTF-8, or a name that
 	// holds U+FFFD, which is what invalid UTF-8 becomes when decoded.
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrAliasExpansion reports a YAML document whose aliases would expand
+	// it by more than MaxAliasExpansion bytes.
+	ErrAliasExpansion = errors.New("YAML aliases expand the document too far")
 )
+
+// MaxAliasExpansion bounds the bytes a YAML document's aliases may add to
+// it once expanded (4 MiB, more than twice the largest object the API
+// server stores): a document beyond it is refused before it is decoded,
+// with ErrAliasExpansion. kubectl prints no aliases; hand-written ones
+// that repeat a container or a toleration list add kilobytes.
+const MaxAliasExpansion = 4 << 20
 
 // kruiseGroup is the API group of OpenKruise's Advanced DaemonSet.
 const kruiseGroup = "apps.kruise.io"
@@ -412,6 +424,13 @@ func (m *merger) decodeYAMLStream(src string, data []byte) error {
 		if i := invalidUTF8(chunk); i >= 0 {
 			line := 1 + bytes.Count(chunk[:i], []byte("\n"))
 			return &DecodeError{At: at, Err: fmt.Errorf("%w at line %d of the document", ErrInvalidUTF8, line)}
+		}
+		// The conversion copies an aliased value out at every alias: measure
+		// what that adds while the document is still a node tree.
+		if added, err := yamlcost.AliasBytes(chunk, MaxAliasExpansion); err != nil {
+			return &DecodeError{At: at, Err: err}
+		} else if added > MaxAliasExpansion {
+			return &DecodeError{At: at, Err: fmt.Errorf("%w: they add more than %d bytes once expanded (load.MaxAliasExpansion); refused before decoding", ErrAliasExpansion, MaxAliasExpansion)}
 		}
 		// Strict conversion refuses a key repeated in one mapping; the API
 		// server then warns with the YAML decoder's message and keeps the
