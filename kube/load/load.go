@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -707,42 +708,68 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		return nil
 	}
 	// Decoding replaces invalid UTF-8 with U+FFFD, which would make
-	// different names equal: refuse both.
+	// different names equal: refuse both (U+FFFD once decoded, below).
 	if i := invalidUTF8(t); i >= 0 {
 		return fail(fmt.Errorf("%w at byte %d of the object", ErrInvalidUTF8, i))
 	}
+
+	decode := func(t []byte) (any, []error, error) {
+		var obj any
+		switch {
+		case kruise:
+			u := &unstructured.Unstructured{}
+			findings, err := decodeKruise(t, u)
+			return u, findings, err
+		case h.kind == "DaemonSet":
+			obj = &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "ControllerRevision":
+			obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "Node":
+			obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		default:
+			obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		}
+		findings, err := strictFindings(t, obj)
+		return obj, findings, err
+	}
+	obj, findings, err := decode(t)
+	// A field given twice keeps its last value, whole, as YAML keeps it
+	// and as a map (an OpenKruise DaemonSet) keeps it; the typed decoder
+	// would merge two objects field by field instead, so that the same
+	// input would name another namespace in JSON than in YAML, or as
+	// apps/v1 than as OpenKruise. Only input with a repeated key pays for
+	// the rewrite.
+	if err != nil || slices.ContainsFunc(findings, isDuplicate) {
+		if last, dups := lastWins(t); len(dups) > 0 {
+			if err != nil {
+				findings = nil
+				for _, d := range dups {
+					findings = append(findings, fmt.Errorf("duplicate field %q", d))
+				}
+			}
+			var more []error
+			obj, more, err = decode(last)
+			for _, f := range more {
+				if !isDuplicate(f) && !slices.ContainsFunc(findings, func(g error) bool { return g.Error() == f.Error() }) {
+					findings = append(findings, f)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return fail(typeError(err))
+	}
+	// The object is named by what was decoded, not by what the scanner
+	// saw: with metadata given twice, only the decoder knows which
+	// namespace and name stand.
+	meta := obj.(metav1.Object)
+	id = h.apiVersion + " " + h.kind + " " + qualified(meta.GetNamespace(), meta.GetName())
 	for _, f := range []struct{ field, value string }{
-		{"metadata.name", h.name}, {"metadata.namespace", h.namespace}, {"metadata.uid", h.uid},
+		{"metadata.name", meta.GetName()}, {"metadata.namespace", meta.GetNamespace()}, {"metadata.uid", string(meta.GetUID())},
 	} {
 		if strings.ContainsRune(f.value, utf8.RuneError) {
 			return fail(fmt.Errorf("%w: %s %q holds U+FFFD", ErrInvalidUTF8, f.field, f.value))
 		}
-	}
-
-	var obj any
-	switch {
-	case kruise:
-		obj = &unstructured.Unstructured{}
-	case h.kind == "DaemonSet":
-		obj = &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	case h.kind == "ControllerRevision":
-		obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	case h.kind == "Node":
-		obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	default:
-		obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	}
-	var findings []error
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		findings, err = sigsjson.UnmarshalStrict(t, &u.Object, sigsjson.DisallowDuplicateFields)
-		if err == nil && u.Object == nil {
-			err = errors.New("not an object")
-		}
-	} else {
-		findings, err = strictFindings(t, obj)
-	}
-	if err != nil {
-		return fail(err)
 	}
 	if err := m.findings(at, id, findings); err != nil {
 		return err
@@ -766,8 +793,8 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	if kruise {
 		kind = "Kruise"
 	}
-	if namespaced(kind) && h.namespace == "" {
-		setNamespace(obj, m.opts.DefaultNamespace)
+	if namespaced(kind) && meta.GetNamespace() == "" {
+		meta.SetNamespace(m.opts.DefaultNamespace)
 		if m.defaulted == 0 {
 			m.firstDefaulted, m.firstDefaultedID = at, id
 		}
@@ -856,19 +883,132 @@ func (m *merger) findings(at Position, id string, findings []error) error {
 	return nil
 }
 
-// setNamespace sets the namespace of obj.
-func setNamespace(obj any, ns string) {
-	switch v := obj.(type) {
-	case *appsv1.DaemonSet:
-		v.Namespace = ns
-	case *appsv1.ControllerRevision:
-		v.Namespace = ns
-	case *corev1.Pod:
-		v.Namespace = ns
-	case *unstructured.Unstructured:
-		v.SetNamespace(ns)
+// isDuplicate reports a strict-decoding finding of a field given twice.
+func isDuplicate(f error) bool { return strings.HasPrefix(f.Error(), "duplicate field ") }
+
+// lastWins returns the JSON value d with every key given twice in an
+// object kept once, with its last value, and the paths of the keys it
+// dropped, rendered as the strict decoder renders them
+// ("spec.template", "items[2].metadata"). A value it cannot walk is
+// returned as it is, for the decoder to report.
+func lastWins(d []byte) ([]byte, []string) {
+	var dups []string
+	var walk func(d []byte, path string) []byte
+	walk = func(d []byte, path string) []byte {
+		d = bytes.TrimSpace(d)
+		if len(d) == 0 {
+			return d
+		}
+		join := func(key string) string {
+			if path == "" {
+				return key
+			}
+			return path + "." + key
+		}
+		switch d[0] {
+		case '{':
+			fs, err := fields(d)
+			if err != nil {
+				return d
+			}
+			last := make(map[string]int, len(fs))
+			for i, f := range fs {
+				if _, ok := last[f.key]; ok && !slices.Contains(dups, join(f.key)) {
+					dups = append(dups, join(f.key))
+				}
+				last[f.key] = i
+			}
+			out := []byte{'{'}
+			for i, f := range fs {
+				if last[f.key] != i {
+					continue
+				}
+				if len(out) > 1 {
+					out = append(out, ',')
+				}
+				key, _ := json.Marshal(f.key)
+				out = append(append(out, key...), ':')
+				out = append(out, walk(f.value, join(f.key))...)
+			}
+			return append(out, '}')
+		case '[':
+			out := []byte{'['}
+			err := elements(d, func(i int, v []byte) error {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, walk(v, path+"["+strconv.Itoa(i)+"]")...)
+				return nil
+			})
+			if err != nil {
+				return d
+			}
+			return append(out, ']')
+		}
+		return d
 	}
+	out := walk(d, "")
+	return out, dups
 }
+
+// kruiseShell is the part of an OpenKruise DaemonSet the loader reads by
+// apps/v1's rules: its metadata, decoded into the ObjectMeta an apps/v1
+// DaemonSet's is decoded into. The rest is OpenKruise's, kept as found.
+type kruiseShell struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        metav1.ObjectMeta `json:"metadata"`
+	Spec            json.RawMessage   `json:"spec"`
+	Status          json.RawMessage   `json:"status"`
+}
+
+// decodeKruise decodes the OpenKruise DaemonSet t into u: its fields as
+// found, but its metadata as an apps/v1 DaemonSet's is read (one rule for
+// both), so that the same input names the same namespace and name
+// whichever the kind. A map would keep only the last of two metadata
+// fields, and a null or numeric namespace as it is; ObjectMeta merges the
+// two, as the API server's decoder does, and refuses what is not a string.
+// The findings are those of an apps/v1 DaemonSet: fields given twice
+// anywhere, unknown fields outside spec and status.
+func decodeKruise(t []byte, u *unstructured.Unstructured) ([]error, error) {
+	findings, err := sigsjson.UnmarshalStrict(t, &u.Object, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, err
+	}
+	if u.Object == nil {
+		return nil, errors.New("not an object")
+	}
+	var shell kruiseShell
+	unknown, err := sigsjson.UnmarshalStrict(t, &shell, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&shell.Metadata)
+	if err != nil {
+		return nil, fmt.Errorf("metadata: %w", err)
+	}
+	u.Object["metadata"] = meta
+	return append(findings, unknown...), nil
+}
+
+// typeError renders a value of the wrong type as a field error: the field
+// path, what it wants and what it found (`metadata.namespace: want string,
+// found number`), rather than as Go's decoder names Go's types.
+func typeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" || te.Type == nil {
+		return err
+	}
+	return &fieldTypeError{te}
+}
+
+// fieldTypeError is a *json.UnmarshalTypeError rendered as a field error.
+type fieldTypeError struct{ *json.UnmarshalTypeError }
+
+func (e *fieldTypeError) Error() string {
+	return fmt.Sprintf("%s: want %s, found %s", e.Field, e.Type, e.Value)
+}
+
+func (e *fieldTypeError) Unwrap() error { return e.UnmarshalTypeError }
 
 // same reports two copies of one object with the same content.
 func same(a, b any) bool {
