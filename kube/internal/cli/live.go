@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
@@ -86,12 +88,38 @@ func configured(f *genericclioptions.ConfigFlags) error {
 	return nil
 }
 
-// newKubeFlags are kubectl's connection flags. The discovery cache
-// directory is left out: daemonplan uses no discovery but /version.
+// defaultRequestTimeout is --request-timeout when the user gives none:
+// kubectl waits forever by default, but a read-only planner a pipeline runs
+// must fail rather than hang on a server that accepts the connection and
+// never answers. A minute is the API server's own default limit on a
+// request (kube-apiserver --request-timeout): a server that answers at all
+// answers a get or a list page within it.
+const defaultRequestTimeout = time.Minute
+
+// newKubeFlags are kubectl's connection flags, with --request-timeout
+// defaulted to defaultRequestTimeout. The discovery cache directory is
+// left out: daemonplan uses no discovery but /version.
 func newKubeFlags() *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
 	f.CacheDir = nil
+	timeout := defaultRequestTimeout.String()
+	f.Timeout = &timeout
 	return f
+}
+
+// liveFailure reports err, from a request to the cluster, as the failure of
+// cmd; a request the server did not answer in time says which flag bounds
+// it.
+func (c *cli) liveFailure(cmd string, err error) error {
+	var ne net.Error
+	if (errors.As(err, &ne) && ne.Timeout()) || errors.Is(err, context.DeadlineExceeded) {
+		timeout := defaultRequestTimeout.String()
+		if c.kube != nil && c.kube.Timeout != nil {
+			timeout = *c.kube.Timeout
+		}
+		return c.fail("%s: %v (no answer within --request-timeout %s: a longer one waits longer, 0 forever)", cmd, err, timeout)
+	}
+	return c.fail("%s: %v", cmd, err)
 }
 
 // connect connects once per run, on first use.
@@ -230,7 +258,7 @@ func (c *cli) kubernetesVersion(cmd string, o *common) (upstream.Version, error)
 	}
 	v, err := live.ServerVersion(cn.client.Discovery())
 	if err != nil {
-		return 0, c.fail("%s: %v", cmd, err)
+		return 0, c.liveFailure(cmd, err)
 	}
 	return v, nil
 }
@@ -263,7 +291,7 @@ func (c *cli) source(cmd string, o *common, ns, name string) (*load.Objects, map
 	}
 	objs, err := live.Read(context.Background(), cn.client, ns, name, live.Options{})
 	if err != nil {
-		return nil, nil, "", c.fail("%s: %v", cmd, err)
+		return nil, nil, "", c.liveFailure(cmd, err)
 	}
 	switch n := len(objs.DaemonSets); {
 	case n == 0 && name != "":
@@ -296,7 +324,7 @@ func (c *cli) overheadSource(all, nodes bool) (*load.Objects, string, error) {
 	ns := cn.liveNamespace(all)
 	objs, err := live.ReadAll(context.Background(), cn.client, ns, nodes, live.Options{})
 	if err != nil {
-		return nil, "", c.fail("overhead: %v", err)
+		return nil, "", c.liveFailure("overhead", err)
 	}
 	if ns == "" {
 		return objs, "the cluster", nil
