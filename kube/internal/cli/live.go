@@ -29,8 +29,8 @@ import (
 // Live mode: without -f, every command reads the cluster of the kubeconfig
 // (kubectl's own flags, from k8s.io/cli-runtime) through package live,
 // which returns the load.Objects files give; from there the two paths are
-// one. With -f the files are read and no cluster is contacted (except by
-// diff and simulate, whose -f may be the new spec: see specFromFiles).
+// one. With -f the files are read and no cluster is contacted, by any
+// command (diff and simulate: see filesHoldCluster).
 
 // conn is a connection to the cluster of the kubeconfig.
 type conn struct {
@@ -332,14 +332,16 @@ func (c *cli) overheadSource(all, nodes bool) (*load.Objects, string, error) {
 	return objs, "namespace " + ns + " of the cluster", nil
 }
 
-// specFromFiles decides what -f means to diff and simulate: the files are
-// the new spec, and the cluster is read live, when they hold one DaemonSet
-// and nothing else a sync reads (no node, pod or ControllerRevision), as
-// 'kubectl diff -f' takes them; otherwise they are the cluster, as for
-// every command. Standard input read to decide is kept for the reading
-// that follows.
-func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
-	if *dsFile != "" || len(o.files) != 1 {
+// filesHoldCluster checks, for diff and simulate, that the files of -f
+// are a cluster, as for every command: -f never contacts one. A single file
+// holding one DaemonSet and no node, pod or ControllerRevision, with no new
+// spec given, is what 'kubectl diff -f' takes as the new spec against the
+// live cluster; it is refused, naming what the file lacks and how to ask
+// that. What it read is kept for source, so that a large snapshot is
+// decoded once; standard input read to decide is kept for the reading that
+// follows.
+func (c *cli) filesHoldCluster(cmd string, o *common, dsFile string) error {
+	if dsFile != "" || len(o.files) != 1 {
 		return nil
 	}
 	if o.files[0] == "-" && !c.stdinRead {
@@ -355,18 +357,17 @@ func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
 	if err != nil {
 		return err
 	}
-	if len(objs.DaemonSets) != 1 || len(objs.Nodes)+len(objs.Pods)+len(objs.Revisions) > 0 {
-		// The cluster: kept for source, so that a large snapshot is
-		// decoded once.
-		c.preread = &preread{files: slices.Clone(o.files), objs: objs, kruise: kruise, src: src}
-		return nil
+	if len(objs.DaemonSets) == 1 && len(objs.Nodes)+len(objs.Pods)+len(objs.Revisions) == 0 {
+		newSpec := "--ds-file " + o.files[0]
+		return usagef("%s: -f %s holds one DaemonSet and no node, pod or ControllerRevision: -f is the cluster "+
+			"(kubectl get ds/NAME,nodes,pods,controllerrevisions -o yaml), read without contacting one; "+
+			"to compare this DaemonSet with the live cluster, give it as %s without -f", cmd, src, newSpec)
 	}
-	*dsFile, o.files = o.files[0], nil
+	c.preread = &preread{files: slices.Clone(o.files), objs: objs, kruise: kruise, src: src}
 	return nil
 }
 
-// preread is what specFromFiles read of files that turned out to be the
-// cluster.
+// preread is what filesHoldCluster read of the files of -f.
 type preread struct {
 	files  []string
 	objs   *load.Objects
@@ -396,11 +397,10 @@ type change struct {
 func addChange(cmd *cobra.Command, ch *change) {
 	cmd.Long += `
 
-Against the live cluster (no -f, or -f holding one DaemonSet and no node, pod
-or ControllerRevision, which is then the new spec as for 'kubectl diff -f'),
-the new DaemonSet is -f NEW.yaml, --ds-file NEW.yaml or --image
-CONTAINER=IMAGE ('kubectl set image': containers and init containers by name,
-*=IMAGE every one). It is then defaulted by the API server with a server-side
+Against the live cluster (no -f: -f is the cluster, from files, and contacts
+none), the new DaemonSet is --ds-file NEW.yaml or --image CONTAINER=IMAGE
+('kubectl set image': containers and init containers by name, *=IMAGE every
+one). It is then defaulted by the API server with a server-side
 dry run (the update sent with dryRun=All, as 'kubectl apply --dry-run=server'
 sends it; nothing is stored), which needs the update verb on daemonsets;
 without it a warning says so and it is defaulted offline (docs/live-cluster.md).`
@@ -441,9 +441,9 @@ func setImages(ds *appsv1.DaemonSet, edits []imageEdit) error {
 	return nil
 }
 
-// newSpec is the new DaemonSet of diff and simulate: from --ds-file (or -f
-// as specFromFiles decided), or the cluster's with --image applied; then,
-// live, defaulted by the API server (serverDefault).
+// newSpec is the new DaemonSet of diff and simulate: from --ds-file, or the
+// cluster's with --image applied; then, live, defaulted by the API server
+// (serverDefault).
 func (c *cli) newSpec(cmd string, in *input, dsFile string, images []imageEdit) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
 	cl := in.cluster
 	if dsFile != "" && len(images) > 0 {

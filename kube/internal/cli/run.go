@@ -103,8 +103,8 @@ type cli struct {
 	kube *genericclioptions.ConfigFlags
 	dial dialer
 	conn *conn
-	// preread holds files diff and simulate read to tell a new spec from
-	// a cluster (specFromFiles), for load to use.
+	// preread holds the files diff and simulate read to check that they
+	// are a cluster (filesHoldCluster), for load to use.
 	preread *preread
 	// strict is --strict, which makes the loader refuse unknown and
 	// duplicate fields, and input without nodes.
