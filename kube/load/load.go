@@ -763,7 +763,9 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	// saw: with metadata given twice, only the decoder knows which
 	// namespace and name stand.
 	meta := obj.(metav1.Object)
-	id = h.apiVersion + " " + h.kind + " " + qualified(meta.GetNamespace(), meta.GetName())
+	if meta.GetNamespace() != h.namespace || meta.GetName() != h.name {
+		id = h.apiVersion + " " + h.kind + " " + qualified(meta.GetNamespace(), meta.GetName())
+	}
 	for _, f := range []struct{ field, value string }{
 		{"metadata.name", meta.GetName()}, {"metadata.namespace", meta.GetNamespace()}, {"metadata.uid", string(meta.GetUID())},
 	} {
