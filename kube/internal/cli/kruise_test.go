@@ -91,7 +91,9 @@ func TestPlanKruiseNamespace(t *testing.T) {
 		want         string // the plan's namespace, or the field an error names
 	}{
 		{"metadata null", "the last metadata stands whole: no namespace, the default one",
-			func(s string) string { return strings.Replace(s, "spec:\n  selector:", "metadata: null\nspec:\n  selector:", 1) }, "default"},
+			func(s string) string {
+				return strings.Replace(s, "spec:\n  selector:", "metadata: null\nspec:\n  selector:", 1)
+			}, "default"},
 		{"namespace null", "no namespace: the default one",
 			func(s string) string { return strings.Replace(s, "namespace: kube-system", "namespace: null", 1) }, "default"},
 		{"numeric namespace", "a namespace is a string: an error naming the field",
