@@ -124,3 +124,24 @@ spec:
 
 // errAny is any *load.DecodeError.
 var errAny = errors.New("any decode error")
+
+// TestDeepNestingBounded: a value nested deeper than the JSON decoders
+// read is an error, found without walking it all (the rewrite that keeps
+// a repeated key's last value stops at the decoders' depth too).
+func TestDeepNestingBounded(t *testing.T) {
+	tests := []struct{ name, reason, in string }{
+		{"deep array in spec", "the typed decoder refuses it; nothing recurses a million levels",
+			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","name":"q"},"spec":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`},
+		{"deep object in an OpenKruise DaemonSet", "the same for a map",
+			`{"apiVersion":"apps.kruise.io/v1beta1","kind":"DaemonSet","metadata":{"name":"d"},"metadata":{"name":"d"},"spec":` + strings.Repeat(`{"a":`, 1_000_000) + "1" + strings.Repeat("}", 1_000_000) + `}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load.Load(load.Options{}, load.Source{Name: "a.json", R: strings.NewReader(tt.in)})
+			var de *load.DecodeError
+			if !errors.As(err, &de) || de.At.Doc != 1 {
+				t.Fatalf("Load: %v; want a *load.DecodeError at JSON value 1 (%s)", err, tt.reason)
+			}
+		})
+	}
+}

@@ -885,20 +885,27 @@ func (m *merger) findings(at Position, id string, findings []error) error {
 	return nil
 }
 
+// maxRewriteDepth bounds the nesting lastWins rewrites: each level it
+// walks scans what it holds again, so that its cost is this many times the
+// object's size at most. Kubernetes objects nest far less; a key repeated
+// deeper keeps the JSON decoder's reading.
+const maxRewriteDepth = 64
+
 // isDuplicate reports a strict-decoding finding of a field given twice.
 func isDuplicate(f error) bool { return strings.HasPrefix(f.Error(), "duplicate field ") }
 
 // lastWins returns the JSON value d with every key given twice in an
 // object kept once, with its last value, and the paths of the keys it
 // dropped, rendered as the strict decoder renders them
-// ("spec.template", "items[2].metadata"). A value it cannot walk is
-// returned as it is, for the decoder to report.
+// ("spec.template", "items[2].metadata"). A value it cannot walk, or
+// nested deeper than maxRewriteDepth, is returned as it is, for the
+// decoder to read or report.
 func lastWins(d []byte) ([]byte, []string) {
 	var dups []string
-	var walk func(d []byte, path string) []byte
-	walk = func(d []byte, path string) []byte {
+	var walk func(d []byte, path string, depth int) []byte
+	walk = func(d []byte, path string, depth int) []byte {
 		d = bytes.TrimSpace(d)
-		if len(d) == 0 {
+		if len(d) == 0 || depth > maxRewriteDepth {
 			return d
 		}
 		join := func(key string) string {
@@ -930,7 +937,7 @@ func lastWins(d []byte) ([]byte, []string) {
 				}
 				key, _ := json.Marshal(f.key)
 				out = append(append(out, key...), ':')
-				out = append(out, walk(f.value, join(f.key))...)
+				out = append(out, walk(f.value, join(f.key), depth+1)...)
 			}
 			return append(out, '}')
 		case '[':
@@ -939,7 +946,7 @@ func lastWins(d []byte) ([]byte, []string) {
 				if i > 0 {
 					out = append(out, ',')
 				}
-				out = append(out, walk(v, path+"["+strconv.Itoa(i)+"]")...)
+				out = append(out, walk(v, path+"["+strconv.Itoa(i)+"]", depth+1)...)
 				return nil
 			})
 			if err != nil {
@@ -949,7 +956,7 @@ func lastWins(d []byte) ([]byte, []string) {
 		}
 		return d
 	}
-	out := walk(d, "")
+	out := walk(d, "", 0)
 	return out, dups
 }
 
