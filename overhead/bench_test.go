@@ -129,7 +129,7 @@ func BenchmarkTemplateByNodes(b *testing.B) {
 // BenchmarkTemplateLongLists: a template that limits a key to n values
 // (two In lists, intersected) and DaemonSets that name half of them, In
 // and NotIn; compiling the template, then a query. Both were quadratic in
-// n (docs/never-harm.md, N12).
+// n (docs/never-harm.md, N15).
 func BenchmarkTemplateLongLists(b *testing.B) {
 	for _, n := range []int{1_000, 4_000, 16_000} {
 		tpl := overhead.NodeTemplate{Requirements: []selector.Requirement{

@@ -5,7 +5,7 @@ import "encoding/binary"
 // MaxTemplateSteps bounds the work [Catalog.QueryTemplate] spends on one
 // DaemonSet's answer when the fast path does not settle it: splitting the
 // template's nodes key by key, one step per part of the nodes and term
-// still in play (docs/never-harm.md, N12). Past it the DaemonSet is
+// still in play (docs/never-harm.md, N15). Past it the DaemonSet is
 // refused with an error that names this limit, unless a node where the pod
 // does not land was already found: the answer is then Depends, with Keys
 // the keys Where names.

@@ -88,7 +88,7 @@ type PortConflict struct {
 // the daemon pods' requests, what is left of the type's allocatable, and
 // whether the pods fit together. Malformed input is an error naming its
 // field path ("instanceTypes[1].requirements[0].operator"), and so is a
-// DaemonSet [Catalog.QueryTemplate] refuses (docs/never-harm.md, N12),
+// DaemonSet [Catalog.QueryTemplate] refuses (docs/never-harm.md, N15),
 // for the template or for one of its types. The inputs are read, never
 // changed.
 func (s *Catalog) PlanTemplate(t *NodeTemplate, types []InstanceType) (TemplatePlan, error) {

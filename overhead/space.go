@@ -68,7 +68,7 @@ func (d *domain) empty() bool { return !d.absent && !d.present() }
 // newDomain is what the well-formed requirements rs, all on one key,
 // allow together. Their order plays no part; each value list is sorted
 // once, so that long lists cost n log n, never n² (docs/never-harm.md,
-// N12).
+// N15).
 func newDomain(rs []selector.Requirement) domain {
 	d := fullDomain
 	var in [][]string // each In list, as a sorted set

@@ -273,7 +273,7 @@ func newTplDaemon(ds *api.DaemonSet, opts placement.Options) tplDaemon {
 // next query. Once r has grown to s, a query allocates nothing but on the
 // exact path (several open terms, or one with two requirements on a key).
 //
-// The work on one DaemonSet is bounded (docs/never-harm.md, N12): one
+// The work on one DaemonSet is bounded (docs/never-harm.md, N15): one
 // whose affinity terms would take more than [MaxTemplateSteps] to decide
 // is refused, its answer left zero (neither None, Every nor Depends), and
 // the error, a [field.ErrorList], holds one Forbidden entry for each such

@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/kube/internal/yamlcost"
+	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -253,7 +255,9 @@ const maxKruiseListDepth = 8
 // KruiseObjects reads the OpenKruise DaemonSets of what `kubectl get … -o
 // yaml` or `-o json` prints: single objects, Lists (DaemonSetList too) and
 // YAML streams, as kube/load reads them. Every other object is skipped; an
-// undecodable document is an error, and so is a nil r.
+// undecodable document is an error, and so is a nil r and a YAML document
+// whose aliases add more than load.MaxAliasExpansion bytes once expanded
+// (load.ErrAliasExpansion).
 func KruiseObjects(r io.Reader) ([]*unstructured.Unstructured, error) {
 	if r == nil {
 		return nil, errors.New("convert: no input")
@@ -304,6 +308,13 @@ func yamlDocuments(data []byte) func() ([]byte, error) {
 		chunk, err := reader.Read()
 		if err != nil {
 			return nil, err
+		}
+		// As kube/load bounds it: the conversion copies an aliased value
+		// out at every alias.
+		if added, err := yamlcost.AliasBytes(chunk, load.MaxAliasExpansion); err != nil {
+			return nil, err
+		} else if added > load.MaxAliasExpansion {
+			return nil, fmt.Errorf("%w: they add more than %d bytes once expanded (load.MaxAliasExpansion); refused before decoding", load.ErrAliasExpansion, load.MaxAliasExpansion)
 		}
 		return yaml.YAMLToJSONStrict(chunk)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/kube/convert"
+	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -271,6 +272,34 @@ func TestKruiseObjectsRefusesDuplicateKeys(t *testing.T) {
 			objs, err := convert.KruiseObjects(strings.NewReader(tt.input))
 			require.Error(t, err, "read as %d objects", len(objs))
 			require.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestKruiseObjectsBoundsAliases: KruiseObjects refuses a YAML document
+// whose aliases add more than load.MaxAliasExpansion bytes, as kube/load
+// does, before converting it: the conversion copies an aliased value out
+// at every alias.
+func TestKruiseObjectsBoundsAliases(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		times        int
+		want         error
+	}{
+		{"at the limit", "two aliases of MaxAliasExpansion/2-1 bytes add MaxAliasExpansion", 2, nil},
+		{"beyond the limit", "three such aliases add half as much again", 3, load.ErrAliasExpansion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := "apiVersion: apps.kruise.io/v1beta1\nkind: DaemonSet\nmetadata: {name: a, annotations: {s: &s " +
+				strings.Repeat("x", load.MaxAliasExpansion/2-1) + "}}\nl: [" + strings.TrimSuffix(strings.Repeat("*s, ", tt.times), ", ") + "]\n"
+			_, err := convert.KruiseObjects(strings.NewReader(in))
+			if tt.want == nil {
+				require.NoError(t, err, tt.reason)
+				return
+			}
+			require.ErrorIs(t, err, tt.want, tt.reason)
+			require.Contains(t, err.Error(), "document 1", tt.reason)
 		})
 	}
 }

@@ -18,6 +18,12 @@
 // server's continue token, so one consistent snapshot of each list) and kept
 // in the order the server returns them; the planner does not depend on it.
 //
+// Nothing here bounds how long a request waits: the caller does, with the
+// context it passes or its rest.Config's Timeout, for a server that accepts
+// the connection and never answers would otherwise hold a read forever.
+// The daemonplan command sets the Timeout from kubectl's --request-timeout,
+// one minute unless given (docs/live-cluster.md).
+//
 // ServerVersion reads the Kubernetes minor from the server's /version.
 // Entry points: Read, ReadAll, ServerVersion, DryRunUpdate.
 package live

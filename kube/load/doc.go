@@ -34,10 +34,14 @@
 // Objects are decoded like the API server decodes them: field names are
 // case-sensitive, every known field keeps its value exactly (the
 // DaemonSet's template feeds the revision hash), and an unknown field, or a
-// field given twice (its last value kept), is a Warning worded as kubectl
-// words it, or with Options.Strict an error. A namespaced object without
-// a namespace is read in Options.DefaultNamespace ("default"), said in one
-// warning.
+// field given twice (its last value kept, whole: two metadata objects are
+// not merged, so that JSON reads as YAML does), is a Warning worded as
+// kubectl words it, or with Options.Strict an error. An OpenKruise
+// DaemonSet's metadata is read by the same rule as an apps/v1 DaemonSet's
+// (decoded into the same ObjectMeta: a namespace that is not a string is
+// an error naming metadata.namespace). A namespaced object without a
+// namespace once decoded (none, null, or metadata null) is read in
+// Options.DefaultNamespace ("default"), said in one warning.
 //
 // Several sources, and several documents, are merged as `kubectl get -f a
 // -f b` reads them, object by object in order, with three safeguards, so
@@ -53,6 +57,11 @@
 //  3. a decoded object that is not valid UTF-8, or whose name, namespace or
 //     UID holds U+FFFD (what an invalid escape decodes to), is an error
 //     (ErrInvalidUTF8); so is a YAML document that is not valid UTF-8.
+//
+// A YAML document whose aliases would add more than MaxAliasExpansion bytes
+// once expanded is refused before it is decoded (ErrAliasExpansion): the
+// decoder copies an aliased value out at every alias, so that a small file
+// could otherwise make it build gigabytes.
 //
 // Every decoding error is an *Error naming the source, the YAML document or JSON
 // value (counted from 1) and the List items that lead to the object

@@ -1,6 +1,7 @@
 package load_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -120,4 +121,38 @@ items:
 	// agent.yaml: YAML document 1, items[0] (apps/v1 DaemonSet agent): unknown field "spec.template.spec.nodeselector"
 	// agent.yaml: YAML document 1, items[0] (apps/v1 DaemonSet agent): 2 object(s) without metadata.namespace read in namespace "kube-system", as kubectl reads them (-n sets another)
 	// load: agent.yaml: YAML document 1, items[0] (apps/v1 DaemonSet agent): strict decoding error: unknown field "spec.template.spec.nodeselector"
+}
+
+// A YAML document whose aliases would add more than MaxAliasExpansion bytes
+// once expanded is refused before it is decoded, naming the document.
+func ExampleLoad_aliasExpansion() {
+	in := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  s: &s " + strings.Repeat("x", 100_000) +
+		"\nl: [" + strings.TrimSuffix(strings.Repeat("*s, ", 3000), ", ") + "]\n"
+	_, err := load.Load(load.Options{}, load.Source{Name: "a.yaml", R: strings.NewReader(in)})
+	fmt.Println(errors.Is(err, load.ErrAliasExpansion))
+	fmt.Println(err)
+	// Output:
+	// true
+	// load: a.yaml: YAML document 1: YAML aliases expand the document too far: they add more than 4194304 bytes once expanded (load.MaxAliasExpansion); refused before decoding
+}
+
+// An OpenKruise DaemonSet's metadata is read as an apps/v1 DaemonSet's: a
+// field given twice keeps its last value whole, and a namespace left out
+// is the default one, which the warning names.
+func ExampleLoad_kruiseNamespace() {
+	in := `{"apiVersion":"apps.kruise.io/v1beta1","kind":"DaemonSet",` +
+		`"metadata":{"name":"agent","namespace":"kube-system"},"metadata":{"name":"agent"}}`
+	objs, err := load.Load(load.Options{DefaultNamespace: "team"}, load.Source{Name: "ds.json", R: strings.NewReader(in)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(objs.Kruise[0].GetNamespace() + "/" + objs.Kruise[0].GetName())
+	for _, w := range objs.Warnings {
+		fmt.Println(w)
+	}
+	// Output:
+	// team/agent
+	// ds.json: JSON value 1 (apps.kruise.io/v1beta1 DaemonSet agent): duplicate field "metadata"
+	// ds.json: JSON value 1 (apps.kruise.io/v1beta1 DaemonSet agent): 1 object(s) without metadata.namespace read in namespace "team", as kubectl reads them (-n sets another)
 }

@@ -18,9 +18,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/daemonplan/daemonplan/kube/internal/yamlcost"
 )
 
 // Errors returned by Read and Objects.Snapshot, and wrapped in an *Error by
@@ -37,7 +40,17 @@ var (
 	// ErrInvalidUTF8 reports input that is not valid UTF-8, or a name that
 	// holds U+FFFD, which is what invalid UTF-8 becomes when decoded.
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrAliasExpansion reports a YAML document whose aliases would expand
+	// it by more than MaxAliasExpansion bytes.
+	ErrAliasExpansion = errors.New("YAML aliases expand the document too far")
 )
+
+// MaxAliasExpansion bounds the bytes a YAML document's aliases may add to
+// it once expanded (4 MiB, more than twice the largest object the API
+// server stores): a document beyond it is refused before it is decoded,
+// with ErrAliasExpansion. kubectl prints no aliases; hand-written ones
+// that repeat a container or a toleration list add kilobytes.
+const MaxAliasExpansion = 4 << 20
 
 // kruiseGroup is the API group of OpenKruise's Advanced DaemonSet.
 const kruiseGroup = "apps.kruise.io"
@@ -413,6 +426,13 @@ func (m *merger) decodeYAMLStream(src string, data []byte) error {
 			line := 1 + bytes.Count(chunk[:i], []byte("\n"))
 			return &DecodeError{At: at, Err: fmt.Errorf("%w at line %d of the document", ErrInvalidUTF8, line)}
 		}
+		// The conversion copies an aliased value out at every alias: measure
+		// what that adds while the document is still a node tree.
+		if added, err := yamlcost.AliasBytes(chunk, MaxAliasExpansion); err != nil {
+			return &DecodeError{At: at, Err: err}
+		} else if added > MaxAliasExpansion {
+			return &DecodeError{At: at, Err: fmt.Errorf("%w: they add more than %d bytes once expanded (load.MaxAliasExpansion); refused before decoding", ErrAliasExpansion, MaxAliasExpansion)}
+		}
 		// Strict conversion refuses a key repeated in one mapping; the API
 		// server then warns with the YAML decoder's message and keeps the
 		// last value, as a lenient conversion does.
@@ -688,42 +708,70 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		return nil
 	}
 	// Decoding replaces invalid UTF-8 with U+FFFD, which would make
-	// different names equal: refuse both.
+	// different names equal: refuse both (U+FFFD once decoded, below).
 	if i := invalidUTF8(t); i >= 0 {
 		return fail(fmt.Errorf("%w at byte %d of the object", ErrInvalidUTF8, i))
 	}
+
+	decode := func(t []byte) (any, []error, error) {
+		var obj any
+		switch {
+		case kruise:
+			u := &unstructured.Unstructured{}
+			findings, err := decodeKruise(t, u)
+			return u, findings, err
+		case h.kind == "DaemonSet":
+			obj = &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "ControllerRevision":
+			obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "Node":
+			obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		default:
+			obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		}
+		findings, err := strictFindings(t, obj)
+		return obj, findings, err
+	}
+	obj, findings, err := decode(t)
+	// A field given twice keeps its last value, whole, as YAML keeps it
+	// and as a map (an OpenKruise DaemonSet) keeps it; the typed decoder
+	// would merge two objects field by field instead, so that the same
+	// input would name another namespace in JSON than in YAML, or as
+	// apps/v1 than as OpenKruise. Only input with a repeated key pays for
+	// the rewrite.
+	if err != nil || slices.ContainsFunc(findings, isDuplicate) {
+		if last, dups := lastWins(t); len(dups) > 0 {
+			if err != nil {
+				findings = nil
+				for _, d := range dups {
+					findings = append(findings, fmt.Errorf("duplicate field %q", d))
+				}
+			}
+			var more []error
+			obj, more, err = decode(last)
+			for _, f := range more {
+				if !isDuplicate(f) && !slices.ContainsFunc(findings, func(g error) bool { return g.Error() == f.Error() }) {
+					findings = append(findings, f)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return fail(typeError(err))
+	}
+	// The object is named by what was decoded, not by what the scanner
+	// saw: with metadata given twice, only the decoder knows which
+	// namespace and name stand.
+	meta := obj.(metav1.Object)
+	if meta.GetNamespace() != h.namespace || meta.GetName() != h.name {
+		id = h.apiVersion + " " + h.kind + " " + qualified(meta.GetNamespace(), meta.GetName())
+	}
 	for _, f := range []struct{ field, value string }{
-		{"metadata.name", h.name}, {"metadata.namespace", h.namespace}, {"metadata.uid", h.uid},
+		{"metadata.name", meta.GetName()}, {"metadata.namespace", meta.GetNamespace()}, {"metadata.uid", string(meta.GetUID())},
 	} {
 		if strings.ContainsRune(f.value, utf8.RuneError) {
 			return fail(fmt.Errorf("%w: %s %q holds U+FFFD", ErrInvalidUTF8, f.field, f.value))
 		}
-	}
-
-	var obj any
-	switch {
-	case kruise:
-		obj = &unstructured.Unstructured{}
-	case h.kind == "DaemonSet":
-		obj = &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	case h.kind == "ControllerRevision":
-		obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	case h.kind == "Node":
-		obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	default:
-		obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-	}
-	var findings []error
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		findings, err = sigsjson.UnmarshalStrict(t, &u.Object, sigsjson.DisallowDuplicateFields)
-		if err == nil && u.Object == nil {
-			err = errors.New("not an object")
-		}
-	} else {
-		findings, err = strictFindings(t, obj)
-	}
-	if err != nil {
-		return fail(err)
 	}
 	if err := m.findings(at, id, findings); err != nil {
 		return err
@@ -747,8 +795,8 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	if kruise {
 		kind = "Kruise"
 	}
-	if namespaced(kind) && h.namespace == "" {
-		setNamespace(obj, m.opts.DefaultNamespace)
+	if namespaced(kind) && meta.GetNamespace() == "" {
+		meta.SetNamespace(m.opts.DefaultNamespace)
 		if m.defaulted == 0 {
 			m.firstDefaulted, m.firstDefaultedID = at, id
 		}
@@ -837,19 +885,139 @@ func (m *merger) findings(at Position, id string, findings []error) error {
 	return nil
 }
 
-// setNamespace sets the namespace of obj.
-func setNamespace(obj any, ns string) {
-	switch v := obj.(type) {
-	case *appsv1.DaemonSet:
-		v.Namespace = ns
-	case *appsv1.ControllerRevision:
-		v.Namespace = ns
-	case *corev1.Pod:
-		v.Namespace = ns
-	case *unstructured.Unstructured:
-		v.SetNamespace(ns)
+// maxRewriteDepth bounds the nesting lastWins rewrites: each level it
+// walks scans what it holds again, so that its cost is this many times the
+// object's size at most. Kubernetes objects nest far less; a key repeated
+// deeper keeps the JSON decoder's reading.
+const maxRewriteDepth = 64
+
+// isDuplicate reports a strict-decoding finding of a field given twice.
+func isDuplicate(f error) bool { return strings.HasPrefix(f.Error(), "duplicate field ") }
+
+// lastWins returns the JSON value d with every key given twice in an
+// object kept once, with its last value, and the paths of the keys it
+// dropped, rendered as the strict decoder renders them
+// ("spec.template", "items[2].metadata"). A value it cannot walk, or
+// nested deeper than maxRewriteDepth, is returned as it is, for the
+// decoder to read or report.
+func lastWins(d []byte) ([]byte, []string) {
+	var dups []string
+	var walk func(d []byte, path string, depth int) []byte
+	walk = func(d []byte, path string, depth int) []byte {
+		d = bytes.TrimSpace(d)
+		if len(d) == 0 || depth > maxRewriteDepth {
+			return d
+		}
+		join := func(key string) string {
+			if path == "" {
+				return key
+			}
+			return path + "." + key
+		}
+		switch d[0] {
+		case '{':
+			fs, err := fields(d)
+			if err != nil {
+				return d
+			}
+			last := make(map[string]int, len(fs))
+			for i, f := range fs {
+				if _, ok := last[f.key]; ok && !slices.Contains(dups, join(f.key)) {
+					dups = append(dups, join(f.key))
+				}
+				last[f.key] = i
+			}
+			out := []byte{'{'}
+			for i, f := range fs {
+				if last[f.key] != i {
+					continue
+				}
+				if len(out) > 1 {
+					out = append(out, ',')
+				}
+				key, _ := json.Marshal(f.key)
+				out = append(append(out, key...), ':')
+				out = append(out, walk(f.value, join(f.key), depth+1)...)
+			}
+			return append(out, '}')
+		case '[':
+			out := []byte{'['}
+			err := elements(d, func(i int, v []byte) error {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, walk(v, path+"["+strconv.Itoa(i)+"]", depth+1)...)
+				return nil
+			})
+			if err != nil {
+				return d
+			}
+			return append(out, ']')
+		}
+		return d
 	}
+	out := walk(d, "", 0)
+	return out, dups
 }
+
+// kruiseShell is the part of an OpenKruise DaemonSet the loader reads by
+// apps/v1's rules: its metadata, decoded into the ObjectMeta an apps/v1
+// DaemonSet's is decoded into. The rest is OpenKruise's, kept as found.
+type kruiseShell struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        metav1.ObjectMeta `json:"metadata"`
+	Spec            json.RawMessage   `json:"spec"`
+	Status          json.RawMessage   `json:"status"`
+}
+
+// decodeKruise decodes the OpenKruise DaemonSet t into u: its fields as
+// found, but its metadata as an apps/v1 DaemonSet's is read (one rule for
+// both), so that the same input names the same namespace and name
+// whichever the kind. A map would keep only the last of two metadata
+// fields, and a null or numeric namespace as it is; ObjectMeta merges the
+// two, as the API server's decoder does, and refuses what is not a string.
+// The findings are those of an apps/v1 DaemonSet: fields given twice
+// anywhere, unknown fields outside spec and status.
+func decodeKruise(t []byte, u *unstructured.Unstructured) ([]error, error) {
+	findings, err := sigsjson.UnmarshalStrict(t, &u.Object, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, err
+	}
+	if u.Object == nil {
+		return nil, errors.New("not an object")
+	}
+	var shell kruiseShell
+	unknown, err := sigsjson.UnmarshalStrict(t, &shell, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&shell.Metadata)
+	if err != nil {
+		return nil, fmt.Errorf("metadata: %w", err)
+	}
+	u.Object["metadata"] = meta
+	return append(findings, unknown...), nil
+}
+
+// typeError renders a value of the wrong type as a field error: the field
+// path, what it wants and what it found (`metadata.namespace: want string,
+// found number`), rather than as Go's decoder names Go's types.
+func typeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" || te.Type == nil {
+		return err
+	}
+	return &fieldTypeError{te}
+}
+
+// fieldTypeError is a *json.UnmarshalTypeError rendered as a field error.
+type fieldTypeError struct{ *json.UnmarshalTypeError }
+
+func (e *fieldTypeError) Error() string {
+	return fmt.Sprintf("%s: want %s, found %s", e.Field, e.Type, e.Value)
+}
+
+func (e *fieldTypeError) Unwrap() error { return e.UnmarshalTypeError }
 
 // same reports two copies of one object with the same content.
 func same(a, b any) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -199,4 +200,96 @@ func startKwok(ctx context.Context, cfg *rest.Config, kubeconfig, logFile string
 		return err
 	}
 	return ctr.Start(ctx)
+}
+
+// imageStage is a kwok stage that moves a pending pod of image at once to
+// the status of statusTemplate. It weighs 1 against the ready stage's 0,
+// so kwok always picks it for such a pod; a Running pod no longer matches
+// the ready stage.
+func imageStage(name, image, statusTemplate string) string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Pending'
+    - key: '.spec.containers.[0].image'
+      operator: 'In'
+      values:
+      - %q
+  weight: 1
+  next:
+    statusTemplate: |
+%s`, name, image, statusTemplate)
+}
+
+// NeverReadyStage is a kwok pod stage (Options.ExtraPodStages) that makes
+// a pod whose first container runs image Running and never Ready: a
+// version that hangs.
+func NeverReadyStage(image string) string {
+	return imageStage("pod-never-ready-"+stageName(image), image, `      {{ $now := Now }}
+      conditions:
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "False"
+        type: Ready
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "False"
+        type: ContainersReady
+      phase: Running
+      startTime: {{ $now | Quote }}
+`)
+}
+
+// CrashLoopStage is a kwok pod stage (Options.ExtraPodStages) that makes a
+// pod whose first container runs image crash-loop, as a kubelet reports
+// it after 5 restarts: Running, not Ready, every container waiting in
+// CrashLoopBackOff, the last run ended with exit code 1.
+func CrashLoopStage(image string) string {
+	return imageStage("pod-crash-loop-"+stageName(image), image, `      {{ $now := Now }}
+      conditions:
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "False"
+        type: Ready
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "False"
+        type: ContainersReady
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 5
+        started: false
+        state:
+          waiting:
+            reason: CrashLoopBackOff
+        lastState:
+          terminated:
+            exitCode: 1
+            reason: Error
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+`)
+}
+
+// stageName makes an image a valid part of an object name.
+func stageName(image string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(image))
 }

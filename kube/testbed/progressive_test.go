@@ -37,49 +37,8 @@ import (
 // badImage is an image whose pods kwok never makes Ready (badStage).
 const badImage = "agent:bad"
 
-// imageStage is a kwok stage that moves a pending pod of image at once to
-// the status of statusTemplate. It weighs 1 against the default ready
-// stage's 0, so kwok always picks it for such a pod; a Running pod no
-// longer matches the ready stage.
-func imageStage(name, image, statusTemplate string) string {
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: %s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values:
-      - 'Pending'
-    - key: '.spec.containers.[0].image'
-      operator: 'In'
-      values:
-      - '%s'
-  weight: 1
-  next:
-    statusTemplate: |
-%s`, name, image, statusTemplate)
-}
-
 // badStage makes a pod of badImage Running and not Ready at once.
-var badStage = imageStage("pod-never-ready", badImage, `      {{ $now := Now }}
-      conditions:
-      - lastTransitionTime: {{ $now | Quote }}
-        status: "False"
-        type: Ready
-      - lastTransitionTime: {{ $now | Quote }}
-        status: "False"
-        type: ContainersReady
-      phase: Running
-      startTime: {{ $now | Quote }}
-`)
+var badStage = NeverReadyStage(badImage)
 
 // The rollout commands' exit codes (`daemonplan rollout --help`).
 const (
@@ -91,36 +50,8 @@ const (
 // kubelet does after a few restarts (crashStage).
 const crashImage = "agent:crash"
 
-// crashStage makes a pod of crashImage Running and not Ready, its
-// container waiting in CrashLoopBackOff after 5 restarts, the last
-// terminated with exit code 1.
-var crashStage = imageStage("pod-crash-loop", crashImage, `      {{ $now := Now }}
-      conditions:
-      - lastTransitionTime: {{ $now | Quote }}
-        status: "False"
-        type: Ready
-      - lastTransitionTime: {{ $now | Quote }}
-        status: "False"
-        type: ContainersReady
-      containerStatuses:
-      {{ range .spec.containers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        restartCount: 5
-        started: false
-        state:
-          waiting:
-            reason: CrashLoopBackOff
-        lastState:
-          terminated:
-            exitCode: 1
-            reason: Error
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      phase: Running
-      startTime: {{ $now | Quote }}
-`)
+// crashStage makes the pods of crashImage crash-loop.
+var crashStage = CrashLoopStage(crashImage)
 
 // progressiveScenario is one rollout under the real controller.
 type progressiveScenario struct {

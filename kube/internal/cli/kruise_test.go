@@ -72,3 +72,60 @@ func TestPlanKruise(t *testing.T) {
 		t.Errorf("invalid partition: exit %d, stderr %q; want 1 and the field path", bad.code, bad.stderr)
 	}
 }
+
+// TestPlanKruiseNamespace: an OpenKruise DaemonSet is planned in the
+// namespace an apps/v1 DaemonSet written alike is planned in, and the
+// warning names it. With metadata null it was planned in namespace "" (its
+// pods in kube-system or default were not its own: a second pod on every
+// node) under a warning naming "default"; a numeric namespace silently
+// became "default".
+func TestPlanKruiseNamespace(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "kruise.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kruise := string(b)
+	tests := []struct {
+		name, reason string
+		edit         func(string) string
+		want         string // the plan's namespace, or the field an error names
+	}{
+		{"metadata null", "the last metadata stands whole: no namespace, the default one",
+			func(s string) string {
+				return strings.Replace(s, "spec:\n  selector:", "metadata: null\nspec:\n  selector:", 1)
+			}, "default"},
+		{"namespace null", "no namespace: the default one",
+			func(s string) string { return strings.Replace(s, "namespace: kube-system", "namespace: null", 1) }, "default"},
+		{"numeric namespace", "a namespace is a string: an error naming the field",
+			func(s string) string { return strings.Replace(s, "namespace: kube-system", "namespace: 5", 1) }, "error metadata.namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := func(in string) string {
+				r := runCLI(t, in, "plan", "-f", "-", "--now", "2025-06-01T12:00:00Z", "-o", "json")
+				if r.code != exitOK {
+					if strings.Contains(r.stderr, "metadata.namespace: want string") {
+						return "error metadata.namespace"
+					}
+					return "exit " + r.stderr
+				}
+				var doc schema.Plan
+				if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(r.stderr, `read in namespace "`+doc.DaemonSet.Namespace+`"`) {
+					t.Errorf("%s: planned in namespace %q, stderr %q does not name it", tt.reason, doc.DaemonSet.Namespace, r.stderr)
+				}
+				return doc.DaemonSet.Namespace
+			}
+			in := tt.edit(kruise)
+			got := plan(in)
+			if got != tt.want {
+				t.Errorf("OpenKruise: %q, want %q (%s)", got, tt.want, tt.reason)
+			}
+			if apps := plan(strings.Replace(in, "apiVersion: apps.kruise.io/v1beta1", "apiVersion: apps/v1", 1)); apps != got {
+				t.Errorf("apps/v1 %q, OpenKruise %q (%s)", apps, got, tt.reason)
+			}
+		})
+	}
+}

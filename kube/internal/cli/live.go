@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,8 +29,8 @@ import (
 // Live mode: without -f, every command reads the cluster of the kubeconfig
 // (kubectl's own flags, from k8s.io/cli-runtime) through package live,
 // which returns the load.Objects files give; from there the two paths are
-// one. With -f the files are read and no cluster is contacted (except by
-// diff and simulate, whose -f may be the new spec: see specFromFiles).
+// one. With -f the files are read and no cluster is contacted, by any
+// command (diff and simulate: see filesHoldCluster).
 
 // conn is a connection to the cluster of the kubeconfig.
 type conn struct {
@@ -86,12 +88,38 @@ func configured(f *genericclioptions.ConfigFlags) error {
 	return nil
 }
 
-// newKubeFlags are kubectl's connection flags. The discovery cache
-// directory is left out: daemonplan uses no discovery but /version.
+// defaultRequestTimeout is --request-timeout when the user gives none:
+// kubectl waits forever by default, but a read-only planner a pipeline runs
+// must fail rather than hang on a server that accepts the connection and
+// never answers. A minute is the API server's own default limit on a
+// request (kube-apiserver --request-timeout): a server that answers at all
+// answers a get or a list page within it.
+const defaultRequestTimeout = time.Minute
+
+// newKubeFlags are kubectl's connection flags, with --request-timeout
+// defaulted to defaultRequestTimeout. The discovery cache directory is
+// left out: daemonplan uses no discovery but /version.
 func newKubeFlags() *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
 	f.CacheDir = nil
+	timeout := defaultRequestTimeout.String()
+	f.Timeout = &timeout
 	return f
+}
+
+// liveFailure reports err, from a request to the cluster, as the failure of
+// cmd; a request the server did not answer in time says which flag bounds
+// it.
+func (c *cli) liveFailure(cmd string, err error) error {
+	var ne net.Error
+	if (errors.As(err, &ne) && ne.Timeout()) || errors.Is(err, context.DeadlineExceeded) {
+		timeout := defaultRequestTimeout.String()
+		if c.kube != nil && c.kube.Timeout != nil {
+			timeout = *c.kube.Timeout
+		}
+		return c.fail("%s: %v (no answer within --request-timeout %s: a longer one waits longer, 0 forever)", cmd, err, timeout)
+	}
+	return c.fail("%s: %v", cmd, err)
 }
 
 // connect connects once per run, on first use.
@@ -230,7 +258,7 @@ func (c *cli) kubernetesVersion(cmd string, o *common) (upstream.Version, error)
 	}
 	v, err := live.ServerVersion(cn.client.Discovery())
 	if err != nil {
-		return 0, c.fail("%s: %v", cmd, err)
+		return 0, c.liveFailure(cmd, err)
 	}
 	return v, nil
 }
@@ -263,7 +291,7 @@ func (c *cli) source(cmd string, o *common, ns, name string) (*load.Objects, map
 	}
 	objs, err := live.Read(context.Background(), cn.client, ns, name, live.Options{})
 	if err != nil {
-		return nil, nil, "", c.fail("%s: %v", cmd, err)
+		return nil, nil, "", c.liveFailure(cmd, err)
 	}
 	switch n := len(objs.DaemonSets); {
 	case n == 0 && name != "":
@@ -296,7 +324,7 @@ func (c *cli) overheadSource(all, nodes bool) (*load.Objects, string, error) {
 	ns := cn.liveNamespace(all)
 	objs, err := live.ReadAll(context.Background(), cn.client, ns, nodes, live.Options{})
 	if err != nil {
-		return nil, "", c.fail("overhead: %v", err)
+		return nil, "", c.liveFailure("overhead", err)
 	}
 	if ns == "" {
 		return objs, "the cluster", nil
@@ -304,14 +332,16 @@ func (c *cli) overheadSource(all, nodes bool) (*load.Objects, string, error) {
 	return objs, "namespace " + ns + " of the cluster", nil
 }
 
-// specFromFiles decides what -f means to diff and simulate: the files are
-// the new spec, and the cluster is read live, when they hold one DaemonSet
-// and nothing else a sync reads (no node, pod or ControllerRevision), as
-// 'kubectl diff -f' takes them; otherwise they are the cluster, as for
-// every command. Standard input read to decide is kept for the reading
-// that follows.
-func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
-	if *dsFile != "" || len(o.files) != 1 {
+// filesHoldCluster checks, for diff and simulate, that the files of -f
+// are a cluster, as for every command: -f never contacts one. A single file
+// holding one DaemonSet and no node, pod or ControllerRevision, with no new
+// spec given, is what 'kubectl diff -f' takes as the new spec against the
+// live cluster; it is refused, naming what the file lacks and how to ask
+// that. What it read is kept for source, so that a large snapshot is
+// decoded once; standard input read to decide is kept for the reading that
+// follows.
+func (c *cli) filesHoldCluster(cmd string, o *common, dsFile string) error {
+	if dsFile != "" || len(o.files) != 1 {
 		return nil
 	}
 	if o.files[0] == "-" && !c.stdinRead {
@@ -327,18 +357,17 @@ func (c *cli) specFromFiles(cmd string, o *common, dsFile *string) error {
 	if err != nil {
 		return err
 	}
-	if len(objs.DaemonSets) != 1 || len(objs.Nodes)+len(objs.Pods)+len(objs.Revisions) > 0 {
-		// The cluster: kept for source, so that a large snapshot is
-		// decoded once.
-		c.preread = &preread{files: slices.Clone(o.files), objs: objs, kruise: kruise, src: src}
-		return nil
+	if len(objs.DaemonSets) == 1 && len(objs.Nodes)+len(objs.Pods)+len(objs.Revisions) == 0 {
+		newSpec := "--ds-file " + o.files[0]
+		return usagef("%s: -f %s holds one DaemonSet and no node, pod or ControllerRevision: -f is the cluster "+
+			"(kubectl get ds/NAME,nodes,pods,controllerrevisions -o yaml), read without contacting one; "+
+			"to compare this DaemonSet with the live cluster, give it as %s without -f", cmd, src, newSpec)
 	}
-	*dsFile, o.files = o.files[0], nil
+	c.preread = &preread{files: slices.Clone(o.files), objs: objs, kruise: kruise, src: src}
 	return nil
 }
 
-// preread is what specFromFiles read of files that turned out to be the
-// cluster.
+// preread is what filesHoldCluster read of the files of -f.
 type preread struct {
 	files  []string
 	objs   *load.Objects
@@ -368,11 +397,10 @@ type change struct {
 func addChange(cmd *cobra.Command, ch *change) {
 	cmd.Long += `
 
-Against the live cluster (no -f, or -f holding one DaemonSet and no node, pod
-or ControllerRevision, which is then the new spec as for 'kubectl diff -f'),
-the new DaemonSet is -f NEW.yaml, --ds-file NEW.yaml or --image
-CONTAINER=IMAGE ('kubectl set image': containers and init containers by name,
-*=IMAGE every one). It is then defaulted by the API server with a server-side
+Against the live cluster (no -f: -f is the cluster, from files, and contacts
+none), the new DaemonSet is --ds-file NEW.yaml or --image CONTAINER=IMAGE
+('kubectl set image': containers and init containers by name, *=IMAGE every
+one). It is then defaulted by the API server with a server-side
 dry run (the update sent with dryRun=All, as 'kubectl apply --dry-run=server'
 sends it; nothing is stored), which needs the update verb on daemonsets;
 without it a warning says so and it is defaulted offline (docs/live-cluster.md).`
@@ -413,9 +441,9 @@ func setImages(ds *appsv1.DaemonSet, edits []imageEdit) error {
 	return nil
 }
 
-// newSpec is the new DaemonSet of diff and simulate: from --ds-file (or -f
-// as specFromFiles decided), or the cluster's with --image applied; then,
-// live, defaulted by the API server (serverDefault).
+// newSpec is the new DaemonSet of diff and simulate: from --ds-file, or the
+// cluster's with --image applied; then, live, defaulted by the API server
+// (serverDefault).
 func (c *cli) newSpec(cmd string, in *input, dsFile string, images []imageEdit) (*appsv1.DaemonSet, load.Position, *convert.Kruise, error) {
 	cl := in.cluster
 	if dsFile != "" && len(images) > 0 {

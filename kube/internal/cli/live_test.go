@@ -214,10 +214,10 @@ func TestLiveEqualsFile(t *testing.T) {
 	}
 }
 
-// TestLiveChange: diff and simulate live take the new spec from -f (a file
-// with one DaemonSet and nothing else), --ds-file or --image, and default
-// it with a server-side dry run, or offline when the dry run is refused,
-// saying which.
+// TestLiveChange: diff and simulate live take the new spec from --ds-file
+// or --image (-f is the cluster and contacts none: TestFileNeverLive), and
+// default it with a server-side dry run, or offline when the dry run is
+// refused, saying which.
 func TestLiveChange(t *testing.T) {
 	c := readCase(t, "seed-01")
 	objs := objectsOf(t, clusterFile(c))
@@ -250,13 +250,11 @@ func TestLiveChange(t *testing.T) {
 		stderr       string
 		wantMarker   bool
 	}{
-		{"-f is the new spec", "a file with one DaemonSet and nothing else is the new spec, the cluster read live",
-			[]string{"diff", "-f", newFile, "-o", "json"}, "", nil, "defaulted by the API server", true},
-		{"-f - is the new spec", "from standard input too", []string{"simulate", "-f", "-", "-o", "json"}, string(b), nil, "defaulted by the API server", true},
-		{"--ds-file", "--ds-file keeps working live", []string{"diff", "--ds-file", newFile, "-o", "json"}, "", nil, "defaulted by the API server", true},
+		{"--ds-file", "the new spec from a file, the cluster read live", []string{"diff", "--ds-file", newFile, "-o", "json"}, "", nil, "defaulted by the API server", true},
+		{"--ds-file -", "from standard input too", []string{"simulate", "--ds-file", "-", "-o", "json"}, string(b), nil, "defaulted by the API server", true},
 		{"--image", "--image is defaulted the same way", []string{"diff", "--image", "*=agent:v9", "-o", "json"}, "", nil, "defaulted by the API server", true},
 		{"forbidden", "without update on daemonsets: offline defaulting, said in a warning",
-			[]string{"diff", "-f", newFile, "-o", "json"}, "", func(k8stesting.Action) (bool, runtime.Object, error) {
+			[]string{"diff", "--ds-file", newFile, "-o", "json"}, "", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, ds.Name, nil)
 			}, "warning: diff: " + newFile + ": the server-side dry run of the new DaemonSet failed (no right to update daemonsets", false},
 		{"image and file", "the new spec given twice", []string{"diff", "--ds-file", newFile, "--image", "*=x"}, "", nil, "give the new DaemonSet once", false},

@@ -107,7 +107,7 @@ func (c *cli) overheadNodePools(o overheadOptions, objs *load.Objects, src strin
 		plan, err := set.PlanTemplate(&np.Template, types)
 		if err != nil {
 			// Malformed instance types, or a DaemonSet too costly to
-			// decide (overhead.MaxTemplateSteps, docs/never-harm.md N12).
+			// decide (overhead.MaxTemplateSteps, docs/never-harm.md N15).
 			if o.instanceTypes == "" {
 				return c.fail("overhead: NodePool %s: %v", np.Name, err)
 			}

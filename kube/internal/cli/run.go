@@ -50,7 +50,9 @@ on OnDelete (see '%[1]s rollout --help').
 Without -f it reads the cluster of the kubeconfig, with kubectl's flags
 (--kubeconfig, --context, -n, ...: the Global Flags of each command's help):
 get and list only, the Kubernetes version from the server. The DaemonSet is NAME,
-ds/NAME or daemonsets.apps/NAME, as for kubectl.
+ds/NAME or daemonsets.apps/NAME, as for kubectl. A request the server does not
+answer within --request-timeout (1m0s unless given; 0 waits forever, as kubectl
+does by default) fails the command.
 
   %[1]s plan ds/node-agent -n kube-system
   %[1]s explain ds/node-agent node-017 -n kube-system
@@ -101,8 +103,8 @@ type cli struct {
 	kube *genericclioptions.ConfigFlags
 	dial dialer
 	conn *conn
-	// preread holds files diff and simulate read to tell a new spec from
-	// a cluster (specFromFiles), for load to use.
+	// preread holds the files diff and simulate read to check that they
+	// are a cluster (filesHoldCluster), for load to use.
 	preread *preread
 	// strict is --strict, which makes the loader refuse unknown and
 	// duplicate fields, and input without nodes.
