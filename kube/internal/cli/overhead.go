@@ -13,7 +13,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
 )
 
@@ -225,7 +224,7 @@ func overheadSet(objs *load.Objects) (*overhead.Catalog, error) {
 		}
 		dss[i] = d
 	}
-	set := overhead.Compile(dss, placement.Options{})
+	set := overhead.Compile(dss, overhead.Options{})
 	if ws := set.Warnings(); len(ws) > 0 {
 		// A negative quantity: the API server refuses such a pod, so no
 		// total or fit would be true (docs/overhead.md, Q5).
