@@ -272,8 +272,11 @@ type Admitted struct {
 //
 // A nil r admits nothing: Template is a copy of t, Priority is
 // t.Priority (0 when nil) and PreemptionPolicy t's (PreemptLowerPriority
-// when ""). t is read, never changed.
+// when ""). A nil t is the empty template. t is read, never changed.
 func (r *Rules) Admit(namespace string, t *api.PodTemplate) Admitted {
+	if t == nil {
+		t = &api.PodTemplate{}
+	}
 	out := Admitted{Template: t.DeepCopy(), PreemptionPolicy: api.PreemptLowerPriority}
 	if r == nil {
 		if t.Priority != nil {
