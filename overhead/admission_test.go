@@ -119,3 +119,56 @@ func ExampleCatalog_Refusals() {
 	// daemonSets[0].spec.template.spec.priorityClassName: Forbidden: no PriorityClass with name system-node-critcal was found
 	// decision: Eligible lands: false
 }
+
+// TestKarpenterAdmissionCases: the autoscaler issues about admission, as
+// named cases of PlanTemplate over one instance type, each with what the
+// API server makes of the daemon pod.
+func TestKarpenterAdmissionCases(t *testing.T) {
+	q := resource.MustParse
+	tiny := overhead.InstanceType{Name: "tiny", Allocatable: resource.List{"cpu": q("1"), "memory": q("2Gi"), "pods": q("8")}}
+	tests := []struct {
+		name, reason string
+		objects      admission.ClusterObjects
+		template     api.PodTemplate
+		overhead     string
+		fits         bool
+	}{{
+		name:   "LimitRanger defaults (aws/karpenter-provider-aws#3199)",
+		reason: "containers without requests take the namespace's default requests: counted as 0, the node is too small",
+		objects: admission.ClusterObjects{LimitRanges: []admission.LimitRange{{Namespace: "agents", Name: "defaults", Limits: []admission.LimitRangeItem{{
+			Type: admission.LimitTypeContainer, Default: resource.List{"cpu": q("600m"), "memory": q("512Mi")},
+		}}}}},
+		template: api.PodTemplate{Containers: []api.Container{{Name: "a"}, {Name: "b"}}},
+		overhead: "cpu=1200m,memory=1Gi",
+	}, {
+		name:     "limits without requests (aws/karpenter-provider-aws#1573)",
+		reason:   "a limit stands for the missing request, before any LimitRange default request",
+		objects:  admission.ClusterObjects{LimitRanges: []admission.LimitRange{{Namespace: "agents", Name: "defaults", Limits: []admission.LimitRangeItem{{Type: admission.LimitTypeContainer, DefaultRequest: resource.List{"cpu": q("10m")}}}}}},
+		template: api.PodTemplate{Containers: []api.Container{{Name: "a", Resources: api.Resources{Limits: resource.List{"cpu": q("1500m")}}}}},
+		overhead: "cpu=1500m",
+	}, {
+		name:     "RuntimeClass overhead",
+		reason:   "a sandboxed runtime's overhead is added to the pod's requests",
+		objects:  admission.ClusterObjects{RuntimeClasses: []admission.RuntimeClass{{Name: "kata", Overhead: resource.List{"cpu": q("250m"), "memory": q("160Mi")}}}},
+		template: api.PodTemplate{RuntimeClassName: "kata", Containers: []api.Container{{Name: "a", Resources: api.Resources{Requests: resource.List{"cpu": q("800m")}}}}},
+		overhead: "cpu=1050m,memory=160Mi",
+	}, {
+		name:     "missing PriorityClass",
+		reason:   "the pod is refused: it lands on no node and takes nothing",
+		template: api.PodTemplate{PriorityClassName: "agents", Containers: []api.Container{{Name: "a", Resources: api.Resources{Requests: resource.List{"cpu": q("100m")}}}}},
+		overhead: "",
+		fits:     true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rules, err := admission.Compile(tt.objects)
+			require.NoError(t, err)
+			ds := &api.DaemonSet{Namespace: "agents", Name: "agent", UID: "u", Template: tt.template}
+			plan, err := overhead.Compile([]*api.DaemonSet{ds}, overhead.Options{Admission: rules}).PlanTemplate(&overhead.NodeTemplate{}, []overhead.InstanceType{tiny})
+			require.NoError(t, err)
+			if got := plan.Overhead.Every.String(); got != tt.overhead || plan.InstanceTypes[0].Fits != tt.fits {
+				t.Errorf("%s: overhead %s fits %v, want %s %v", tt.reason, got, plan.InstanceTypes[0].Fits, tt.overhead, tt.fits)
+			}
+		})
+	}
+}
