@@ -180,3 +180,26 @@ func clone(l resource.List) resource.List {
 	}
 	return out
 }
+
+// TestAdmitOrderFree: the order in which the objects are given never
+// changes what admission makes of a pod (LimitRanges apply by name; of
+// several global defaults the lowest value, then the first name).
+func TestAdmitOrderFree(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r, o := compile(t)
+		s := admission.ClusterObjects{
+			LimitRanges:     rapid.Permutation(o.LimitRanges).Draw(t, "limitRanges"),
+			PriorityClasses: rapid.Permutation(o.PriorityClasses).Draw(t, "priorityClasses"),
+			RuntimeClasses:  rapid.Permutation(o.RuntimeClasses).Draw(t, "runtimeClasses"),
+		}
+		r2, err := admission.Compile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tpl := genTemplate(t)
+		ns := rapid.SampledFrom([]string{"a", "b"}).Draw(t, "namespace")
+		if d := cmp.Diff(r.Admit(ns, &tpl), r2.Admit(ns, &tpl), quantityCmp); d != "" {
+			t.Fatalf("Admit() depends on the objects' order (-given +shuffled):\n%s", d)
+		}
+	})
+}

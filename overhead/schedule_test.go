@@ -373,3 +373,20 @@ func markViolating(st overhead.NodeState, order []int) map[int]bool {
 	}
 	return out
 }
+
+// TestScheduleOrderFree: the order of the node's pods and budgets never
+// changes the answer: the same victims, by name, in the same order.
+func TestScheduleOrderFree(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ds, st := genNode(t)
+		s := overhead.Compile([]*api.DaemonSet{ds}, overhead.Options{})
+		want := summarizeScheduling(s.Schedule(0, &st), &st)
+		shuffled := st
+		shuffled.Pods = rapid.Permutation(st.Pods).Draw(t, "pods")
+		shuffled.Budgets = rapid.Permutation(st.Budgets).Draw(t, "budgets")
+		got := summarizeScheduling(s.Schedule(0, &shuffled), &shuffled)
+		if d := gocmp.Diff(want, got); d != "" {
+			t.Fatalf("Schedule() depends on input order (-first +shuffled):\n%s", d)
+		}
+	})
+}
