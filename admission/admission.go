@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -36,9 +37,9 @@ type LimitRange struct {
 }
 
 // LimitRangeItem is one entry of spec.limits. Only Container items default
-// anything; Min and Max of Container items are checked on the admitted pod;
-// Pod items and MaxLimitRequestRatio are not modelled (docs/overhead.md,
-// AD7).
+// anything; Min, Max and MaxLimitRequestRatio of Container and Pod items
+// are checked on the admitted pod; PersistentVolumeClaim items play no
+// part (docs/overhead.md, AD2, AD6).
 type LimitRangeItem struct {
 	// Type is LimitTypeContainer, LimitTypePod or
 	// LimitTypePersistentVolumeClaim.
@@ -268,7 +269,9 @@ type Admitted struct {
 //  6. Refusals: a class that does not exist, a spec.priority or
 //     preemptionPolicy that differs from the class's, an overhead that
 //     differs from the RuntimeClass's (or is set without one), a request
-//     above its limit, a Container min or max of a LimitRange broken.
+//     above its limit, a LimitRange's min, max or maxLimitRequestRatio
+//     broken by a container (Container items) or by the pod's sums (Pod
+//     items).
 //
 // A nil r admits nothing: Template is a copy of t, Priority is
 // t.Priority (0 when nil) and PreemptionPolicy t's (PreemptLowerPriority
@@ -443,51 +446,140 @@ func requestsAboveLimits(spec *field.Path, tpl *api.PodTemplate) field.ErrorList
 	return errs
 }
 
-// limitBounds refuses a container outside a Container item's min or max
-// (AD6; upstream limitranger: PodValidateLimitFunc, minConstraint,
-// maxConstraint): a min needs a request at least the min and a limit, if
-// any, at least the min; a max needs a limit at most the max and a
-// request, if any, at most the max.
+// limitBounds refuses a pod outside a LimitRange's bounds (AD6; upstream
+// limitranger: PodValidateLimitFunc, minConstraint, maxConstraint,
+// limitRequestRatioConstraint, podRequests, podLimits). It runs, as
+// validating admission does, on the pod once stored: containers and
+// pod-level resources defaulted (resource.Default). A Container item
+// bounds each container and init container, a Pod item the pod's
+// aggregated requests and limits (containers summed, sidecars added, every
+// other init container with the sidecars before it taken as a maximum;
+// pod-level cpu and memory replacing those sums).
 func (r *Rules) limitBounds(spec *field.Path, namespace string, tpl *api.PodTemplate) field.ErrorList {
+	lrs := r.limitRanges[namespace]
+	if len(lrs) == 0 {
+		return nil
+	}
+	stored := resource.Default(tpl.PodResources())
 	var errs field.ErrorList
-	for _, lr := range r.limitRanges[namespace] {
+	for _, lr := range lrs {
 		for _, it := range lr.Limits {
-			if it.Type != LimitTypeContainer {
-				continue
-			}
-			for _, cl := range containerLists(tpl) {
-				for j := range cl.list {
-					p := spec.Child(cl.name).Index(j).Child("resources")
-					res := cl.list[j].Resources
-					for _, name := range it.Min.Names() {
-						lo := it.Min[name]
-						req, hasReq := res.Requests[name]
-						lim, hasLim := res.Limits[name]
-						switch {
-						case !hasReq:
-							errs = append(errs, field.Forbidden(p.Child("requests").Key(name), fmt.Sprintf("LimitRange %s: minimum %s usage per Container is %s.  No request is specified", lr.Name, name, lo)))
-						case req.Cmp(lo) < 0:
-							errs = append(errs, field.Forbidden(p.Child("requests").Key(name), fmt.Sprintf("LimitRange %s: minimum %s usage per Container is %s, but request is %s", lr.Name, name, lo, req)))
-						case hasLim && lim.Cmp(lo) < 0:
-							errs = append(errs, field.Forbidden(p.Child("limits").Key(name), fmt.Sprintf("LimitRange %s: minimum %s usage per Container is %s, but limit is %s", lr.Name, name, lo, lim)))
-						}
-					}
-					for _, name := range it.Max.Names() {
-						hi := it.Max[name]
-						req, hasReq := res.Requests[name]
-						lim, hasLim := res.Limits[name]
-						switch {
-						case !hasLim:
-							errs = append(errs, field.Forbidden(p.Child("limits").Key(name), fmt.Sprintf("LimitRange %s: maximum %s usage per Container is %s.  No limit is specified", lr.Name, name, hi)))
-						case lim.Cmp(hi) > 0:
-							errs = append(errs, field.Forbidden(p.Child("limits").Key(name), fmt.Sprintf("LimitRange %s: maximum %s usage per Container is %s, but limit is %s", lr.Name, name, hi, lim)))
-						case hasReq && req.Cmp(hi) > 0:
-							errs = append(errs, field.Forbidden(p.Child("requests").Key(name), fmt.Sprintf("LimitRange %s: maximum %s usage per Container is %s, but request is %s", lr.Name, name, hi, req)))
-						}
+			switch it.Type {
+			case LimitTypeContainer:
+				for _, cl := range []struct {
+					name string
+					list []resource.Container
+				}{{"containers", stored.Containers}, {"initContainers", stored.InitContainers}} {
+					for j, c := range cl.list {
+						p := spec.Child(cl.name).Index(j).Child("resources")
+						errs = append(errs, bounds(p, &lr, &it, c.Requests, c.Limits)...)
 					}
 				}
+			case LimitTypePod:
+				req, lim := podSums(stored)
+				errs = append(errs, bounds(spec.Child("resources"), &lr, &it, req, lim)...)
 			}
 		}
 	}
 	return errs
+}
+
+// podSums are LimitRanger's aggregated requests and limits of a stored pod
+// (upstream limitranger: podRequests, podLimits): overhead left out,
+// pod-level cpu and memory (not hugepages) replacing the sums.
+func podSums(p resource.PodResources) (req, lim resource.List) {
+	req = resource.PodRequests(resource.PodResources{Containers: p.Containers, InitContainers: p.InitContainers})
+	asReq := func(cs []resource.Container) []resource.Container {
+		out := make([]resource.Container, len(cs))
+		for i, c := range cs {
+			out[i] = resource.Container{Name: c.Name, Requests: c.Limits, Sidecar: c.Sidecar}
+		}
+		return out
+	}
+	lim = resource.PodRequests(resource.PodResources{Containers: asReq(p.Containers), InitContainers: asReq(p.InitContainers)})
+	for _, name := range []string{"cpu", "memory"} {
+		if q, ok := p.Requests[name]; ok {
+			req[name] = q
+		}
+		if q, ok := p.Limits[name]; ok {
+			lim[name] = q
+		}
+	}
+	return req, lim
+}
+
+// bounds checks one item's min, max and maxLimitRequestRatio against
+// requests and limits, each problem Forbidden at p: a min needs a request,
+// and a request and limit no lower; a max needs a limit, and a limit and
+// request no higher; a ratio needs a non-zero request and limit whose
+// ratio is no higher.
+func bounds(p *field.Path, lr *LimitRange, it *LimitRangeItem, req, lim resource.List) field.ErrorList {
+	var errs field.ErrorList
+	bad := func(at *field.Path, format string, args ...any) {
+		errs = append(errs, field.Forbidden(at, "LimitRange "+lr.Name+": "+fmt.Sprintf(format, args...)))
+	}
+	for _, name := range it.Min.Names() {
+		lo := it.Min[name]
+		q, hasReq := req[name]
+		l, hasLim := lim[name]
+		rv, lv, ev := enforcedValues(q, l, lo)
+		switch {
+		case !hasReq:
+			bad(p.Child("requests").Key(name), "minimum %s usage per %s is %s.  No request is specified", name, it.Type, lo)
+		case rv < ev:
+			bad(p.Child("requests").Key(name), "minimum %s usage per %s is %s, but request is %s", name, it.Type, lo, q)
+		case hasLim && lv < ev:
+			bad(p.Child("limits").Key(name), "minimum %s usage per %s is %s, but limit is %s", name, it.Type, lo, l)
+		}
+	}
+	for _, name := range it.Max.Names() {
+		hi := it.Max[name]
+		q, hasReq := req[name]
+		l, hasLim := lim[name]
+		rv, lv, ev := enforcedValues(q, l, hi)
+		switch {
+		case !hasLim:
+			bad(p.Child("limits").Key(name), "maximum %s usage per %s is %s.  No limit is specified", name, it.Type, hi)
+		case lv > ev:
+			bad(p.Child("limits").Key(name), "maximum %s usage per %s is %s, but limit is %s", name, it.Type, hi, l)
+		case hasReq && rv > ev:
+			bad(p.Child("requests").Key(name), "maximum %s usage per %s is %s, but request is %s", name, it.Type, hi, q)
+		}
+	}
+	for _, name := range it.MaxLimitRequestRatio.Names() {
+		ratio := it.MaxLimitRequestRatio[name]
+		q, hasReq := req[name]
+		l, hasLim := lim[name]
+		rv, lv, _ := enforcedValues(q, l, ratio)
+		switch {
+		case !hasReq || rv == 0:
+			bad(p.Child("requests").Key(name), "%s max limit to request ratio per %s is %s, but no request is specified or request is 0", name, it.Type, ratio)
+		case !hasLim || lv == 0:
+			bad(p.Child("limits").Key(name), "%s max limit to request ratio per %s is %s, but no limit is specified or limit is 0", name, it.Type, ratio)
+		default:
+			observed := float64(lv) / float64(rv)
+			allowed := float64(ratio.Value())
+			if ratio.Value() <= maxMilliValue {
+				observed, allowed = observed*1000, float64(ratio.MilliValue())
+			}
+			if observed > allowed {
+				bad(p.Child("limits").Key(name), "%s max limit to request ratio per %s is %s, but provided ratio is %f", name, it.Type, ratio, float64(lv)/float64(rv))
+			}
+		}
+	}
+	return errs
+}
+
+// maxMilliValue is the largest value whose milli-value fits an int64.
+const maxMilliValue = math.MaxInt64 / 1000
+
+// enforcedValues are a request, limit and bound in one unit, as LimitRanger
+// compares them (upstream limitranger: requestLimitEnforcedValues):
+// milli-units when all three allow it, whole units (rounded up) otherwise.
+func enforcedValues(req, lim, enforced resource.Quantity) (r, l, e int64) {
+	r, l, e = req.Value(), lim.Value(), enforced.Value()
+	if r <= maxMilliValue && l <= maxMilliValue && e <= maxMilliValue {
+		return req.MilliValue(), lim.MilliValue(), enforced.MilliValue()
+	}
+	return r, l, e
 }

@@ -71,6 +71,10 @@ func TestAdmit(t *testing.T) {
 			{Namespace: "bounded", Name: "max", Limits: []admission.LimitRangeItem{
 				{Type: admission.LimitTypeContainer, Max: list("cpu", "1"), Min: list("memory", "32Mi")},
 			}},
+			{Namespace: "pods", Name: "pod-max", Limits: []admission.LimitRangeItem{
+				{Type: admission.LimitTypePod, Max: list("memory", "1Gi")},
+				{Type: admission.LimitTypeContainer, MaxLimitRequestRatio: list("cpu", "2")},
+			}},
 		},
 		PriorityClasses: []admission.PriorityClass{
 			{Name: "high", Value: 1000},
@@ -155,6 +159,29 @@ func TestAdmit(t *testing.T) {
 		want: got{
 			Container: api.Resources{Requests: list("cpu", "2", "memory", "64Mi"), Limits: list("cpu", "2")},
 			Requests:  "cpu=2,memory=64Mi", PreemptionPolicy: api.PreemptLowerPriority,
+			Refused: []string{"Forbidden spec.containers[0].resources.limits[cpu]"},
+		},
+	}, {
+		name:      "pod max over the containers' sum",
+		reason:    "a Pod item bounds the containers' limits summed",
+		namespace: "pods",
+		template: api.PodTemplate{Containers: []api.Container{
+			{Name: "a", Resources: api.Resources{Limits: list("cpu", "1", "memory", "768Mi")}},
+			{Name: "b", Resources: api.Resources{Limits: list("cpu", "1", "memory", "512Mi")}},
+		}},
+		want: got{
+			Container: api.Resources{Requests: list("cpu", "1", "memory", "768Mi"), Limits: list("cpu", "1", "memory", "768Mi")},
+			Requests:  "cpu=2,memory=1280Mi", PreemptionPolicy: api.PreemptLowerPriority,
+			Refused: []string{"Forbidden spec.resources.limits[memory]"},
+		},
+	}, {
+		name:      "limit to request ratio",
+		reason:    "a Container item's maxLimitRequestRatio: 4 times the request is above 2",
+		namespace: "pods",
+		template:  api.PodTemplate{Containers: one(list("cpu", "250m", "memory", "64Mi"), list("cpu", "1", "memory", "64Mi"))},
+		want: got{
+			Container: api.Resources{Requests: list("cpu", "250m", "memory", "64Mi"), Limits: list("cpu", "1", "memory", "64Mi")},
+			Requests:  "cpu=250m,memory=64Mi", PreemptionPolicy: api.PreemptLowerPriority,
 			Refused: []string{"Forbidden spec.containers[0].resources.limits[cpu]"},
 		},
 	}, {
