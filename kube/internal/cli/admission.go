@@ -66,6 +66,16 @@ func admissionObjectAt(objs *load.Objects, e *field.Error) string {
 	return fmt.Sprintf("%s (%s %s): %s", at, kind, name, c.Error())
 }
 
+// warnUnmodelled says which admission objects of objs do more than
+// daemonplan models: a RuntimeClass's scheduling (docs/overhead.md, AD7).
+func (c *cli) warnUnmodelled(objs *load.Objects) {
+	for i, rc := range objs.RuntimeClasses {
+		if s := rc.Scheduling; s != nil && (len(s.NodeSelector) > 0 || len(s.Tolerations) > 0) {
+			fmt.Fprintf(c.stderr, "warning: overhead: %s (RuntimeClass %s): scheduling.nodeSelector and tolerations are not modelled: pods of this class may not fit where said\n", objs.At.RuntimeClasses[i], rc.Name)
+		}
+	}
+}
+
 // warnRefusals says, per DaemonSet whose pods the API server would refuse,
 // why: such a pod is never created, and overhead counts it nowhere.
 func (c *cli) warnRefusals(set *overhead.Catalog) {

@@ -153,6 +153,7 @@ func (c *cli) overhead(o overheadOptions) error {
 	if err != nil {
 		return c.fail("overhead: %s: %v", src, err)
 	}
+	c.warnUnmodelled(objs)
 	c.warnRefusals(set)
 	doc, err := overheadDocument(set, objs, nodes)
 	if err != nil {

@@ -166,3 +166,20 @@ func TestOverheadAdmissionErrors(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, exitError, want)
 	}
 }
+
+// TestOverheadRuntimeClassScheduling: a RuntimeClass's scheduling is not
+// modelled, and said.
+func TestOverheadRuntimeClassScheduling(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.yaml")
+	in := "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: a, namespace: ns}\nspec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec: {runtimeClassName: gvisor, containers: [{name: a, image: a}]}\n" +
+		"---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling: {nodeSelector: {sandbox: gvisor}}\n"
+	if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "overhead", "-f", file)
+	want := "YAML document 2 (RuntimeClass gvisor): scheduling.nodeSelector and tolerations are not modelled"
+	if r.code != exitOK || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
+	}
+}

@@ -102,6 +102,7 @@ func (c *cli) overheadNodePools(o overheadOptions, objs *load.Objects, src strin
 	if err != nil {
 		return c.fail("overhead: %s: %v", src, err)
 	}
+	c.warnUnmodelled(objs)
 	c.warnRefusals(set)
 	doc := templateDoc{NodePools: []templatePool{}}
 	for _, np := range pools {
