@@ -272,6 +272,25 @@ func TestSchedulePreemption(t *testing.T) {
 			if len(sch.Victims) > 0 {
 				t.Fatalf("%s with victims", sch.Outcome)
 			}
+			// A pod left Pending would not fit even with every
+			// lower-priority pod gone, or has none to preempt.
+			lower := map[int]bool{}
+			for k, p := range st.Pods {
+				if p.Priority < *ds.Template.Priority {
+					lower[k] = true
+				}
+			}
+			rest := without(st, lower)
+			switch sch.Reason {
+			case overhead.LargerThanNode, overhead.PreemptionDoesNotHelp:
+				if s.Fit(0, &rest).Fits {
+					t.Fatalf("Pending (%s), but the pod fits once every lower-priority pod is gone", sch.Reason)
+				}
+			case overhead.NoLowerPriority:
+				if len(lower) > 0 {
+					t.Fatalf("NoLowerPriority with %d pods of lower priority", len(lower))
+				}
+			}
 			return
 		}
 		gone := map[int]bool{}
