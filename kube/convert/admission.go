@@ -17,8 +17,12 @@ import (
 // LimitRange converts lr for package admission: its Container, Pod and
 // PersistentVolumeClaim items with their quantities (value and format
 // kept). An error names the field path of a quantity package resource
-// cannot read ("spec.limits[0].default[cpu]").
+// cannot read ("spec.limits[0].default[cpu]"). A nil lr converts to the
+// zero LimitRange.
 func LimitRange(lr *corev1.LimitRange) (admission.LimitRange, error) {
+	if lr == nil {
+		return admission.LimitRange{}, nil
+	}
 	out := admission.LimitRange{Namespace: lr.Namespace, Name: lr.Name}
 	for i, it := range lr.Spec.Limits {
 		p := fmt.Sprintf("spec.limits[%d].", i)
@@ -44,8 +48,12 @@ func LimitRange(lr *corev1.LimitRange) (admission.LimitRange, error) {
 	return out, nil
 }
 
-// PriorityClass converts pc for package admission.
+// PriorityClass converts pc for package admission; a nil pc converts to
+// the zero PriorityClass.
 func PriorityClass(pc *schedulingv1.PriorityClass) admission.PriorityClass {
+	if pc == nil {
+		return admission.PriorityClass{}
+	}
 	out := admission.PriorityClass{Name: pc.Name, Value: pc.Value, GlobalDefault: pc.GlobalDefault}
 	if pc.PreemptionPolicy != nil {
 		out.PreemptionPolicy = string(*pc.PreemptionPolicy)
@@ -54,8 +62,12 @@ func PriorityClass(pc *schedulingv1.PriorityClass) admission.PriorityClass {
 }
 
 // RuntimeClass converts rc for package admission: its overhead.podFixed,
-// nil when the class sets no overhead.
+// nil when the class sets no overhead. A nil rc converts to the zero
+// RuntimeClass.
 func RuntimeClass(rc *nodev1.RuntimeClass) (admission.RuntimeClass, error) {
+	if rc == nil {
+		return admission.RuntimeClass{}, nil
+	}
 	out := admission.RuntimeClass{Name: rc.Name}
 	if rc.Overhead != nil {
 		var err error
@@ -68,8 +80,12 @@ func RuntimeClass(rc *nodev1.RuntimeClass) (admission.RuntimeClass, error) {
 
 // DisruptionBudget converts pdb for package overhead's preemption: its
 // selector, status.disruptionsAllowed and the names of
-// status.disruptedPods, sorted.
+// status.disruptedPods, sorted. A nil pdb converts to the zero budget,
+// which matches nothing.
 func DisruptionBudget(pdb *policyv1.PodDisruptionBudget) overhead.DisruptionBudget {
+	if pdb == nil {
+		return overhead.DisruptionBudget{}
+	}
 	return overhead.DisruptionBudget{
 		Namespace: pdb.Namespace, Name: pdb.Name,
 		Selector:           LabelSelector(pdb.Spec.Selector),
@@ -81,8 +97,12 @@ func DisruptionBudget(pdb *policyv1.PodDisruptionBudget) overhead.DisruptionBudg
 // PodUsage converts a pod bound to a node for package overhead: its
 // effective requests (api.PodTemplate.Requests of its spec, as stored),
 // host ports, controller UID, namespace, name, labels, spec.priority (0
-// when unset) and status.startTime (zero when unset, in UTC).
+// when unset) and status.startTime (zero when unset, in UTC). A nil p
+// converts to the zero PodUsage.
 func PodUsage(p *corev1.Pod) (overhead.PodUsage, error) {
+	if p == nil {
+		return overhead.PodUsage{}, nil
+	}
 	w, err := Workload(&p.Spec)
 	if err != nil {
 		return overhead.PodUsage{}, err
@@ -104,14 +124,15 @@ func PodUsage(p *corev1.Pod) (overhead.PodUsage, error) {
 	return u, nil
 }
 
-// AdmissionObjects converts the objects admission reads, in order; an
-// error names the object and the field.
+// AdmissionObjects converts the objects admission reads, in order (nil
+// elements as the zero object, which admission.Compile then refuses for
+// its missing name); an error names the object and the field.
 func AdmissionObjects(lrs []*corev1.LimitRange, pcs []*schedulingv1.PriorityClass, rcs []*nodev1.RuntimeClass) (admission.ClusterObjects, error) {
 	var out admission.ClusterObjects
 	for _, lr := range lrs {
 		c, err := LimitRange(lr)
 		if err != nil {
-			return out, fmt.Errorf("LimitRange %s/%s: %w", lr.Namespace, lr.Name, err)
+			return out, fmt.Errorf("LimitRange %s/%s: %w", c.Namespace, c.Name, err)
 		}
 		out.LimitRanges = append(out.LimitRanges, c)
 	}
@@ -121,7 +142,7 @@ func AdmissionObjects(lrs []*corev1.LimitRange, pcs []*schedulingv1.PriorityClas
 	for _, rc := range rcs {
 		c, err := RuntimeClass(rc)
 		if err != nil {
-			return out, fmt.Errorf("RuntimeClass %s: %w", rc.Name, err)
+			return out, fmt.Errorf("RuntimeClass %s: %w", c.Name, err)
 		}
 		out.RuntimeClasses = append(out.RuntimeClasses, c)
 	}
