@@ -183,3 +183,26 @@ func TestOverheadRuntimeClassScheduling(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
 	}
 }
+
+// TestOverheadNodePoolRefused: with admission objects, a DaemonSet whose
+// pods the API server refuses lands on no node of a NodePool and is left
+// out of every total.
+func TestOverheadNodePoolRefused(t *testing.T) {
+	r := runCLI(t, "", "overhead", "-f", "testdata/nodepool/daemonsets.yaml", "-f", "testdata/nodepool/refused.yaml",
+		"--nodepool", "testdata/nodepool/nodepool.yaml", "--instance-types", "testdata/nodepool/instance-types.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"kube-system/typo                  None     the API server refuses its pods (spec.template.spec.priorityClassName)",
+		"AT MOST (5 pods)",
+		"m7i.large      4 at most",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, "DaemonSet kube-system/typo: the API server refuses its pods") {
+		t.Errorf("stderr %q does not say why", r.stderr)
+	}
+}
