@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/admission"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/internal/testsupport/nilcheck"
@@ -25,6 +26,12 @@ var nilCalls = map[string]func(){
 	"daemonplan.Planner.Sync": func() {
 		daemonplan.NewPlanner(daemonplan.Options{}).Sync(daemonplan.Input{})
 		(*daemonplan.Planner)(nil).Sync(daemonplan.Input{})
+	},
+
+	"admission.Rules.Admit": func() {
+		(*admission.Rules)(nil).Admit("ns", nil)
+		r, _ := admission.Compile(admission.ClusterObjects{})
+		r.Admit("ns", nil)
 	},
 
 	"api.DaemonSet.DeepCopy":       func() { (*api.DaemonSet)(nil).DeepCopy() },
@@ -234,5 +241,5 @@ func newTracker() *daemonplan.Tracker {
 // nilcheck.Run. The table must cover every exported function that takes a
 // nilable argument: the list is read from the source.
 func TestNilInputs(t *testing.T) {
-	nilcheck.Run(t, []string{".", "api", "field", "placement", "revision", "rollout", "selector", "sim", "taints", "whatif"}, nilCalls)
+	nilcheck.Run(t, []string{".", "admission", "api", "field", "placement", "revision", "rollout", "selector", "sim", "taints", "whatif"}, nilCalls)
 }

@@ -38,6 +38,7 @@ func (t PodTemplate) DeepCopy() PodTemplate {
 	t.InitContainers = cloneContainers(t.InitContainers)
 	t.Overhead = maps.Clone(t.Overhead)
 	t.Resources = t.Resources.DeepCopy()
+	t.Priority = clonePtr(t.Priority)
 	return t
 }
 

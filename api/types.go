@@ -98,7 +98,26 @@ type PodTemplate struct {
 	// Resources is spec.resources, the pod-level requests and limits; both
 	// empty means unset.
 	Resources Resources
+	// PriorityClassName is spec.priorityClassName, "" for none. Priority
+	// and PreemptionPolicy are spec.priority (nil when unset) and
+	// spec.preemptionPolicy ("" when unset); the Priority admission plugin
+	// sets them from the class when the pod is created (package
+	// admission). Decisions never read them; the scheduler's preemption
+	// does (package overhead).
+	PriorityClassName string
+	Priority          *int32
+	PreemptionPolicy  string
+	// RuntimeClassName is spec.runtimeClassName, "" for none: the
+	// RuntimeClass admission plugin sets Overhead from that class.
+	RuntimeClassName string
 }
+
+// The preemption policies of a pod or PriorityClass
+// (spec.preemptionPolicy); "" is PreemptLowerPriority.
+const (
+	PreemptLowerPriority = "PreemptLowerPriority"
+	PreemptNever         = "Never"
+)
 
 // ContainerRestartPolicyAlways is the restartPolicy that makes an init
 // container a sidecar: it starts before the regular containers and keeps

@@ -14,7 +14,7 @@ import (
 // BenchmarkQuery: 50 DaemonSets against one node, compiled once, with a
 // reused Result (the target: ≤ 5 µs and no allocation per query).
 func BenchmarkQuery(b *testing.B) {
-	s := overhead.Compile(fleet(50), placement.Options{})
+	s := overhead.Compile(fleet(50), overhead.Options{})
 	n := gpuNode()
 	var r overhead.NodeResult
 	s.Query(&n, &r) // grow the Result once, as a caller reusing it does
@@ -47,7 +47,7 @@ func BenchmarkCompile(b *testing.B) {
 	dss := fleet(50)
 	b.ReportAllocs()
 	for range b.N {
-		overhead.Compile(dss, placement.Options{})
+		overhead.Compile(dss, overhead.Options{})
 	}
 }
 
@@ -69,7 +69,7 @@ func benchTemplate() overhead.NodeTemplate {
 // BenchmarkQueryTemplate: 50 DaemonSets against a node template, both
 // compiled once, with a reused TemplateResult.
 func BenchmarkQueryTemplate(b *testing.B) {
-	s := overhead.Compile(fleet(50), placement.Options{})
+	s := overhead.Compile(fleet(50), overhead.Options{})
 	tpl := benchTemplate()
 	ct, err := overhead.CompileTemplate(&tpl)
 	if err != nil {
@@ -92,7 +92,7 @@ func BenchmarkQueryTemplate(b *testing.B) {
 // accelerator missing, gpu or another value: 18 nodes), each DaemonSet's
 // answers folded into every/none/depends.
 func BenchmarkTemplateByNodes(b *testing.B) {
-	s := overhead.Compile(fleet(50), placement.Options{})
+	s := overhead.Compile(fleet(50), overhead.Options{})
 	tpl := benchTemplate()
 	var nodes []api.Node
 	for _, zone := range []string{"a", "b", "c"} {
@@ -142,7 +142,7 @@ func BenchmarkTemplateLongLists(b *testing.B) {
 				inTerm("zone", api.SelectorOpIn, half)}}}},
 			{Namespace: "ns", Name: "not-in", UID: "2", Template: api.PodTemplate{RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{
 				inTerm("zone", api.SelectorOpNotIn, half)}}}},
-		}, placement.Options{})
+		}, overhead.Options{})
 		b.Run(fmt.Sprintf("compile/values=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {

@@ -50,7 +50,7 @@ func BenchmarkCoverAll(b *testing.B) {
 // BenchmarkCoverRefused: what a DaemonSet costs that the query refuses
 // (TestCoverRefusal's): the work up to MaxTemplateSteps, then the error.
 func BenchmarkCoverRefused(b *testing.B) {
-	s := Compile([]*api.DaemonSet{refusedDaemonSet()}, placement.Options{})
+	s := Compile([]*api.DaemonSet{refusedDaemonSet()}, Options{})
 	ct, err := CompileTemplate(&NodeTemplate{})
 	if err != nil {
 		b.Fatal(err)
@@ -74,7 +74,7 @@ func BenchmarkCoverOverBudget(b *testing.B) {
 			{Key: fmt.Sprintf("y%02d", i), Operator: api.SelectorOpIn, Values: []string{"a"}},
 		}})
 	}
-	s := Compile([]*api.DaemonSet{{Namespace: "ns", Name: "pairs", UID: "p", Template: api.PodTemplate{RequiredNodeAffinity: aff}}}, placement.Options{})
+	s := Compile([]*api.DaemonSet{{Namespace: "ns", Name: "pairs", UID: "p", Template: api.PodTemplate{RequiredNodeAffinity: aff}}}, Options{})
 	ct, err := CompileTemplate(&NodeTemplate{})
 	if err != nil {
 		b.Fatal(err)

@@ -38,7 +38,7 @@ func coverAll(n int) *api.DaemonSet {
 // see that.
 func TestCoverAllTermsEvery(t *testing.T) {
 	for _, n := range []int{24, 200} {
-		s := Compile([]*api.DaemonSet{coverAll(n)}, placement.Options{})
+		s := Compile([]*api.DaemonSet{coverAll(n)}, Options{})
 		ct, err := CompileTemplate(&NodeTemplate{})
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +104,7 @@ func refusedDaemonSet() *api.DaemonSet {
 func TestCoverRefusal(t *testing.T) {
 	hard := refusedDaemonSet()
 	easy := &api.DaemonSet{Namespace: "ns", Name: "easy", UID: "e"}
-	s := Compile([]*api.DaemonSet{easy, hard, coverAll(3)}, placement.Options{})
+	s := Compile([]*api.DaemonSet{easy, hard, coverAll(3)}, Options{})
 	ct, err := CompileTemplate(&NodeTemplate{})
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +325,7 @@ func TestCoverOverBudgetDepends(t *testing.T) {
 		t.Fatalf("over %v, sawFalse %v: want the budget passed after a node without the pod", c.over, c.sawFalse)
 	}
 	var r TemplateResult
-	if err := Compile([]*api.DaemonSet{ds}, placement.Options{}).QueryTemplate(ct, &r); err != nil {
+	if err := Compile([]*api.DaemonSet{ds}, Options{}).QueryTemplate(ct, &r); err != nil {
 		t.Fatal(err)
 	}
 	if a := r.Answers[0]; a.Answer != Depends || len(a.Keys) != 40 || len(a.Where) != 20 {

@@ -26,6 +26,14 @@
 //     DaemonSet's requests and host ports, for printing.
 //   - [Catalog.Fit] and [NodeReport]'s fit: with a [NodeState] (allocatable and the
 //     pods already on the node), whether a daemon pod fits and, if not, why.
+//   - [Catalog.Schedule] and [NodeReport]'s scheduling: what the scheduler
+//     does with the pod there: it fits, stays Pending (and why), or
+//     preempts which pods of lower priority, PodDisruptionBudgets
+//     respected as the default preemption respects them.
+//   - [Options.Admission]: the pods as admission leaves them (package
+//     [github.com/daemonplan/daemonplan/admission]): LimitRange defaults,
+//     priority, RuntimeClass overhead; [Catalog.Refusals] names the pods the
+//     API server would refuse.
 //   - [CompileTemplate] and [Set.QueryTemplate]: for a node not yet created,
 //     described as autoscalers describe it (a [NodeTemplate] of label
 //     requirements, labels, taints and startup taints), whether each

@@ -5,7 +5,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -26,7 +25,7 @@ func zoneDaemonSets() []*api.DaemonSet {
 // everywhere, the CSI driver only in zone a; all but kube-proxy once the
 // startup taint is gone.
 func ExampleCompileTemplate() {
-	s := overhead.Compile(zoneDaemonSets(), placement.Options{})
+	s := overhead.Compile(zoneDaemonSets(), overhead.Options{})
 	ct, err := overhead.CompileTemplate(&overhead.NodeTemplate{
 		Requirements: []selector.Requirement{
 			{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}},
@@ -64,7 +63,7 @@ func ExampleCompileTemplate() {
 // Plan a template over two instance types: the daemon pods' requests on
 // each and what is left for workloads.
 func ExampleCatalog_PlanTemplate() {
-	s := overhead.Compile(zoneDaemonSets(), placement.Options{})
+	s := overhead.Compile(zoneDaemonSets(), overhead.Options{})
 	plan, err := s.PlanTemplate(&overhead.NodeTemplate{
 		Requirements: []selector.Requirement{{Key: "topology.kubernetes.io/zone", Operator: api.SelectorOpIn, Values: []string{"a", "b"}}},
 	}, []overhead.InstanceType{
@@ -122,7 +121,7 @@ func ExampleCatalog_QueryTemplate() {
 	s := overhead.Compile([]*api.DaemonSet{
 		{Namespace: "ns", Name: "cover-all", UID: "1", Template: api.PodTemplate{RequiredNodeAffinity: coverAll}},
 		{Namespace: "ns", Name: "hard", UID: "2", Template: api.PodTemplate{RequiredNodeAffinity: hard}},
-	}, placement.Options{})
+	}, overhead.Options{})
 	ct, err := overhead.CompileTemplate(&overhead.NodeTemplate{})
 	if err != nil {
 		fmt.Println(err)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
 )
 
@@ -30,7 +29,7 @@ func exampleDaemonSets() []*api.DaemonSet {
 // infra node takes kube-proxy, which tolerates everything, but not the
 // exporter.
 func ExampleCompile() {
-	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
+	s := overhead.Compile(exampleDaemonSets(), overhead.Options{})
 	node := api.Node{Name: "infra-new", Taints: []api.Taint{{Key: "dedicated", Value: "infra", Effect: api.TaintEffectNoSchedule}}}
 	rep := s.Report(&node, nil)
 	for _, e := range rep.DaemonSets {
@@ -45,7 +44,7 @@ func ExampleCompile() {
 
 // Query reuses one Result for many nodes without allocating.
 func ExampleCatalog_Query() {
-	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
+	s := overhead.Compile(exampleDaemonSets(), overhead.Options{})
 	var r overhead.NodeResult
 	for _, n := range []api.Node{{Name: "general"}, {Name: "gpu", Taints: []api.Taint{{Key: "nvidia.com/gpu", Effect: api.TaintEffectNoSchedule}}}} {
 		s.Query(&n, &r)
@@ -60,7 +59,7 @@ func ExampleCatalog_Query() {
 // controller's decision: here the node's cpu is taken by a pod already
 // there, so the exporter's pod would stay Pending.
 func ExampleCatalog_Fit() {
-	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
+	s := overhead.Compile(exampleDaemonSets(), overhead.Options{})
 	st := overhead.NodeState{
 		Allocatable: resource.List{"cpu": resource.MustParse("1"), "memory": resource.MustParse("2Gi"), "pods": resource.MustParse("110")},
 		Pods:        []overhead.PodUsage{{Requests: resource.List{"cpu": resource.MustParse("920m")}}},
@@ -76,7 +75,7 @@ func ExampleCatalog_Fit() {
 
 // Report with a NodeState carries each pod's fit.
 func ExampleCatalog_Report() {
-	s := overhead.Compile(exampleDaemonSets(), placement.Options{})
+	s := overhead.Compile(exampleDaemonSets(), overhead.Options{})
 	st := &overhead.NodeState{Allocatable: resource.List{"cpu": resource.MustParse("4"), "memory": resource.MustParse("16Gi"), "pods": resource.MustParse("110")}}
 	rep := s.Report(&api.Node{Name: "general"}, st)
 	for _, e := range rep.DaemonSets {

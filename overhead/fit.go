@@ -3,6 +3,7 @@ package overhead
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/resource"
@@ -20,6 +21,9 @@ type NodeState struct {
 	// DaemonSet's own pod and is left out when that DaemonSet's pod is
 	// judged, so that a node already running it is not counted twice.
 	Pods []PodUsage
+	// Budgets are the PodDisruptionBudgets the scheduler's preemption
+	// respects ([Catalog.Schedule]); Fit does not read them.
+	Budgets []DisruptionBudget
 }
 
 // PodUsage is what one pod already on a node takes.
@@ -31,6 +35,13 @@ type PodUsage struct {
 	Requests resource.List
 	// HostPorts are the host ports the pod binds.
 	HostPorts []api.ContainerPort
+	// Namespace, Name, Labels, Priority (spec.priority, 0 when unset) and
+	// StartTime (status.startTime, zero when not started) are what
+	// preemption reads ([Catalog.Schedule]); Fit does not.
+	Namespace, Name string
+	Labels          map[string]string
+	Priority        int32
+	StartTime       time.Time
 }
 
 // Fit says whether a daemon pod fits a node, as kube-scheduler's
@@ -68,13 +79,18 @@ type Fit struct {
 //
 // Fit is information beside the controller's decision, never part of it.
 func (s *Catalog) Fit(i int, st *NodeState) Fit {
-	d := &s.daemons[i]
+	return s.fit(&s.daemons[i], st, nil)
+}
+
+// fit is Fit for d with the pods marked in gone (when not nil) left out,
+// as preemption removes them.
+func (s *Catalog) fit(d *daemon, st *NodeState, gone []bool) Fit {
 	var used usage
 	pods := 0
 	var bound []api.ContainerPort
 	for k := range st.Pods {
 		p := &st.Pods[k]
-		if d.UID != "" && p.OwnerUID == d.UID {
+		if own(d, p) || (gone != nil && gone[k]) {
 			continue
 		}
 		pods++

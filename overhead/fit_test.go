@@ -7,7 +7,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 )
 
 func TestFit(t *testing.T) {
@@ -95,7 +94,7 @@ func TestFit(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := overhead.Compile([]*api.DaemonSet{tt.ds}, placement.Options{})
+			s := overhead.Compile([]*api.DaemonSet{tt.ds}, overhead.Options{})
 			if diff := gocmp.Diff(tt.want, s.Fit(0, &tt.st)); diff != "" {
 				t.Errorf("Fit() mismatch (-want +got) (%s):\n%s", tt.reason, diff)
 			}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/daemonplan/daemonplan/api"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -91,7 +90,7 @@ func FuzzTemplateQuery(f *testing.F) {
 		if err != nil {
 			t.Fatalf("CompileTemplate: %v", err)
 		}
-		s := Compile(dss, placement.Options{})
+		s := Compile(dss, Options{})
 		var r TemplateResult
 		if err := s.QueryTemplate(ct, &r); err != nil {
 			t.Fatalf("QueryTemplate refused a small input: %v", err)

@@ -104,7 +104,7 @@ func TestKarpenterFailureClasses(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := &api.DaemonSet{Namespace: "ns", Name: "ds", UID: "u", Template: tc.ds}
-			s := overhead.Compile([]*api.DaemonSet{ds}, placement.Options{})
+			s := overhead.Compile([]*api.DaemonSet{ds}, overhead.Options{})
 			ct, err := overhead.CompileTemplate(&tc.tpl)
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +137,7 @@ func TestKarpenterPodLevelLimits(t *testing.T) {
 		Containers: []api.Container{{Name: "c"}},
 		Resources:  api.Resources{Limits: resource.List{"cpu": resource.MustParse("500m"), "memory": resource.MustParse("1Gi")}},
 	}}
-	s := overhead.Compile([]*api.DaemonSet{ds}, placement.Options{})
+	s := overhead.Compile([]*api.DaemonSet{ds}, overhead.Options{})
 	plan, err := s.PlanTemplate(&overhead.NodeTemplate{}, []overhead.InstanceType{{
 		Name: "tiny", Allocatable: resource.List{"cpu": resource.MustParse("400m"), "memory": resource.MustParse("4Gi"), "pods": resource.MustParse("4")},
 	}})
@@ -164,7 +164,7 @@ func TestKarpenterORTermsAcrossPools(t *testing.T) {
 	ds := &api.DaemonSet{Namespace: "ns", Name: "ds", UID: "u", Template: api.PodTemplate{
 		RequiredNodeAffinity: &api.NodeSelector{Terms: []api.NodeSelectorTerm{term("a"), term("b")}},
 	}}
-	s := overhead.Compile([]*api.DaemonSet{ds}, placement.Options{})
+	s := overhead.Compile([]*api.DaemonSet{ds}, overhead.Options{})
 	var r overhead.TemplateResult
 	for _, order := range [][]string{{"a", "b"}, {"b", "a"}} {
 		for _, pool := range order {

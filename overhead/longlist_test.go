@@ -7,7 +7,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -64,7 +63,7 @@ func TestLongValueLists(t *testing.T) {
 		if err != nil {
 			res.err = err
 		} else {
-			res.err = overhead.Compile(dss, placement.Options{}).QueryTemplate(ct, &res.r)
+			res.err = overhead.Compile(dss, overhead.Options{}).QueryTemplate(ct, &res.r)
 		}
 		done <- res
 	}()

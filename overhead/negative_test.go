@@ -8,7 +8,6 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 )
 
 // TestNegativeRequests: a negative quantity in what a daemon pod requests
@@ -57,7 +56,7 @@ func TestNegativeRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			other := &api.DaemonSet{Namespace: "a", Name: "first"} // sorted first: paths keep the input's index
-			set := overhead.Compile([]*api.DaemonSet{other, tt.ds}, placement.Options{})
+			set := overhead.Compile([]*api.DaemonSet{other, tt.ds}, overhead.Options{})
 			var got []string
 			for _, e := range set.Warnings() {
 				if e.Type != field.TypeInvalid || e.Detail != detail {

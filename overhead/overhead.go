@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/daemonplan/daemonplan/admission"
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
 	"github.com/daemonplan/daemonplan/placement"
@@ -18,6 +19,8 @@ type Catalog struct {
 	daemons []daemon
 	// warnings are the negative quantities of the DaemonSets' resources.
 	warnings field.ErrorList
+	// refusals are the admission refusals of the DaemonSets' pods.
+	refusals field.ErrorList
 }
 
 type daemon struct {
@@ -40,28 +43,56 @@ type Daemon struct {
 	Requests resource.List
 	// HostPorts are the host ports the pod binds (api.PodTemplate.HostPorts).
 	HostPorts []api.ContainerPort
+	// Priority and PreemptionPolicy are the pod's as admitted
+	// (admission.Admitted; without admission, the template's spec.priority,
+	// 0 when unset, and spec.preemptionPolicy, PreemptLowerPriority when
+	// unset). Preemption reads them ([Catalog.Schedule]).
+	Priority         int32
+	PreemptionPolicy string
+	// Refused lists why the API server would refuse the DaemonSet's pod
+	// (docs/overhead.md, AD6), with paths under
+	// daemonSets[i].spec.template.spec; empty when it is created. A
+	// refused pod lands nowhere: the controller's create fails.
+	Refused field.ErrorList
+}
+
+// Options are what [Compile] takes besides the DaemonSets.
+type Options struct {
+	// Placement sets toleration matching and IgnoredDuringExecution
+	// (which changes the Decisions reported, not which pods land); the
+	// burst limit plays no part.
+	Placement placement.Options
+	// Admission, when not nil, admits each DaemonSet's pod in its
+	// namespace before its requests are computed (docs/overhead.md,
+	// AD1–AD7): LimitRange defaults, priority, RuntimeClass overhead. Nil
+	// takes the templates as written, as before admission was modelled.
+	Admission *admission.Rules
 }
 
 // Compile compiles dss, sorted by namespace then name (ties keep their
-// input order). opts sets toleration matching and IgnoredDuringExecution
-// (which changes the Decisions reported, not which pods land); the burst
-// limit plays no part. The DaemonSets are read, never changed, and
+// input order), with opts. The DaemonSets are read, never changed, and
 // must not change while the [Catalog] is in use. A DaemonSet being deleted is
 // compiled like any other: the caller decides whether it still counts.
-func Compile(dss []*api.DaemonSet, opts placement.Options) *Catalog {
+func Compile(dss []*api.DaemonSet, opts Options) *Catalog {
 	s := &Catalog{daemons: make([]daemon, len(dss))}
 	seen := map[string]bool{}
 	for i, ds := range dss {
 		d := &s.daemons[i]
+		p := field.NewPath("daemonSets").Index(i)
+		adm := opts.Admission.Admit(ds.Namespace, &ds.Template)
 		d.Daemon = Daemon{
 			Namespace: ds.Namespace, Name: ds.Name, UID: ds.UID,
-			Requests:  ds.Template.Requests(),
-			HostPorts: ds.Template.HostPorts(),
+			Requests:         adm.Template.Requests(),
+			HostPorts:        adm.Template.HostPorts(),
+			Priority:         adm.Priority,
+			PreemptionPolicy: adm.PreemptionPolicy,
+			Refused:          adm.Refused.Prefix(p.Child("spec", "template").String()),
 		}
-		d.elig = placement.NewEligibility(ds, opts)
-		d.tpl = newTplDaemon(ds, opts)
+		s.refusals = append(s.refusals, d.Refused...)
+		d.elig = placement.NewEligibility(ds, opts.Placement)
+		d.tpl = newTplDaemon(ds, opts.Placement)
 		d.input = i
-		s.warnings = append(s.warnings, negativeQuantities(field.NewPath("daemonSets").Index(i), &ds.Template)...)
+		s.warnings = append(s.warnings, negativeQuantities(p, &ds.Template)...)
 		for name := range d.Requests {
 			if !seen[name] {
 				seen[name] = true
@@ -91,6 +122,11 @@ func (s *Catalog) Len() int { return len(s.daemons) }
 // order. Its lists are shared with s and must not be changed.
 func (s *Catalog) Daemon(i int) Daemon { return s.daemons[i].Daemon }
 
+// Refusals returns every DaemonSet's [Daemon.Refused], in Compile's input
+// order: the pods admission would refuse (docs/overhead.md, AD6). Empty
+// without Options.Admission. The list is s's own; do not change it.
+func (s *Catalog) Refusals() field.ErrorList { return s.refusals }
+
 // Names returns the resource names any DaemonSet of s requests, sorted:
 // the index of [NodeResult.Total]. The slice is shared with s and must not be
 // changed.
@@ -106,16 +142,19 @@ type NodeResult struct {
 	// lands; Has[j] reports whether any of them requests it.
 	Total []resource.Quantity
 	Has   []bool
+	// refused[i] reports that DaemonSet i's pod is refused by admission.
+	refused []bool
 }
 
 // Lands reports whether DaemonSet i puts a pod on the node: the
-// controller would create one there (Decision.ShouldRun). A pod the
-// controller only lets continue (an untolerated NoSchedule taint) does
-// not land on a new node and is not counted.
-func (r *NodeResult) Lands(i int) bool { return r.Decisions[i].ShouldRun }
+// controller would create one there (Decision.ShouldRun) and admission
+// lets it ([Daemon.Refused] empty). A pod the controller only lets
+// continue (an untolerated NoSchedule taint) does not land on a new node
+// and is not counted.
+func (r *NodeResult) Lands(i int) bool { return r.Decisions[i].ShouldRun && !r.refused[i] }
 
 // Query decides every DaemonSet of s about n and sums the requests of the
-// pods that land (in namespace/name order; a sum keeps the format of its
+// pods that land ([NodeResult.Lands]) (in namespace/name order; a sum keeps the format of its
 // first operand, as apimachinery's Add does). It allocates nothing when r
 // already holds slices of s's sizes, as after a first Query with the same
 // [Catalog]. n is read, never changed.
@@ -123,13 +162,15 @@ func (s *Catalog) Query(n *api.Node, r *NodeResult) {
 	r.Decisions = grow(r.Decisions, len(s.daemons))
 	r.Total = grow(r.Total, len(s.names))
 	r.Has = grow(r.Has, len(s.names))
+	r.refused = grow(r.refused, len(s.daemons))
 	clear(r.Total)
 	clear(r.Has)
 	for i := range s.daemons {
 		d := &s.daemons[i]
 		dec := d.elig.Decide(n)
 		r.Decisions[i] = dec
-		if !dec.ShouldRun {
+		r.refused[i] = len(d.Refused) > 0
+		if !r.Lands(i) {
 			continue
 		}
 		for j, ok := range d.has {

@@ -81,7 +81,7 @@ func TestQueryAgreesWithScratch(t *testing.T) {
 		}
 		nodeBefore := n.DeepCopy()
 
-		s := overhead.Compile(dss, placement.Options{})
+		s := overhead.Compile(dss, overhead.Options{})
 		rep := s.Report(&n, nil)
 		wantDec, wantTotal := scratch(dss, &n)
 		if len(rep.DaemonSets) != len(dss) {
@@ -114,7 +114,7 @@ func TestQueryAgreesWithScratch(t *testing.T) {
 		for i, ds := range dss {
 			reversed[len(dss)-1-i] = ds
 		}
-		if diff := gocmp.Diff(rep, overhead.Compile(reversed, placement.Options{}).Report(&n, nil)); diff != "" {
+		if diff := gocmp.Diff(rep, overhead.Compile(reversed, overhead.Options{}).Report(&n, nil)); diff != "" {
 			t.Fatalf("Report depends on input order (-in order +reversed):\n%s", diff)
 		}
 		if diff := gocmp.Diff(before, dss); diff != "" {
@@ -131,7 +131,7 @@ func TestQueryAgreesWithScratch(t *testing.T) {
 
 func TestQueryDoesNotAllocate(t *testing.T) {
 	dss := fleet(50)
-	s := overhead.Compile(dss, placement.Options{})
+	s := overhead.Compile(dss, overhead.Options{})
 	n := gpuNode()
 	var r overhead.NodeResult
 	s.Query(&n, &r)
@@ -170,7 +170,7 @@ func TestReport(t *testing.T) {
 		reasons: []placement.Reason{placement.UntoleratedNoSchedule, placement.Eligible},
 		total:   "cpu=50m,memory=512Mi",
 	}}
-	s := overhead.Compile([]*api.DaemonSet{gpu, agent}, placement.Options{})
+	s := overhead.Compile([]*api.DaemonSet{gpu, agent}, overhead.Options{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := s.Report(&tt.node, nil)

@@ -173,10 +173,20 @@ func onType(errs field.ErrorList, i int, name string) field.ErrorList {
 	return out
 }
 
-// overhead sums the requests of the pods that land, in Set order.
+// lands reports whether DaemonSet i's pod lands on some node of a
+// template: its answer is Every or Depends and admission lets it.
+func (s *Catalog) lands(answers []TemplateAnswer, i int) bool {
+	return answers[i].Lands() && len(s.daemons[i].Refused) == 0
+}
+
+// overhead sums the requests of the pods that land (refused pods land
+// nowhere), in Set order.
 func (s *Catalog) overhead(answers []TemplateAnswer) Totals {
 	o := Totals{Every: resource.List{}, AtMost: resource.List{}}
 	for i := range s.daemons {
+		if len(s.daemons[i].Refused) > 0 {
+			continue
+		}
 		switch answers[i].Answer {
 		case Every:
 			o.Every = o.Every.Add(s.daemons[i].Requests)
@@ -195,7 +205,7 @@ func (s *Catalog) insufficient(answers []TemplateAnswer, alloc resource.List) []
 	var want, have usage
 	pods := 0
 	for i := range s.daemons {
-		if answers[i].Lands() {
+		if s.lands(answers, i) {
 			want.add(s.daemons[i].Requests)
 			pods++
 		}
@@ -223,11 +233,11 @@ func (s *Catalog) insufficient(answers []TemplateAnswer, alloc resource.List) []
 func (s *Catalog) portConflicts(answers []TemplateAnswer) []PortConflict {
 	var out []PortConflict
 	for j := range s.daemons {
-		if !answers[j].Lands() {
+		if !s.lands(answers, j) {
 			continue
 		}
 		for i := range j {
-			if !answers[i].Lands() {
+			if !s.lands(answers, i) {
 				continue
 			}
 			for _, p := range s.daemons[j].HostPorts {

@@ -24,10 +24,14 @@ type Entry struct {
 	// Fit is nil when no NodeState was given; otherwise the fit of the
 	// DaemonSet's pod, judged whether or not it lands.
 	Fit *Fit
+	// Scheduling is nil when no NodeState was given; otherwise what the
+	// scheduler does with the DaemonSet's pod there ([Catalog.Schedule]):
+	// fits, stays Pending and why, or preempts which pods.
+	Scheduling *Scheduling
 }
 
 // Report answers for n: Query, then each DaemonSet's requests and host
-// ports, and with st non-nil each daemon pod's [Fit]. It allocates its
+// ports, and with st non-nil each daemon pod's [Fit] and [Scheduling]. It allocates its
 // result; use Query to ask many nodes without allocating.
 func (s *Catalog) Report(n *api.Node, st *NodeState) NodeReport {
 	var r NodeResult
@@ -38,6 +42,8 @@ func (s *Catalog) Report(n *api.Node, st *NodeState) NodeReport {
 		if st != nil {
 			f := s.Fit(i, st)
 			e.Fit = &f
+			sch := s.Schedule(i, st)
+			e.Scheduling = &sch
 		}
 		out.DaemonSets[i] = e
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -189,7 +188,7 @@ func TestTemplateEnumeration(t *testing.T) {
 		for i := range dss {
 			dss[i] = drawDaemonSet(t, i)
 		}
-		set := overhead.Compile(dss, placement.Options{})
+		set := overhead.Compile(dss, overhead.Options{})
 		// reused answers every template of the check in turn: reusing a
 		// result must change no answer (nor the Set, which would show on
 		// the next template).

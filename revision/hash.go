@@ -136,6 +136,12 @@ func canonicalTemplate(t *api.PodTemplate) []byte {
 	}
 	putList(spec, "overhead", t.Overhead)
 	putResources(spec, t.Resources)
+	putString(spec, "priorityClassName", t.PriorityClassName)
+	if t.Priority != nil {
+		spec["priority"] = *t.Priority
+	}
+	putString(spec, "preemptionPolicy", t.PreemptionPolicy)
+	putString(spec, "runtimeClassName", t.RuntimeClassName)
 	if t.RequiredNodeAffinity != nil {
 		spec["affinity"] = map[string]any{
 			"nodeAffinity": map[string]any{

@@ -25,7 +25,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
 )
 
@@ -132,7 +131,7 @@ func daemonSets() []*api.DaemonSet {
 // run prints, for each pool, whether each DaemonSet's pod lands, the
 // daemon overhead, whether every daemon pod fits, and what is left.
 func run(w io.Writer) error {
-	set := overhead.Compile(daemonSets(), placement.Options{})
+	set := overhead.Compile(daemonSets(), overhead.Options{})
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := []string{"POOL"}
 	for i := range set.Len() {

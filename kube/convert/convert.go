@@ -54,6 +54,10 @@ func DaemonSet(ds *appsv1.DaemonSet) (*api.DaemonSet, error) {
 			InitContainers:        w.InitContainers,
 			Overhead:              w.Overhead,
 			Resources:             w.Resources,
+			PriorityClassName:     w.PriorityClassName,
+			Priority:              w.Priority,
+			PreemptionPolicy:      w.PreemptionPolicy,
+			RuntimeClassName:      w.RuntimeClassName,
 		},
 		TemplateData: data,
 		UpdateStrategy: api.UpdateStrategy{
@@ -116,6 +120,14 @@ func Workload(spec *corev1.PodSpec) (api.PodTemplate, error) {
 		if out.Resources, err = requirements(*r, "spec.resources"); err != nil {
 			return out, err
 		}
+	}
+	out.PriorityClassName = spec.PriorityClassName
+	out.Priority = clone(spec.Priority)
+	if spec.PreemptionPolicy != nil {
+		out.PreemptionPolicy = string(*spec.PreemptionPolicy)
+	}
+	if spec.RuntimeClassName != nil {
+		out.RuntimeClassName = *spec.RuntimeClassName
 	}
 	return out, nil
 }

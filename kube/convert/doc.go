@@ -1,7 +1,9 @@
 // Package convert turns Kubernetes API objects into daemonplan's snapshot
 // types and a plan's writes back into Kubernetes API objects.
 //
-// In: DaemonSet, Node, Pod and Revision (Nodes, Pods and Revisions for slices),
+// In: DaemonSet, Node, Pod and Revision (Nodes, Pods and Revisions for slices);
+// LimitRange, PriorityClass and RuntimeClass (AdmissionObjects for all three)
+// for package admission, DisruptionBudget and PodUsage for package overhead;
 // and HashFunc, upstream's exact revision hash for package revision. They
 // copy only what decisions read (see api.DaemonSet, Node and Pod), plus the
 // template's containers, overhead and pod-level resources (for any pod

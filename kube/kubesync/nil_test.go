@@ -7,6 +7,8 @@ import (
 
 	"github.com/daemonplan/daemonplan"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -35,27 +37,36 @@ func TestNilInputs(t *testing.T) {
 		"convert.ReplaceNodeNameNodeAffinity": func() { convert.ReplaceNodeNameNodeAffinity(nil, "n") },
 		"convert.UpdatedControllerRevision":   func() { convert.UpdatedControllerRevision(nil, revision.Revision{}) },
 		"convert.Workload":                    func() { convert.Workload(nil) },
-		"load.Merge":                          func() { load.Merge(nil, nil).Snapshot("", "") },
-		"convert.DaemonSet":                   func() { convert.DaemonSet(nil) },
-		"convert.HashFunc":                    func() { convert.HashFunc(nil, upstream.V1_34) },
-		"convert.Node":                        func() { convert.Node(nil) },
-		"convert.Nodes":                       func() { convert.Nodes(nil) },
-		"convert.Pod":                         func() { convert.Pod(nil) },
-		"convert.Pods":                        func() { convert.Pods(nil) },
-		"convert.ValidateObjects":             func() { convert.ValidateObjects(nil, nil, api.ValidateOptions{}) },
-		"convert.Revision":                    func() { convert.Revision(nil) },
-		"convert.Revisions":                   func() { convert.Revisions(nil) },
-		"load.DecodeError.Error":              func() { _ = (*load.DecodeError)(nil).Error() },
-		"load.DecodeError.Unwrap":             func() { _ = (*load.DecodeError)(nil).Unwrap() },
-		"load.Objects.Snapshot":               func() { (*load.Objects)(nil).Snapshot("", "") },
-		"load.Sources":                        func() { load.Sources(nil...) },
-		"load.Load":                           func() { load.Load(load.Options{}, nil...) },
-		"load.Decode":                         func() { load.Decode(nil) },
-		"load.Read":                           func() { load.Read(nil) },
-		"kubesync.Input":                      func() { kubesync.Input(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
-		"kubesync.Input, empty":               func() { kubesync.Input(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
-		"kubesync.Sync":                       func() { kubesync.Sync(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
-		"kubesync.Sync, empty":                func() { kubesync.Sync(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"convert.LimitRange":                  func() { convert.LimitRange(nil) },
+		"convert.PriorityClass":               func() { convert.PriorityClass(nil) },
+		"convert.RuntimeClass":                func() { convert.RuntimeClass(nil) },
+		"convert.DisruptionBudget":            func() { convert.DisruptionBudget(nil) },
+		"convert.PodUsage":                    func() { convert.PodUsage(nil) },
+		"convert.AdmissionObjects": func() {
+			convert.AdmissionObjects(nil, nil, nil)
+			convert.AdmissionObjects([]*corev1.LimitRange{nil}, []*schedulingv1.PriorityClass{nil}, []*nodev1.RuntimeClass{nil})
+		},
+		"load.Merge":              func() { load.Merge(nil, nil).Snapshot("", "") },
+		"convert.DaemonSet":       func() { convert.DaemonSet(nil) },
+		"convert.HashFunc":        func() { convert.HashFunc(nil, upstream.V1_34) },
+		"convert.Node":            func() { convert.Node(nil) },
+		"convert.Nodes":           func() { convert.Nodes(nil) },
+		"convert.Pod":             func() { convert.Pod(nil) },
+		"convert.Pods":            func() { convert.Pods(nil) },
+		"convert.ValidateObjects": func() { convert.ValidateObjects(nil, nil, api.ValidateOptions{}) },
+		"convert.Revision":        func() { convert.Revision(nil) },
+		"convert.Revisions":       func() { convert.Revisions(nil) },
+		"load.DecodeError.Error":  func() { _ = (*load.DecodeError)(nil).Error() },
+		"load.DecodeError.Unwrap": func() { _ = (*load.DecodeError)(nil).Unwrap() },
+		"load.Objects.Snapshot":   func() { (*load.Objects)(nil).Snapshot("", "") },
+		"load.Sources":            func() { load.Sources(nil...) },
+		"load.Load":               func() { load.Load(load.Options{}, nil...) },
+		"load.Decode":             func() { load.Decode(nil) },
+		"load.Read":               func() { load.Read(nil) },
+		"kubesync.Input":          func() { kubesync.Input(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Input, empty":   func() { kubesync.Input(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Sync":           func() { kubesync.Sync(nil, time.Time{}, kubesync.State{}, kubesync.Options{}) },
+		"kubesync.Sync, empty":    func() { kubesync.Sync(&load.Snapshot{}, time.Time{}, kubesync.State{}, kubesync.Options{}) },
 		"kubesync.Planner.Sync": func() {
 			pl, _ := kubesync.NewPlanner(kubesync.Options{})
 			pl.Sync(nil, time.Time{}, kubesync.State{})

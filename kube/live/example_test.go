@@ -6,6 +6,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/version"
@@ -15,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/daemonplan/daemonplan/kube/live"
+	"github.com/daemonplan/daemonplan/kube/load"
 )
 
 func ExampleRead() {
@@ -93,4 +97,22 @@ func ExampleDryRunUpdate() {
 	// Output:
 	// dryRun: [All]
 	// revisionHistoryLimit: 10 ; the argument's: <nil>
+}
+
+func ExampleReadAdmission() {
+	client := fake.NewClientset(
+		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Namespace: "monitoring", Name: "defaults"}},
+		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "defaults"}},
+		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "agents"}, Value: 1000},
+		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "kata"}, Handler: "kata"},
+		&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}},
+	)
+	objs := &load.Objects{}
+	if err := live.ReadAdmission(context.Background(), client, "monitoring", true, objs, live.Options{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(objs.LimitRanges), "LimitRange,", len(objs.PriorityClasses), "PriorityClass,",
+		len(objs.RuntimeClasses), "RuntimeClass,", len(objs.PodDisruptionBudgets), "PodDisruptionBudget")
+	// Output: 1 LimitRange, 1 PriorityClass, 1 RuntimeClass, 1 PodDisruptionBudget
 }

@@ -10,6 +10,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -151,6 +154,62 @@ func ReadAll(ctx context.Context, c kubernetes.Interface, namespace string, node
 		return nil, err
 	}
 	return objs, nil
+}
+
+// ReadAdmission adds to objs what admission and the scheduler's
+// preemption read: the LimitRanges of namespace (every namespace when
+// empty), every PriorityClass and RuntimeClass, and, with budgets, the
+// PodDisruptionBudgets of every namespace (a victim may be in any). It
+// needs the list right on limitranges, priorityclasses
+// (scheduling.k8s.io), runtimeclasses (node.k8s.io) and
+// poddisruptionbudgets (policy), which the daemonplan-reader role grants
+// (kube/rbac); a refusal is an error naming the list.
+func ReadAdmission(ctx context.Context, c kubernetes.Interface, namespace string, budgets bool, objs *load.Objects, o Options) error {
+	what := "limitranges in namespace " + namespace
+	if namespace == "" {
+		what = "limitranges"
+	}
+	err := list(ctx, o, metav1.ListOptions{}, func(lo metav1.ListOptions) (*corev1.LimitRangeList, error) {
+		return c.CoreV1().LimitRanges(namespace).List(ctx, lo)
+	}, func(l *corev1.LimitRangeList) metav1.ListInterface { return l }, func(l *corev1.LimitRangeList) {
+		for i := range l.Items {
+			objs.LimitRanges = append(objs.LimitRanges, &l.Items[i])
+			objs.At.LimitRanges = append(objs.At.LimitRanges, at("limitrange", &l.Items[i].ObjectMeta))
+		}
+	}, what)
+	if err != nil {
+		return err
+	}
+	err = list(ctx, o, metav1.ListOptions{}, func(lo metav1.ListOptions) (*schedulingv1.PriorityClassList, error) {
+		return c.SchedulingV1().PriorityClasses().List(ctx, lo)
+	}, func(l *schedulingv1.PriorityClassList) metav1.ListInterface { return l }, func(l *schedulingv1.PriorityClassList) {
+		for i := range l.Items {
+			objs.PriorityClasses = append(objs.PriorityClasses, &l.Items[i])
+			objs.At.PriorityClasses = append(objs.At.PriorityClasses, at("priorityclass", &l.Items[i].ObjectMeta))
+		}
+	}, "priorityclasses")
+	if err != nil {
+		return err
+	}
+	err = list(ctx, o, metav1.ListOptions{}, func(lo metav1.ListOptions) (*nodev1.RuntimeClassList, error) {
+		return c.NodeV1().RuntimeClasses().List(ctx, lo)
+	}, func(l *nodev1.RuntimeClassList) metav1.ListInterface { return l }, func(l *nodev1.RuntimeClassList) {
+		for i := range l.Items {
+			objs.RuntimeClasses = append(objs.RuntimeClasses, &l.Items[i])
+			objs.At.RuntimeClasses = append(objs.At.RuntimeClasses, at("runtimeclass", &l.Items[i].ObjectMeta))
+		}
+	}, "runtimeclasses")
+	if err != nil || !budgets {
+		return err
+	}
+	return list(ctx, o, metav1.ListOptions{}, func(lo metav1.ListOptions) (*policyv1.PodDisruptionBudgetList, error) {
+		return c.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, lo)
+	}, func(l *policyv1.PodDisruptionBudgetList) metav1.ListInterface { return l }, func(l *policyv1.PodDisruptionBudgetList) {
+		for i := range l.Items {
+			objs.PodDisruptionBudgets = append(objs.PodDisruptionBudgets, &l.Items[i])
+			objs.At.PodDisruptionBudgets = append(objs.At.PodDisruptionBudgets, at("poddisruptionbudget", &l.Items[i].ObjectMeta))
+		}
+	}, "poddisruptionbudgets")
 }
 
 func daemonSets(ctx context.Context, c kubernetes.Interface, namespace string, o Options) ([]appsv1.DaemonSet, error) {

@@ -353,3 +353,18 @@ func TestReadManyNodes(t *testing.T) {
 		t.Errorf("last node %s", got.Nodes[total-1].Name)
 	}
 }
+
+func TestReadAdmissionForbidden(t *testing.T) {
+	for _, resource := range []string{"limitranges", "priorityclasses", "runtimeclasses", "poddisruptionbudgets"} {
+		t.Run(resource, func(t *testing.T) {
+			c := fake.NewClientset()
+			c.PrependReactor("list", resource, func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", errors.New("no"))
+			})
+			err := ReadAdmission(context.Background(), c, "ns", true, &load.Objects{}, Options{})
+			if err == nil || !strings.Contains(err.Error(), "list "+resource) {
+				t.Errorf("a refused list names what was listed: %v", err)
+			}
+		})
+	}
+}

@@ -14,13 +14,16 @@
 //
 // Every object is classified by apiVersion and kind, as kubectl would:
 //
-//  1. apps/v1 DaemonSet, v1 Node, v1 Pod and apps/v1 ControllerRevision are
-//     decoded into their k8s.io/api types; an OpenKruise DaemonSet
+//  1. apps/v1 DaemonSet, v1 Node, v1 Pod and apps/v1 ControllerRevision,
+//     and what admission and preemption read (v1 LimitRange,
+//     scheduling.k8s.io/v1 PriorityClass, node.k8s.io/v1 RuntimeClass,
+//     policy/v1 PodDisruptionBudget), are decoded into their k8s.io/api
+//     types; an OpenKruise DaemonSet
 //     (apps.kruise.io v1beta1 or v1alpha1) into an unstructured object
 //     (Objects.Kruise);
 //  2. one of those kinds under another version of its group (DaemonSet in
 //     apps or extensions, ControllerRevision in apps, Node and Pod in the
-//     core group) is an error: the API server serves no other version of
+//     core group, PodDisruptionBudget in policy, ...) is an error: the API server serves no other version of
 //     them;
 //  3. a kind or apiVersion kubectl would not know is an error that names
 //     what was found: a kind that differs from one of those only in case

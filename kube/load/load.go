@@ -15,6 +15,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -159,6 +162,13 @@ type Objects struct {
 	// kind DaemonSet), as read, for convert.KruiseDaemonSet: found in the
 	// same pass as the rest, merged like them.
 	Kruise []*unstructured.Unstructured
+	// LimitRanges, PriorityClasses and RuntimeClasses are what admission
+	// reads (package admission, through convert.AdmissionObjects);
+	// PodDisruptionBudgets what the scheduler's preemption respects.
+	LimitRanges          []*corev1.LimitRange
+	PriorityClasses      []*schedulingv1.PriorityClass
+	RuntimeClasses       []*nodev1.RuntimeClass
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// Ignored names the objects of other kinds, as "apiVersion kind
 	// namespace/name", each once, for callers that want to warn about them.
 	Ignored []string
@@ -173,7 +183,8 @@ type Objects struct {
 
 // Positions are the positions of the objects of Objects, list by list.
 type Positions struct {
-	DaemonSets, Nodes, Pods, Revisions, Kruise []Position
+	DaemonSets, Nodes, Pods, Revisions, Kruise                         []Position
+	LimitRanges, PriorityClasses, RuntimeClasses, PodDisruptionBudgets []Position
 }
 
 // DecodeWarning is something kubectl would warn about in the input, at a
@@ -562,10 +573,14 @@ func abbreviate(v []byte) string {
 // The kinds decoded into k8s.io/api types, and the version each is read in.
 var kinds = map[string]map[string]string{
 	// kind: group: the apiVersion the API server serves it in
-	"DaemonSet":          {"apps": "apps/v1", "extensions": "apps/v1"},
-	"ControllerRevision": {"apps": "apps/v1"},
-	"Node":               {"": "v1"},
-	"Pod":                {"": "v1"},
+	"DaemonSet":           {"apps": "apps/v1", "extensions": "apps/v1"},
+	"ControllerRevision":  {"apps": "apps/v1"},
+	"Node":                {"": "v1"},
+	"Pod":                 {"": "v1"},
+	"LimitRange":          {"": "v1"},
+	"PriorityClass":       {"scheduling.k8s.io": "scheduling.k8s.io/v1"},
+	"RuntimeClass":        {"node.k8s.io": "node.k8s.io/v1"},
+	"PodDisruptionBudget": {"policy": "policy/v1"},
 }
 
 // classify decides how kubectl would read an object of apiVersion and
@@ -627,7 +642,9 @@ var builtinKinds = map[string]map[string][]string{
 func isListKind(kind string) bool { return strings.HasSuffix(kind, "List") }
 
 // namespaced reports whether objects of kind have a namespace.
-func namespaced(kind string) bool { return kind != "Node" }
+func namespaced(kind string) bool {
+	return kind != "Node" && kind != "PriorityClass" && kind != "RuntimeClass"
+}
 
 // add decodes one JSON value t (trimmed) found at at. defAPIVersion and
 // defKind apply to items of a typed list (NodeList), whose items the API
@@ -726,6 +743,14 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 			obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
 		case h.kind == "Node":
 			obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "LimitRange":
+			obj = &corev1.LimitRange{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "PriorityClass":
+			obj = &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "RuntimeClass":
+			obj = &nodev1.RuntimeClass{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
+		case h.kind == "PodDisruptionBudget":
+			obj = &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
 		default:
 			obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
 		}
@@ -787,6 +812,14 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
 	case *corev1.Pod:
 		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *corev1.LimitRange:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *schedulingv1.PriorityClass:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *nodev1.RuntimeClass:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
+	case *policyv1.PodDisruptionBudget:
+		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
 	case *unstructured.Unstructured:
 		v.SetAPIVersion(h.apiVersion)
 		v.SetKind(h.kind)
@@ -836,6 +869,18 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	case *unstructured.Unstructured:
 		o.Kruise = append(o.Kruise, v)
 		o.At.Kruise = append(o.At.Kruise, at)
+	case *corev1.LimitRange:
+		o.LimitRanges = append(o.LimitRanges, v)
+		o.At.LimitRanges = append(o.At.LimitRanges, at)
+	case *schedulingv1.PriorityClass:
+		o.PriorityClasses = append(o.PriorityClasses, v)
+		o.At.PriorityClasses = append(o.At.PriorityClasses, at)
+	case *nodev1.RuntimeClass:
+		o.RuntimeClasses = append(o.RuntimeClasses, v)
+		o.At.RuntimeClasses = append(o.At.RuntimeClasses, at)
+	case *policyv1.PodDisruptionBudget:
+		o.PodDisruptionBudgets = append(o.PodDisruptionBudgets, v)
+		o.At.PodDisruptionBudgets = append(o.At.PodDisruptionBudgets, at)
 	}
 	return nil
 }
@@ -1042,6 +1087,14 @@ func identity(obj any) (key, uid string) {
 		return "Pod\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
 	case *unstructured.Unstructured:
 		return "Kruise\x00" + v.GetNamespace() + "\x00" + v.GetName(), string(v.GetUID())
+	case *corev1.LimitRange:
+		return "LimitRange\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
+	case *schedulingv1.PriorityClass:
+		return "PriorityClass\x00\x00" + v.Name, string(v.UID)
+	case *nodev1.RuntimeClass:
+		return "RuntimeClass\x00\x00" + v.Name, string(v.UID)
+	case *policyv1.PodDisruptionBudget:
+		return "PodDisruptionBudget\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
 	}
 	return "", ""
 }
@@ -1057,6 +1110,14 @@ func (m *merger) count(kind string) int {
 		return len(m.objs.Nodes)
 	case "Kruise":
 		return len(m.objs.Kruise)
+	case "LimitRange":
+		return len(m.objs.LimitRanges)
+	case "PriorityClass":
+		return len(m.objs.PriorityClasses)
+	case "RuntimeClass":
+		return len(m.objs.RuntimeClasses)
+	case "PodDisruptionBudget":
+		return len(m.objs.PodDisruptionBudgets)
 	default:
 		return len(m.objs.Pods)
 	}
@@ -1073,6 +1134,14 @@ func (m *merger) object(r ref) any {
 		return m.objs.Nodes[r.index]
 	case "Kruise":
 		return m.objs.Kruise[r.index]
+	case "LimitRange":
+		return m.objs.LimitRanges[r.index]
+	case "PriorityClass":
+		return m.objs.PriorityClasses[r.index]
+	case "RuntimeClass":
+		return m.objs.RuntimeClasses[r.index]
+	case "PodDisruptionBudget":
+		return m.objs.PodDisruptionBudgets[r.index]
 	default:
 		return m.objs.Pods[r.index]
 	}
@@ -1089,6 +1158,14 @@ func (m *merger) position(r ref) Position {
 		return m.objs.At.Nodes[r.index]
 	case "Kruise":
 		return m.objs.At.Kruise[r.index]
+	case "LimitRange":
+		return m.objs.At.LimitRanges[r.index]
+	case "PriorityClass":
+		return m.objs.At.PriorityClasses[r.index]
+	case "RuntimeClass":
+		return m.objs.At.RuntimeClasses[r.index]
+	case "PodDisruptionBudget":
+		return m.objs.At.PodDisruptionBudgets[r.index]
 	default:
 		return m.objs.At.Pods[r.index]
 	}
@@ -1118,6 +1195,14 @@ func Merge(objs ...*Objects) *Objects {
 		out.At.Nodes = append(out.At.Nodes, o.At.Nodes...)
 		out.At.Pods = append(out.At.Pods, o.At.Pods...)
 		out.At.Revisions = append(out.At.Revisions, o.At.Revisions...)
+		out.LimitRanges = append(out.LimitRanges, o.LimitRanges...)
+		out.PriorityClasses = append(out.PriorityClasses, o.PriorityClasses...)
+		out.RuntimeClasses = append(out.RuntimeClasses, o.RuntimeClasses...)
+		out.PodDisruptionBudgets = append(out.PodDisruptionBudgets, o.PodDisruptionBudgets...)
+		out.At.LimitRanges = append(out.At.LimitRanges, o.At.LimitRanges...)
+		out.At.PriorityClasses = append(out.At.PriorityClasses, o.At.PriorityClasses...)
+		out.At.RuntimeClasses = append(out.At.RuntimeClasses, o.At.RuntimeClasses...)
+		out.At.PodDisruptionBudgets = append(out.At.PodDisruptionBudgets, o.At.PodDisruptionBudgets...)
 	}
 	return out
 }

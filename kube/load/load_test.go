@@ -289,6 +289,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`[[{"kind":"NodeList","apiVersion":"v1","items":[{}]}]]`)
 	f.Add("--- \n: x\n")
 	f.Add(node + node)
+	f.Add(admissionYAML)
 	f.Add("apiVersion: v1\nkind: Node\nmetadata: {name: n\xff}\n")
 	f.Add(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n\udcfe","uid":"u"}}{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u"}}`)
 	cases, err := conformance.SmallestCases(1)

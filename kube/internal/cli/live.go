@@ -326,6 +326,11 @@ func (c *cli) overheadSource(all, nodes bool) (*load.Objects, string, error) {
 	if err != nil {
 		return nil, "", c.liveFailure("overhead", err)
 	}
+	// What admission makes of the daemon pods, and, with the nodes, the
+	// budgets preemption respects (docs/overhead.md, AD1–AD7, SC7).
+	if err := live.ReadAdmission(context.Background(), cn.client, ns, nodes, objs, live.Options{}); err != nil {
+		return nil, "", c.fail("overhead: %v", err)
+	}
 	if ns == "" {
 		return objs, "the cluster", nil
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/overhead"
-	"github.com/daemonplan/daemonplan/placement"
 	"github.com/daemonplan/daemonplan/resource"
 )
 
@@ -45,7 +44,19 @@ Fit is judged as the scheduler's NodeResourcesFit and NodePorts filters judge
 it, against the node's status.allocatable and the non-terminal pods of the
 input bound to it (a DaemonSet's own pod left out). It is information beside
 the controller's decision, which does not check it; it is null for a node
-without status.allocatable. docs/overhead.md states the rules.
+without status.allocatable. SCHEDULER says what kube-scheduler does with the
+pod there: it fits, stays pending (and why), or preempts pods of lower
+priority (which ones, and how many against a PodDisruptionBudget), as its
+default preemption chooses them on that node.
+
+When the input holds LimitRanges, PriorityClasses or RuntimeClasses (live:
+always, they are read from the cluster), each daemon pod is first admitted
+as the API server admits it: LimitRange defaults, limits as requests, the
+priority of its class (or of the global default; system-node-critical and
+system-cluster-critical are built in), its RuntimeClass's overhead. A pod
+the API server would refuse (a PriorityClass or RuntimeClass that does not
+exist, ...) is said in a warning and lands nowhere. docs/overhead.md states
+the rules.
 
 With --nodepool, answer instead for every node a Karpenter NodePool
 (karpenter.sh/v1; a file of NodePools, or the List kubectl get nodepools
@@ -76,8 +87,9 @@ Output formats (-o):
          with --nodepool one row per NodePool and DaemonSet, the totals,
          then one row per NodePool and instance type
   json   {"nodes":[{"name", "daemonSets":[{"namespace", "name", "lands",
-         "reason", "requests", "fits", "insufficient", "portConflicts"}],
-         "requests"}]}, quantities as Kubernetes prints them; with
+         "reason", "requests", "fits", "insufficient", "portConflicts",
+         "priority", "scheduling":{"outcome", "reason", "victims",
+         "pdbViolations"}, "refused"}], "requests"}]}, quantities as Kubernetes prints them; with
          --nodepool {"nodePools":[{"name", "daemonSets":[{"namespace",
          "name", "lands", "reason", "where", "keys", "startupTaint",
          "requests", "hostPorts"}], "overhead":{"every", "atMost", "pods"},
@@ -91,7 +103,7 @@ Output formats (-o):
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil,
-		"what 'kubectl get ds,nodes,pods -o yaml' prints; '-' reads standard input;\na directory, its .json, .yaml and .yml files. Repeat to merge several\nsources. Other kinds are ignored.")
+		"what 'kubectl get ds,nodes,pods,limitranges,priorityclasses,runtimeclasses,pdb -A -o yaml' prints; '-' reads standard input;\na directory, its .json, .yaml and .yml files. Repeat to merge several\nsources. Other kinds are ignored.")
 	addLive(cmd, &o.allNamespaces, "read the cluster: the DaemonSets of every namespace (without it, of -n or the context's)")
 	f.StringArrayVar(&o.nodeFiles, "node-file", nil, "a file holding one Node, real or hypothetical, every label known: answer for it\n(repeat for several) instead of the input's nodes")
 	f.StringVar(&o.nodePool, "nodepool", "", "a file of Karpenter NodePools (karpenter.sh/v1): answer for every node each may launch")
@@ -137,7 +149,13 @@ func (c *cli) overhead(o overheadOptions) error {
 			nodes = append(nodes, nobjs.Nodes...)
 		}
 	}
-	doc, err := overheadDocument(objs, nodes)
+	set, err := overheadSet(objs)
+	if err != nil {
+		return c.fail("overhead: %s: %v", src, err)
+	}
+	c.warnUnmodelled(objs)
+	c.warnRefusals(set)
+	doc, err := overheadDocument(set, objs, nodes)
 	if err != nil {
 		return c.fail("overhead: %s: %v", src, err)
 	}
@@ -169,15 +187,27 @@ type overheadEntry struct {
 	Fits         *bool    `json:"fits"`
 	Insufficient []string `json:"insufficient,omitempty"`
 	Conflicts    []string `json:"portConflicts,omitempty"`
+	// Priority is the pod's priority, as admitted when admission objects
+	// are given.
+	Priority int32 `json:"priority"`
+	// Scheduling is null with fits: what the scheduler does with the pod.
+	Scheduling *overheadScheduling `json:"scheduling"`
+	// Refused lists why the API server refuses the pod.
+	Refused []string `json:"refused,omitempty"`
+}
+
+// overheadScheduling is overhead.Scheduling in the JSON document.
+type overheadScheduling struct {
+	// Outcome is Fits, Pending, Preempts or NotCreated.
+	Outcome       string   `json:"outcome"`
+	Reason        string   `json:"reason,omitempty"`
+	Victims       []string `json:"victims,omitempty"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
 }
 
 // overheadDocument answers for nodes (sorted by name) about every
-// DaemonSet of objs.
-func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, error) {
-	set, err := overheadSet(objs)
-	if err != nil {
-		return overheadDoc{}, err
-	}
+// DaemonSet of set, compiled from objs.
+func overheadDocument(set *overhead.Catalog, objs *load.Objects, nodes []*corev1.Node) (overheadDoc, error) {
 	sorted := slices.Clone(nodes)
 	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	// The non-terminal pods by the node they are bound to, found once.
@@ -187,9 +217,13 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 			bound[p.Spec.NodeName] = append(bound[p.Spec.NodeName], p)
 		}
 	}
+	var budgets []overhead.DisruptionBudget
+	for _, pdb := range objs.PodDisruptionBudgets {
+		budgets = append(budgets, convert.DisruptionBudget(pdb))
+	}
 	doc := overheadDoc{Nodes: []overheadNode{}}
 	for _, n := range sorted {
-		st, err := nodeState(n, bound[n.Name])
+		st, err := nodeState(n, bound[n.Name], budgets)
 		if err != nil {
 			return overheadDoc{}, fmt.Errorf("node %s: %w", n.Name, err)
 		}
@@ -200,6 +234,20 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 			oe := overheadEntry{
 				Namespace: e.Namespace, Name: e.Name, Lands: e.Lands,
 				Reason: e.Decision.Reason.String(), Requests: quantities(e.Requests),
+				Priority: e.Priority,
+			}
+			for _, r := range e.Refused {
+				oe.Refused = append(oe.Refused, r.Error())
+				// The controller would create the pod; the API server
+				// refuses it, so it lands nowhere.
+				oe.Reason = "RefusedByAdmission"
+			}
+			if s := e.Scheduling; s != nil {
+				sc := &overheadScheduling{Outcome: s.Outcome.String(), Reason: string(s.Reason), PDBViolations: s.PDBViolations}
+				for _, k := range s.Victims {
+					sc.Victims = append(sc.Victims, st.Pods[k].Namespace+"/"+st.Pods[k].Name)
+				}
+				oe.Scheduling = sc
 			}
 			if e.Fit != nil {
 				fits := e.Fit.Fits
@@ -215,8 +263,13 @@ func overheadDocument(objs *load.Objects, nodes []*corev1.Node) (overheadDoc, er
 	return doc, nil
 }
 
-// overheadSet compiles the DaemonSets of objs.
+// overheadSet compiles the DaemonSets of objs, admitted when objs holds
+// admission objects.
 func overheadSet(objs *load.Objects) (*overhead.Catalog, error) {
+	rules, err := admissionRules(objs)
+	if err != nil {
+		return nil, err
+	}
 	dss := make([]*api.DaemonSet, len(objs.DaemonSets))
 	for i, ds := range objs.DaemonSets {
 		d, err := convert.DaemonSet(ds)
@@ -225,7 +278,7 @@ func overheadSet(objs *load.Objects) (*overhead.Catalog, error) {
 		}
 		dss[i] = d
 	}
-	set := overhead.Compile(dss, placement.Options{})
+	set := overhead.Compile(dss, overhead.Options{Admission: rules})
 	if ws := set.Warnings(); len(ws) > 0 {
 		// A negative quantity: the API server refuses such a pod, so no
 		// total or fit would be true (docs/overhead.md, Q5).
@@ -235,9 +288,9 @@ func overheadSet(objs *load.Objects) (*overhead.Catalog, error) {
 }
 
 // nodeState is what the scheduler knows of n: its allocatable resources
-// and pods, the non-terminal pods bound to it; nil when n lists no
-// allocatable resources.
-func nodeState(n *corev1.Node, pods []*corev1.Pod) (*overhead.NodeState, error) {
+// and pods, the non-terminal pods bound to it, and the budgets its
+// preemption respects; nil when n lists no allocatable resources.
+func nodeState(n *corev1.Node, pods []*corev1.Pod, budgets []overhead.DisruptionBudget) (*overhead.NodeState, error) {
 	if len(n.Status.Allocatable) == 0 {
 		return nil, nil
 	}
@@ -245,16 +298,11 @@ func nodeState(n *corev1.Node, pods []*corev1.Pod) (*overhead.NodeState, error) 
 	if err != nil {
 		return nil, fmt.Errorf("status.allocatable%w", err)
 	}
-	st := &overhead.NodeState{Allocatable: alloc}
+	st := &overhead.NodeState{Allocatable: alloc, Budgets: budgets}
 	for _, p := range pods {
-		w, err := convert.Workload(&p.Spec)
+		u, err := convert.PodUsage(p)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
-		}
-		w.HostNetwork = p.Spec.HostNetwork
-		u := overhead.PodUsage{Requests: w.Requests(), HostPorts: w.HostPorts()}
-		if ref := convert.Pod(p).Controller; ref != nil {
-			u.OwnerUID = ref.UID
 		}
 		st.Pods = append(st.Pods, u)
 	}
@@ -302,7 +350,7 @@ func listString(m map[string]string) string {
 
 func writeOverheadTable(w io.Writer, doc overheadDoc) error {
 	t := newTable(w, 2)
-	t.row("NODE", "DAEMONSET", "LANDS", "REASON", "REQUESTS", "FITS")
+	t.row("NODE", "DAEMONSET", "LANDS", "REASON", "REQUESTS", "FITS", "SCHEDULER")
 	for _, n := range doc.Nodes {
 		for _, e := range n.DaemonSets {
 			fits := "-"
@@ -312,9 +360,31 @@ func writeOverheadTable(w io.Writer, doc overheadDoc) error {
 					fits += " (" + strings.Join(why, ",") + ")"
 				}
 			}
-			t.row(n.Name, e.Namespace+"/"+e.Name, e.Lands, e.Reason, listString(e.Requests), fits)
+			t.row(n.Name, e.Namespace+"/"+e.Name, e.Lands, e.Reason, listString(e.Requests), fits, schedulerString(e.Scheduling))
 		}
-		t.row(n.Name, "TOTAL", "", "", listString(n.Requests), "")
+		t.row(n.Name, "TOTAL", "", "", listString(n.Requests), "", "")
 	}
 	return t.flush()
+}
+
+// schedulerString renders what the scheduler does with a daemon pod:
+// "fits", "pending (NoLowerPriority)", "preempts 2 (ns/a,ns/b)", "not
+// created"; "-" when fit is not judged.
+func schedulerString(s *overheadScheduling) string {
+	if s == nil {
+		return "-"
+	}
+	switch s.Outcome {
+	case "Fits":
+		return "fits"
+	case "Pending":
+		return "pending (" + s.Reason + ")"
+	case "Preempts":
+		out := fmt.Sprintf("preempts %d (%s)", len(s.Victims), strings.Join(s.Victims, ","))
+		if s.PDBViolations > 0 {
+			out += fmt.Sprintf(", %d against a PodDisruptionBudget", s.PDBViolations)
+		}
+		return out
+	}
+	return "not created"
 }

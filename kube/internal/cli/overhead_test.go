@@ -27,10 +27,14 @@ func TestOverheadJSON(t *testing.T) {
 		Name: "node-a",
 		DaemonSets: []overheadEntry{
 			{Namespace: "kube-system", Name: "kube-proxy", Lands: true, Reason: "Eligible",
-				Requests: map[string]string{"cpu": "100m", "memory": "64Mi"}, Fits: &yes},
+				Requests: map[string]string{"cpu": "100m", "memory": "64Mi"}, Fits: &yes,
+				Scheduling: &overheadScheduling{Outcome: "Fits"}},
+			// The legacy pod has the exporter's priority (0): the
+			// exporter's pod stays Pending.
 			{Namespace: "monitoring", Name: "node-exporter", Lands: true, Reason: "Eligible",
 				Requests: map[string]string{"cpu": "250m", "memory": "128Mi"}, Fits: &no,
-				Insufficient: []string{"cpu"}, Conflicts: []string{"9100/TCP"}},
+				Insufficient: []string{"cpu"}, Conflicts: []string{"9100/TCP"},
+				Scheduling: &overheadScheduling{Outcome: "Pending", Reason: "NoLowerPriority"}},
 		},
 		Requests: map[string]string{"cpu": "350m", "memory": "192Mi"},
 	}, {
@@ -115,5 +119,90 @@ func TestOverheadErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q (%s)", r.code, r.stderr, tt.code, tt.stderr, tt.reason)
 			}
 		})
+	}
+}
+
+// TestOverheadAdmission: with admission objects in the input, each daemon
+// pod is admitted (LimitRange defaults, priority, RuntimeClass overhead),
+// one naming a missing PriorityClass is said to be refused, and the
+// scheduler column shows which pods fit, wait, or preempt whom.
+func TestOverheadAdmission(t *testing.T) {
+	r := runCLI(t, "", "overhead", "-f", "testdata/overhead-admission.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	golden := filepath.Join("testdata", "overhead-admission.table.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), r.stdout); diff != "" {
+		t.Errorf("overhead table mismatch (-want +got):\n%s", diff)
+	}
+	const refused = `warning: overhead: DaemonSet kube-system/typo: the API server refuses its pods: spec.template.spec.priorityClassName: Forbidden: no PriorityClass with name system-node-critcal was found`
+	if strings.TrimSpace(r.stderr) != refused {
+		t.Errorf("stderr %q, want %q", r.stderr, refused)
+	}
+}
+
+// TestOverheadAdmissionErrors: a bad admission object is an error naming
+// the file, document and field.
+func TestOverheadAdmissionErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.yaml")
+	in := "apiVersion: v1\nkind: List\nitems:\n- apiVersion: apps/v1\n  kind: DaemonSet\n  metadata: {name: a, namespace: ns}\n  spec:\n    selector: {matchLabels: {app: a}}\n    template:\n      metadata: {labels: {app: a}}\n      spec: {containers: [{name: a, image: a}]}\n" +
+		"---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: odd}\nvalue: 1\npreemptionPolicy: Sometimes\n"
+	if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "overhead", "-f", file)
+	want := "YAML document 2 (PriorityClass odd): preemptionPolicy: Unsupported value"
+	if r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, exitError, want)
+	}
+}
+
+// TestOverheadRuntimeClassScheduling: a RuntimeClass's scheduling is not
+// modelled, and said.
+func TestOverheadRuntimeClassScheduling(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.yaml")
+	in := "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: a, namespace: ns}\nspec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec: {runtimeClassName: gvisor, containers: [{name: a, image: a}]}\n" +
+		"---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling: {nodeSelector: {sandbox: gvisor}}\n"
+	if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "overhead", "-f", file)
+	want := "YAML document 2 (RuntimeClass gvisor): scheduling.nodeSelector and tolerations are not modelled"
+	if r.code != exitOK || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
+	}
+}
+
+// TestOverheadNodePoolRefused: with admission objects, a DaemonSet whose
+// pods the API server refuses lands on no node of a NodePool and is left
+// out of every total.
+func TestOverheadNodePoolRefused(t *testing.T) {
+	r := runCLI(t, "", "overhead", "-f", "testdata/nodepool/daemonsets.yaml", "-f", "testdata/nodepool/refused.yaml",
+		"--nodepool", "testdata/nodepool/nodepool.yaml", "--instance-types", "testdata/nodepool/instance-types.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"kube-system/typo                  None     the API server refuses its pods (spec.template.spec.priorityClassName)",
+		"AT MOST (5 pods)",
+		"m7i.large      4 at most",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, "DaemonSet kube-system/typo: the API server refuses its pods") {
+		t.Errorf("stderr %q does not say why", r.stderr)
 	}
 }

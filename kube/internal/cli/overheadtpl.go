@@ -102,6 +102,8 @@ func (c *cli) overheadNodePools(o overheadOptions, objs *load.Objects, src strin
 	if err != nil {
 		return c.fail("overhead: %s: %v", src, err)
 	}
+	c.warnUnmodelled(objs)
+	c.warnRefusals(set)
 	doc := templateDoc{NodePools: []templatePool{}}
 	for _, np := range pools {
 		plan, err := set.PlanTemplate(&np.Template, types)
@@ -131,6 +133,12 @@ func templatePoolDoc(set *overhead.Catalog, name string, plan overhead.TemplateP
 		if e.Answer == overhead.None {
 			te.Why = whyNone(e.TemplateAnswer)
 		}
+		if len(e.Refused) > 0 {
+			// The API server refuses the pod: it lands on no node, and
+			// the totals leave it out (docs/overhead.md, AD6).
+			te.Lands, te.Reason, te.Where = overhead.None.String(), "RefusedByAdmission", nil
+			te.Why = "the API server refuses its pods (" + strings.TrimPrefix(e.Refused[0].Field[strings.Index(e.Refused[0].Field, "]")+1:], ".") + ")"
+		}
 		for _, w := range e.Where {
 			var alt []string
 			for _, r := range w {
@@ -138,7 +146,7 @@ func templatePoolDoc(set *overhead.Catalog, name string, plan overhead.TemplateP
 			}
 			te.Where = append(te.Where, alt)
 		}
-		if e.StartupTaint != nil {
+		if e.StartupTaint != nil && len(e.Refused) == 0 {
 			te.StartupTaint = e.StartupTaint.String()
 		}
 		for _, hp := range e.HostPorts {
@@ -155,7 +163,11 @@ func templatePoolDoc(set *overhead.Catalog, name string, plan overhead.TemplateP
 			ti.Allocatable, ti.Left = quantities(types[i].Allocatable), quantities(it.Left)
 			for j, a := range it.Answers {
 				d := set.Daemon(j)
-				ti.DaemonSets = append(ti.DaemonSets, templateTypeEntry{Namespace: d.Namespace, Name: d.Name, Lands: a.Answer.String()})
+				lands := a.Answer.String()
+				if len(d.Refused) > 0 {
+					lands = overhead.None.String()
+				}
+				ti.DaemonSets = append(ti.DaemonSets, templateTypeEntry{Namespace: d.Namespace, Name: d.Name, Lands: lands})
 			}
 			for _, pc := range it.PortConflicts {
 				a, b := set.Daemon(pc.First), set.Daemon(pc.Second)
