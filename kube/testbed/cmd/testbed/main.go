@@ -26,6 +26,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/daemonplan/daemonplan/kube/testbed"
 )
@@ -46,13 +47,36 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 	if nodes < 0 || nodes > 5000 {
 		return fmt.Errorf("-nodes %d: want 0 to 5000", nodes)
 	}
-	if dir != "" {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "daemonplan-testbed-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return err
 		}
 		dir = abs
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
+	// kube-apiserver and the controller log through klog: to a file, so
+	// that the terminal stays the user's.
+	logFile, err := os.Create(filepath.Join(dir, "control-plane.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	klogFlags.Set("logtostderr", "false")
+	klogFlags.Set("alsologtostderr", "false")
+	klogFlags.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(logFile)
 	var stages []string
 	for _, suffix := range []string{"bad", "crash"} {
 		for _, name := range []string{"agent", "node-agent", "nginx", "busybox"} {
@@ -96,7 +120,7 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
   export KUBECONFIG=%s
   kubectl get nodes -L topology.kubernetes.io/zone
 new pods turn Ready %v after their creation; images agent:bad, node-agent:bad, nginx:bad and busybox:bad
-never turn Ready; the same names with :crash crash-loop. Files (logs, etcd): %s
+never turn Ready; the same names with :crash crash-loop. Files (control-plane.log, etcd): %s
 Ctrl-C stops it.
 `, b.Started.Round(time.Millisecond), nodes, b.Kubeconfig, readyAfter, b.Dir)
 	<-ctx.Done()
