@@ -86,16 +86,19 @@ const NoteRevisionExists = "revision already exists with the same data and owner
 // NotFound: the pod is gone already, which is what the delete wanted.
 const NotePodGone = "pod already gone"
 
-// NoteStatusNewer is the Note of an UpdateStatus retried after a conflict
-// and not issued: the DaemonSet read again holds a status that observed a
-// later generation than the plan's would. Writing the plan's would move
+// NoteStatusNewer is the Note of an UpdateStatus not issued because the
+// DaemonSet it would be written onto (read again after a conflict, read
+// first for a snapshot without a resourceVersion or generation, or the
+// snapshot's own) holds a status that observed a later generation than
+// the plan's would. Writing the plan's would move
 // status.observedGeneration backwards; the next sync, made from the newer
 // DaemonSet, writes its status.
 const NoteStatusNewer = "status not written: the DaemonSet's status observed a later generation than the plan"
 
-// NoteStatusCurrent is the Note of an UpdateStatus retried after a
-// conflict and not issued: the DaemonSet read again already holds the
-// status the retry would write.
+// NoteStatusCurrent is the Note of an UpdateStatus not issued because the
+// DaemonSet read from the API server (after a conflict, or first, for a
+// snapshot without a resourceVersion or generation) already holds the
+// status the write would make.
 const NoteStatusCurrent = "status not written: the DaemonSet already holds it"
 
 // Result is what Apply did.
@@ -199,6 +202,10 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //     unless the plan bumped the count the fresh DaemonSet still holds;
 //     the retry is not issued when it would move observedGeneration
 //     backwards (NoteStatusNewer) or change nothing (NoteStatusCurrent).
+//     When c's DaemonSet has no resourceVersion (the write would be
+//     unconditional) or no generation, the DaemonSet is read first and
+//     the first write is made onto it by the same rules. No status write
+//     lowers the observedGeneration of the DaemonSet it is made onto.
 //     Result.DaemonSet is the DaemonSet the status write returned.
 //
 // Before the first adoption the DaemonSet is read from the API server; if
@@ -883,29 +890,39 @@ func (a *applier) deletePods() {
 }
 
 // updateStatus writes the plan's status (upstream: storeDaemonSetStatus,
-// one retry after a fresh read). The retry writes retryStatus onto the
-// fresh DaemonSet, or nothing when that status would be older than the
-// fresh one's, or no change.
+// one retry after a fresh read). The status is written onto a DaemonSet
+// whose status Apply knows: the snapshot's when it has a resourceVersion
+// to hold the write to and a generation (every DaemonSet an API server
+// stores has both), else the DaemonSet read first; after a conflict, the
+// DaemonSet read again. Onto either, statusOnto decides what to write, or
+// that nothing is written.
 func (a *applier) updateStatus() {
 	dsClient := a.client.AppsV1().DaemonSets(a.ns)
 	w := Write{Action: UpdateStatus, Name: a.ds.Name}
 	var out *appsv1.DaemonSet
-	out, w.Err = dsClient.UpdateStatus(a.ctx, convert.DaemonSetWithStatus(a.ds, a.p.Status), metav1.UpdateOptions{})
-	if apierrors.IsConflict(w.Err) {
-		fresh, err := dsClient.Get(a.ctx, a.ds.Name, metav1.GetOptions{})
-		switch {
-		case err != nil:
-			w.Err = err
-		case fresh.UID != a.ds.UID:
-			w.Err = fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
-		default:
-			st, note := retryStatus(a.ds, fresh, a.p.Status)
-			if w.Err, w.Note, out = nil, note, nil; note == "" {
-				toUpdate := fresh.DeepCopy()
-				toUpdate.Status = st
-				out, w.Err = dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
-			}
+	base, read := a.ds, false
+	if a.ds.ResourceVersion == "" || a.ds.Generation == 0 {
+		// Without a resourceVersion the write is unconditional (the API
+		// server allows it for a DaemonSet's status), and without a
+		// generation the plan's observedGeneration is 0: either could
+		// overwrite a status that observed a later generation.
+		base, w.Err = a.readDaemonSet()
+		read = true
+	}
+	for attempt := 0; w.Err == nil; attempt++ {
+		st, note := statusOnto(a.ds, base, a.p.Status, read)
+		if note != "" {
+			w.Note = note
+			break
 		}
+		toUpdate := base.DeepCopy()
+		toUpdate.Status = st
+		out, w.Err = dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(w.Err) || attempt > 0 {
+			break
+		}
+		base, w.Err = a.readDaemonSet()
+		read = true
 	}
 	if w.Err == nil && out != nil {
 		a.res.DaemonSet = out
@@ -913,32 +930,48 @@ func (a *applier) updateStatus() {
 	a.add(w)
 }
 
-// retryStatus is the status the retry of a conflicting status write puts
-// on fresh, the DaemonSet read again, for the plan's status st made from
-// the snapshot's DaemonSet ds, as upstream's storeDaemonSetStatus retries:
-// the plan's counters on the fresh object; its observedGeneration only
-// when the sync observed the generation (st's is ds's generation, not the
-// input's kept while expectations were pending, docs/status.md, S7), the
-// fresh one's otherwise; the fresh collisionCount, unless the plan bumped
-// it (docs/history.md, H9) from the count fresh still holds, as upstream
-// bumps it only on a count that is not stale.
-//
-// A non-empty note says why nothing is written: NoteStatusNewer when the
-// fresh status observed a later generation than the write would (upstream
-// writes its generation back over it), NoteStatusCurrent when the fresh
-// status is already the one to write.
-func retryStatus(ds, fresh *appsv1.DaemonSet, st api.Status) (appsv1.DaemonSetStatus, string) {
-	if st.ObservedGeneration != ds.Generation {
-		st.ObservedGeneration = fresh.Status.ObservedGeneration
-	}
-	if equalCount(st.CollisionCount, ds.Status.CollisionCount) || !equalCount(fresh.Status.CollisionCount, ds.Status.CollisionCount) {
-		st.CollisionCount = fresh.Status.CollisionCount
-	}
-	out := convert.DaemonSetStatus(fresh.Status, st)
+// readDaemonSet reads the DaemonSet from the API server, and refuses one
+// of another UID than the snapshot's (replaced since, or a snapshot
+// without a UID, which names no DaemonSet in particular).
+func (a *applier) readDaemonSet() (*appsv1.DaemonSet, error) {
+	fresh, err := a.client.AppsV1().DaemonSets(a.ns).Get(a.ctx, a.ds.Name, metav1.GetOptions{})
 	switch {
-	case out.ObservedGeneration < fresh.Status.ObservedGeneration:
+	case err != nil:
+		return nil, err
+	case a.ds.UID == "":
+		return nil, fmt.Errorf("apply: the snapshot's DaemonSet %s/%s has no UID: its status is not written to %s", a.ns, a.ds.Name, fresh.UID)
+	case fresh.UID != a.ds.UID:
+		return nil, fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
+	}
+	return fresh, nil
+}
+
+// statusOnto is the status a write puts on base for the plan's status st
+// made from the snapshot's DaemonSet ds, as upstream's
+// storeDaemonSetStatus writes and retries: the plan's counters; its
+// observedGeneration only when the sync observed the generation (st's is
+// ds's generation, not the input's kept while expectations were pending,
+// docs/status.md, S7), base's otherwise; base's collisionCount, unless the
+// plan bumped it (docs/history.md, H9) from the count base still holds, as
+// upstream bumps it only on a count that is not stale. With base = ds this
+// is the plan's status.
+//
+// A non-empty note says why nothing is written: NoteStatusNewer when
+// base's status observed a later generation than the write would (upstream
+// writes its generation back over it), and, on a DaemonSet read (read
+// true), NoteStatusCurrent when its status is already the one to write.
+func statusOnto(ds, base *appsv1.DaemonSet, st api.Status, read bool) (appsv1.DaemonSetStatus, string) {
+	if st.ObservedGeneration != ds.Generation {
+		st.ObservedGeneration = base.Status.ObservedGeneration
+	}
+	if equalCount(st.CollisionCount, ds.Status.CollisionCount) || !equalCount(base.Status.CollisionCount, ds.Status.CollisionCount) {
+		st.CollisionCount = base.Status.CollisionCount
+	}
+	out := convert.DaemonSetStatus(base.Status, st)
+	switch {
+	case out.ObservedGeneration < base.Status.ObservedGeneration:
 		return out, NoteStatusNewer
-	case apiequality.Semantic.DeepEqual(out, fresh.Status):
+	case read && apiequality.Semantic.DeepEqual(out, base.Status):
 		return out, NoteStatusCurrent
 	}
 	return out, ""

@@ -938,6 +938,8 @@ func fmtCount(c *int32) string {
 // already holds the planned status (another sync's write) gets no write.
 func TestApplyStatusRetrySkipsNoOp(t *testing.T) {
 	c := readSnapshot(t, 1)
+	// With a resourceVersion the status is written first, without a read.
+	c.DaemonSet.ResourceVersion = "1"
 	p := plan(t, c)
 	p.Create, p.Adopt, p.Delete, p.Revisions = nil, nil, nil, daemonplan.RevisionWrites{}
 	fc := fakeclient.New(c, now)

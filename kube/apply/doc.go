@@ -56,7 +56,10 @@
 // when the DaemonSet read again holds a status that observed a later
 // generation than the sync did (upstream writes the sync's generation
 // back over it; here status.observedGeneration never goes backwards), nor
-// when that status is already the one to write (upstream writes it again).
+// when that status is already the one to write (upstream writes it again);
+// the same holds for the first status write of a snapshot whose DaemonSet
+// lacks a resourceVersion or a generation, which Apply makes onto the
+// DaemonSet read first (upstream's informer objects always have both).
 // Unlike upstream, Apply does not bump status.collisionCount itself on a
 // real collision: the next plan, made from a snapshot that shows the
 // revision, does.
