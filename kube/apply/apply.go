@@ -137,45 +137,65 @@ func (r Result) Err() error {
 	return errors.Join(errs...)
 }
 
+// ErrNotIssued is matched (errors.Is) by the error of every write Apply
+// did not issue, which the API server never saw: refused because the
+// snapshot does not justify it (ErrNotInSnapshot, ErrNotOwned,
+// ErrNotOrphan, ErrShouldNotRun, ErrNodeHasPod), stopped by
+// a fresh read of the DaemonSet (ErrCannotAdopt), or a pod that cannot be
+// built (convert.ErrNoLabels, as upstream's pod control refuses it before
+// sending); and by Result.Refused. Such a write is reported in
+// Result.Writes with that error and changes nothing; RecordEvents records
+// no Event for it.
+var ErrNotIssued = errors.New("apply: write not issued")
+
+// notIssued is the type of the errors of writes Apply does not issue: each
+// matches ErrNotIssued as well as itself.
+type notIssued struct{ msg string }
+
+func (e *notIssued) Error() string { return e.msg }
+
+// Is reports whether target is ErrNotIssued.
+func (e *notIssued) Is(target error) bool { return target == ErrNotIssued }
+
 // ErrOtherDaemonSet is Result.Refused when the plan names another
 // DaemonSet (namespace and name) than the snapshot's: its writes would
 // create that DaemonSet's pods from this one's template.
-var ErrOtherDaemonSet = errors.New("apply: the plan is for another DaemonSet than the snapshot's")
+var ErrOtherDaemonSet error = &notIssued{"apply: the plan is for another DaemonSet than the snapshot's"}
 
 // ErrNotInSnapshot is the error of a write refused because the plan names
 // an object the snapshot does not hold: Apply writes only objects it has
 // seen, with their UID.
-var ErrNotInSnapshot = errors.New("apply: object not in the snapshot the plan was made from")
+var ErrNotInSnapshot error = &notIssued{"apply: object not in the snapshot the plan was made from"}
 
 // ErrNotOwned is the error of a write refused because the plan names a
 // pod or revision of the snapshot that the DaemonSet does not control
 // there and has not adopted in this Apply: a plan made from another
 // snapshot. Apply deletes, relabels and updates only the DaemonSet's own
 // objects.
-var ErrNotOwned = errors.New("apply: object not controlled by the DaemonSet")
+var ErrNotOwned error = &notIssued{"apply: object not controlled by the DaemonSet"}
 
 // ErrShouldNotRun is the error of a pod create refused because the
 // DaemonSet should not run on the node, as decided again from the
 // snapshot's DaemonSet and node (docs/eligibility.md): a plan made from
 // another snapshot, or altered.
-var ErrShouldNotRun = errors.New("apply: the DaemonSet should not run on the node")
+var ErrShouldNotRun error = &notIssued{"apply: the DaemonSet should not run on the node"}
 
 // ErrNodeHasPod is the error of a pod create refused because the node
 // already runs a live pod of the DaemonSet in the snapshot (two with
 // surge: the old pod and its replacement), or because the plan creates on
 // the node twice: a plan made from another snapshot, or altered, would
 // leave the node with one pod too many.
-var ErrNodeHasPod = errors.New("apply: the node already runs the DaemonSet's pod")
+var ErrNodeHasPod error = &notIssued{"apply: the node already runs the DaemonSet's pod"}
 
 // ErrNotOrphan is the error of an adopt refused because the pod or
 // revision already has a controller in the snapshot: a plan made from
 // another snapshot. Apply adopts only orphans, as upstream does.
-var ErrNotOrphan = errors.New("apply: object already has a controller; cannot adopt")
+var ErrNotOrphan error = &notIssued{"apply: object already has a controller; cannot adopt"}
 
 // ErrCannotAdopt is returned, as upstream does before its first adoption,
 // when a fresh read of the DaemonSet finds it gone, replaced (another UID)
 // or being deleted. Apply then stops: no other write follows.
-var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being deleted; cannot adopt")
+var ErrCannotAdopt error = &notIssued{"apply: DaemonSet gone, replaced or being deleted; cannot adopt"}
 
 // Apply issues the writes of p, a plan for c.DaemonSet made from the
 // snapshot c, through client, in upstream's order:
@@ -251,7 +271,7 @@ func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p
 // rules. Apply is ApplyWith with the zero Options.
 func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options) Result {
 	if c == nil || c.DaemonSet == nil {
-		return Result{Refused: errors.New("apply: the snapshot holds no DaemonSet")}
+		return Result{Refused: &notIssued{"apply: the snapshot holds no DaemonSet"}}
 	}
 	if ds := c.DaemonSet; p.Namespace != ds.Namespace || p.Name != ds.Name {
 		return Result{Refused: fmt.Errorf("%w: plan for %s/%s, snapshot of %s/%s", ErrOtherDaemonSet, p.Namespace, p.Name, ds.Namespace, ds.Name)}
@@ -749,7 +769,11 @@ func (a *applier) createPods() {
 				defer wg.Done()
 				writes[i] = Write{Action: CreatePod, Node: c.Node}
 				pod, err := convert.NewPod(a.ds, c)
-				if err == nil {
+				if err != nil {
+					// Never sent: no FailedCreate (upstream's pod control
+					// refuses a pod without labels the same way).
+					err = fmt.Errorf("%w: %w", ErrNotIssued, err)
+				} else {
 					pod, err = a.client.CoreV1().Pods(a.ns).Create(a.ctx, pod, metav1.CreateOptions{})
 				}
 				if err != nil {
@@ -793,7 +817,7 @@ func (a *applier) checkCreates() []error {
 	ds, err := convert.DaemonSet(a.ds)
 	if err != nil {
 		for i := range errs {
-			errs[i] = err
+			errs[i] = fmt.Errorf("%w: %w", ErrNotIssued, err)
 		}
 		return errs
 	}

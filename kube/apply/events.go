@@ -43,14 +43,17 @@ const EventSource = "daemonset-controller"
 //     its phase is Failed or Succeeded, recorded as upstream records it,
 //     before the writes, whether or not the delete succeeds;
 //   - for each pod create Apply issued, SuccessfulCreate with the name the
-//     API server gave, or FailedCreate with the error (none when the
-//     namespace is terminating);
+//     API server gave, or FailedCreate with the error the API server
+//     answered (none when the namespace is terminating);
 //   - for each pod delete Apply issued, SuccessfulDelete, or FailedDelete
 //     with the error (none for a pod already gone, NotePodGone).
 //
-// Writes Apply refused to issue (ErrNotInSnapshot, ErrNotOwned) have no
-// Event, nor do adopt, release, relabel, revision and status writes, as
-// upstream records none for them. A nil rec records nothing.
+// Writes Apply did not issue (their errors match ErrNotIssued: a create
+// refused as ErrShouldNotRun or ErrNodeHasPod, a delete refused as
+// ErrNotOwned, a pod without labels) have no Event: the
+// API server never refused them, and Result.Writes reports them with
+// their reasons. Nor do adopt, release, relabel, revision and status
+// writes, as upstream records none for them. A nil rec records nothing.
 func RecordEvents(rec record.EventRecorder, ds *appsv1.DaemonSet, p daemonplan.Plan, res Result) {
 	if rec == nil || ds == nil {
 		return
@@ -70,7 +73,7 @@ func RecordEvents(rec record.EventRecorder, ds *appsv1.DaemonSet, p daemonplan.P
 		}
 	}
 	for _, w := range res.Writes {
-		if errors.Is(w.Err, ErrNotInSnapshot) || errors.Is(w.Err, ErrNotOwned) {
+		if errors.Is(w.Err, ErrNotIssued) {
 			continue
 		}
 		switch w.Action {
