@@ -138,11 +138,12 @@ func (r Result) Err() error {
 }
 
 // ErrNotIssued is matched (errors.Is) by the error of every write Apply
-// did not issue, which the API server never saw: refused because the
-// snapshot does not justify it (ErrNotInSnapshot, ErrNotOwned,
-// ErrNotOrphan, ErrShouldNotRun, ErrNodeHasPod), stopped by
-// a fresh read of the DaemonSet (ErrCannotAdopt), or a pod that cannot be
-// built (convert.ErrNoLabels, as upstream's pod control refuses it before
+// did not issue (or, after a conflict, did not issue again): refused
+// because the snapshot, or the object read again, does not justify it
+// (ErrNotInSnapshot, ErrNotOwned, ErrNotOrphan, ErrShouldNotRun,
+// ErrNodeHasPod, ErrUnjustifiedDelete), stopped by a fresh read of the
+// DaemonSet (ErrCannotAdopt), or a pod that cannot be built
+// (convert.ErrNoLabels, as upstream's pod control refuses it before
 // sending); and by Result.Refused. Such a write is reported in
 // Result.Writes with that error and changes nothing; RecordEvents records
 // no Event for it.
@@ -187,6 +188,13 @@ var ErrShouldNotRun error = &notIssued{"apply: the DaemonSet should not run on t
 // leave the node with one pod too many.
 var ErrNodeHasPod error = &notIssued{"apply: the node already runs the DaemonSet's pod"}
 
+// ErrUnjustifiedDelete is the error of a pod delete refused because its
+// reason does not hold, as decided again from the snapshot's DaemonSet
+// and nodes and from the pod as read from the API server just before the
+// delete: a plan made from another snapshot, or altered, or made by a
+// kubesync.Planner from an object changed without a new resourceVersion.
+var ErrUnjustifiedDelete error = &notIssued{"apply: the delete's reason does not hold"}
+
 // ErrNotOrphan is the error of an adopt refused because the pod or
 // revision already has a controller in the snapshot: a plan made from
 // another snapshot. Apply adopts only orphans, as upstream does.
@@ -211,8 +219,9 @@ var ErrCannotAdopt error = &notIssued{"apply: DaemonSet gone, replaced or being 
 //  2. pods: adopt and release (strategic merge patches with the pod's UID)
 //     unless step 1 did, then creates in slow-start batches (1, 2, 4, ... issued in parallel
 //     within a batch; after a batch with an error the rest is not issued),
-//     then every delete in parallel, each with UID and resourceVersion
-//     preconditions (a pod already gone is not an error);
+//     then every delete in parallel, each checked against c and against
+//     the pod read again just before it, and held to the UID and the
+//     resourceVersion read (a pod already gone is not an error);
 //  3. Revisions.Delete (history cleanup), with UID and resourceVersion
 //     preconditions;
 //  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
@@ -252,11 +261,18 @@ var ErrCannotAdopt error = &notIssued{"apply: DaemonSet gone, replaced or being 
 // revision with a controller there is reported as ErrNotOrphan. The
 // create is issued only where the snapshot justifies it (ErrNotInSnapshot,
 // ErrShouldNotRun, ErrNodeHasPod: a node of c the DaemonSet should run on,
-// without its live pod there, or with one under surge). A delete, relabel or
-// revision update is held to the UID and resourceVersion at which the
-// DaemonSet controls the object; on a conflict the object is read again
-// and written once more only if the DaemonSet still claims it, else
-// reported as ErrNotOwned (docs/never-harm.md, N10). The
+// without its live pod there, or with one under surge). A pod delete is
+// issued only while its reason holds (ErrUnjustifiedDelete), decided again
+// from c's DaemonSet and nodes, as a create is, and from the pod read from
+// the API server just before the delete (the same UID, still claimed by
+// the DaemonSet): a plan made from another snapshot, altered, or made
+// from an object changed without a new resourceVersion deletes no pod its
+// reason does not name. A delete, relabel or revision update is held to
+// the UID and resourceVersion at which the DaemonSet controls the object
+// (for a pod delete, as read); on a conflict the object is read again and
+// written once more only if the DaemonSet still claims it (and, for a
+// delete, the reason still holds), else reported as ErrNotOwned
+// (docs/never-harm.md, N10). The
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed. A plan for another DaemonSet than c's, or a c without
 // one, is refused whole (Result.Refused).
@@ -310,6 +326,9 @@ type applier struct {
 	// podsFailed reports a pod create or delete the API server refused,
 	// after which upstream's sync skips the history cleanup.
 	podsFailed bool
+	// view is what the snapshot says of the nodes and the DaemonSet's pods,
+	// for the checks of creates and deletes; built once, when first needed.
+	view *view
 }
 
 func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
@@ -814,58 +833,21 @@ func (a *applier) checkCreates() []error {
 	if len(errs) == 0 {
 		return errs
 	}
-	ds, err := convert.DaemonSet(a.ds)
-	if err != nil {
-		for i := range errs {
-			errs[i] = fmt.Errorf("%w: %w", ErrNotIssued, err)
-		}
-		return errs
-	}
-	dds := api.Default(ds)
-	elig := placement.NewEligibility(&dds, a.opts.Placement)
-	shouldRun := make(map[string]bool, len(a.c.Nodes))
-	for _, n := range a.c.Nodes {
-		if n == nil {
-			continue
-		}
-		node := convert.Node(n)
-		run := elig.Decide(&node).ShouldRun
-		if before, seen := shouldRun[n.Name]; seen {
-			run = run && before // a name listed twice: both must say so
-		}
-		shouldRun[n.Name] = run
-	}
-	live := map[string]int{}
-	for _, pod := range a.c.Pods {
-		if pod == nil || pod.Namespace != a.ns || !(a.claims(pod) || a.adopted[pod.Name] != nil) {
-			continue
-		}
-		ap := convert.Pod(pod)
-		if ap.Deleting || api.IsTerminal(&ap) {
-			continue
-		}
-		if node, err := api.TargetNodeName(&ap); err == nil {
-			live[node]++
-		}
-	}
-	limit := 1
-	if ru := dds.UpdateStrategy.RollingUpdate; dds.UpdateStrategy.Type == api.RollingUpdate && ru != nil && ru.MaxSurge != nil {
-		if n, err := ru.MaxSurge.Scaled(1, true); err == nil && n != 0 {
-			limit = 2
-		}
-	}
+	v := a.snapshotView()
 	planned := map[string]bool{}
 	for i, c := range a.p.Create {
-		run, ok := shouldRun[c.Node]
+		n := v.node(c.Node)
 		switch {
-		case !ok:
+		case v.err != nil:
+			errs[i] = v.err
+		case !n.present:
 			errs[i] = fmt.Errorf("%w: node %s", ErrNotInSnapshot, c.Node)
-		case !run:
+		case !n.ShouldRun:
 			errs[i] = fmt.Errorf("%w: node %s", ErrShouldNotRun, c.Node)
 		case planned[c.Node]:
 			errs[i] = fmt.Errorf("%w: node %s, created on twice by the plan", ErrNodeHasPod, c.Node)
-		case live[c.Node] >= limit:
-			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, live[c.Node])
+		case len(v.live[c.Node]) >= v.limit:
+			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, len(v.live[c.Node]))
 		default:
 			planned[c.Node] = true
 		}
@@ -873,10 +855,23 @@ func (a *applier) checkCreates() []error {
 	return errs
 }
 
-// deletePods issues every delete in parallel, each with the pod's UID as a
-// precondition.
+// deletePods issues every delete in parallel. Each is checked first
+// against the snapshot (the pod is there, the DaemonSet's, and the
+// delete's reason holds, see justified), then against the pod read again
+// from the API server (the same UID, still claimed by the DaemonSet, the
+// reason still holding), and issued with that UID and the resourceVersion
+// read as preconditions: the pod deleted is the pod checked. A conflict
+// reads and checks it once more (see conditional).
 func (a *applier) deletePods() {
 	writes := make([]Write, len(a.p.Delete))
+	if len(writes) == 0 {
+		return
+	}
+	v := a.snapshotView()
+	deleted := make(map[string]bool, len(a.p.Delete))
+	for _, d := range a.p.Delete {
+		deleted[d.Pod] = true
+	}
 	var wg sync.WaitGroup
 	for i, d := range a.p.Delete {
 		pod := a.pod(d.Pod)
@@ -890,10 +885,23 @@ func (a *applier) deletePods() {
 			continue
 		}
 		pod = a.latestPod(pod)
+		// What the reason needs of the node, read here: the goroutines
+		// below only read it.
+		n, keeps := v.node(d.Node), v.keeps(d.Node, deleted)
+		if err := justified(v, d, pod, pod, n, keeps, a.p.Hash); err != nil {
+			writes[i].Err = err
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := a.conditional(pod.UID, pod.ResourceVersion, a.getPod(d.Pod), func(_ metav1.Object, rv string) error {
+			// No resourceVersion: conditional reads the pod first.
+			err := a.conditional(pod.UID, "", a.getPod(d.Pod), func(fresh metav1.Object, rv string) error {
+				if live, ok := fresh.(*corev1.Pod); ok {
+					if err := justified(v, d, pod, live, n, keeps, a.p.Hash); err != nil {
+						return err
+					}
+				}
 				pre := preconditions(pod.UID, rv)
 				return a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: &pre})
 			})
@@ -907,10 +915,165 @@ func (a *applier) deletePods() {
 	wg.Wait()
 	a.res.Writes = slices.Concat(a.res.Writes, writes)
 	for i := range writes {
-		if writes[i].Err != nil && !errors.Is(writes[i].Err, ErrNotInSnapshot) && !errors.Is(writes[i].Err, ErrNotOwned) {
+		if writes[i].Err != nil && !errors.Is(writes[i].Err, ErrNotIssued) {
 			a.podsFailed = true
 		}
 	}
+}
+
+// view is what the snapshot says of its nodes and of the DaemonSet's pods
+// on them, decided again from the snapshot's objects, not from the plan:
+// the creates and deletes are checked against it.
+type view struct {
+	// err, when not nil, is why nothing is justified: the snapshot's
+	// DaemonSet does not convert.
+	err error
+	// elig decides the snapshot's nodes; nodes are the nodes by name (nil
+	// for a name listed twice).
+	elig  *placement.Eligibility
+	nodes map[string]*corev1.Node
+	// live are the names of the live pods the DaemonSet claims, by target
+	// node: controlled and selected, or adopted by this Apply; not being
+	// deleted, not Failed or Succeeded.
+	live map[string][]string
+	// limit is how many live pods a node may run before a create: one, two
+	// with surge.
+	limit int
+	// generation is the DaemonSet's template generation, nil if unknown.
+	generation *int64
+}
+
+// nodeView is the view's decision for one node.
+type nodeView struct {
+	placement.Decision
+	// present: the snapshot holds the node (once: a name listed twice is
+	// decided by neither copy, and justifies nothing).
+	present bool
+}
+
+// snapshotView builds the view once, after the claim patches (the pods
+// they adopted count as the DaemonSet's).
+func (a *applier) snapshotView() *view {
+	if a.view != nil {
+		return a.view
+	}
+	v := &view{nodes: make(map[string]*corev1.Node, len(a.c.Nodes)), live: map[string][]string{}, limit: 1}
+	a.view = v
+	ds, err := convert.DaemonSet(a.ds)
+	if err != nil {
+		v.err = fmt.Errorf("%w: %w", ErrNotIssued, err)
+		return v
+	}
+	dds := api.Default(ds)
+	v.elig = placement.NewEligibility(&dds, a.opts.Placement)
+	v.generation = api.TemplateGeneration(&dds)
+	for _, n := range a.c.Nodes {
+		if n == nil {
+			continue
+		}
+		if _, seen := v.nodes[n.Name]; seen {
+			v.nodes[n.Name] = nil
+		} else {
+			v.nodes[n.Name] = n
+		}
+	}
+	for _, pod := range a.c.Pods {
+		if pod == nil || pod.Namespace != a.ns || !(a.claims(pod) || a.adopted[pod.Name] != nil) {
+			continue
+		}
+		ap := convert.Pod(pod)
+		if ap.Deleting || api.IsTerminal(&ap) {
+			continue
+		}
+		if node, err := api.TargetNodeName(&ap); err == nil {
+			v.live[node] = append(v.live[node], pod.Name)
+		}
+	}
+	if ru := dds.UpdateStrategy.RollingUpdate; dds.UpdateStrategy.Type == api.RollingUpdate && ru != nil && ru.MaxSurge != nil {
+		if n, err := ru.MaxSurge.Scaled(1, true); err == nil && n != 0 {
+			v.limit = 2
+		}
+	}
+	return v
+}
+
+// node decides the node of that name as the snapshot holds it; a name
+// the snapshot lacks, or lists twice, is not present.
+func (v *view) node(name string) nodeView {
+	n := v.nodes[name]
+	if n == nil || v.elig == nil {
+		return nodeView{}
+	}
+	node := convert.Node(n)
+	return nodeView{Decision: v.elig.Decide(&node), present: true}
+}
+
+// keeps reports whether node runs a live pod of the DaemonSet that the
+// plan does not delete: what a delete of a duplicate or a replaced pod
+// leaves on the node.
+func (v *view) keeps(node string, deleted map[string]bool) bool {
+	for _, name := range v.live[node] {
+		if !deleted[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// justified returns nil when the reason of d holds for the pod, as the
+// snapshot holds it (snap) and as it is now (cur: snap again, or the pod
+// read from the API server), on n, d's node as the snapshot decides it,
+// keeps telling whether the node keeps a live pod of the DaemonSet the
+// plan does not delete; otherwise an error wrapping ErrUnjustifiedDelete
+// that says what does not hold. Each reason is held to what the plan's
+// step decided it from (placement.ManageNode and the rolling update):
+//
+//  1. the pod's target node is d.Node;
+//  2. Failed and Succeeded: the pod's phase;
+//  3. NotEligible and UntoleratedTaint: the node is in the snapshot, the
+//     pod may not continue there, for an untolerated NoExecute taint
+//     exactly when the reason is UntoleratedTaint;
+//  4. NodeGone: the node is not in the snapshot and the pod is not bound;
+//  5. Duplicate and SurgeReplaced: the node keeps another live pod;
+//  6. Outdated: the snapshot's pod is not of the current revision (the
+//     plan's hash or the DaemonSet's template generation,
+//     docs/rolling-update.md, R2); Unschedulable: the same, on a node of
+//     the snapshot that should not run the pod. The labels are the
+//     snapshot's because the plan's own relabels (duplicate revisions) may
+//     give an old pod the current hash before upstream's rolling update,
+//     which reads its informer's copy, deletes it.
+func justified(v *view, d placement.Delete, snap, cur *corev1.Pod, n nodeView, keeps bool, hash string) error {
+	if v.err != nil {
+		return v.err
+	}
+	ap, old := convert.Pod(cur), convert.Pod(snap)
+	node, err := api.TargetNodeName(&ap)
+	if err != nil || node != d.Node {
+		return fmt.Errorf("%w: pod %s is not on node %s", ErrUnjustifiedDelete, d.Pod, d.Node)
+	}
+	var holds bool
+	switch d.Reason {
+	case placement.Failed:
+		holds = ap.Phase == api.PodFailed
+	case placement.Succeeded:
+		holds = ap.Phase == api.PodSucceeded
+	case placement.NotEligible, placement.UntoleratedTaint:
+		holds = n.present && !n.ShouldContinueRunning &&
+			(n.Reason == placement.UntoleratedNoExecute) == (d.Reason == placement.UntoleratedTaint)
+	case placement.NodeGone:
+		_, listed := v.nodes[node]
+		holds = !listed && ap.NodeName == ""
+	case placement.Duplicate, placement.SurgeReplaced:
+		holds = keeps
+	case placement.Outdated:
+		holds = !api.IsUpdated(&old, hash, v.generation)
+	case placement.Unschedulable:
+		holds = n.present && !n.ShouldRun && !api.IsUpdated(&old, hash, v.generation)
+	}
+	if !holds {
+		return fmt.Errorf("%w: %s of pod %s on node %s", ErrUnjustifiedDelete, d.Reason, d.Pod, d.Node)
+	}
+	return nil
 }
 
 // updateStatus writes the plan's status (upstream: storeDaemonSetStatus,

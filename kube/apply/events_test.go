@@ -60,6 +60,9 @@ func TestRecordEvents(t *testing.T) {
 		{"pod gone", "a delete answered NotFound records nothing, as upstream", ds,
 			daemonplan.Plan{Delete: []placement.Delete{{Pod: "agent-o", Node: "a", Reason: placement.Outdated}}},
 			apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "agent-o", Node: "a", Note: apply.NotePodGone}}}, nil},
+		{"failed pod not deleted", "Apply refused the delete (the pod is not Failed as read): no FailedDaemonPod either", ds,
+			daemonplan.Plan{Delete: []placement.Delete{{Pod: "agent-f", Node: "a", Reason: placement.Failed}}},
+			apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "agent-f", Node: "a", Err: apply.ErrUnjustifiedDelete}}}, nil},
 		{"refused writes", "a write Apply refused to issue was never a write", ds, daemonplan.Plan{},
 			apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "ghost", Err: apply.ErrNotInSnapshot}, {Action: apply.DeletePod, Name: "foreign", Err: apply.ErrNotOwned}}}, nil},
 	}
