@@ -86,16 +86,19 @@ const NoteRevisionExists = "revision already exists with the same data and owner
 // NotFound: the pod is gone already, which is what the delete wanted.
 const NotePodGone = "pod already gone"
 
-// NoteStatusNewer is the Note of an UpdateStatus retried after a conflict
-// and not issued: the DaemonSet read again holds a status that observed a
-// later generation than the plan's would. Writing the plan's would move
+// NoteStatusNewer is the Note of an UpdateStatus not issued because the
+// DaemonSet it would be written onto (read again after a conflict, read
+// first for a snapshot without a resourceVersion or generation, or the
+// snapshot's own) holds a status that observed a later generation than
+// the plan's would. Writing the plan's would move
 // status.observedGeneration backwards; the next sync, made from the newer
 // DaemonSet, writes its status.
 const NoteStatusNewer = "status not written: the DaemonSet's status observed a later generation than the plan"
 
-// NoteStatusCurrent is the Note of an UpdateStatus retried after a
-// conflict and not issued: the DaemonSet read again already holds the
-// status the retry would write.
+// NoteStatusCurrent is the Note of an UpdateStatus not issued because the
+// DaemonSet read from the API server (after a conflict, or first, for a
+// snapshot without a resourceVersion or generation) already holds the
+// status the write would make.
 const NoteStatusCurrent = "status not written: the DaemonSet already holds it"
 
 // Result is what Apply did.
@@ -134,45 +137,73 @@ func (r Result) Err() error {
 	return errors.Join(errs...)
 }
 
+// ErrNotIssued is matched (errors.Is) by the error of every write Apply
+// did not issue (or, after a conflict, did not issue again): refused
+// because the snapshot, or the object read again, does not justify it
+// (ErrNotInSnapshot, ErrNotOwned, ErrNotOrphan, ErrShouldNotRun,
+// ErrNodeHasPod, ErrUnjustifiedDelete), stopped by a fresh read of the
+// DaemonSet (ErrCannotAdopt), or a pod that cannot be built
+// (convert.ErrNoLabels, as upstream's pod control refuses it before
+// sending); and by Result.Refused. Such a write is reported in
+// Result.Writes with that error and changes nothing; RecordEvents records
+// no Event for it.
+var ErrNotIssued = errors.New("apply: write not issued")
+
+// notIssued is the type of the errors of writes Apply does not issue: each
+// matches ErrNotIssued as well as itself.
+type notIssued struct{ msg string }
+
+func (e *notIssued) Error() string { return e.msg }
+
+// Is reports whether target is ErrNotIssued.
+func (e *notIssued) Is(target error) bool { return target == ErrNotIssued }
+
 // ErrOtherDaemonSet is Result.Refused when the plan names another
 // DaemonSet (namespace and name) than the snapshot's: its writes would
 // create that DaemonSet's pods from this one's template.
-var ErrOtherDaemonSet = errors.New("apply: the plan is for another DaemonSet than the snapshot's")
+var ErrOtherDaemonSet error = &notIssued{"apply: the plan is for another DaemonSet than the snapshot's"}
 
 // ErrNotInSnapshot is the error of a write refused because the plan names
 // an object the snapshot does not hold: Apply writes only objects it has
 // seen, with their UID.
-var ErrNotInSnapshot = errors.New("apply: object not in the snapshot the plan was made from")
+var ErrNotInSnapshot error = &notIssued{"apply: object not in the snapshot the plan was made from"}
 
 // ErrNotOwned is the error of a write refused because the plan names a
 // pod or revision of the snapshot that the DaemonSet does not control
 // there and has not adopted in this Apply: a plan made from another
 // snapshot. Apply deletes, relabels and updates only the DaemonSet's own
 // objects.
-var ErrNotOwned = errors.New("apply: object not controlled by the DaemonSet")
+var ErrNotOwned error = &notIssued{"apply: object not controlled by the DaemonSet"}
 
 // ErrShouldNotRun is the error of a pod create refused because the
 // DaemonSet should not run on the node, as decided again from the
 // snapshot's DaemonSet and node (docs/eligibility.md): a plan made from
 // another snapshot, or altered.
-var ErrShouldNotRun = errors.New("apply: the DaemonSet should not run on the node")
+var ErrShouldNotRun error = &notIssued{"apply: the DaemonSet should not run on the node"}
 
 // ErrNodeHasPod is the error of a pod create refused because the node
 // already runs a live pod of the DaemonSet in the snapshot (two with
 // surge: the old pod and its replacement), or because the plan creates on
 // the node twice: a plan made from another snapshot, or altered, would
 // leave the node with one pod too many.
-var ErrNodeHasPod = errors.New("apply: the node already runs the DaemonSet's pod")
+var ErrNodeHasPod error = &notIssued{"apply: the node already runs the DaemonSet's pod"}
+
+// ErrUnjustifiedDelete is the error of a pod delete refused because its
+// reason does not hold, as decided again from the snapshot's DaemonSet
+// and nodes and from the pod as read from the API server just before the
+// delete: a plan made from another snapshot, or altered, or made by a
+// kubesync.Planner from an object changed without a new resourceVersion.
+var ErrUnjustifiedDelete error = &notIssued{"apply: the delete's reason does not hold"}
 
 // ErrNotOrphan is the error of an adopt refused because the pod or
 // revision already has a controller in the snapshot: a plan made from
 // another snapshot. Apply adopts only orphans, as upstream does.
-var ErrNotOrphan = errors.New("apply: object already has a controller; cannot adopt")
+var ErrNotOrphan error = &notIssued{"apply: object already has a controller; cannot adopt"}
 
 // ErrCannotAdopt is returned, as upstream does before its first adoption,
 // when a fresh read of the DaemonSet finds it gone, replaced (another UID)
 // or being deleted. Apply then stops: no other write follows.
-var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being deleted; cannot adopt")
+var ErrCannotAdopt error = &notIssued{"apply: DaemonSet gone, replaced or being deleted; cannot adopt"}
 
 // Apply issues the writes of p, a plan for c.DaemonSet made from the
 // snapshot c, through client, in upstream's order:
@@ -188,8 +219,9 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //  2. pods: adopt and release (strategic merge patches with the pod's UID)
 //     unless step 1 did, then creates in slow-start batches (1, 2, 4, ... issued in parallel
 //     within a batch; after a batch with an error the rest is not issued),
-//     then every delete in parallel, each with UID and resourceVersion
-//     preconditions (a pod already gone is not an error);
+//     then every delete in parallel, each checked against c and against
+//     the pod read again just before it, and held to the UID and the
+//     resourceVersion read (a pod already gone is not an error);
 //  3. Revisions.Delete (history cleanup), with UID and resourceVersion
 //     preconditions;
 //  4. the status (UpdateStatus), when p.StatusChanged; on a conflict the
@@ -199,6 +231,10 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 //     unless the plan bumped the count the fresh DaemonSet still holds;
 //     the retry is not issued when it would move observedGeneration
 //     backwards (NoteStatusNewer) or change nothing (NoteStatusCurrent).
+//     When c's DaemonSet has no resourceVersion (the write would be
+//     unconditional) or no generation, the DaemonSet is read first and
+//     the first write is made onto it by the same rules. No status write
+//     lowers the observedGeneration of the DaemonSet it is made onto.
 //     Result.DaemonSet is the DaemonSet the status write returned.
 //
 // Before the first adoption the DaemonSet is read from the API server; if
@@ -225,11 +261,18 @@ var ErrCannotAdopt = errors.New("apply: DaemonSet gone, replaced or being delete
 // revision with a controller there is reported as ErrNotOrphan. The
 // create is issued only where the snapshot justifies it (ErrNotInSnapshot,
 // ErrShouldNotRun, ErrNodeHasPod: a node of c the DaemonSet should run on,
-// without its live pod there, or with one under surge). A delete, relabel or
-// revision update is held to the UID and resourceVersion at which the
-// DaemonSet controls the object; on a conflict the object is read again
-// and written once more only if the DaemonSet still claims it, else
-// reported as ErrNotOwned (docs/never-harm.md, N10). The
+// without its live pod there, or with one under surge). A pod delete is
+// issued only while its reason holds (ErrUnjustifiedDelete), decided again
+// from c's DaemonSet and nodes, as a create is, and from the pod read from
+// the API server just before the delete (the same UID, still claimed by
+// the DaemonSet): a plan made from another snapshot, altered, or made
+// from an object changed without a new resourceVersion deletes no pod its
+// reason does not name. A delete, relabel or revision update is held to
+// the UID and resourceVersion at which the DaemonSet controls the object
+// (for a pod delete, as read); on a conflict the object is read again and
+// written once more only if the DaemonSet still claims it (and, for a
+// delete, the reason still holds), else reported as ErrNotOwned
+// (docs/never-harm.md, N10). The
 // result lists every write with its error; Result.Err joins them. c and p
 // are not changed. A plan for another DaemonSet than c's, or a c without
 // one, is refused whole (Result.Refused).
@@ -244,7 +287,7 @@ func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p
 // rules. Apply is ApplyWith with the zero Options.
 func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options) Result {
 	if c == nil || c.DaemonSet == nil {
-		return Result{Refused: errors.New("apply: the snapshot holds no DaemonSet")}
+		return Result{Refused: &notIssued{"apply: the snapshot holds no DaemonSet"}}
 	}
 	if ds := c.DaemonSet; p.Namespace != ds.Namespace || p.Name != ds.Name {
 		return Result{Refused: fmt.Errorf("%w: plan for %s/%s, snapshot of %s/%s", ErrOtherDaemonSet, p.Namespace, p.Name, ds.Namespace, ds.Name)}
@@ -283,6 +326,9 @@ type applier struct {
 	// podsFailed reports a pod create or delete the API server refused,
 	// after which upstream's sync skips the history cleanup.
 	podsFailed bool
+	// view is what the snapshot says of the nodes and the DaemonSet's pods,
+	// for the checks of creates and deletes; built once, when first needed.
+	view *view
 }
 
 func (a *applier) add(w Write) { a.res.Writes = append(a.res.Writes, w) }
@@ -742,7 +788,11 @@ func (a *applier) createPods() {
 				defer wg.Done()
 				writes[i] = Write{Action: CreatePod, Node: c.Node}
 				pod, err := convert.NewPod(a.ds, c)
-				if err == nil {
+				if err != nil {
+					// Never sent: no FailedCreate (upstream's pod control
+					// refuses a pod without labels the same way).
+					err = fmt.Errorf("%w: %w", ErrNotIssued, err)
+				} else {
 					pod, err = a.client.CoreV1().Pods(a.ns).Create(a.ctx, pod, metav1.CreateOptions{})
 				}
 				if err != nil {
@@ -783,58 +833,21 @@ func (a *applier) checkCreates() []error {
 	if len(errs) == 0 {
 		return errs
 	}
-	ds, err := convert.DaemonSet(a.ds)
-	if err != nil {
-		for i := range errs {
-			errs[i] = err
-		}
-		return errs
-	}
-	dds := api.Default(ds)
-	elig := placement.NewEligibility(&dds, a.opts.Placement)
-	shouldRun := make(map[string]bool, len(a.c.Nodes))
-	for _, n := range a.c.Nodes {
-		if n == nil {
-			continue
-		}
-		node := convert.Node(n)
-		run := elig.Decide(&node).ShouldRun
-		if before, seen := shouldRun[n.Name]; seen {
-			run = run && before // a name listed twice: both must say so
-		}
-		shouldRun[n.Name] = run
-	}
-	live := map[string]int{}
-	for _, pod := range a.c.Pods {
-		if pod == nil || pod.Namespace != a.ns || !(a.claims(pod) || a.adopted[pod.Name] != nil) {
-			continue
-		}
-		ap := convert.Pod(pod)
-		if ap.Deleting || api.IsTerminal(&ap) {
-			continue
-		}
-		if node, err := api.TargetNodeName(&ap); err == nil {
-			live[node]++
-		}
-	}
-	limit := 1
-	if ru := dds.UpdateStrategy.RollingUpdate; dds.UpdateStrategy.Type == api.RollingUpdate && ru != nil && ru.MaxSurge != nil {
-		if n, err := ru.MaxSurge.Scaled(1, true); err == nil && n != 0 {
-			limit = 2
-		}
-	}
+	v := a.snapshotView()
 	planned := map[string]bool{}
 	for i, c := range a.p.Create {
-		run, ok := shouldRun[c.Node]
+		n := v.node(c.Node)
 		switch {
-		case !ok:
+		case v.err != nil:
+			errs[i] = v.err
+		case !n.present:
 			errs[i] = fmt.Errorf("%w: node %s", ErrNotInSnapshot, c.Node)
-		case !run:
+		case !n.ShouldRun:
 			errs[i] = fmt.Errorf("%w: node %s", ErrShouldNotRun, c.Node)
 		case planned[c.Node]:
 			errs[i] = fmt.Errorf("%w: node %s, created on twice by the plan", ErrNodeHasPod, c.Node)
-		case live[c.Node] >= limit:
-			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, live[c.Node])
+		case len(v.live[c.Node]) >= v.limit:
+			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, len(v.live[c.Node]))
 		default:
 			planned[c.Node] = true
 		}
@@ -842,10 +855,23 @@ func (a *applier) checkCreates() []error {
 	return errs
 }
 
-// deletePods issues every delete in parallel, each with the pod's UID as a
-// precondition.
+// deletePods issues every delete in parallel. Each is checked first
+// against the snapshot (the pod is there, the DaemonSet's, and the
+// delete's reason holds, see justified), then against the pod read again
+// from the API server (the same UID, still claimed by the DaemonSet, the
+// reason still holding), and issued with that UID and the resourceVersion
+// read as preconditions: the pod deleted is the pod checked. A conflict
+// reads and checks it once more (see conditional).
 func (a *applier) deletePods() {
 	writes := make([]Write, len(a.p.Delete))
+	if len(writes) == 0 {
+		return
+	}
+	v := a.snapshotView()
+	deleted := make(map[string]bool, len(a.p.Delete))
+	for _, d := range a.p.Delete {
+		deleted[d.Pod] = true
+	}
 	var wg sync.WaitGroup
 	for i, d := range a.p.Delete {
 		pod := a.pod(d.Pod)
@@ -859,10 +885,23 @@ func (a *applier) deletePods() {
 			continue
 		}
 		pod = a.latestPod(pod)
+		// What the reason needs of the node, read here: the goroutines
+		// below only read it.
+		n, keeps := v.node(d.Node), v.keeps(d.Node, deleted)
+		if err := justified(v, d, pod, pod, n, keeps, a.p.Hash); err != nil {
+			writes[i].Err = err
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := a.conditional(pod.UID, pod.ResourceVersion, a.getPod(d.Pod), func(_ metav1.Object, rv string) error {
+			// No resourceVersion: conditional reads the pod first.
+			err := a.conditional(pod.UID, "", a.getPod(d.Pod), func(fresh metav1.Object, rv string) error {
+				if live, ok := fresh.(*corev1.Pod); ok {
+					if err := justified(v, d, pod, live, n, keeps, a.p.Hash); err != nil {
+						return err
+					}
+				}
 				pre := preconditions(pod.UID, rv)
 				return a.client.CoreV1().Pods(a.ns).Delete(a.ctx, d.Pod, metav1.DeleteOptions{Preconditions: &pre})
 			})
@@ -876,36 +915,201 @@ func (a *applier) deletePods() {
 	wg.Wait()
 	a.res.Writes = slices.Concat(a.res.Writes, writes)
 	for i := range writes {
-		if writes[i].Err != nil && !errors.Is(writes[i].Err, ErrNotInSnapshot) && !errors.Is(writes[i].Err, ErrNotOwned) {
+		if writes[i].Err != nil && !errors.Is(writes[i].Err, ErrNotIssued) {
 			a.podsFailed = true
 		}
 	}
 }
 
+// view is what the snapshot says of its nodes and of the DaemonSet's pods
+// on them, decided again from the snapshot's objects, not from the plan:
+// the creates and deletes are checked against it.
+type view struct {
+	// err, when not nil, is why nothing is justified: the snapshot's
+	// DaemonSet does not convert.
+	err error
+	// elig decides the snapshot's nodes; nodes are the nodes by name (nil
+	// for a name listed twice).
+	elig  *placement.Eligibility
+	nodes map[string]*corev1.Node
+	// live are the names of the live pods the DaemonSet claims, by target
+	// node: controlled and selected, or adopted by this Apply; not being
+	// deleted, not Failed or Succeeded.
+	live map[string][]string
+	// limit is how many live pods a node may run before a create: one, two
+	// with surge.
+	limit int
+	// generation is the DaemonSet's template generation, nil if unknown.
+	generation *int64
+}
+
+// nodeView is the view's decision for one node.
+type nodeView struct {
+	placement.Decision
+	// present: the snapshot holds the node (once: a name listed twice is
+	// decided by neither copy, and justifies nothing).
+	present bool
+}
+
+// snapshotView builds the view once, after the claim patches (the pods
+// they adopted count as the DaemonSet's).
+func (a *applier) snapshotView() *view {
+	if a.view != nil {
+		return a.view
+	}
+	v := &view{nodes: make(map[string]*corev1.Node, len(a.c.Nodes)), live: map[string][]string{}, limit: 1}
+	a.view = v
+	ds, err := convert.DaemonSet(a.ds)
+	if err != nil {
+		v.err = fmt.Errorf("%w: %w", ErrNotIssued, err)
+		return v
+	}
+	dds := api.Default(ds)
+	v.elig = placement.NewEligibility(&dds, a.opts.Placement)
+	v.generation = api.TemplateGeneration(&dds)
+	for _, n := range a.c.Nodes {
+		if n == nil {
+			continue
+		}
+		if _, seen := v.nodes[n.Name]; seen {
+			v.nodes[n.Name] = nil
+		} else {
+			v.nodes[n.Name] = n
+		}
+	}
+	for _, pod := range a.c.Pods {
+		if pod == nil || pod.Namespace != a.ns || !(a.claims(pod) || a.adopted[pod.Name] != nil) {
+			continue
+		}
+		ap := convert.Pod(pod)
+		if ap.Deleting || api.IsTerminal(&ap) {
+			continue
+		}
+		if node, err := api.TargetNodeName(&ap); err == nil {
+			v.live[node] = append(v.live[node], pod.Name)
+		}
+	}
+	if ru := dds.UpdateStrategy.RollingUpdate; dds.UpdateStrategy.Type == api.RollingUpdate && ru != nil && ru.MaxSurge != nil {
+		if n, err := ru.MaxSurge.Scaled(1, true); err == nil && n != 0 {
+			v.limit = 2
+		}
+	}
+	return v
+}
+
+// node decides the node of that name as the snapshot holds it; a name
+// the snapshot lacks, or lists twice, is not present.
+func (v *view) node(name string) nodeView {
+	n := v.nodes[name]
+	if n == nil || v.elig == nil {
+		return nodeView{}
+	}
+	node := convert.Node(n)
+	return nodeView{Decision: v.elig.Decide(&node), present: true}
+}
+
+// keeps reports whether node runs a live pod of the DaemonSet that the
+// plan does not delete: what a delete of a duplicate or a replaced pod
+// leaves on the node.
+func (v *view) keeps(node string, deleted map[string]bool) bool {
+	for _, name := range v.live[node] {
+		if !deleted[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// justified returns nil when the reason of d holds for the pod, as the
+// snapshot holds it (snap) and as it is now (cur: snap again, or the pod
+// read from the API server), on n, d's node as the snapshot decides it,
+// keeps telling whether the node keeps a live pod of the DaemonSet the
+// plan does not delete; otherwise an error wrapping ErrUnjustifiedDelete
+// that says what does not hold. Each reason is held to what the plan's
+// step decided it from (placement.ManageNode and the rolling update):
+//
+//  1. the pod's target node is d.Node;
+//  2. Failed and Succeeded: the pod's phase;
+//  3. NotEligible and UntoleratedTaint: the node is in the snapshot, the
+//     pod may not continue there, for an untolerated NoExecute taint
+//     exactly when the reason is UntoleratedTaint;
+//  4. NodeGone: the node is not in the snapshot and the pod is not bound;
+//  5. Duplicate and SurgeReplaced: the node keeps another live pod;
+//  6. Outdated: the snapshot's pod is not of the current revision (the
+//     plan's hash or the DaemonSet's template generation,
+//     docs/rolling-update.md, R2); Unschedulable: the same, on a node of
+//     the snapshot that should not run the pod. The labels are the
+//     snapshot's because the plan's own relabels (duplicate revisions) may
+//     give an old pod the current hash before upstream's rolling update,
+//     which reads its informer's copy, deletes it.
+func justified(v *view, d placement.Delete, snap, cur *corev1.Pod, n nodeView, keeps bool, hash string) error {
+	if v.err != nil {
+		return v.err
+	}
+	ap, old := convert.Pod(cur), convert.Pod(snap)
+	node, err := api.TargetNodeName(&ap)
+	if err != nil || node != d.Node {
+		return fmt.Errorf("%w: pod %s is not on node %s", ErrUnjustifiedDelete, d.Pod, d.Node)
+	}
+	var holds bool
+	switch d.Reason {
+	case placement.Failed:
+		holds = ap.Phase == api.PodFailed
+	case placement.Succeeded:
+		holds = ap.Phase == api.PodSucceeded
+	case placement.NotEligible, placement.UntoleratedTaint:
+		holds = n.present && !n.ShouldContinueRunning &&
+			(n.Reason == placement.UntoleratedNoExecute) == (d.Reason == placement.UntoleratedTaint)
+	case placement.NodeGone:
+		_, listed := v.nodes[node]
+		holds = !listed && ap.NodeName == ""
+	case placement.Duplicate, placement.SurgeReplaced:
+		holds = keeps
+	case placement.Outdated:
+		holds = !api.IsUpdated(&old, hash, v.generation)
+	case placement.Unschedulable:
+		holds = n.present && !n.ShouldRun && !api.IsUpdated(&old, hash, v.generation)
+	}
+	if !holds {
+		return fmt.Errorf("%w: %s of pod %s on node %s", ErrUnjustifiedDelete, d.Reason, d.Pod, d.Node)
+	}
+	return nil
+}
+
 // updateStatus writes the plan's status (upstream: storeDaemonSetStatus,
-// one retry after a fresh read). The retry writes retryStatus onto the
-// fresh DaemonSet, or nothing when that status would be older than the
-// fresh one's, or no change.
+// one retry after a fresh read). The status is written onto a DaemonSet
+// whose status Apply knows: the snapshot's when it has a resourceVersion
+// to hold the write to and a generation (every DaemonSet an API server
+// stores has both), else the DaemonSet read first; after a conflict, the
+// DaemonSet read again. Onto either, statusOnto decides what to write, or
+// that nothing is written.
 func (a *applier) updateStatus() {
 	dsClient := a.client.AppsV1().DaemonSets(a.ns)
 	w := Write{Action: UpdateStatus, Name: a.ds.Name}
 	var out *appsv1.DaemonSet
-	out, w.Err = dsClient.UpdateStatus(a.ctx, convert.DaemonSetWithStatus(a.ds, a.p.Status), metav1.UpdateOptions{})
-	if apierrors.IsConflict(w.Err) {
-		fresh, err := dsClient.Get(a.ctx, a.ds.Name, metav1.GetOptions{})
-		switch {
-		case err != nil:
-			w.Err = err
-		case fresh.UID != a.ds.UID:
-			w.Err = fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
-		default:
-			st, note := retryStatus(a.ds, fresh, a.p.Status)
-			if w.Err, w.Note, out = nil, note, nil; note == "" {
-				toUpdate := fresh.DeepCopy()
-				toUpdate.Status = st
-				out, w.Err = dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
-			}
+	base, read := a.ds, false
+	if a.ds.ResourceVersion == "" || a.ds.Generation == 0 {
+		// Without a resourceVersion the write is unconditional (the API
+		// server allows it for a DaemonSet's status), and without a
+		// generation the plan's observedGeneration is 0: either could
+		// overwrite a status that observed a later generation.
+		base, w.Err = a.readDaemonSet()
+		read = true
+	}
+	for attempt := 0; w.Err == nil; attempt++ {
+		st, note := statusOnto(a.ds, base, a.p.Status, read)
+		if note != "" {
+			w.Note = note
+			break
 		}
+		toUpdate := base.DeepCopy()
+		toUpdate.Status = st
+		out, w.Err = dsClient.UpdateStatus(a.ctx, toUpdate, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(w.Err) || attempt > 0 {
+			break
+		}
+		base, w.Err = a.readDaemonSet()
+		read = true
 	}
 	if w.Err == nil && out != nil {
 		a.res.DaemonSet = out
@@ -913,32 +1117,48 @@ func (a *applier) updateStatus() {
 	a.add(w)
 }
 
-// retryStatus is the status the retry of a conflicting status write puts
-// on fresh, the DaemonSet read again, for the plan's status st made from
-// the snapshot's DaemonSet ds, as upstream's storeDaemonSetStatus retries:
-// the plan's counters on the fresh object; its observedGeneration only
-// when the sync observed the generation (st's is ds's generation, not the
-// input's kept while expectations were pending, docs/status.md, S7), the
-// fresh one's otherwise; the fresh collisionCount, unless the plan bumped
-// it (docs/history.md, H9) from the count fresh still holds, as upstream
-// bumps it only on a count that is not stale.
-//
-// A non-empty note says why nothing is written: NoteStatusNewer when the
-// fresh status observed a later generation than the write would (upstream
-// writes its generation back over it), NoteStatusCurrent when the fresh
-// status is already the one to write.
-func retryStatus(ds, fresh *appsv1.DaemonSet, st api.Status) (appsv1.DaemonSetStatus, string) {
-	if st.ObservedGeneration != ds.Generation {
-		st.ObservedGeneration = fresh.Status.ObservedGeneration
-	}
-	if equalCount(st.CollisionCount, ds.Status.CollisionCount) || !equalCount(fresh.Status.CollisionCount, ds.Status.CollisionCount) {
-		st.CollisionCount = fresh.Status.CollisionCount
-	}
-	out := convert.DaemonSetStatus(fresh.Status, st)
+// readDaemonSet reads the DaemonSet from the API server, and refuses one
+// of another UID than the snapshot's (replaced since, or a snapshot
+// without a UID, which names no DaemonSet in particular).
+func (a *applier) readDaemonSet() (*appsv1.DaemonSet, error) {
+	fresh, err := a.client.AppsV1().DaemonSets(a.ns).Get(a.ctx, a.ds.Name, metav1.GetOptions{})
 	switch {
-	case out.ObservedGeneration < fresh.Status.ObservedGeneration:
+	case err != nil:
+		return nil, err
+	case a.ds.UID == "":
+		return nil, fmt.Errorf("apply: the snapshot's DaemonSet %s/%s has no UID: its status is not written to %s", a.ns, a.ds.Name, fresh.UID)
+	case fresh.UID != a.ds.UID:
+		return nil, fmt.Errorf("apply: DaemonSet %s/%s was replaced (UID %s, planned for %s)", a.ns, a.ds.Name, fresh.UID, a.ds.UID)
+	}
+	return fresh, nil
+}
+
+// statusOnto is the status a write puts on base for the plan's status st
+// made from the snapshot's DaemonSet ds, as upstream's
+// storeDaemonSetStatus writes and retries: the plan's counters; its
+// observedGeneration only when the sync observed the generation (st's is
+// ds's generation, not the input's kept while expectations were pending,
+// docs/status.md, S7), base's otherwise; base's collisionCount, unless the
+// plan bumped it (docs/history.md, H9) from the count base still holds, as
+// upstream bumps it only on a count that is not stale. With base = ds this
+// is the plan's status.
+//
+// A non-empty note says why nothing is written: NoteStatusNewer when
+// base's status observed a later generation than the write would (upstream
+// writes its generation back over it), and, on a DaemonSet read (read
+// true), NoteStatusCurrent when its status is already the one to write.
+func statusOnto(ds, base *appsv1.DaemonSet, st api.Status, read bool) (appsv1.DaemonSetStatus, string) {
+	if st.ObservedGeneration != ds.Generation {
+		st.ObservedGeneration = base.Status.ObservedGeneration
+	}
+	if equalCount(st.CollisionCount, ds.Status.CollisionCount) || !equalCount(base.Status.CollisionCount, ds.Status.CollisionCount) {
+		st.CollisionCount = base.Status.CollisionCount
+	}
+	out := convert.DaemonSetStatus(base.Status, st)
+	switch {
+	case out.ObservedGeneration < base.Status.ObservedGeneration:
 		return out, NoteStatusNewer
-	case apiequality.Semantic.DeepEqual(out, fresh.Status):
+	case read && apiequality.Semantic.DeepEqual(out, base.Status):
 		return out, NoteStatusCurrent
 	}
 	return out, ""

@@ -492,9 +492,10 @@ func TestApplyRefusesWhatTheDaemonSetDoesNotOwn(t *testing.T) {
 		t.Errorf("empty UIDs: writes %+v, want the delete refused with ErrNotOwned", res.Writes)
 	}
 
-	// Adopted first, the orphan is the DaemonSet's.
+	// Adopted first, the orphan is the DaemonSet's (and without a revision
+	// hash, outdated).
 	p = daemonplan.Plan{Namespace: p.Namespace, Name: p.Name, Adopt: []string{"orphan"},
-		Delete: []placement.Delete{{Pod: "orphan", Node: "node-00", Reason: placement.Duplicate}}}
+		Delete: []placement.Delete{{Pod: "orphan", Node: "node-00", Reason: placement.Outdated}}}
 	res = apply.Apply(context.Background(), fc, c, p)
 	if err := res.Err(); err != nil || len(res.Writes) != 2 {
 		t.Errorf("adopt then delete: writes %+v, err %v; want both done", res.Writes, err)
@@ -692,7 +693,7 @@ func TestApplySkipsCleanupAfterAFailedPodWrite(t *testing.T) {
 			c := readSnapshot(t, 3)
 			p := plan(t, c)
 			addOwned(c)
-			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Duplicate}}
+			p.Delete = []placement.Delete{{Pod: "mine", Node: "node-01", Reason: placement.Outdated}}
 			p.Revisions.Delete = []string{"agent-old"}
 			fc := fakeclient.New(c, now)
 			fc.PrependReactor(tc.verb, "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -938,6 +939,8 @@ func fmtCount(c *int32) string {
 // already holds the planned status (another sync's write) gets no write.
 func TestApplyStatusRetrySkipsNoOp(t *testing.T) {
 	c := readSnapshot(t, 1)
+	// With a resourceVersion the status is written first, without a read.
+	c.DaemonSet.ResourceVersion = "1"
 	p := plan(t, c)
 	p.Create, p.Adopt, p.Delete, p.Revisions = nil, nil, nil, daemonplan.RevisionWrites{}
 	fc := fakeclient.New(c, now)

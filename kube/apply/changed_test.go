@@ -22,10 +22,16 @@ import (
 // replicaSet is the controller reference of another controller.
 var replicaSet = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-uid", Controller: new(true)}}
 
+// tester is what the helpers below need of a *testing.T or a *rapid.T.
+type tester interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 // store replaces the object of obj's name in fc as another client would:
 // fc gives it a new resourceVersion. Tests call it before Apply, between
 // the snapshot and the plan's writes.
-func store(t *testing.T, fc *fakeclient.Clientset, obj runtime.Object) {
+func store(t tester, fc *fakeclient.Clientset, obj runtime.Object) {
 	t.Helper()
 	ctx := context.Background()
 	var err error
@@ -45,7 +51,7 @@ func store(t *testing.T, fc *fakeclient.Clientset, obj runtime.Object) {
 // stampAll writes every pod and revision of c to fc again, with an
 // annotation, so that each gets a resourceVersion, as objects of a real
 // API server have.
-func stampAll(t *testing.T, fc *fakeclient.Clientset, c *load.Snapshot) {
+func stampAll(t tester, fc *fakeclient.Clientset, c *load.Snapshot) {
 	t.Helper()
 	for _, p := range c.Pods {
 		p = p.DeepCopy()

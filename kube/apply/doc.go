@@ -9,11 +9,14 @@
 // error in Result, and never issues a write the plan does not hold, one
 // naming an object the snapshot lacks, a delete, relabel or update of a
 // pod or revision the DaemonSet neither controls in the snapshot nor
-// adopts in the same Apply (ErrNotOwned), or a create the snapshot does
+// adopts in the same Apply (ErrNotOwned), a create the snapshot does
 // not justify: on a node it lacks, one the DaemonSet should not run on
 // (ErrShouldNotRun), or one that already runs the DaemonSet's live pod,
-// two with surge (ErrNodeHasPod). ApplyWith checks creates with the
-// plan's placement options.
+// two with surge (ErrNodeHasPod), or a pod delete whose reason does not
+// hold for the snapshot's nodes and the pod as read just before the
+// delete (ErrUnjustifiedDelete). ApplyWith checks creates and deletes with
+// the plan's placement options. The error of every write not issued
+// matches ErrNotIssued.
 //
 // Objects change between the snapshot and the writes. Deletes, relabels
 // and revision updates carry the object's UID and the resourceVersion at
@@ -42,7 +45,9 @@
 // Five departures from upstream, each making a write safer: pod and
 // revision deletes carry the object's UID and resourceVersion as
 // preconditions (upstream deletes by name), relabels and revision updates
-// are held to them too, and creates are checked against the snapshot; a
+// are held to them too, creates are checked against the snapshot, and pod
+// deletes against the snapshot and the pod read again (one more read per
+// delete than upstream); a
 // revision adopted and then renumbered in the same
 // plan is updated from the object the adopt patch returned (upstream
 // updates its stale copy, which a real API server refuses with a
@@ -56,7 +61,10 @@
 // when the DaemonSet read again holds a status that observed a later
 // generation than the sync did (upstream writes the sync's generation
 // back over it; here status.observedGeneration never goes backwards), nor
-// when that status is already the one to write (upstream writes it again).
+// when that status is already the one to write (upstream writes it again);
+// the same holds for the first status write of a snapshot whose DaemonSet
+// lacks a resourceVersion or a generation, which Apply makes onto the
+// DaemonSet read first (upstream's informer objects always have both).
 // Unlike upstream, Apply does not bump status.collisionCount itself on a
 // real collision: the next plan, made from a snapshot that shows the
 // revision, does.

@@ -41,16 +41,20 @@ const EventSource = "daemonset-controller"
 //     no write);
 //   - FailedDaemonPod or SucceededDaemonPod for each pod p deletes because
 //     its phase is Failed or Succeeded, recorded as upstream records it,
-//     before the writes, whether or not the delete succeeds;
+//     before the writes, whether or not the delete succeeds (but not when
+//     Apply did not issue it);
 //   - for each pod create Apply issued, SuccessfulCreate with the name the
-//     API server gave, or FailedCreate with the error (none when the
-//     namespace is terminating);
+//     API server gave, or FailedCreate with the error the API server
+//     answered (none when the namespace is terminating);
 //   - for each pod delete Apply issued, SuccessfulDelete, or FailedDelete
 //     with the error (none for a pod already gone, NotePodGone).
 //
-// Writes Apply refused to issue (ErrNotInSnapshot, ErrNotOwned) have no
-// Event, nor do adopt, release, relabel, revision and status writes, as
-// upstream records none for them. A nil rec records nothing.
+// Writes Apply did not issue (their errors match ErrNotIssued: a create
+// refused as ErrShouldNotRun or ErrNodeHasPod, a delete refused as
+// ErrNotOwned or ErrUnjustifiedDelete, a pod without labels) have no
+// Event: the API server never refused them, and Result.Writes reports
+// them with their reasons. Nor do adopt, release, relabel, revision and status
+// writes, as upstream records none for them. A nil rec records nothing.
 func RecordEvents(rec record.EventRecorder, ds *appsv1.DaemonSet, p daemonplan.Plan, res Result) {
 	if rec == nil || ds == nil {
 		return
@@ -61,7 +65,18 @@ func RecordEvents(rec record.EventRecorder, ds *appsv1.DaemonSet, p daemonplan.P
 	if res.Refused != nil {
 		return
 	}
+	// A delete Apply did not issue found no failed or succeeded pod to
+	// report: the pod is not the snapshot's, or not in that phase.
+	notIssued := map[string]bool{}
+	for _, w := range res.Writes {
+		if w.Action == DeletePod && errors.Is(w.Err, ErrNotIssued) {
+			notIssued[w.Name] = true
+		}
+	}
 	for _, d := range p.Delete {
+		if notIssued[d.Pod] {
+			continue
+		}
 		switch d.Reason {
 		case placement.Failed:
 			rec.Eventf(ds, corev1.EventTypeWarning, ReasonFailedDaemonPod, "Found failed daemon pod %s/%s on node %s, will try to kill it", ds.Namespace, d.Pod, d.Node)
@@ -70,7 +85,7 @@ func RecordEvents(rec record.EventRecorder, ds *appsv1.DaemonSet, p daemonplan.P
 		}
 	}
 	for _, w := range res.Writes {
-		if errors.Is(w.Err, ErrNotInSnapshot) || errors.Is(w.Err, ErrNotOwned) {
+		if errors.Is(w.Err, ErrNotIssued) {
 			continue
 		}
 		switch w.Action {

@@ -17,9 +17,10 @@
 //     and again from its listers: it keeps what each node and pod converted
 //     to while the object does not change, and plans exactly as Sync. An
 //     object is unchanged while it is the very object of the last sync (the
-//     same pointer: objects are never changed in place) or has the same UID
-//     and metadata.resourceVersion, which the API server changes at every
-//     write; objects without either are converted at every sync.
+//     same pointer: objects are never changed in place) or has the same UID,
+//     namespace, name and metadata.resourceVersion, which the API server
+//     changes at every write; objects without a UID or resourceVersion are
+//     converted at every sync.
 //   - JSON renders a plan as the document of package schema, what
 //     `daemonplan plan -o json` prints.
 //

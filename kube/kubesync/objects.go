@@ -12,8 +12,13 @@ import (
 // An object is found by its pointer first: an informer's cache hands out
 // the same object until a write replaces it with a new one, and the
 // look-up then reads nothing of the object. Another object is found by its
-// UID, and is the same as the known one when its resourceVersion is (a
-// copy, or the same object decoded again); otherwise it is converted.
+// UID, namespace and name together, and is the same as the known one when
+// its resourceVersion is (a copy, or the same object decoded again);
+// otherwise it is converted. The name is part of the key because the
+// conversion holds it: an object listed under another name with a known
+// UID and resourceVersion (never from an API server, which cannot rename,
+// but from a snapshot assembled by hand) would otherwise keep the
+// conversion of its old name.
 type objects[K, V any] struct {
 	meta    func(*K) *metav1.ObjectMeta
 	convert func(*K) (V, held)
@@ -32,10 +37,10 @@ type objects[K, V any] struct {
 	seen  []uint32
 	pos   []int32
 	epoch uint32
-	// byPtr and byUID find the slots of the objects with a UID and a
+	// byPtr and byKey find the slots of the objects with a UID and a
 	// resourceVersion: the others are converted at every sync.
 	byPtr map[*K]int32
-	byUID map[string]int32
+	byKey map[key]int32
 	// spare lists are the next lists, when the objects changed.
 	spareList []V
 	spareIDs  []int32
@@ -47,11 +52,15 @@ type objects[K, V any] struct {
 	listed int
 }
 
+// key is what identifies an object across syncs, apart from its pointer.
+type key struct{ uid, namespace, name string }
+
 // slot is what is known of one object.
 type slot[K any] struct {
-	obj     *K
-	uid, rv string
-	// cached: the object is in byPtr and byUID.
+	obj *K
+	key key
+	rv  string
+	// cached: the object is in byPtr and byKey.
 	cached bool
 	held   held
 }
@@ -59,10 +68,10 @@ type slot[K any] struct {
 // update returns the conversions of objs in the lists' order, converting
 // only the objects that are new or changed since the last update. It
 // reports false, and leaves the lists to be forgotten, when objs lists an
-// object (a UID, or a pointer) twice.
+// object (a key, or a pointer) twice.
 func (o *objects[K, V]) update(objs []*K) ([]V, bool) {
-	if o.byUID == nil {
-		o.byUID, o.byPtr = map[string]int32{}, map[*K]int32{}
+	if o.byKey == nil {
+		o.byKey, o.byPtr = map[key]int32{}, map[*K]int32{}
 	}
 	o.epoch++
 	if o.epoch == 0 {
@@ -83,14 +92,14 @@ func (o *objects[K, V]) update(objs []*K) ([]V, bool) {
 			continue
 		}
 		m := o.meta(obj)
-		uid, rv := string(m.UID), m.ResourceVersion
-		if uid == "" || rv == "" {
-			o.add(obj, "", "")
+		k, rv := key{uid: string(m.UID), namespace: m.Namespace, name: m.Name}, m.ResourceVersion
+		if k.uid == "" || rv == "" {
+			o.add(obj, key{}, "")
 			continue
 		}
-		id, ok := o.byUID[uid]
+		id, ok := o.byKey[k]
 		if !ok {
-			o.add(obj, uid, rv)
+			o.add(obj, k, rv)
 			continue
 		}
 		if o.seen[id] == o.epoch {
@@ -100,9 +109,10 @@ func (o *objects[K, V]) update(objs []*K) ([]V, bool) {
 		s := &o.slots[id]
 		delete(o.byPtr, s.obj)
 		o.byPtr[obj], s.obj = id, obj
-		if s.rv == rv || o.rewrite(id, obj, rv) {
-			o.listed++
+		if s.rv != rv {
+			o.rewrite(id, obj, rv)
 		}
+		o.listed++
 	}
 	if len(o.fresh) > 0 || o.listed < len(o.list) {
 		o.merge()
@@ -110,31 +120,20 @@ func (o *objects[K, V]) update(objs []*K) ([]V, bool) {
 	return o.list, true
 }
 
-// rewrite converts obj, the new state of slot id's object, in place, and
-// reports true; or, when the conversion sorts elsewhere (the same UID under
-// another name, never from an API server), drops the slot, adds obj as a
-// new object, and reports false.
-func (o *objects[K, V]) rewrite(id int32, obj *K, rv string) bool {
+// rewrite converts obj, the new state of slot id's object, in place. The
+// conversion sorts where the old one did: the key holds the name (and the
+// namespace) that the order compares.
+func (o *objects[K, V]) rewrite(id int32, obj *K, rv string) {
 	s := &o.slots[id]
 	v, h := o.convert(obj)
 	o.release(s.held)
 	s.held, s.rv = h, rv
-	if pos := o.pos[id]; o.compare(&v, &o.list[pos]) == 0 {
-		o.list[pos] = v
-		return true
-	}
-	uid := s.uid
-	o.seen[id] = 0
-	o.uncache(id)
-	o.release(h)
-	s.held = held{}
-	o.add(obj, uid, rv)
-	return false
+	o.list[o.pos[id]] = v
 }
 
 // add converts obj, an object not in the lists, into the fresh ones; with
 // a UID and resourceVersion, it is found at the next update.
-func (o *objects[K, V]) add(obj *K, uid, rv string) {
+func (o *objects[K, V]) add(obj *K, k key, rv string) {
 	v, h := o.convert(obj)
 	var id int32
 	if n := len(o.free); n > 0 {
@@ -144,11 +143,11 @@ func (o *objects[K, V]) add(obj *K, uid, rv string) {
 		o.slots = append(o.slots, slot[K]{})
 		o.seen, o.pos = append(o.seen, 0), append(o.pos, 0)
 	}
-	o.slots[id] = slot[K]{obj: obj, uid: uid, rv: rv, held: h}
+	o.slots[id] = slot[K]{obj: obj, key: k, rv: rv, held: h}
 	o.seen[id] = o.epoch
-	if uid != "" && rv != "" {
+	if k.uid != "" && rv != "" {
 		o.slots[id].cached = true
-		o.byUID[uid], o.byPtr[obj] = id, id
+		o.byKey[k], o.byPtr[obj] = id, id
 	}
 	o.fresh, o.freshIDs = append(o.fresh, v), append(o.freshIDs, id)
 }
@@ -159,8 +158,8 @@ func (o *objects[K, V]) uncache(id int32) {
 	if !s.cached {
 		return
 	}
-	if o.byUID[s.uid] == id {
-		delete(o.byUID, s.uid)
+	if o.byKey[s.key] == id {
+		delete(o.byKey, s.key)
 	}
 	if o.byPtr[s.obj] == id {
 		delete(o.byPtr, s.obj)
@@ -183,8 +182,8 @@ func (o *objects[K, V]) merge() {
 	}
 	f := 0
 	for i, id := range o.ids {
-		// Objects converted at every sync, and objects that moved, are
-		// never seen by a later update.
+		// Objects converted at every sync, and objects the update did not
+		// list, are dropped.
 		if o.seen[id] != o.epoch {
 			o.drop(id)
 			continue

@@ -24,14 +24,19 @@ import (
 //
 // An object is the same as at the last sync when it is the very object that
 // sync read (the same pointer: an informer's cache hands out an object
-// until a write replaces it with a new one), or has the same UID and the
-// same metadata.resourceVersion (a copy, or the object decoded again): the
-// API server gives an object a new resourceVersion at every write, and an
-// informer's objects carry it. Such an object is not converted again. An
-// object without a UID or without a resourceVersion is converted at every
-// sync. Objects must not be changed in place after a sync read them (an
-// informer's are read-only): a changed object is a new object with a new
-// resourceVersion.
+// until a write replaces it with a new one), or has the same UID, namespace,
+// name and metadata.resourceVersion (a copy, or the object decoded again):
+// the API server gives an object a new resourceVersion at every write, and
+// an informer's objects carry it. Such an object is not converted again. A
+// known UID and resourceVersion under another name is another object (the
+// conversion holds the name), converted as new. An object without a UID or
+// without a resourceVersion is converted at every sync. Objects must not be
+// changed in place after a sync read them (an informer's are read-only): a
+// changed object is a new object with a new resourceVersion. One changed
+// without a new resourceVersion (client-go's fake object tracker stores
+// updates that way) keeps its old conversion, and the plan may be wrong
+// about it; package apply checks every create and delete against the
+// snapshot's objects themselves before it issues them.
 //
 // The converted nodes carry that key as their api.Node.Version (UID and
 // resourceVersion), so that the core's Planner decides again only the nodes

@@ -90,7 +90,7 @@ func (w *world) step() {
 func (w *world) write() {
 	t := w.t
 	nodes, pods := w.nodeNames(), w.podNames()
-	switch rapid.IntRange(0, 12).Draw(t, "write") {
+	switch rapid.IntRange(0, 13).Draw(t, "write") {
 	case 0: // a node's labels change: in or out of the nodeSelector, or another label
 		if len(nodes) == 0 {
 			return
@@ -222,6 +222,28 @@ func (w *world) write() {
 		n.UID, n.ResourceVersion = w.nodes[a].UID, w.rv()
 		delete(w.nodes, a)
 		w.nodes[b] = n
+	case 13: // a node or pod listed under a new name, its UID and resourceVersion kept (never from an API server)
+		name := fmt.Sprintf("renamed-%d", w.uids+1)
+		w.uids++
+		if rapid.Bool().Draw(t, "rename node") {
+			if len(nodes) == 0 {
+				return
+			}
+			old := rapid.SampledFrom(nodes).Draw(t, "node")
+			n := w.nodes[old].DeepCopy()
+			n.Name = "node-" + name
+			delete(w.nodes, old)
+			w.nodes[n.Name] = n
+			return
+		}
+		if len(pods) == 0 {
+			return
+		}
+		old := rapid.SampledFrom(pods).Draw(t, "pod")
+		p := w.pods[old].DeepCopy()
+		p.Name = "agent-" + name
+		delete(w.pods, old)
+		w.pods[p.Name] = p
 	}
 }
 
@@ -264,6 +286,7 @@ func (w *world) snapshot() *load.Snapshot {
 // deleted and re-created under their names; pods added, deleted,
 // relabelled, failing, terminating, re-created; the template, the
 // nodeSelector and the selector changed; objects copied, or without a
+// resourceVersion; objects listed under a new name with their UID and
 // resourceVersion; lists in a new order each time; the plans' writes
 // applied), a warm Planner's plan equals a cold Sync's, every sync.
 func TestPlannerEqualsSync(t *testing.T) {
@@ -298,4 +321,94 @@ func TestPlannerEqualsSync(t *testing.T) {
 			w.step()
 		}
 	})
+}
+
+// TestPlannerRenamedObject: an object listed under another name (or, for a
+// pod, another namespace) with a UID and resourceVersion the Planner
+// knows. An API server never does this, but a snapshot assembled by hand
+// or by a fake clientset can: the Planner kept the conversion of the old
+// name, and its plan created a pod on a node the snapshot no longer held.
+// A warm Planner's plan must equal a cold Sync's.
+func TestPlannerRenamedObject(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		// setup changes the first snapshot, change the second.
+		setup, change func(s *load.Snapshot)
+	}{
+		{"node renamed", "node-1 listed as node-9 with node-1's UID and resourceVersion: the warm plan created on node-1, gone",
+			nil, func(s *load.Snapshot) { s.Nodes[1] = renamed(s.Nodes[1], "", "node-9") }},
+		{"nodes swapped", "node-0 and node-1 (Windows, outside the nodeSelector) trade names, UIDs and resourceVersions kept: node-0 must be the one decided ineligible",
+			func(s *load.Snapshot) { s.Nodes[1].Labels["kubernetes.io/os"] = "windows" }, func(s *load.Snapshot) {
+				s.Nodes[0], s.Nodes[1] = renamed(s.Nodes[1], "", "node-0"), renamed(s.Nodes[0], "", "node-1")
+			}},
+		{"pod renamed", "agent-1 listed as agent-9: the plan must name agent-9, the pod the snapshot holds",
+			nil, func(s *load.Snapshot) { s.Pods[1] = renamed(s.Pods[1], s.Pods[1].Namespace, "agent-9") }},
+		{"pod in another namespace", "agent-1 listed in namespace other: no longer the DaemonSet's pod, so node-1 needs one",
+			nil, func(s *load.Snapshot) { s.Pods[1] = renamed(s.Pods[1], "other", "agent-1") }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := kubecluster.DaemonSet()
+			s := &load.Snapshot{DaemonSet: ds, Revisions: []*appsv1.ControllerRevision{kubecluster.Revision(ds, 1)}}
+			hash := s.Revisions[0].Labels[api.LabelRevisionHash]
+			for i := range 2 {
+				n := kubecluster.Node(fmt.Sprintf("node-%d", i))
+				n.UID, n.ResourceVersion = types.UID(fmt.Sprintf("node-uid-%d", i)), fmt.Sprint(10+i)
+				p := kubecluster.Pod(ds, fmt.Sprintf("agent-%d", i), n.Name, hash, "1")
+				p.UID, p.ResourceVersion = types.UID(fmt.Sprintf("pod-uid-%d", i)), fmt.Sprint(20+i)
+				s.Nodes, s.Pods = append(s.Nodes, n), append(s.Pods, p)
+			}
+			if tc.setup != nil {
+				tc.setup(s)
+			}
+			pl, err := kubesync.NewPlanner(kubesync.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pl.Sync(s, kubecluster.Now, kubesync.State{}); err != nil {
+				t.Fatal(err)
+			}
+			next := *s
+			next.Nodes, next.Pods = slices.Clone(s.Nodes), slices.Clone(s.Pods)
+			tc.change(&next)
+			want, err := kubesync.Sync(&next, kubecluster.Now, kubesync.State{}, kubesync.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pl.Sync(&next, kubecluster.Now, kubesync.State{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the warm plan differs from Sync's:\n got creates %v deletes %v keep %v nodes %v\nwant creates %v deletes %v keep %v nodes %v",
+					tc.reason, creates(got), got.Delete, got.Keep, got.Nodes, creates(want), want.Delete, want.Keep, want.Nodes)
+			}
+		})
+	}
+}
+
+// renamed is a copy of obj under namespace (for a pod) and name, its UID
+// and resourceVersion kept.
+func renamed[T interface {
+	*corev1.Node | *corev1.Pod
+	metav1.Object
+}](obj T, namespace, name string) T {
+	var out T
+	switch o := any(obj).(type) {
+	case *corev1.Node:
+		out = any(o.DeepCopy()).(T)
+	case *corev1.Pod:
+		out = any(o.DeepCopy()).(T)
+	}
+	out.SetNamespace(namespace)
+	out.SetName(name)
+	return out
+}
+
+func creates(p daemonplan.Plan) []string {
+	var out []string
+	for _, c := range p.Create {
+		out = append(out, c.Node)
+	}
+	return out
 }
