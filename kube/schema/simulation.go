@@ -38,6 +38,24 @@ type Simulation struct {
 	Revisions []SimulationRevision `json:"revisions"`
 	// Nodes are all nodes of the input, sorted by name.
 	Nodes []SimulationNode `json:"nodes"`
+	// Phases are the phases of the progressive rollout simulated with a
+	// rollout policy (simulate --rollout-policy or rollout start's policy
+	// flags), in order: empty without one.
+	Phases []SimulationPhase `json:"phases"`
+}
+
+// SimulationPhase is one move of a simulated progressive rollout
+// (progressive.PhaseChange): at offset At it entered Phase (Canary, Zone,
+// Rest, Done or Aborted) and Zone; Answer is the operator's answer the
+// simulation assumed at once ("promote", "resume", with Reason the pause
+// point), Gate the health gate that paused or aborted the rollout.
+type SimulationPhase struct {
+	At     string `json:"at"`
+	Phase  string `json:"phase"`
+	Zone   string `json:"zone"`
+	Answer string `json:"answer"`
+	Reason string `json:"reason"`
+	Gate   string `json:"gate"`
 }
 
 // Stall names why a simulated rollout did not converge.

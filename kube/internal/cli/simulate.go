@@ -89,7 +89,7 @@ policy's maxUnavailable and maxSurge 0), its phases moved before each sync by
 the driver's own code (kube/progressive: canary, zones in order, the rest),
 the operator answering at once (the canary promoted as soon as it waits, a
 pause point resumed as soon as it is reached); the phases and when they began
-are printed after the table (not in -o json). The health gates judge the
+are printed after the table (in -o json: "phases"). The health gates judge the
 simulated pods as the driver judges live ones: a new pod that fails
 (--fail-rate) or is not Ready by the policy's readyDeadline (a --ready-after
 longer than it) pauses or aborts the rollout, and the simulation stops there;
@@ -186,7 +186,7 @@ func (c *cli) simulate(o *simulateOptions) error {
 		}
 	}
 	if o.output == "json" {
-		return c.writeJSON("simulate", simulationJSON(tl, in, o))
+		return c.writeJSON("simulate", simulationJSON(tl, in, o, ps))
 	}
 	if err := writeSimulationTable(c.stdout, tl); err != nil {
 		return err
@@ -281,7 +281,7 @@ func writeSimulationTable(w io.Writer, tl *timeline.Timeline) error {
 }
 
 // simulationJSON renders a timeline as the document of -o json.
-func simulationJSON(tl *timeline.Timeline, in *input, o *simulateOptions) schema.Simulation {
+func simulationJSON(tl *timeline.Timeline, in *input, o *simulateOptions, ps *progressive.Simulation) schema.Simulation {
 	doc := schema.Simulation{
 		DaemonSet:         schema.Ref{Namespace: tl.Namespace, Name: tl.Name},
 		KubernetesVersion: in.version.String(),
@@ -299,6 +299,13 @@ func simulationJSON(tl *timeline.Timeline, in *input, o *simulateOptions) schema
 		Syncs:             []schema.SimulationSync{},
 		Revisions:         []schema.SimulationRevision{},
 		Nodes:             []schema.SimulationNode{},
+		Phases:            []schema.SimulationPhase{},
+	}
+	if ps != nil {
+		for _, ch := range ps.Changes {
+			doc.Phases = append(doc.Phases, schema.SimulationPhase{At: ch.At.Sub(tl.Start).String(), Phase: string(ch.Phase), Zone: ch.Zone,
+				Answer: ch.Answer, Reason: ch.Reason, Gate: ch.Gate})
+		}
 	}
 	if s := tl.Stall; s != nil {
 		st := &schema.Stall{Kind: s.Kind.String(), Message: s.String(), Budget: s.Budget, Held: s.Held.String(), Holders: []schema.StallHolder{}}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonplan/daemonplan/kube/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -112,5 +113,37 @@ func TestSimulateRolloutGate(t *testing.T) {
 	got = runCLI(t, "", append(args, "--rollout-policy", pol, "--canary", "2")...)
 	if got.code != exitUsage || !strings.Contains(got.stderr, "simulate: give the policy by --rollout-policy or by flags, not both") {
 		t.Errorf("--rollout-policy and --canary: exit %d, stderr %q; want %d", got.code, got.stderr, exitUsage)
+	}
+}
+
+// TestSimulateRolloutPhasesJSON: -o json carries the phases the table
+// prints after the syncs (the gate included), and an empty list without
+// a rollout policy.
+func TestSimulateRolloutPhasesJSON(t *testing.T) {
+	cluster := zonedOnDelete(t, 6)
+	args := []string{"simulate", "--now", genNow, "-f", cluster, "--image", "agent=agent:bad",
+		"--ready-after", "1h", "--grace-period", "1s", "-o", "json"}
+	phases := func(extra ...string) []schema.SimulationPhase {
+		t.Helper()
+		got := runCLI(t, "", append(args, extra...)...)
+		if got.code != exitOK {
+			t.Fatalf("exit %d: %s", got.code, got.stderr)
+		}
+		var doc schema.Simulation
+		if err := json.Unmarshal([]byte(got.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Phases == nil {
+			t.Fatalf("phases is null:\n%s", got.stdout)
+		}
+		return doc.Phases
+	}
+	if p := phases(); len(p) != 0 {
+		t.Errorf("without a policy: phases %+v, want none", p)
+	}
+	p := phases("--canary", "2", "--max-unavailable", "2", "--ready-deadline", "10s")
+	if len(p) != 2 || p[0] != (schema.SimulationPhase{At: "0s", Phase: "Canary"}) || p[1].At != "12s" || p[1].Phase != "Canary" ||
+		!strings.HasPrefix(p[1].Gate, "gate failed: pod ") {
+		t.Errorf("phases %+v, want Canary at 0s, then the gate at 12s", p)
 	}
 }
