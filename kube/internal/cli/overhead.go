@@ -33,7 +33,7 @@ type overheadOptions struct {
 func (c *cli) overheadCmd() *cobra.Command {
 	o := overheadOptions{output: "table"}
 	cmd := &cobra.Command{
-		Use:   "overhead [-n NAMESPACE | -A] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] | overhead -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
+		Use:   "overhead [-n NAMESPACE | -A] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] | -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
 		Short: "Show which DaemonSets put a pod on each node, what those pods request, and whether they fit",
 		Long: `For every node of the input, or only for the nodes of --node-file (which need
 not exist: the question an autoscaler asks of a node it could create), show

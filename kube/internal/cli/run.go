@@ -156,7 +156,12 @@ func Version() string {
 
 func (c *cli) root() *cobra.Command {
 	root := &cobra.Command{
-		Use:           c.name,
+		// cobra names a command by the first word of Use, and the
+		// plugin's help by that name: "kubectl daemonplan" would be
+		// "kubectl", and its commands "kubectl explain". The display
+		// name keeps kubectl's plugin convention in every help page.
+		Use:           c.name[strings.LastIndexByte(c.name, ' ')+1:],
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: c.name},
 		Short:         "Show what the DaemonSet controller would do, without an API server",
 		Long:          fmt.Sprintf(long, c.name),
 		Version:       Version(),
