@@ -109,3 +109,49 @@ func section(text, title string) []string {
 	}
 	return nil
 }
+
+// TestHelpShowsOwnFlags checks that a command's help lists its own flags
+// and leaves kubectl's connection flags, the same for every command, to
+// "daemonplan options", as kubectl leaves its own to "kubectl options":
+// twenty lines of --as-uid and --tls-server-name buried each page's flags.
+func TestHelpShowsOwnFlags(t *testing.T) {
+	root := (&cli{name: "daemonplan"}).root()
+	for _, name := range []string{"daemonplan", "kubectl daemonplan"} {
+		for _, path := range commandPaths(root) {
+			full := strings.TrimSpace(name + " " + strings.Join(path, " "))
+			t.Run(full, func(t *testing.T) {
+				got := runAs(name, append(append([]string(nil), path...), "--help")...)
+				for _, global := range []string{"--kubeconfig string", "--as-uid string", "--tls-server-name string", "Global Flags:"} {
+					if strings.Contains(got.stdout, global) {
+						t.Errorf("help lists %q:\n%s", global, got.stdout)
+					}
+				}
+				if want := `Use "` + name + ` options" for a list of global command-line options (applies to all commands).`; !strings.Contains(got.stdout, want) {
+					t.Errorf("help lacks %q:\n%s", want, got.stdout)
+				}
+				if !strings.Contains(got.stdout, "-h, --help") {
+					t.Errorf("help lacks the command's own -h:\n%s", got.stdout)
+				}
+			})
+		}
+	}
+	// Each command's own flags are still there.
+	for cmd, flag := range map[string]string{"plan": "-o, --output", "explain": "-f, --filename", "overhead": "--node-file", "diff": "--taint", "simulate": "--html"} {
+		if got := runAs("daemonplan", cmd, "--help"); !strings.Contains(got.stdout, flag) {
+			t.Errorf("%s --help lacks %q:\n%s", cmd, flag, got.stdout)
+		}
+	}
+	got := runAs("kubectl daemonplan", "options")
+	if got.code != exitOK {
+		t.Fatalf("options: exit %d, stderr %q", got.code, got.stderr)
+	}
+	for _, want := range []string{"The following options can be passed to any command:", "--kubeconfig string", "-n, --namespace string", "--context string"} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("options lacks %q:\n%s", want, got.stdout)
+		}
+	}
+	// The global flags still work on every command.
+	if got := runAs("daemonplan", "plan", "-f", "testdata/diff-node-agent.yaml", "-n", "kube-system", "--kubeconfig", "/nonexistent", "-o", "name"); got.code != exitOK {
+		t.Errorf("plan with -n and --kubeconfig: exit %d, stderr %q", got.code, got.stderr)
+	}
+}

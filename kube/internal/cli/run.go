@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
@@ -48,7 +49,7 @@ cluster, but by 'rollout', which drives a progressive rollout of a DaemonSet
 on OnDelete (see '%[1]s rollout --help').
 
 Without -f it reads the cluster of the kubeconfig, with kubectl's flags
-(--kubeconfig, --context, -n, ...: the Global Flags of each command's help):
+(--kubeconfig, --context, -n, ...: '%[1]s options' lists them):
 get and list only, the Kubernetes version from the server. The DaemonSet is NAME,
 ds/NAME or daemonsets.apps/NAME, as for kubectl.
 
@@ -180,8 +181,60 @@ func (c *cli) root() *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	c.kube = newKubeFlags()
 	c.kube.AddFlags(root.PersistentFlags())
-	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd(), c.rolloutCmd())
+	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd(), c.rolloutCmd(), optionsCmd(root))
+	root.SetUsageFunc(usage)
 	return root
+}
+
+// usage prints a command's usage as kubectl prints its own: the command's
+// own flags, and kubectl's connection flags, the same for every command,
+// left to "options" (they were twenty of every page's thirty flags).
+func usage(cmd *cobra.Command) error {
+	root := cmd.Root()
+	global := root.PersistentFlags()
+	own := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
+	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if global.Lookup(f.Name) == nil && !f.Hidden {
+			own.AddFlag(f)
+		}
+	})
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	if cmd.Runnable() {
+		fmt.Fprintf(&b, "  %s\n", cmd.UseLine())
+	}
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "  %s [command]\n", cmd.CommandPath())
+		b.WriteString("\nAvailable Commands:\n")
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "  %-*s %s\n", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
+	if own.HasAvailableFlags() {
+		fmt.Fprintf(&b, "\nFlags:\n%s", own.FlagUsages())
+	}
+	fmt.Fprintf(&b, "\nUse \"%s options\" for a list of global command-line options (applies to all commands).\n", root.DisplayName())
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "Use \"%s [command] --help\" for more information about a command.\n", cmd.CommandPath())
+	}
+	_, err := io.WriteString(cmd.OutOrStderr(), b.String())
+	return err
+}
+
+// optionsCmd prints the flags every command takes, as "kubectl options"
+// does.
+func optionsCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "options",
+		Short: "Print the list of flags inherited by all commands (kubectl's connection flags)",
+		Args:  noArgs("options"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "The following options can be passed to any command:\n\n%s", root.PersistentFlags().FlagUsages())
+			return err
+		},
+	}
 }
 
 func (c *cli) run(args []string) int {
