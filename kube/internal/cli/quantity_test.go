@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlanNegativeQuantity checks that plan reports a container's negative
+// request, which the API server refuses, as it reports other field
+// errors: a warning naming the field path, an error with --strict.
+func TestPlanNegativeQuantity(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cluster.yaml")
+	const cluster = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: agent-uid}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers:
+      - name: agent
+        image: agent:v1
+        resources: {requests: {cpu: "-1"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+`
+	if err := os.WriteFile(file, []byte(cluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const finding = `spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`
+	got := runCLI(t, "", "plan", "-f", file, "-o", "name")
+	if got.code != exitOK || !strings.Contains(got.stderr, "warning: "+finding) {
+		t.Errorf("plan: exit %d, stderr %q; want 0 and the warning %q", got.code, got.stderr, finding)
+	}
+	got = runCLI(t, "", "plan", "-f", file, "-o", "name", "--strict")
+	if got.code != exitError || !strings.Contains(got.stderr, "error: "+finding) || got.stdout != "" {
+		t.Errorf("plan --strict: exit %d, stdout %q, stderr %q; want 1, nothing and the error %q", got.code, got.stdout, got.stderr, finding)
+	}
+}
