@@ -42,3 +42,42 @@ metadata: {name: n1}
 		t.Errorf("plan --strict: exit %d, stdout %q, stderr %q; want 1, nothing and the error %q", got.code, got.stdout, got.stderr, finding)
 	}
 }
+
+// TestQuietSilencesNotes checks that a DaemonSet without a uid gets one
+// note, which says how to silence it, and that -q silences it, for every
+// command that reads a DaemonSet.
+func TestQuietSilencesNotes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cluster.yaml")
+	const cluster = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: "agent:v1"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+`
+	if err := os.WriteFile(file, []byte(cluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"plan", "-f", file},
+		{"explain", "-f", file, "n1"},
+		{"diff", "-f", file, "--image", "agent=agent:v2"},
+		{"simulate", "-f", file, "--image", "agent=agent:v2"},
+	} {
+		got := runCLI(t, "", args...)
+		if got.code != exitOK || strings.Count(got.stderr, "note:") != 1 || !strings.Contains(got.stderr, "(-q hides notes)") {
+			t.Errorf("%q: exit %d, stderr %q; want 0 and one note that says -q hides it", args, got.code, got.stderr)
+		}
+		got = runCLI(t, "", append(args, "-q")...)
+		if got.code != exitOK || got.stderr != "" {
+			t.Errorf("%q -q: exit %d, stderr %q; want 0 and nothing", args, got.code, got.stderr)
+		}
+	}
+}

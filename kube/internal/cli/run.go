@@ -105,6 +105,8 @@ type cli struct {
 	// preread holds files diff and simulate read to tell a new spec from
 	// a cluster (specFromFiles), for load to use.
 	preread *preread
+	// quiet is -q: no notes.
+	quiet bool
 	// strict is --strict, which makes the loader refuse unknown and
 	// duplicate fields, and input without nodes.
 	strict bool
@@ -181,6 +183,9 @@ func (c *cli) root() *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	c.kube = newKubeFlags()
 	c.kube.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().BoolVarP(&c.quiet, "quiet", "q", false, "print no notes (what daemonplan filled in or assumed); warnings and errors still")
+	// Every command's help lists -q among its own flags (usage).
+	root.PersistentFlags().SetAnnotation("quiet", ownFlag, []string{"true"})
 	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd(), c.rolloutCmd(), optionsCmd(root))
 	root.SetUsageFunc(usage)
 	return root
@@ -193,11 +198,13 @@ func usage(cmd *cobra.Command) error {
 	root := cmd.Root()
 	global := root.PersistentFlags()
 	own := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
-	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
-		if global.Lookup(f.Name) == nil && !f.Hidden {
+	add := func(f *pflag.Flag) {
+		if (global.Lookup(f.Name) == nil || f.Annotations[ownFlag] != nil) && !f.Hidden && own.Lookup(f.Name) == nil {
 			own.AddFlag(f)
 		}
-	})
+	}
+	cmd.LocalFlags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
 	var b strings.Builder
 	b.WriteString("Usage:\n")
 	if cmd.Runnable() {
@@ -222,6 +229,10 @@ func usage(cmd *cobra.Command) error {
 	_, err := io.WriteString(cmd.OutOrStderr(), b.String())
 	return err
 }
+
+// ownFlag marks a flag of the root that every command's help lists as its
+// own, unlike kubectl's connection flags.
+const ownFlag = "daemonplan-own-flag"
 
 // optionsCmd prints the flags every command takes, as "kubectl options"
 // does.
@@ -440,8 +451,8 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if err != nil {
 		return nil, c.fail("%s: %s: %v", cmd, cl.At.DaemonSet, err)
 	}
-	if note != "" {
-		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s", c.name, cmd, note)))
+	if note != "" && !c.quiet {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
 	}
 	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
 }
