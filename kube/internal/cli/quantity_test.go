@@ -81,3 +81,48 @@ metadata: {name: n1}
 		}
 	}
 }
+
+// TestNoteHashlessPods checks that pods of the DaemonSet without a
+// controller-revision-hash label, which the rollout counts as outdated
+// (unless their pod-template-generation matches), get a note saying so.
+func TestNoteHashlessPods(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cluster.yaml")
+	const cluster = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: agent-uid}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: "agent:v1"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-x
+  namespace: kube-system
+  labels: {app: agent}
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: agent-uid, controller: true}]
+spec:
+  nodeName: n1
+  containers: [{name: agent, image: "agent:v1"}]
+status: {phase: Running}
+`
+	if err := os.WriteFile(file, []byte(cluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runCLI(t, "", "plan", "-f", file)
+	const note = "daemonplan: plan: note: 1 pod of DaemonSet kube-system/agent has no controller-revision-hash label (kube-system/agent-x): " +
+		"counted as outdated unless its pod-template-generation label is the template generation, as the controller counts it (-q hides notes)\n"
+	if got.code != exitOK || !strings.Contains(got.stderr, note) {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", got.code, got.stderr, note)
+	}
+	if got := runCLI(t, "", "plan", "-f", file, "-q"); strings.Contains(got.stderr, "note:") {
+		t.Errorf("-q: stderr %q", got.stderr)
+	}
+}

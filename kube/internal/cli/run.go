@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/daemonplan/daemonplan"
@@ -454,7 +455,46 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if note != "" && !c.quiet {
 		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
 	}
+	if note := hashlessNote(cl); note != "" && !c.quiet {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
+	}
 	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+}
+
+// maxNamedPods bounds the pods a note names.
+const maxNamedPods = 3
+
+// hashlessNote says which pods of cl's DaemonSet carry no
+// controller-revision-hash label: the rollout counts them as outdated
+// unless their pod-template-generation label is the template generation
+// (upstream's IsPodUpdated), which the status and the table show without
+// a word. "" when there are none.
+func hashlessNote(cl *load.Snapshot) string {
+	ds := cl.DaemonSet
+	var names []string
+	for _, p := range cl.Pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil || ref.UID != ds.UID || p.Namespace != ds.Namespace {
+			continue
+		}
+		if _, ok := p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; !ok {
+			names = append(names, p.Namespace+"/"+p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	shown := strings.Join(names[:min(len(names), maxNamedPods)], ", ")
+	if len(names) > maxNamedPods {
+		shown += fmt.Sprintf(" and %d more", len(names)-maxNamedPods)
+	}
+	if len(names) == 1 {
+		return fmt.Sprintf("1 pod of DaemonSet %s/%s has no %s label (%s): counted as outdated unless its pod-template-generation label is the template generation, as the controller counts it",
+			ds.Namespace, ds.Name, appsv1.DefaultDaemonSetUniqueLabelKey, shown)
+	}
+	return fmt.Sprintf("%d pods of DaemonSet %s/%s have no %s label (%s): counted as outdated unless their pod-template-generation label is the template generation, as the controller counts them",
+		len(names), ds.Namespace, ds.Name, appsv1.DefaultDaemonSetUniqueLabelKey, shown)
 }
 
 // writeJSON prints doc, the -o json document of command cmd, indented.
