@@ -309,8 +309,11 @@ func validateTemplate(t *PodTemplate, opts ValidateOptions) field.ErrorList {
 // refuses it. In order: containers, then init containers, each's requests
 // then limits; the overhead; the pod-level requests, then limits; names in
 // each list sorted. A pod with such a quantity is never created, so what
-// it requests is no pod's.
+// it requests is no pod's. A nil t has nothing to refuse.
 func ValidateResources(t *PodTemplate) field.ErrorList {
+	if t == nil {
+		return nil
+	}
 	var errs field.ErrorList
 	check := func(p *field.Path, l resource.List) {
 		for _, name := range slices.Sorted(maps.Keys(l)) {
