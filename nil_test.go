@@ -199,6 +199,7 @@ var nilCalls = map[string]func(){
 	"taints.Set.Tolerations":          func() { (*taints.Set)(nil).Tolerations() },
 	"api.ValidateLabelValues":         func() { api.ValidateLabelValues(nil, []string{"-"}) },
 	"api.ValidateTolerations":         func() { api.ValidateTolerations(nil, api.ValidateOptions{}) },
+	"api.ValidateResources":           func() { api.ValidateResources(nil) },
 	"placement.Backoff.InBackoff":     func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
 	"placement.Compiled.AssembleManage": func() {
 		(*placement.Compiled)(nil).AssembleManage(nil, time.Time{}, "", nil)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/resource"
 )
 
 // Messages fixed by the API server (docs/validation.md, V12); the other
@@ -116,9 +117,13 @@ const (
 //     count as 0, but "5" counts as 5), else the int.
 //  21. spec.revisionHistoryLimit, when set, < 0 is Invalid "must be greater
 //     than or equal to 0" (0 is allowed).
+//  22. spec.template.spec: each negative quantity of a container's or init
+//     container's requests or limits, the overhead, or the pod-level
+//     requests or limits is Invalid "must be greater than or equal to 0"
+//     ([ValidateResources]).
 //
-// Containers, init containers, overhead and pod-level resources are held
-// but not validated; volume and other pod-spec rules need fields the
+// Containers and init containers are otherwise held but not validated
+// (not their names, images, nor requests above limits); volume and other pod-spec rules need fields the
 // snapshot does not hold and are not checked. Rules that need the previous object
 // (selector immutability, status counters, collisionCount decrements) are in
 // [ValidateUpdate].
@@ -294,7 +299,43 @@ func validateTemplate(t *PodTemplate, opts ValidateOptions) field.ErrorList {
 			"must be between 1 and 2147483647, inclusive"))
 	}
 	tols := ValidateTolerations(t.Tolerations, opts)
-	return append(errs, tols.Prefix(sp.Child("tolerations").String())...)
+	errs = append(errs, tols.Prefix(sp.Child("tolerations").String())...)
+	return append(errs, ValidateResources(t).Prefix(sp.String())...)
+}
+
+// ValidateResources returns rule 22 of [Validate]: each negative quantity
+// of t, Invalid "must be greater than or equal to 0" at its path under the
+// pod spec ("containers[1].resources.requests[cpu]"), as the API server
+// refuses it. In order: containers, then init containers, each's requests
+// then limits; the overhead; the pod-level requests, then limits; names in
+// each list sorted. A pod with such a quantity is never created, so what
+// it requests is no pod's. A nil t has nothing to refuse.
+func ValidateResources(t *PodTemplate) field.ErrorList {
+	if t == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	check := func(p *field.Path, l resource.List) {
+		for _, name := range slices.Sorted(maps.Keys(l)) {
+			if q := l[name]; q.Sign() < 0 {
+				errs = append(errs, field.Invalid(p.Key(name), q.String(), msgNonNegative))
+			}
+		}
+	}
+	for _, cs := range []struct {
+		name string
+		list []Container
+	}{{"containers", t.Containers}, {"initContainers", t.InitContainers}} {
+		for j := range cs.list {
+			r := field.NewPath(cs.name).Index(j).Child("resources")
+			check(r.Child("requests"), cs.list[j].Resources.Requests)
+			check(r.Child("limits"), cs.list[j].Resources.Limits)
+		}
+	}
+	check(field.NewPath("overhead"), t.Overhead)
+	check(field.NewPath("resources", "requests"), t.Resources.Requests)
+	check(field.NewPath("resources", "limits"), t.Resources.Limits)
+	return errs
 }
 
 // validateStrategy checks rules 18 to 20 of Validate.

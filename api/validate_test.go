@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/resource"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -812,4 +813,41 @@ func ExampleValidateUpdate() {
 	// Output:
 	// Invalid spec.selector field is immutable
 	// Invalid status.collisionCount cannot be decremented
+}
+
+// TestValidateNegativeQuantity checks rule 22: the API server refuses a
+// negative quantity wherever the template holds one, each Invalid at its
+// path, as it refuses a negative minReadySeconds.
+func TestValidateNegativeQuantity(t *testing.T) {
+	ds := defaulted(validDS())
+	q := func(s string) resource.List { return resource.List{"cpu": resource.MustParse(s)} }
+	ds.Template.Containers = []api.Container{
+		{Name: "ok", Resources: api.Resources{Requests: q("100m")}},
+		{Name: "bad", Resources: api.Resources{Requests: q("-1"), Limits: resource.List{"memory": resource.MustParse("-1Mi")}}},
+	}
+	ds.Template.InitContainers = []api.Container{{Name: "init", Resources: api.Resources{Limits: q("-100m")}}}
+	ds.Template.Overhead = q("-10m")
+	ds.Template.Resources = api.Resources{Requests: q("-2")}
+	want := field.ErrorList{
+		fe(field.TypeInvalid, "spec.template.spec.containers[1].resources.requests[cpu]", "-1", detNonNeg),
+		fe(field.TypeInvalid, "spec.template.spec.containers[1].resources.limits[memory]", "-1Mi", detNonNeg),
+		fe(field.TypeInvalid, "spec.template.spec.initContainers[0].resources.limits[cpu]", "-100m", detNonNeg),
+		fe(field.TypeInvalid, "spec.template.spec.overhead[cpu]", "-10m", detNonNeg),
+		fe(field.TypeInvalid, "spec.template.spec.resources.requests[cpu]", "-2", detNonNeg),
+	}
+	if diff := cmp.Diff(want, api.Validate(ds)); diff != "" {
+		t.Errorf("Validate() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func ExampleValidateResources() {
+	t := api.PodTemplate{Containers: []api.Container{{
+		Name:      "agent",
+		Resources: api.Resources{Requests: resource.List{"cpu": resource.MustParse("-1"), "memory": resource.MustParse("64Mi")}},
+	}}}
+	for _, e := range api.ValidateResources(&t) {
+		fmt.Println(e)
+	}
+	// Output:
+	// containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0
 }

@@ -82,8 +82,10 @@ func ExampleCatalog_Report() {
 		fmt.Println(e.Name, e.Lands, e.Fit.Fits)
 	}
 	fmt.Println(rep.Requests)
+	fmt.Println("together:", rep.Together.Fits, "left:", rep.Together.Left)
 	// Output:
 	// kube-proxy true true
 	// node-exporter true true
 	// cpu=150m,memory=96Mi
+	// together: true left: cpu=3850m,memory=16288Mi,pods=108
 }

@@ -45,7 +45,12 @@ const (
 	unavailColour  = "#f08c00"
 )
 
-var oldColours = []string{"#4c6ef5", "#9c36b5", "#e8590c", "#1098ad", "#5c940d", "#495057"}
+var oldColours = []string{"#4c6ef5", "#9c36b5", "#e8590c", "#1098ad", "#5c940d"}
+
+// unknownColour is that of pods of no known revision: without a
+// controller-revision-hash label, or with one the history lacks. No
+// revision has it, so the legend can name it.
+const unknownColour = "#495057"
 
 const css = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#212529;background:#fff}
 h1{font-size:20px;margin:0 0 8px}
@@ -267,7 +272,7 @@ func writeSVG(w *bufio.Writer, tl *Timeline, shown []int, colours map[string]str
 func podStyle(p Pod, colours map[string]string) (string, string) {
 	c := colours[p.Hash]
 	if c == "" {
-		c = oldColours[len(oldColours)-1]
+		c = unknownColour
 	}
 	switch p.State {
 	case Ready:
@@ -309,6 +314,9 @@ func writeLegend(w *bufio.Writer, tl *Timeline, colours map[string]string) {
 		}
 		item("background:"+colours[r.Hash], label+": Ready")
 	}
+	if unknownRevision(tl, colours) {
+		item("background:"+unknownColour, "pod of no known revision (no controller-revision-hash label, or one the history lacks)")
+	}
 	item("background:"+currentColour+";opacity:0.35;border:1px dashed "+currentColour, "not Ready yet (pale, dashed)")
 	item("background:"+failedColour, "failed (until replaced, or deleted where no pod should run); a red mark: a pod failed")
 	item("background:"+deletingColour+";opacity:0.5", "being deleted")
@@ -316,6 +324,20 @@ func writeLegend(w *bufio.Writer, tl *Timeline, colours map[string]string) {
 	item("background:"+unavailColour, "unavailable pods")
 	item("background:"+budgetColour+";border-top:2px dashed #862e9c", "maxUnavailable (budget, dashed line)")
 	p("</div>\n")
+}
+
+// unknownRevision reports whether a pod of tl has a hash no revision has.
+func unknownRevision(tl *Timeline, colours map[string]string) bool {
+	for _, n := range tl.Nodes {
+		for _, iv := range n.Intervals {
+			for _, p := range iv.Pods {
+				if colours[p.Hash] == "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func writeSyncTable(w *bufio.Writer, tl *Timeline, limit int) {

@@ -17,6 +17,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -32,6 +33,9 @@ import (
 
 var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
+// out is where the demo prints (a test reads it).
+var out io.Writer = os.Stdout
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "rollout:", err)
@@ -40,26 +44,27 @@ func main() {
 }
 
 func run() error {
-	fmt.Println("# Cluster 1: fluentd-elasticsearch on a control plane and two workers")
+	fmt.Fprintln(out, "# Cluster 1: fluentd-elasticsearch on a control plane and two workers")
 	c1 := sim.New(fluentd(), fluentdTemplate("quay.io/fluentd_elasticsearch/fluentd:v5.0.1"), threeNodes(), start)
 	explain(c1)
 	if err := rollOut(c1, 20); err != nil {
 		return err
 	}
 
-	fmt.Println("\n# Cluster 2: node-agent on 36 nodes with mixed labels and taints")
+	fmt.Fprintln(out, "\n# Cluster 2: node-agent on 36 nodes with mixed labels and taints")
 	c2 := sim.New(nodeAgent(), agentTemplate("registry.example.com/agent:v1.0"), manyNodes(36), start)
+	leftOut(c2)
 	if err := rollOut(c2, 40); err != nil {
 		return err
 	}
 
-	fmt.Println("\n$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.1   # maxUnavailable: 3")
+	fmt.Fprintln(out, "\n$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.1   # maxUnavailable: 3")
 	c2.Update(agentTemplate("registry.example.com/agent:v1.1"), "image v1.1, maxUnavailable 3")
 	if err := rollOut(c2, 60); err != nil {
 		return err
 	}
 
-	fmt.Println("\n$ kubectl patch ds/node-agent ... maxSurge: 25%, maxUnavailable: 0 && kubectl set image ... agent:v1.2")
+	fmt.Fprintln(out, "\n$ kubectl patch ds/node-agent ... maxSurge: 25%, maxUnavailable: 0 && kubectl set image ... agent:v1.2")
 	c2.SetStrategy(api.UpdateStrategy{Type: api.RollingUpdate, RollingUpdate: &api.RollingUpdateParams{
 		MaxUnavailable: api.Int(0), MaxSurge: api.Percent("25%")}})
 	c2.Update(agentTemplate("registry.example.com/agent:v1.2"), "image v1.2, maxSurge 25%")
@@ -67,28 +72,35 @@ func run() error {
 		return err
 	}
 
-	fmt.Println("\n$ kubectl rollout undo ds/node-agent --to-revision=1")
+	fmt.Fprintln(out, "\n$ kubectl rollout undo ds/node-agent --to-revision=1")
 	res, err := c2.Rollback(1)
 	if err != nil {
 		return err
 	}
 	if res.Outcome == revision.RolledBack {
-		fmt.Println("daemonset.apps/node-agent rolled back")
+		fmt.Fprintln(out, "daemonset.apps/node-agent rolled back")
 	} else {
-		fmt.Println(res.Message)
+		fmt.Fprintln(out, res.Message)
 	}
 	if err := rollOut(c2, 60); err != nil {
 		return err
 	}
 
-	fmt.Println("\n$ kubectl rollout history ds/node-agent")
+	fmt.Fprintln(out, "\n$ kubectl rollout history ds/node-agent")
 	table, err := revision.HistoryTable(&c2.DaemonSet, c2.Revisions)
 	if err != nil {
 		return err
 	}
-	fmt.Print(table)
+	fmt.Fprint(out, table)
+	// kubectl's history omits revision 1 without a word: the rollback
+	// gave its template the next number instead of a copy.
+	newest := int64(0)
+	for _, r := range c2.Revisions {
+		newest = max(newest, r.Revision)
+	}
+	fmt.Fprintf(out, "(revision 1 is not listed: rolling back to it made its template revision %d, as kubectl rollout undo does)\n", newest)
 
-	fmt.Println("\n# Progressive delivery: a canary of 3 nodes, one per zone, then zone by zone")
+	fmt.Fprintln(out, "\n# Progressive delivery: a canary of 3 nodes, one per zone, then zone by zone")
 	verdicts := map[string]rollout.Verdict{}
 	restarts := map[string]int32{}
 	c2.Options.Progressive = rollout.Progressive{
@@ -96,13 +108,13 @@ func run() error {
 			AutoFail: &rollout.AutoFail{MaxRestarts: 2}, Restarts: restarts},
 		Zones: &rollout.Zones{},
 	}
-	fmt.Println("$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.3   # maxSurge 25% of each zone")
+	fmt.Fprintln(out, "$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.3   # maxSurge 25% of each zone")
 	c2.Update(agentTemplate("registry.example.com/agent:v1.3"), "image v1.3, canary then zones")
 	if err := rollOutProgressive(c2, verdicts, 80); err != nil {
 		return err
 	}
 
-	fmt.Println("\n$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.4   # v1.4 crash-loops")
+	fmt.Fprintln(out, "\n$ kubectl set image ds/node-agent agent=registry.example.com/agent:v1.4   # v1.4 crash-loops")
 	c2.FateOf = func(_ string, p *api.Pod) sim.Fate {
 		if p.Labels[api.LabelTemplateGeneration] == c2.DaemonSet.Annotations[api.AnnotationTemplateGeneration] {
 			restarts[p.Name] = 3 // what the caller observes of the new pods
@@ -128,26 +140,26 @@ func rollOutProgressive(c *sim.Cluster, verdicts map[string]rollout.Verdict, max
 			return err
 		}
 		for _, e := range plan.Errors {
-			fmt.Printf("  sync error: %v\n", e)
+			fmt.Fprintf(out, "  sync error: %v\n", e)
 		}
 		if note := progressNote(plan.Progress); note != lastNote && note != "" {
-			fmt.Println("  ", note)
+			fmt.Fprintln(out, "  ", note)
 			lastNote = note
 		}
 		if len(plan.Create)+len(plan.Delete) > 0 {
-			fmt.Printf("  t=%-5s sync: create %d, delete %d  (%s) on %s\n", c.Now.Sub(start), len(plan.Create), len(plan.Delete),
+			fmt.Fprintf(out, "  t=%-5s sync: create %d, delete %d  (%s) on %s\n", c.Now.Sub(start), len(plan.Create), len(plan.Delete),
 				summary(plan.Delete), nodesOf(plan))
 		}
 		if msg := strings.TrimSuffix(plan.Rollout.Message, "\n"); msg != lastStatus {
-			fmt.Println(msg)
+			fmt.Fprintln(out, msg)
 			lastStatus = msg
 		}
 		switch cp := plan.Progress.Canary; {
 		case plan.Progress.Held == rollout.CanaryWaiting:
-			fmt.Printf("$ # canaries %v look healthy: promote revision %s\n", cp.Nodes, plan.Hash)
+			fmt.Fprintf(out, "$ # canaries %v look healthy: promote revision %s\n", cp.Nodes, plan.Hash)
 			verdicts[plan.Hash] = rollout.Promote
 		case cp != nil && cp.Phase == rollout.PhaseAborted && cp.RollbackTo > 0:
-			fmt.Printf("$ # canary failed (%s)\n$ kubectl rollout undo ds/%s --to-revision=%d\n", cp.Reason, c.DaemonSet.Name, cp.RollbackTo)
+			fmt.Fprintf(out, "$ # canary failed (%s)\n$ kubectl rollout undo ds/%s --to-revision=%d\n", cp.Reason, c.DaemonSet.Name, cp.RollbackTo)
 			verdicts[plan.Hash] = rollout.Abort
 			verdicts[cp.RollbackHash] = rollout.Promote
 			if _, err := c.Rollback(cp.RollbackTo); err != nil {
@@ -203,13 +215,13 @@ func rollOut(c *sim.Cluster, maxSyncs int) error {
 			return err
 		}
 		for _, e := range plan.Errors {
-			fmt.Printf("  sync error: %v\n", e)
+			fmt.Fprintf(out, "  sync error: %v\n", e)
 		}
 		if len(plan.Create)+len(plan.Delete) > 0 {
-			fmt.Printf("  t=%-4s sync: create %d, delete %d  (%s)\n", c.Now.Sub(start), len(plan.Create), len(plan.Delete), summary(plan.Delete))
+			fmt.Fprintf(out, "  t=%-4s sync: create %d, delete %d  (%s)\n", c.Now.Sub(start), len(plan.Create), len(plan.Delete), summary(plan.Delete))
 		}
 		if msg := strings.TrimSuffix(plan.Rollout.Message, "\n"); msg != last {
-			fmt.Println(msg)
+			fmt.Fprintln(out, msg)
 			last = msg
 		}
 		if plan.Rollout.Done && len(plan.Create)+len(plan.Delete) == 0 {
@@ -239,12 +251,39 @@ func summary(ds []placement.Delete) string {
 	return strings.Join(parts, ", ")
 }
 
+// leftOut says how many nodes of c should run the pod and, by reason, why
+// the others should not, with the first such node's message: "create 28"
+// on 36 nodes needs the 8.
+func leftOut(c *sim.Cluster) {
+	e := placement.NewEligibility(&c.DaemonSet, placement.Options{})
+	counts := map[placement.Reason]int{}
+	first := map[placement.Reason]string{}
+	var order []placement.Reason
+	run := 0
+	for i := range c.Nodes {
+		d := e.Decide(&c.Nodes[i])
+		if d.ShouldRun {
+			run++
+			continue
+		}
+		if counts[d.Reason] == 0 {
+			order = append(order, d.Reason)
+			first[d.Reason] = c.Nodes[i].Name + ": " + d.Message()
+		}
+		counts[d.Reason]++
+	}
+	fmt.Fprintf(out, "  %d of %d nodes should run the pod; %d should not:\n", run, len(c.Nodes), len(c.Nodes)-run)
+	for _, r := range order {
+		fmt.Fprintf(out, "    %d %-22s e.g. %s\n", counts[r], r, first[r])
+	}
+}
+
 // explain prints the decision for every node of c.
 func explain(c *sim.Cluster) {
 	e := placement.NewEligibility(&c.DaemonSet, placement.Options{})
 	for i := range c.Nodes {
 		d := e.Decide(&c.Nodes[i])
-		fmt.Printf("  %-14s %-22s %s\n", c.Nodes[i].Name, d.Reason, d.Message())
+		fmt.Fprintf(out, "  %-14s %-22s %s\n", c.Nodes[i].Name, d.Reason, d.Message())
 	}
 }
 

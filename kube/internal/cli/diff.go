@@ -31,7 +31,7 @@ type diffOptions struct {
 func (c *cli) diffCmd() *cobra.Command {
 	o := diffOptions{output: "table", timing: defaultTiming()}
 	cmd := &cobra.Command{
-		Use:   "diff [ds/NAME] [--ds-file NEW_DS.yaml | --image CONTAINER=IMAGE] | diff -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
+		Use:   "diff [ds/NAME] [--ds-file NEW_DS.yaml | --image CONTAINER=IMAGE] | -f FILE [--ds-file NEW_DS.yaml] [--label NODE:KEY=VALUE] [--taint NODE:KEY=VALUE:EFFECT] [--remove-node NODE] [--node-file FILE] [-o table|json]",
 		Short: "Tell what an edit would change: which nodes gain, lose or replace their pod, and how long the rollout takes",
 		Long: `Tell what an edit to the cluster would change before it is made: a new
 DaemonSet spec, nodes relabelled or tainted, nodes added or removed. The

@@ -19,7 +19,7 @@ import (
 func (c *cli) explainCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
-		Use:   "explain [ds/NAME] NODE [-n NAMESPACE] | explain NODE -f FILE [-f FILE...] [--now RFC3339] [--strict] [--ds [NS/]NAME]",
+		Use:   "explain [ds/NAME] NODE [-n NAMESPACE] | NODE -f FILE [-f FILE...] [--now RFC3339] [--strict] [--ds [NS/]NAME]",
 		Short: "Tell why a node does or does not run the DaemonSet's pod, and what to change",
 		Long: `Tell why a node does or does not run the DaemonSet's pod: shouldRun,
 shouldContinueRunning, EVERY failing reason (the template's nodeName, each

@@ -32,7 +32,7 @@ func TestManifestAsWritten(t *testing.T) {
 	newImage := writeTemp(t, "new.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: fluentd-elasticsearch, namespace: kube-system}\n"+
 		"spec:\n  template:\n    spec:\n      containers:\n      - name: fluentd-elasticsearch\n        image: quay.io/fluentd_elasticsearch/fluentd:v5.0.2\n")
 	note := "note: DaemonSet kube-system/fluentd-elasticsearch (" + docsDaemonSet + ": YAML document 1) has no uid: planned as the API server would store it on create, " +
-		"with its defaults and uid " + string(manifestUID("kube-system", "fluentd-elasticsearch")) + " (revision hash " + docsHash + "; 5d5597fb45 as written)\n"
+		"with its defaults and uid " + string(manifestUID("kube-system", "fluentd-elasticsearch")) + " (revision hash " + docsHash + "; 5d5597fb45 as written) (-q hides notes)\n"
 	for _, tt := range []struct {
 		name, reason string
 		args         []string

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -32,13 +33,15 @@ type overheadOptions struct {
 func (c *cli) overheadCmd() *cobra.Command {
 	o := overheadOptions{output: "table"}
 	cmd := &cobra.Command{
-		Use:   "overhead [-n NAMESPACE | -A] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] | overhead -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
+		Use:   "overhead [-n NAMESPACE | -A] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] | -f FILE [-f FILE...] [--node-file NODE.yaml...] [--nodepool NP.yaml [--instance-types TYPES.yaml]] [-o table|json]",
 		Short: "Show which DaemonSets put a pod on each node, what those pods request, and whether they fit",
 		Long: `For every node of the input, or only for the nodes of --node-file (which need
 not exist: the question an autoscaler asks of a node it could create), show
 every DaemonSet of the input: whether its pod lands there (the controller's
 own decision and reason), what the pod requests as the scheduler counts it,
-and whether it fits; then the node's total daemon overhead.
+and whether it fits; then the node's total daemon overhead, whether the
+pods that land fit together (each placed after the ones before it) and
+what they leave of allocatable.
 
 Fit is judged as the scheduler's NodeResourcesFit and NodePorts filters judge
 it, against the node's status.allocatable and the non-terminal pods of the
@@ -83,13 +86,16 @@ together. An instance-type file is YAML or JSON:
     allocatable: {cpu: 1930m, memory: 7134Mi, pods: "29"}   # default: capacity
 
 Output formats (-o):
-  table  one row per node and DaemonSet, then the node's total (default);
+  table  one row per node and DaemonSet, then the node's total, whether
+         the pods that land fit together and what they leave (default);
          with --nodepool one row per NodePool and DaemonSet, the totals,
          then one row per NodePool and instance type
   json   {"nodes":[{"name", "daemonSets":[{"namespace", "name", "lands",
          "reason", "requests", "fits", "insufficient", "portConflicts",
          "priority", "scheduling":{"outcome", "reason", "victims",
-         "pdbViolations"}, "refused"}], "requests"}]}, quantities as Kubernetes prints them; with
+         "pdbViolations"}, "refused"}], "requests", "allFit", "insufficient",
+         "portConflicts", "left"}]}, quantities as Kubernetes prints them;
+         "fits" is null for a pod that does not land; with
          --nodepool {"nodePools":[{"name", "daemonSets":[{"namespace",
          "name", "lands", "reason", "where", "keys", "startupTaint",
          "requests", "hostPorts"}], "overhead":{"every", "atMost", "pods"},
@@ -175,6 +181,13 @@ type overheadNode struct {
 	DaemonSets []overheadEntry `json:"daemonSets"`
 	// Requests is the sum of the requests of the pods that land.
 	Requests map[string]string `json:"requests"`
+	// AllFit says whether the pods that land fit the node together;
+	// Insufficient and Conflicts say why not. Left is what they leave of
+	// allocatable. Both are null for a node without allocatable.
+	AllFit       *bool             `json:"allFit"`
+	Insufficient []string          `json:"insufficient,omitempty"`
+	Conflicts    []string          `json:"portConflicts,omitempty"`
+	Left         map[string]string `json:"left"`
 }
 
 type overheadEntry struct {
@@ -249,7 +262,9 @@ func overheadDocument(set *overhead.Catalog, objs *load.Objects, nodes []*corev1
 				}
 				oe.Scheduling = sc
 			}
-			if e.Fit != nil {
+			// A pod that does not land is never created: whether it
+			// would fit is no answer about the node.
+			if e.Fit != nil && e.Lands {
 				fits := e.Fit.Fits
 				oe.Fits, oe.Insufficient = &fits, e.Fit.Insufficient
 				for _, p := range e.Fit.PortConflicts {
@@ -257,6 +272,13 @@ func overheadDocument(set *overhead.Catalog, objs *load.Objects, nodes []*corev1
 				}
 			}
 			out.DaemonSets[i] = oe
+		}
+		if t := rep.Together; t != nil {
+			fits := t.Fits
+			out.AllFit, out.Insufficient, out.Left = &fits, t.Insufficient, quantities(t.Left)
+			for _, p := range t.PortConflicts {
+				out.Conflicts = append(out.Conflicts, portString(p))
+			}
 		}
 		doc.Nodes = append(doc.Nodes, out)
 	}
@@ -349,20 +371,25 @@ func listString(m map[string]string) string {
 }
 
 func writeOverheadTable(w io.Writer, doc overheadDoc) error {
-	t := newTable(w, 2)
-	t.row("NODE", "DAEMONSET", "LANDS", "REASON", "REQUESTS", "FITS", "SCHEDULER")
+	// The DaemonSet rows leave the node's columns empty: aligned, they
+	// would end in spaces.
+	var b bytes.Buffer
+	defer func() {
+		for line := range strings.Lines(b.String()) {
+			io.WriteString(w, strings.TrimRight(line, " \n")+"\n")
+		}
+	}()
+	t := newTable(&b, 2)
+	t.row("NODE", "DAEMONSET", "LANDS", "REASON", "REQUESTS", "FITS", "SCHEDULER", "ALL FIT", "LEFT")
 	for _, n := range doc.Nodes {
 		for _, e := range n.DaemonSets {
-			fits := "-"
-			if e.Fits != nil {
-				fits = fmt.Sprint(*e.Fits)
-				if why := append(slices.Clone(e.Insufficient), e.Conflicts...); len(why) > 0 {
-					fits += " (" + strings.Join(why, ",") + ")"
-				}
-			}
-			t.row(n.Name, e.Namespace+"/"+e.Name, e.Lands, e.Reason, listString(e.Requests), fits, schedulerString(e.Scheduling))
+			t.row(n.Name, e.Namespace+"/"+e.Name, e.Lands, e.Reason, listString(e.Requests), fitString(e.Fits, e.Insufficient, e.Conflicts), schedulerString(e.Scheduling), "", "")
 		}
-		t.row(n.Name, "TOTAL", "", "", listString(n.Requests), "", "")
+		left := "-"
+		if n.Left != nil {
+			left = listString(n.Left)
+		}
+		t.row(n.Name, "TOTAL", "", "", listString(n.Requests), "", "", fitString(n.AllFit, n.Insufficient, n.Conflicts), left)
 	}
 	return t.flush()
 }
@@ -387,4 +414,17 @@ func schedulerString(s *overheadScheduling) string {
 		return out
 	}
 	return "not created"
+}
+
+// fitString renders a fit as "true", "false (cpu,9100/TCP)" or "-" when
+// unknown.
+func fitString(fits *bool, insufficient, conflicts []string) string {
+	if fits == nil {
+		return "-"
+	}
+	s := fmt.Sprint(*fits)
+	if why := append(slices.Clone(insufficient), conflicts...); len(why) > 0 {
+		s += " (" + strings.Join(why, ",") + ")"
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +38,9 @@ func TestOverheadJSON(t *testing.T) {
 				Scheduling: &overheadScheduling{Outcome: "Pending", Reason: "NoLowerPriority"}},
 		},
 		Requests: map[string]string{"cpu": "350m", "memory": "192Mi"},
+		// Together they overrun the cpu and bind 9100 twice.
+		AllFit: &no, Insufficient: []string{"cpu"}, Conflicts: []string{"9100/TCP"},
+		Left: map[string]string{"cpu": "-150m", "memory": "3904Mi", "pods": "107"},
 	}, {
 		// node-b: tainted and without allocatable: only kube-proxy lands,
 		// and fit is unknown.
@@ -204,5 +208,47 @@ func TestOverheadNodePoolRefused(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "DaemonSet kube-system/typo: the API server refuses its pods") {
 		t.Errorf("stderr %q does not say why", r.stderr)
+	}
+}
+
+// TestOverheadTogether checks what the table adds to each pod's fit: a
+// DaemonSet that does not land shows no fit (its pod is never created),
+// and each node's TOTAL row says whether the landing pods fit together
+// (ALL FIT) and what they leave of allocatable (LEFT), as the overhead
+// example prints them.
+func TestOverheadTogether(t *testing.T) {
+	r := runCLI(t, "", "overhead", "-f", "testdata/overhead-cluster.yaml", "--node-file", "testdata/node-hypothetical.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	// new-general-1 is tainted dedicated=infra:NoSchedule: kube-proxy
+	// tolerates it and lands, the exporter does not.
+	want := `NODE           DAEMONSET                 LANDS  REASON                 REQUESTS               FITS  SCHEDULER  ALL FIT  LEFT
+new-general-1  kube-system/kube-proxy    true   Eligible               cpu=100m,memory=64Mi   true  fits
+new-general-1  monitoring/node-exporter  false  UntoleratedNoSchedule  cpu=250m,memory=128Mi  -     -
+new-general-1  TOTAL                                                   cpu=100m,memory=64Mi                    true     cpu=3820m,ephemeral-storage=95Gi,memory=15296Mi,pods=109
+`
+	if diff := cmp.Diff(want, r.stdout); diff != "" {
+		t.Errorf("overhead table mismatch (-want +got):\n%s", diff)
+	}
+
+	r = runCLI(t, "", "overhead", "-f", "testdata/overhead-cluster.yaml", "-o", "json")
+	var got overheadDoc
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("output is not the overhead document: %v\n%s", err, r.stdout)
+	}
+	// node-a: the legacy pod takes 800m and port 9100; kube-proxy's 100m
+	// fits after it, the exporter's 250m and port 9100 do not.
+	no := false
+	a := got.Nodes[0]
+	if diff := cmp.Diff(map[string]string{"cpu": "-150m", "memory": "3904Mi", "pods": "107"}, a.Left); diff != "" {
+		t.Errorf("node-a left mismatch (-want +got):\n%s", diff)
+	}
+	if a.AllFit == nil || *a.AllFit != no || !slices.Equal(a.Insufficient, []string{"cpu"}) || !slices.Equal(a.Conflicts, []string{"9100/TCP"}) {
+		t.Errorf("node-a: allFit %v, insufficient %q, portConflicts %q; want false, [cpu], [9100/TCP]", a.AllFit, a.Insufficient, a.Conflicts)
+	}
+	// node-b lists no allocatable: neither is known.
+	if b := got.Nodes[1]; b.AllFit != nil || b.Left != nil {
+		t.Errorf("node-b without allocatable: allFit %v, left %v; want null", b.AllFit, b.Left)
 	}
 }

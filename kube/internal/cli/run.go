@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/daemonplan/daemonplan"
@@ -48,7 +50,7 @@ cluster, but by 'rollout', which drives a progressive rollout of a DaemonSet
 on OnDelete (see '%[1]s rollout --help').
 
 Without -f it reads the cluster of the kubeconfig, with kubectl's flags
-(--kubeconfig, --context, -n, ...: the Global Flags of each command's help):
+(--kubeconfig, --context, -n, ...: '%[1]s options' lists them):
 get and list only, the Kubernetes version from the server. The DaemonSet is NAME,
 ds/NAME or daemonsets.apps/NAME, as for kubectl. A request the server does not
 answer within --request-timeout (1m0s unless given; 0 waits forever, as kubectl
@@ -106,6 +108,8 @@ type cli struct {
 	// preread holds the files diff and simulate read to check that they
 	// are a cluster (filesHoldCluster), for load to use.
 	preread *preread
+	// quiet is -q: no notes.
+	quiet bool
 	// strict is --strict, which makes the loader refuse unknown and
 	// duplicate fields, and input without nodes.
 	strict bool
@@ -158,7 +162,12 @@ func Version() string {
 
 func (c *cli) root() *cobra.Command {
 	root := &cobra.Command{
-		Use:           c.name,
+		// cobra names a command by the first word of Use, and the
+		// plugin's help by that name: "kubectl daemonplan" would be
+		// "kubectl", and its commands "kubectl explain". The display
+		// name keeps kubectl's plugin convention in every help page.
+		Use:           c.name[strings.LastIndexByte(c.name, ' ')+1:],
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: c.name},
 		Short:         "Show what the DaemonSet controller would do, without an API server",
 		Long:          fmt.Sprintf(long, c.name),
 		Version:       Version(),
@@ -177,8 +186,69 @@ func (c *cli) root() *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	c.kube = newKubeFlags()
 	c.kube.AddFlags(root.PersistentFlags())
-	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd(), c.rolloutCmd())
+	root.PersistentFlags().BoolVarP(&c.quiet, "quiet", "q", false, "print no notes (what daemonplan filled in or assumed); warnings and errors still")
+	// Every command's help lists -q among its own flags (usage).
+	root.PersistentFlags().SetAnnotation("quiet", ownFlag, []string{"true"})
+	root.AddCommand(c.planCmd(), c.explainCmd(), c.overheadCmd(), c.simulateCmd(), c.diffCmd(), c.rolloutCmd(), optionsCmd(root))
+	root.SetUsageFunc(usage)
 	return root
+}
+
+// usage prints a command's usage as kubectl prints its own: the command's
+// own flags, and kubectl's connection flags, the same for every command,
+// left to "options" (they were twenty of every page's thirty flags).
+func usage(cmd *cobra.Command) error {
+	root := cmd.Root()
+	global := root.PersistentFlags()
+	own := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
+	add := func(f *pflag.Flag) {
+		if (global.Lookup(f.Name) == nil || f.Annotations[ownFlag] != nil) && !f.Hidden && own.Lookup(f.Name) == nil {
+			own.AddFlag(f)
+		}
+	}
+	cmd.LocalFlags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	if cmd.Runnable() {
+		fmt.Fprintf(&b, "  %s\n", cmd.UseLine())
+	}
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "  %s [command]\n", cmd.CommandPath())
+		b.WriteString("\nAvailable Commands:\n")
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "  %-*s %s\n", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
+	if own.HasAvailableFlags() {
+		fmt.Fprintf(&b, "\nFlags:\n%s", own.FlagUsages())
+	}
+	fmt.Fprintf(&b, "\nUse \"%s options\" for a list of global command-line options (applies to all commands).\n", root.DisplayName())
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "Use \"%s [command] --help\" for more information about a command.\n", cmd.CommandPath())
+	}
+	_, err := io.WriteString(cmd.OutOrStderr(), b.String())
+	return err
+}
+
+// ownFlag marks a flag of the root that every command's help lists as its
+// own, unlike kubectl's connection flags.
+const ownFlag = "daemonplan-own-flag"
+
+// optionsCmd prints the flags every command takes, as "kubectl options"
+// does.
+func optionsCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "options",
+		Short: "Print the list of flags inherited by all commands (kubectl's connection flags)",
+		Args:  noArgs("options"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "The following options can be passed to any command:\n\n%s", root.PersistentFlags().FlagUsages())
+			return err
+		},
+	}
 }
 
 func (c *cli) run(args []string) int {
@@ -384,10 +454,49 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if err != nil {
 		return nil, c.fail("%s: %s: %v", cmd, cl.At.DaemonSet, err)
 	}
-	if note != "" {
-		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s", c.name, cmd, note)))
+	if note != "" && !c.quiet {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
+	}
+	if note := hashlessNote(cl); note != "" && !c.quiet {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
 	}
 	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+}
+
+// maxNamedPods bounds the pods a note names.
+const maxNamedPods = 3
+
+// hashlessNote says which pods of cl's DaemonSet carry no
+// controller-revision-hash label: the rollout counts them as outdated
+// unless their pod-template-generation label is the template generation
+// (upstream's IsPodUpdated), which the status and the table show without
+// a word. "" when there are none.
+func hashlessNote(cl *load.Snapshot) string {
+	ds := cl.DaemonSet
+	var names []string
+	for _, p := range cl.Pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil || ref.UID != ds.UID || p.Namespace != ds.Namespace {
+			continue
+		}
+		if _, ok := p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; !ok {
+			names = append(names, p.Namespace+"/"+p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	shown := strings.Join(names[:min(len(names), maxNamedPods)], ", ")
+	if len(names) > maxNamedPods {
+		shown += fmt.Sprintf(" and %d more", len(names)-maxNamedPods)
+	}
+	if len(names) == 1 {
+		return fmt.Sprintf("1 pod of DaemonSet %s/%s has no %s label (%s): counted as outdated unless its pod-template-generation label is the template generation, as the controller counts it",
+			ds.Namespace, ds.Name, appsv1.DefaultDaemonSetUniqueLabelKey, shown)
+	}
+	return fmt.Sprintf("%d pods of DaemonSet %s/%s have no %s label (%s): counted as outdated unless their pod-template-generation label is the template generation, as the controller counts them",
+		len(names), ds.Namespace, ds.Name, appsv1.DefaultDaemonSetUniqueLabelKey, shown)
 }
 
 // writeJSON prints doc, the -o json document of command cmd, indented.

@@ -41,7 +41,7 @@ type simulateOptions struct {
 func (c *cli) simulateCmd() *cobra.Command {
 	o := simulateOptions{output: "table", seed: 1, timing: defaultTiming()}
 	cmd := &cobra.Command{
-		Use:   "simulate [ds/NAME] [--ds-file NEW_DS.yaml | --image CONTAINER=IMAGE] | simulate -f FILE [--ds-file NEW_DS.yaml] [--ready-after 10s] [--grace-period 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
+		Use:   "simulate [ds/NAME] [--ds-file NEW_DS.yaml | --image CONTAINER=IMAGE] | -f FILE [--ds-file NEW_DS.yaml] [--ready-after 10s] [--grace-period 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
 		Short: "Simulate a rollout sync by sync to convergence or to a stall, and draw its timeline",
 		Long: `Drive the DaemonSet's rollout through an in-memory cluster, sync by sync, as
 the controller would: each sync's creates are applied at once, new pods become
