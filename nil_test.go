@@ -200,6 +200,7 @@ var nilCalls = map[string]func(){
 	"api.ValidateLabelValues":         func() { api.ValidateLabelValues(nil, []string{"-"}) },
 	"api.ValidateTolerations":         func() { api.ValidateTolerations(nil, api.ValidateOptions{}) },
 	"api.ValidateResources":           func() { api.ValidateResources(nil) },
+	"api.ValidateQuantities":          func() { api.ValidateQuantities(nil, nil) },
 	"placement.Backoff.InBackoff":     func() { placement.Backoff(nil).InBackoff(placement.BackoffKey{}, time.Time{}) },
 	"placement.Compiled.AssembleManage": func() {
 		(*placement.Compiled)(nil).AssembleManage(nil, time.Time{}, "", nil)

@@ -127,7 +127,7 @@ func Compile(o ClusterObjects) (*Rules, error) {
 				name string
 				list resource.List
 			}{{"max", it.Max}, {"min", it.Min}, {"default", it.Default}, {"defaultRequest", it.DefaultRequest}, {"maxLimitRequestRatio", it.MaxLimitRequestRatio}} {
-				errs = append(errs, negative(ip.Child(l.name), l.list)...)
+				errs = append(errs, api.ValidateQuantities(ip.Child(l.name), l.list)...)
 			}
 			c.Limits[j] = defaultItem(it)
 		}
@@ -139,15 +139,10 @@ func Compile(o ClusterObjects) (*Rules, error) {
 	given := map[string]bool{}
 	for i, pc := range o.PriorityClasses {
 		p := field.NewPath("priorityClasses").Index(i)
-		switch {
-		case pc.Name == "":
-			errs = append(errs, field.Required(p.Child("metadata", "name"), "a PriorityClass needs a name"))
-			continue
-		case given[pc.Name]:
-			errs = append(errs, field.Duplicate(p.Child("metadata", "name"), pc.Name))
+		if e := nameOnce(p, "PriorityClass", pc.Name, given); e != nil {
+			errs = append(errs, e)
 			continue
 		}
-		given[pc.Name] = true
 		switch pc.PreemptionPolicy {
 		case "":
 			pc.PreemptionPolicy = api.PreemptLowerPriority
@@ -169,16 +164,11 @@ func Compile(o ClusterObjects) (*Rules, error) {
 	rseen := map[string]bool{}
 	for i, rc := range o.RuntimeClasses {
 		p := field.NewPath("runtimeClasses").Index(i)
-		switch {
-		case rc.Name == "":
-			errs = append(errs, field.Required(p.Child("metadata", "name"), "a RuntimeClass needs a name"))
-			continue
-		case rseen[rc.Name]:
-			errs = append(errs, field.Duplicate(p.Child("metadata", "name"), rc.Name))
+		if e := nameOnce(p, "RuntimeClass", rc.Name, rseen); e != nil {
+			errs = append(errs, e)
 			continue
 		}
-		rseen[rc.Name] = true
-		errs = append(errs, negative(p.Child("overhead", "podFixed"), rc.Overhead)...)
+		errs = append(errs, api.ValidateQuantities(p.Child("overhead", "podFixed"), rc.Overhead)...)
 		r.runtimes[rc.Name] = RuntimeClass{Name: rc.Name, Overhead: maps.Clone(rc.Overhead)}
 	}
 	if len(errs) > 0 {
@@ -187,15 +177,17 @@ func Compile(o ClusterObjects) (*Rules, error) {
 	return r, nil
 }
 
-// negative reports the negative quantities of l, by name.
-func negative(p *field.Path, l resource.List) field.ErrorList {
-	var out field.ErrorList
-	for _, name := range l.Names() {
-		if q := l[name]; q.Sign() < 0 {
-			out = append(out, field.Invalid(p.Key(name), q.String(), "must be greater than or equal to 0"))
-		}
+// nameOnce checks the name of the cluster-scoped object of kind at p: it
+// is set, and not one given before (seen, which it records).
+func nameOnce(p *field.Path, kind, name string, seen map[string]bool) *field.Error {
+	switch {
+	case name == "":
+		return field.Required(p.Child("metadata", "name"), "a "+kind+" needs a name")
+	case seen[name]:
+		return field.Duplicate(p.Child("metadata", "name"), name)
 	}
-	return out
+	seen[name] = true
+	return nil
 }
 
 // defaultItem returns a copy of it as the API server stores it (AD2;

@@ -315,13 +315,7 @@ func ValidateResources(t *PodTemplate) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	check := func(p *field.Path, l resource.List) {
-		for _, name := range slices.Sorted(maps.Keys(l)) {
-			if q := l[name]; q.Sign() < 0 {
-				errs = append(errs, field.Invalid(p.Key(name), q.String(), msgNonNegative))
-			}
-		}
-	}
+	check := func(p *field.Path, l resource.List) { errs = append(errs, ValidateQuantities(p, l)...) }
 	for _, cs := range []struct {
 		name string
 		list []Container
@@ -335,6 +329,21 @@ func ValidateResources(t *PodTemplate) field.ErrorList {
 	check(field.NewPath("overhead"), t.Overhead)
 	check(field.NewPath("resources", "requests"), t.Resources.Requests)
 	check(field.NewPath("resources", "limits"), t.Resources.Limits)
+	return errs
+}
+
+// ValidateQuantities returns each negative quantity of l, Invalid "must be
+// greater than or equal to 0" at p[name], names sorted: the rule
+// [ValidateResources] applies to a pod's lists, for any other list of
+// quantities the API server holds to it (a LimitRange's, a
+// RuntimeClass's overhead).
+func ValidateQuantities(p *field.Path, l resource.List) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range l.Names() {
+		if q := l[name]; q.Sign() < 0 {
+			errs = append(errs, field.Invalid(p.Key(name), q.String(), msgNonNegative))
+		}
+	}
 	return errs
 }
 

@@ -851,3 +851,13 @@ func ExampleValidateResources() {
 	// Output:
 	// containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0
 }
+
+func ExampleValidateQuantities() {
+	overhead := resource.List{"memory": resource.MustParse("-16Mi"), "cpu": resource.MustParse("-250m"), "pods": resource.MustParse("1")}
+	for _, e := range api.ValidateQuantities(field.NewPath("overhead", "podFixed"), overhead) {
+		fmt.Println(e)
+	}
+	// Output:
+	// overhead.podFixed[cpu]: Invalid value: "-250m": must be greater than or equal to 0
+	// overhead.podFixed[memory]: Invalid value: "-16Mi": must be greater than or equal to 0
+}

@@ -759,13 +759,15 @@ func (c *cli) runAll(cn *conn, namespace string, interval time.Duration) error {
 	dr := c.driver("run", cn)
 	last := map[string]string{}
 	lastErr := map[string]string{}
-	// lastDelErr is each refused delete's message, by DaemonSet and pod:
-	// a recorded delete is issued again at every pass until it goes
-	// through, and said again only when its error changes.
+	// lastDelErr is each delete refused in the last pass, its message by
+	// DaemonSet and pod: a recorded delete is issued again at every pass
+	// until it goes through, and said again only when its error changes.
+	// Rebuilt at each pass, so that it holds no pod that has gone.
 	lastDelErr := map[string]string{}
 	listErr := ""
 	for ctx.Err() == nil {
 		got, err := dr.StepAll(ctx, namespace, c.now())
+		delErr := map[string]string{}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			if msg := err.Error(); msg != listErr {
@@ -793,17 +795,17 @@ func (c *cli) runAll(cn *conn, namespace string, interval time.Duration) error {
 				last[key] = line
 			}
 			for _, d := range s.Result.Deletes {
-				pod := key + "/" + d.Pod
 				if d.Err == nil {
-					delete(lastDelErr, pod)
 					continue
 				}
-				if msg := d.Err.Error(); msg != lastDelErr[pod] {
+				pod, msg := key+"/"+d.Pod, d.Err.Error()
+				if msg != lastDelErr[pod] {
 					fmt.Fprintf(c.stderr, "%s: rollout run: daemonset %s: delete pod %s on node %s: %v (the next step decides again; said once until it changes)\n", c.name, escapeRunes(key), escapeRunes(d.Pod), escapeRunes(d.Node), escapeRunes(oneLine(msg)))
-					lastDelErr[pod] = msg
 				}
+				delErr[pod] = msg
 			}
 		}
+		lastDelErr = delErr
 		c.wait(ctx, interval)
 	}
 	fmt.Fprintf(c.stdout, "%s stopped; the rollouts' state is on their DaemonSets\n", c.now().UTC().Format(time.TimeOnly))
