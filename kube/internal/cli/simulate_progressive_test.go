@@ -116,6 +116,44 @@ func TestSimulateRolloutGate(t *testing.T) {
 	}
 }
 
+// TestSimulateRolloutRestartGate: --crash-rate makes new pods crash-loop
+// on the kubelet's back-off from --crash-backoff, and the policy's
+// maxRestarts gate aborts the rollout at the restart beyond it, as the
+// test bed's crash-loop scenario (TestProgressiveCrashLoop): canaries
+// created at 1s, first exit at 2s, restarts 1s, 2s, 4s, 8s later: the 4th
+// at 17s. A longer back-off moves the gate later; bad rates are usage
+// errors.
+func TestSimulateRolloutRestartGate(t *testing.T) {
+	cluster := zonedOnDelete(t, 6)
+	args := []string{"simulate", "--now", genNow, "-f", cluster, "--image", "agent=agent:crash",
+		"--ready-after", "1s", "--grace-period", "1s", "--crash-rate", "1",
+		"--canary", "2", "--max-unavailable", "2", "--max-restarts", "3", "--on-failure", "Abort", "--ready-deadline", "10m"}
+	for _, tc := range []struct {
+		name, backoff, want string
+	}{
+		{"test bed's back-off", "1s", "+17s Aborted - none: gate failed: pod "},
+		{"kubelet's default", "10s", "+2m32s Aborted - none: gate failed: pod "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runCLI(t, "", append(args, "--crash-backoff", tc.backoff)...)
+			if got.code != exitOK || got.stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing\n%s", got.code, got.stderr, got.stdout)
+			}
+			out := strings.Join(strings.Fields(got.stdout), " ")
+			for _, want := range []string{tc.want, "restarted 4 times (gate: at most 3) (and 1 more pods)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("want %q in\n%s", want, got.stdout)
+				}
+			}
+		})
+	}
+	for _, bad := range [][]string{{"--crash-rate", "1.5"}, {"--crash-rate", "0.6", "--fail-rate", "0.6"}, {"--crash-backoff", "0s"}} {
+		if got := runCLI(t, "", append(args[:len(args):len(args)], bad...)...); got.code != exitUsage {
+			t.Errorf("%v: exit %d, stderr %q; want %d", bad, got.code, got.stderr, exitUsage)
+		}
+	}
+}
+
 // TestSimulateRolloutPhasesJSON: -o json carries the phases the table
 // prints after the syncs (the gate included), and an empty list without
 // a rollout policy.
