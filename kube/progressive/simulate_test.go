@@ -126,7 +126,7 @@ func TestSimulationGates(t *testing.T) {
 		require.Len(t, got, 2, got)
 		require.Equal(t, "0s Canary", got[0])
 		require.Contains(t, got[1], "12s Canary [gate failed: pod ")
-		require.Contains(t, got[1], "not Ready 11s after its creation (gate: readyDeadline 10s) (and 1 more pods)]")
+		require.Contains(t, got[1], "not Ready 11s after its creation (gate: Ready within 10s) (and 1 more pods)]")
 		require.NotNil(t, s.State.Paused)
 		require.Equal(t, progressive.ByGate, s.State.Paused.By)
 		touched := 0

@@ -250,12 +250,21 @@ func NeverReadyStage(image string) string {
 `)
 }
 
-// CrashLoopStage is a kwok pod stage (Options.ExtraPodStages) that makes a
-// pod whose first container runs image crash-loop, as a kubelet reports
-// it after 5 restarts: Running, not Ready, every container waiting in
-// CrashLoopBackOff, the last run ended with exit code 1.
-func CrashLoopStage(image string) string {
-	return imageStage("pod-crash-loop-"+stageName(image), image, `      {{ $now := Now }}
+// CrashLoopStages are kwok pod stages (Options.ExtraPodStages) that make a
+// pod whose first container runs image crash-loop as a kubelet restarts
+// it: firstExit after the pod is bound its containers exit (Running, not
+// Ready, waiting in CrashLoopBackOff, restartCount 0), and each is
+// restarted, and exits again at once, backoff later, then after twice
+// that, up to maxCrashBackoff between restarts (restartCount counts them).
+// It is package sim's crash loop (sim.CrashLoop with ReadyAfter firstExit
+// and CrashBackoff backoff), so that a simulation predicts the restart
+// gate. Each back-off is a stage keyed by the container's waiting message
+// ("back-off 2s restarting failed container", as a kubelet words it),
+// which names the back-off before the next restart.
+func CrashLoopStages(image string, firstExit, backoff time.Duration) []string {
+	name := "pod-crash-loop-" + stageName(image)
+	status := func(restarts string, next time.Duration) string {
+		return fmt.Sprintf(`      {{ $now := Now }}
       conditions:
       - lastTransitionTime: {{ $now | Quote }}
         status: "False"
@@ -268,11 +277,12 @@ func CrashLoopStage(image string) string {
       - image: {{ .image | Quote }}
         name: {{ .name | Quote }}
         ready: false
-        restartCount: 5
+        restartCount: %s
         started: false
         state:
           waiting:
             reason: CrashLoopBackOff
+            message: %q
         lastState:
           terminated:
             exitCode: 1
@@ -280,8 +290,79 @@ func CrashLoopStage(image string) string {
             finishedAt: {{ $now | Quote }}
       {{ end }}
       phase: Running
-      startTime: {{ $now | Quote }}
-`)
+`, restarts, backoffMessage(next))
+	}
+	backoff = min(backoff, maxCrashBackoff)
+	out := []string{fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Pending'
+    - key: '.spec.containers.[0].image'
+      operator: 'In'
+      values:
+      - %q
+  weight: 1
+  delay:
+    durationMilliseconds: %d
+  next:
+    statusTemplate: |
+%s      startTime: {{ Now | Quote }}
+`, name, image, firstExit.Milliseconds(), status("0", backoff))}
+	for d := backoff; ; d = min(2*d, maxCrashBackoff) {
+		out = append(out, fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s-restart-%d
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Running'
+    - key: '.spec.containers.[0].image'
+      operator: 'In'
+      values:
+      - %q
+    - key: '.status.containerStatuses.[0].state.waiting.message'
+      operator: 'In'
+      values:
+      - %q
+  delay:
+    durationMilliseconds: %d
+  next:
+    statusTemplate: |
+%s`, name, d.Milliseconds(), image, backoffMessage(d), d.Milliseconds(),
+			status("{{ add1 (index $.status.containerStatuses 0).restartCount }}", min(2*d, maxCrashBackoff))))
+		if d == maxCrashBackoff {
+			return out
+		}
+	}
+}
+
+// maxCrashBackoff is the kubelet's default longest back-off between
+// restarts (sim.DefaultMaxCrashBackoff).
+const maxCrashBackoff = 5 * time.Minute
+
+func backoffMessage(d time.Duration) string {
+	return "back-off " + d.String() + " restarting failed container"
 }
 
 // stageName makes an image a valid part of an object name.

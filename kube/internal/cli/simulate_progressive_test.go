@@ -103,7 +103,7 @@ func TestSimulateRolloutGate(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 0 and nothing\n%s", got.code, got.stderr, got.stdout)
 	}
 	out := strings.Join(strings.Fields(got.stdout), " ")
-	for _, want := range []string{"+0s Canary - -", "+12s Canary - none: gate failed: pod ", "not Ready 11s after its creation (gate: readyDeadline 10s) (and 1 more pods)",
+	for _, want := range []string{"+0s Canary - -", "+12s Canary - none: gate failed: pod ", "not Ready 11s after its creation (gate: Ready within 10s) (and 1 more pods)",
 		"no predicted duration: the rollout did not finish"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in\n%s", want, got.stdout)

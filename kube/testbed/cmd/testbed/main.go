@@ -84,7 +84,7 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 			if suffix == "bad" {
 				stages = append(stages, testbed.NeverReadyStage(image))
 			} else {
-				stages = append(stages, testbed.CrashLoopStage(image))
+				stages = append(stages, testbed.CrashLoopStages(image, readyAfter, time.Second)...)
 			}
 		}
 	}
