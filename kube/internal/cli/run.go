@@ -254,7 +254,7 @@ func optionsCmd(root *cobra.Command) *cobra.Command {
 func (c *cli) run(args []string) int {
 	root := c.root()
 	root.SetArgs(args)
-	err := root.Execute()
+	ran, err := root.ExecuteC()
 	var ue usageErr
 	var ee exitErr
 	switch {
@@ -263,7 +263,13 @@ func (c *cli) run(args []string) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"):
-		fmt.Fprintf(c.stderr, "%s: %s (run '%s --help' for usage)\n", c.name, oneLine(err.Error()), c.name)
+		// The help of the command that was run, under the name typed
+		// (the root's display name).
+		help := c.name
+		if ran != nil {
+			help = ran.CommandPath()
+		}
+		fmt.Fprintf(c.stderr, "%s: %s (run '%s --help' for usage)\n", c.name, oneLine(err.Error()), help)
 		return exitUsage
 	default:
 		fmt.Fprintf(c.stderr, "%s: %s\n", c.name, oneLine(err.Error()))
