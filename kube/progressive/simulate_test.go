@@ -129,13 +129,7 @@ func TestSimulationGates(t *testing.T) {
 		require.Contains(t, got[1], "not Ready 11s after its creation (gate: Ready within 10s) (and 1 more pods)]")
 		require.NotNil(t, s.State.Paused)
 		require.Equal(t, progressive.ByGate, s.State.Paused.By)
-		touched := 0
-		for _, nd := range tl.Nodes {
-			if len(nd.Intervals) > 1 {
-				touched++
-			}
-		}
-		require.Equal(t, 2, touched, "only the canaries are touched")
+		require.Equal(t, 2, touched(tl), "only the canaries are touched")
 	})
 	t.Run("crash loop, abort", func(t *testing.T) {
 		// The test bed's crash-loop scenario: 6 nodes, canary 2,
@@ -159,13 +153,7 @@ func TestSimulationGates(t *testing.T) {
 		require.Equal(t, progressive.PhaseAborted, s.State.Phase, got)
 		require.Contains(t, got[len(got)-1], "17s Aborted [gate failed: pod ")
 		require.Contains(t, got[len(got)-1], "restarted 4 times (gate: at most 3) (and 1 more pods)]")
-		touched := 0
-		for _, nd := range tl.Nodes {
-			if len(nd.Intervals) > 1 {
-				touched++
-			}
-		}
-		require.Equal(t, 2, touched, "only the canaries are touched")
+		require.Equal(t, 2, touched(tl), "only the canaries are touched")
 	})
 	t.Run("failed, abort", func(t *testing.T) {
 		c := simCluster(t, 4)
@@ -184,3 +172,14 @@ func TestSimulationGates(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// touched counts the nodes whose pods changed in the timeline.
+func touched(tl *timeline.Timeline) int {
+	n := 0
+	for _, nd := range tl.Nodes {
+		if len(nd.Intervals) > 1 {
+			n++
+		}
+	}
+	return n
+}

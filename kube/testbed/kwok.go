@@ -207,7 +207,15 @@ func startKwok(ctx context.Context, cfg *rest.Config, kubeconfig, logFile string
 // so kwok always picks it for such a pod; a Running pod no longer matches
 // the ready stage.
 func imageStage(name, image, statusTemplate string) string {
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+	return podStage(name, image, "Pending", "", 0, statusTemplate)
+}
+
+// podStage is a kwok stage, weighing 1, that moves a pod of image in phase
+// whose first container waits with message waiting (any, when empty) to
+// the status of statusTemplate, delay after it matched.
+func podStage(name, image, phase, waiting string, delay time.Duration, statusTemplate string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: %s
@@ -222,15 +230,25 @@ spec:
     - key: '.status.phase'
       operator: 'In'
       values:
-      - 'Pending'
+      - %q
     - key: '.spec.containers.[0].image'
       operator: 'In'
       values:
       - %q
-  weight: 1
-  next:
-    statusTemplate: |
-%s`, name, image, statusTemplate)
+`, name, phase, image)
+	if waiting != "" {
+		fmt.Fprintf(&b, `    - key: '.status.containerStatuses.[0].state.waiting.message'
+      operator: 'In'
+      values:
+      - %q
+`, waiting)
+	}
+	b.WriteString("  weight: 1\n")
+	if delay > 0 {
+		fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", delay.Milliseconds())
+	}
+	fmt.Fprintf(&b, "  next:\n    statusTemplate: |\n%s", statusTemplate)
+	return b.String()
 }
 
 // NeverReadyStage is a kwok pod stage (Options.ExtraPodStages) that makes
@@ -293,64 +311,10 @@ func CrashLoopStages(image string, firstExit, backoff time.Duration) []string {
 `, restarts, backoffMessage(next))
 	}
 	backoff = min(backoff, maxCrashBackoff)
-	out := []string{fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: %s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values:
-      - 'Pending'
-    - key: '.spec.containers.[0].image'
-      operator: 'In'
-      values:
-      - %q
-  weight: 1
-  delay:
-    durationMilliseconds: %d
-  next:
-    statusTemplate: |
-%s      startTime: {{ Now | Quote }}
-`, name, image, firstExit.Milliseconds(), status("0", backoff))}
+	out := []string{podStage(name, image, "Pending", "", firstExit, status("0", backoff)+"      startTime: {{ Now | Quote }}\n")}
 	for d := backoff; ; d = min(2*d, maxCrashBackoff) {
-		out = append(out, fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: %s-restart-%d
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values:
-      - 'Running'
-    - key: '.spec.containers.[0].image'
-      operator: 'In'
-      values:
-      - %q
-    - key: '.status.containerStatuses.[0].state.waiting.message'
-      operator: 'In'
-      values:
-      - %q
-  delay:
-    durationMilliseconds: %d
-  next:
-    statusTemplate: |
-%s`, name, d.Milliseconds(), image, backoffMessage(d), d.Milliseconds(),
-			status("{{ add1 (index $.status.containerStatuses 0).restartCount }}", min(2*d, maxCrashBackoff))))
+		restarted := status("{{ add1 (index $.status.containerStatuses 0).restartCount }}", min(2*d, maxCrashBackoff))
+		out = append(out, podStage(fmt.Sprintf("%s-restart-%d", name, d.Milliseconds()), image, "Running", backoffMessage(d), d, restarted))
 		if d == maxCrashBackoff {
 			return out
 		}
