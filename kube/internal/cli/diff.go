@@ -9,6 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/whatif"
 )
 
@@ -178,6 +179,9 @@ func (c *cli) diff(o *diffOptions) error {
 		return c.fail("diff: %v", err)
 	}
 	doc := diffDocument(in, rep, edits, o.readyAfter, grace)
+	if err := c.diffNewPods(&edited, &doc); err != nil {
+		return c.fail("diff: %v", err)
+	}
 	if o.output == "json" {
 		return c.writeJSON("diff", doc)
 	}
@@ -201,6 +205,35 @@ func (c *cli) updateFindings(in *input, strict bool, fes field.ErrorList) error 
 		c.name, ds.Namespace, ds.Name, len(fes))))
 	for _, fe := range fes {
 		fmt.Fprintln(c.stderr, finding("warning", fe))
+	}
+	return nil
+}
+
+// diffNewPods sets, for each node of doc that gets a pod of the edited
+// template (Gains, Replaced, NotYetReplaced), that pod as admitted and
+// what the scheduler does with it on the node (docs/whatif.md, W8): with
+// maxSurge above 0 the node's pod now is still bound when the new one is
+// created, and counts; without, it is gone first.
+func (c *cli) diffNewPods(edited *input, doc *schema.Diff) error {
+	var np *newPods
+	for i := range doc.Nodes {
+		n := &doc.Nodes[i]
+		if n.Removed || (n.Change != "Gains" && n.Change != "Replaced" && n.Change != "NotYetReplaced") {
+			continue
+		}
+		if np == nil {
+			var err error
+			if np, err = newNewPods(edited); err != nil {
+				return err
+			}
+			c.warnNewPods("diff", np, edited.objs)
+		}
+		surge := doc.Budgets.MaxSurge > 0 && n.Pod != ""
+		pod, err := np.pod(n.Name, surge)
+		if err != nil {
+			return err
+		}
+		n.NewPod = pod
 	}
 	return nil
 }

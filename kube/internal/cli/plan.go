@@ -17,6 +17,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -67,30 +68,65 @@ Output formats (-o):
 }
 
 func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
+	var pods []*schema.NewPod
+	if output == "json" || output == "yaml" || output == "wide" {
+		var err error
+		if pods, err = c.createdPods(in, p); err != nil {
+			return err
+		}
+	}
 	switch output {
-	case "json":
-		b, err := json.MarshalIndent(kubesync.JSON(p, in.version), "", "  ")
+	case "json", "yaml":
+		doc := kubesync.JSON(p, in.version)
+		for i := range doc.Create {
+			doc.Create[i].Pod = pods[i]
+		}
+		if output == "yaml" {
+			b, err := yaml.Marshal(doc)
+			if err != nil {
+				return err
+			}
+			_, err = c.stdout.Write(b)
+			return err
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = c.stdout.Write(append(b, '\n'))
 		return err
-	case "yaml":
-		b, err := yaml.Marshal(kubesync.JSON(p, in.version))
-		if err != nil {
-			return err
-		}
-		_, err = c.stdout.Write(b)
-		return err
 	case "name":
 		return writeNames(c.stdout, in, p)
 	case "wide":
-		if err := writeTable(c.stdout, in, p); err != nil {
+		if err := writeTable(c.stdout, in, p, pods); err != nil {
 			return err
 		}
 		return writeNodes(c.stdout, in, p)
 	}
-	return writeTable(c.stdout, in, p)
+	return writeTable(c.stdout, in, p, nil)
+}
+
+// createdPods answers for each pod p creates, in order: as admission
+// leaves it and what the scheduler does with it beside every pod bound to
+// its node, the DaemonSet's own included (an old pod a surge replaces, or
+// one still terminating, holds its room until it is gone). Each is nil
+// when the input says nothing beyond the template.
+func (c *cli) createdPods(in *input, p daemonplan.Plan) ([]*schema.NewPod, error) {
+	if len(p.Create) == 0 {
+		return nil, nil
+	}
+	np, err := newNewPods(in)
+	if err != nil {
+		return nil, err
+	}
+	c.warnNewPods("plan", np, in.objs)
+	pods := make([]*schema.NewPod, len(p.Create))
+	for i, cr := range p.Create {
+		if pods[i], err = np.pod(cr.Node, true); err != nil {
+			return nil, err
+		}
+	}
+	return pods, nil
 }
 
 // writeNames prints the objects the plan writes, kubectl's -o name style,
@@ -146,8 +182,10 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 // writeTable renders p for people: the DaemonSet line of 'kubectl get ds'
 // with the status the sync writes, then each non-empty group of writes in
 // the order they are applied, the errors upstream's sync would return, and
-// the rollout status kubectl would print.
-func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
+// the rollout status kubectl would print. With pods (-o wide), each create
+// also says what the pod requests once admitted, its priority, and what
+// the scheduler does with it.
+func writeTable(w io.Writer, in *input, p daemonplan.Plan, pods []*schema.NewPod) error {
 	t := newTable(w, 3)
 	row := t.row
 	// Sections are separated by a blank line; tabwriter aligns each
@@ -165,9 +203,20 @@ func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
 
 	if len(p.Create) > 0 {
 		section("CREATE", len(p.Create))
-		row("NODE", "HASH")
-		for _, cr := range p.Create {
-			row(cr.Node, cr.Labels[api.LabelRevisionHash])
+		if pods == nil {
+			row("NODE", "HASH")
+			for _, cr := range p.Create {
+				row(cr.Node, cr.Labels[api.LabelRevisionHash])
+			}
+		} else {
+			row("NODE", "HASH", "REQUESTS", "PRIORITY", "SCHEDULER")
+			for i, cr := range p.Create {
+				req := "-"
+				if pods[i] != nil {
+					req = listString(pods[i].Requests)
+				}
+				row(cr.Node, cr.Labels[api.LabelRevisionHash], req, priorityString(pods[i]), newPodScheduler(pods[i]))
+			}
 		}
 	}
 	if len(p.Delete) > 0 {

@@ -381,6 +381,9 @@ type input struct {
 	comparison bool
 	// ignored keeps pods on nodes that stop matching (--ignored-during-execution).
 	ignored bool
+	// objs is everything read, cluster included: the admission objects and
+	// PodDisruptionBudgets the new pods' answers read (newPods).
+	objs *load.Objects
 }
 
 // options are the planner's options for in: the feature gate, the
@@ -460,7 +463,7 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if note := hashlessNote(cl); note != "" && !c.quiet {
 		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
 	}
-	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored, objs: objs}, nil
 }
 
 // maxNamedPods bounds the pods a note names.
