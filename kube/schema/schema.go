@@ -148,7 +148,8 @@ type NewPod struct {
 	// Refused says why the API server refuses the pod: it is never
 	// created, and Scheduling.Outcome is NotCreated.
 	Refused []string `json:"refused,omitempty"`
-	// Scheduling is null when the node lists no status.allocatable.
+	// Scheduling is null when the node lists no status.allocatable (and
+	// the pod is not refused).
 	Scheduling *Scheduling `json:"scheduling"`
 }
 

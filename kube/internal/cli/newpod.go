@@ -118,6 +118,11 @@ func (np *newPods) pod(node string, beside bool) (*schema.NewPod, error) {
 	for _, e := range np.admitted.Refused {
 		out.Refused = append(out.Refused, e.Error())
 	}
+	if len(out.Refused) > 0 {
+		// Never created: nothing to schedule, whatever the node.
+		out.Scheduling = &schema.Scheduling{Outcome: overhead.NotCreated.String()}
+		return out, nil
+	}
 	if st == nil {
 		return out, nil
 	}
