@@ -35,13 +35,10 @@ type newPods struct {
 }
 
 // newNewPods gathers what newPods needs from in: its DaemonSet (the
-// edited one for diff), nodes and pods, and the admission objects and
-// PodDisruptionBudgets of the input it was read from.
+// edited one for diff) and nodes, and the pods, admission objects and
+// PodDisruptionBudgets of in.objs, which must not be nil.
 func newNewPods(in *input) (*newPods, error) {
 	objs := in.objs
-	if objs == nil {
-		objs = &load.Objects{}
-	}
 	rules, err := admissionRules(objs)
 	if err != nil {
 		return nil, err
@@ -65,7 +62,7 @@ func newNewPods(in *input) (*newPods, error) {
 	for _, n := range in.cluster.Nodes {
 		np.nodes[n.Name] = n
 	}
-	np.bound, np.nominated = podsByNode(in.cluster.Pods)
+	np.bound, np.nominated = podsByNode(objs.Pods)
 	for _, pdb := range objs.PodDisruptionBudgets {
 		np.budgets = append(np.budgets, convert.DisruptionBudget(pdb))
 	}
@@ -162,9 +159,7 @@ func (c *cli) warnNewPods(cmd string, np *newPods, objs *load.Objects) {
 	for _, e := range np.admitted.Refused {
 		fmt.Fprintf(c.stderr, "warning: %s: DaemonSet %s/%s: the API server refuses its pods: %s\n", cmd, ds.Namespace, ds.Name, oneLine(e.Error()))
 	}
-	if objs != nil {
-		c.warnUnmodelledFor(cmd, objs)
-	}
+	c.warnUnmodelledFor(cmd, objs)
 	if np.given {
 		return
 	}

@@ -36,18 +36,31 @@ writes, the status it writes and the rollout status kubectl would print.
 Output formats (-o):
   table  the DaemonSet as 'kubectl get ds' shows it with the status the sync
          writes (plus MISSCHEDULED), then each group of writes (default)
-  wide   table, then one row per node: the decision, its reason, the pods
-         there and what the plan does with each
+  wide   table, with each pod to create as the API server admits it
+         (REQUESTS, PRIORITY) and what kube-scheduler does with it on its
+         node (SCHEDULER: fits, pending and why, or preempts which pods),
+         then one row per node: the decision, its reason, the pods there
+         and what the plan does with each
   json   the plan document (package kube/schema): the conformance schema of
-         kube/testdata/conformance/README.md, then the rest of the plan
+         kube/testdata/conformance/README.md, then the rest of the plan;
+         each create's "pod" holds what wide shows
   yaml   the same document as YAML
   name   the objects the plan writes, as resource/name (kubectl's -o name);
-         created pods, which the API server names, as pod/<generateName>`,
+         created pods, which the API server names, as pod/<generateName>
+
+A created pod is admitted with the input's LimitRanges, PriorityClasses and
+RuntimeClasses (live: read from the cluster), and judged beside every
+unfinished pod bound to its node, the DaemonSet's own included (an old pod
+that a surge replaces holds its room until it goes), and the pods nominated
+for it, with the input's PodDisruptionBudgets (docs/overhead.md). Without
+admission objects or status.allocatable there is nothing to add.`,
 		Args: dsArg("plan", &o),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(outputs, output) {
 				return usagef("plan: -o %q: want one of %s", output, strings.Join(outputs, ", "))
 			}
+			// The new pods' answers need, live, more than the sync reads.
+			c.newPodsLive = output == "wide" || output == "json" || output == "yaml"
 			in, err := c.load("plan", &o)
 			if err != nil {
 				return err
@@ -78,7 +91,7 @@ func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
 	switch output {
 	case "json", "yaml":
 		doc := kubesync.JSON(p, in.version)
-		for i := range doc.Create {
+		for i := range pods {
 			doc.Create[i].Pod = pods[i]
 		}
 		if output == "yaml" {
@@ -110,9 +123,10 @@ func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
 // leaves it and what the scheduler does with it beside every pod bound to
 // its node, the DaemonSet's own included (an old pod a surge replaces, or
 // one still terminating, holds its room until it is gone). Each is nil
-// when the input says nothing beyond the template.
+// when the input says nothing beyond the template, and the slice nil when
+// none has anything to say.
 func (c *cli) createdPods(in *input, p daemonplan.Plan) ([]*schema.NewPod, error) {
-	if len(p.Create) == 0 {
+	if len(p.Create) == 0 || in.objs == nil {
 		return nil, nil
 	}
 	np, err := newNewPods(in)
@@ -121,10 +135,16 @@ func (c *cli) createdPods(in *input, p daemonplan.Plan) ([]*schema.NewPod, error
 	}
 	c.warnNewPods("plan", np, in.objs)
 	pods := make([]*schema.NewPod, len(p.Create))
+	known := false
 	for i, cr := range p.Create {
 		if pods[i], err = np.pod(cr.Node, true); err != nil {
 			return nil, err
 		}
+		known = known || pods[i] != nil
+	}
+	if !known {
+		// The table keeps its columns when there is nothing to add.
+		return nil, nil
 	}
 	return pods, nil
 }
