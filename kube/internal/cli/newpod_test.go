@@ -423,3 +423,87 @@ spec:
 		}
 	})
 }
+
+// TestPlanNewPodsResources: extended resources and the pod count, as the
+// scheduler's NodeResourcesFit counts them (F1, F4), through plan -o json.
+func TestPlanNewPodsResources(t *testing.T) {
+	file := writeTemp(t, "gpu.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: gpu-agent, namespace: kube-system, uid: gpu-uid}
+  spec:
+    selector: {matchLabels: {app: gpu-agent}}
+    template:
+      metadata: {labels: {app: gpu-agent}}
+      spec:
+        priority: 100
+        containers: [{name: agent, image: "agent:1", resources: {limits: {example.com/gpu: "1"}}}]
+- apiVersion: v1
+  kind: Node
+  metadata: {name: no-gpu}
+  status: {allocatable: {cpu: "2", pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: gpu-taken}
+  status: {allocatable: {cpu: "2", pods: "110", example.com/gpu: "1"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: train, namespace: ml, uid: train}
+  spec:
+    nodeName: gpu-taken
+    containers: [{name: c, image: "c:1", resources: {limits: {example.com/gpu: "1"}}}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: gpu-full-pods}
+  status: {allocatable: {cpu: "2", pods: "1", example.com/gpu: "1"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: critical, namespace: ml, uid: critical}
+  spec:
+    nodeName: gpu-full-pods
+    priority: 1000
+    containers: [{name: c, image: "c:1"}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: done, namespace: ml, uid: done}
+  spec:
+    nodeName: gpu-full-pods
+    containers: [{name: c, image: "c:1", resources: {limits: {example.com/gpu: "1"}}}]
+  status: {phase: Succeeded}
+`)
+	pods, r := planPods(t, "-f", file)
+	if r.stderr != "" {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+	tests := []struct {
+		name, reason, node string
+		want               *schema.Scheduling
+	}{{
+		name: "resource the node lacks", node: "no-gpu",
+		reason: "an extended resource the node does not list is none: larger than the node, no preemption (F4, SC3)",
+		want:   &schema.Scheduling{Outcome: "Pending", Reason: "LargerThanNode", Insufficient: []string{"example.com/gpu"}},
+	}, {
+		name: "resource taken", node: "gpu-taken",
+		reason: "the limit stands for the request (Q1); the lower-priority pod holding the device is preempted",
+		want:   &schema.Scheduling{Outcome: "Preempts", Insufficient: []string{"example.com/gpu"}, Victims: []string{"ml/train"}},
+	}, {
+		name: "pod count", node: "gpu-full-pods",
+		reason: "a node at its pod count holding only a higher-priority pod: the finished pod counts for nothing (F1, SC4)",
+		want:   &schema.Scheduling{Outcome: "Pending", Reason: "NoLowerPriority", Insufficient: []string{"pods"}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pods[tt.node]
+			if p == nil {
+				t.Fatalf("no pod for the create on %s", tt.node)
+			}
+			if d := cmp.Diff(tt.want, p.Scheduling); d != "" {
+				t.Errorf("create on %s: scheduling mismatch (-want +got), %s:\n%s", tt.node, tt.reason, d)
+			}
+		})
+	}
+}
