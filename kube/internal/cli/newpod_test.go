@@ -330,6 +330,11 @@ items:
 				t.Fatalf("create on %s: %+v, want Fits on a node with room for everything:\n%s", cr.Node, cr.Pod.Scheduling, b.String())
 			}
 		}
+		wide := runCLIAny("plan", "-f", file, "--now", wideNow, "-o", "wide")
+		if wide.code != exitOK || strings.Contains(wide.stdout, "pending") || strings.Contains(wide.stdout, "preempts") ||
+			strings.Count(wide.stdout, "   fits\n") != nodes {
+			t.Fatalf("plan -o wide: exit %d, want %d creates that fit, none pending or preempting:\n%s", wide.code, nodes, wide.stdout)
+		}
 	})
 }
 
