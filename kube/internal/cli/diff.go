@@ -237,7 +237,9 @@ func (c *cli) diffNewPods(edited *input, doc *schema.Diff) error {
 		if np == nil {
 			var err error
 			if np, err = newNewPods(edited); err != nil {
-				return err
+				// The diff stands without them: say why they are not judged.
+				fmt.Fprintln(c.stderr, oneLine("warning: diff: the new pods are not judged (admission, fit, preemption): "+err.Error()))
+				return nil
 			}
 			c.warnNewPods("diff", np, edited.objs)
 		}

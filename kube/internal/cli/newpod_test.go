@@ -512,3 +512,29 @@ items:
 		})
 	}
 }
+
+// TestPlanNewPodsBadAdmissionObject: an admission object the API server
+// would refuse leaves the plan as it is; the new pods are not judged, and
+// stderr says why, naming the object's position and field.
+func TestPlanNewPodsBadAdmissionObject(t *testing.T) {
+	file := writeTemp(t, "bad.yaml", readFile(t, "testdata/plan-wide.yaml")+`- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: odd}
+  value: 5
+  preemptionPolicy: Sometimes
+`)
+	pods, r := planPods(t, "-f", file, "--ds", "kube-system/agent")
+	for node, p := range pods {
+		if p != nil {
+			t.Errorf("create on %s judged with an admission object refused: %+v", node, p)
+		}
+	}
+	if len(pods) != 7 {
+		t.Errorf("%d creates, want the plan's 7", len(pods))
+	}
+	for _, want := range []string{"warning: plan: the new pods are not judged (admission, fit, preemption): ", "PriorityClass odd", "preemptionPolicy: Unsupported value: \"Sometimes\""} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}

@@ -131,7 +131,9 @@ func (c *cli) createdPods(in *input, p daemonplan.Plan) ([]*schema.NewPod, error
 	}
 	np, err := newNewPods(in)
 	if err != nil {
-		return nil, err
+		// The plan stands without them: say why they are not judged.
+		fmt.Fprintln(c.stderr, oneLine("warning: plan: the new pods are not judged (admission, fit, preemption): "+err.Error()))
+		return nil, nil
 	}
 	c.warnNewPods("plan", np, in.objs)
 	pods := make([]*schema.NewPod, len(p.Create))
