@@ -92,7 +92,23 @@ type Scheduling struct {
 // as the default preemption plugin chooses them on that one node. A pod
 // refused by admission is NotCreated. st is read, never changed.
 func (s *Catalog) Schedule(i int, st *NodeState) Scheduling {
-	d := &s.daemons[i]
+	return s.schedule(&s.daemons[i], st)
+}
+
+// ScheduleBeside is Schedule for a pod created while the DaemonSet's own
+// pods are still bound to the node (docs/overhead.md, SC9): during a
+// rolling update with maxSurge the old pod runs until the new one is
+// available, and a pod being deleted holds its room until it is gone.
+// Those pods then count like any other (F6 does not apply): their requests,
+// ports and pod count, and, of lower priority, they may be preempted.
+func (s *Catalog) ScheduleBeside(i int, st *NodeState) Scheduling {
+	d := s.daemons[i]
+	// Without a UID no pod is the DaemonSet's own (own).
+	d.UID = ""
+	return s.schedule(&d, st)
+}
+
+func (s *Catalog) schedule(d *daemon, st *NodeState) Scheduling {
 	if len(d.Refused) > 0 {
 		return Scheduling{Outcome: NotCreated}
 	}

@@ -121,6 +121,9 @@ type cli struct {
 	// runContext is the context rollout run runs in (nil: until SIGINT
 	// or SIGTERM).
 	runContext func() (context.Context, context.CancelFunc)
+	// newPodsLive makes load read, from a cluster, what the new pods'
+	// answers need (plan -o wide|json|yaml, diff).
+	newPodsLive bool
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -387,6 +390,11 @@ type input struct {
 	comparison bool
 	// ignored keeps pods on nodes that stop matching (--ignored-during-execution).
 	ignored bool
+	// objs is what the new pods' answers read (newPods): the admission
+	// objects, PodDisruptionBudgets and every unfinished pod. With files,
+	// everything read; live, read apart when newPodsLive asks for it (nil
+	// otherwise, or when the cluster refused it: no answer is given).
+	objs *load.Objects
 }
 
 // options are the planner's options for in: the feature gate, the
@@ -466,7 +474,14 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if note := hashlessNote(cl); note != "" && !c.quiet {
 		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
 	}
-	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+	in := &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored, objs: objs}
+	if len(o.files) == 0 {
+		in.objs = nil
+		if c.newPodsLive {
+			in.objs = c.newPodsSource(cmd, cl.DaemonSet.Namespace)
+		}
+	}
+	return in, nil
 }
 
 // maxNamedPods bounds the pods a note names.
