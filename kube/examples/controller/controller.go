@@ -136,25 +136,18 @@ func (c *Controller) init() {
 	c.view = newView()
 }
 
-// register adds the event handlers to the informers: each event first
-// feeds the view (and so the trackers), then enqueues what it concerns.
+// register adds the event handlers to the informers (handlers).
 func (c *Controller) register() error {
 	f := c.factory
-	v := c.view
-	all := func(any) { c.enqueueAll() }
-	setDS := func(ds *appsv1.DaemonSet) { v.setDaemonSet(ds, c.wanted(ds.Namespace, ds.Name)) }
+	h := c.handlers()
 	handlers := []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandlerFuncs
 	}{
-		{f.Apps().V1().DaemonSets().Informer(), feed(setDS, v.deleteDaemonSet,
-			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete})},
-		{f.Core().V1().Pods().Informer(), feed(v.setPod, v.deletePod,
-			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete})},
-		{f.Apps().V1().ControllerRevisions().Informer(), feed(v.setRevision, v.deleteRevision,
-			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner})},
-		{f.Core().V1().Nodes().Informer(), feed(v.setNode, v.deleteNode,
-			cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, cur any) { c.enqueueAll() }, DeleteFunc: all})},
+		{f.Apps().V1().DaemonSets().Informer(), h.daemonSets},
+		{f.Core().V1().Pods().Informer(), h.pods},
+		{f.Apps().V1().ControllerRevisions().Informer(), h.revisions},
+		{f.Core().V1().Nodes().Informer(), h.nodes},
 	}
 	for _, h := range handlers {
 		reg, err := h.inf.AddEventHandler(h.h)
@@ -164,6 +157,27 @@ func (c *Controller) register() error {
 		c.fed = append(c.fed, reg.HasSynced)
 	}
 	return nil
+}
+
+// eventHandlers are the event handlers of the informers, by resource.
+type eventHandlers struct {
+	daemonSets, pods, revisions, nodes cache.ResourceEventHandlerFuncs
+}
+
+// handlers returns the event handlers: each event first feeds the view
+// (and so the trackers), then enqueues the DaemonSets it concerns.
+func (c *Controller) handlers() eventHandlers {
+	v := c.view
+	setDS := func(ds *appsv1.DaemonSet) { v.setDaemonSet(ds, c.wanted(ds.Namespace, ds.Name)) }
+	return eventHandlers{
+		daemonSets: feed(setDS, v.deleteDaemonSet,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete}),
+		pods: feed(v.setPod, v.deletePod,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete}),
+		revisions: feed(v.setRevision, v.deleteRevision,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner}),
+		nodes: c.nodeHandlers(),
+	}
 }
 
 // processNext syncs one key off the queue; false when the queue is shut
@@ -335,8 +349,34 @@ func (c *Controller) onDaemonSetDelete(obj any) {
 	}
 }
 
-// enqueueAll enqueues every DaemonSet the controller syncs: on a node
-// change, and for an orphan pod or revision some DaemonSet may adopt.
+// nodeHandlers feed the view each node event and enqueue only the
+// DaemonSets whose plans it may change (view.setNode, view.deleteNode),
+// not every DaemonSet: a heartbeat or a condition update enqueues none.
+func (c *Controller) nodeHandlers() cache.ResourceEventHandlerFuncs {
+	set := func(obj any) {
+		if n, ok := obj.(*corev1.Node); ok {
+			c.enqueueKeys(c.view.setNode(n))
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, cur any) { set(cur) },
+		DeleteFunc: func(obj any) {
+			if n, ok := tombstone(obj).(*corev1.Node); ok {
+				c.enqueueKeys(c.view.deleteNode(n))
+			}
+		},
+	}
+}
+
+// enqueueKeys enqueues the DaemonSets of keys (namespace/name).
+func (c *Controller) enqueueKeys(keys []string) {
+	for _, k := range keys {
+		c.queue.Add(k)
+	}
+}
+
+// enqueueAll enqueues every DaemonSet the controller syncs: for an orphan pod or revision some DaemonSet may adopt.
 func (c *Controller) enqueueAll() {
 	sets, err := c.factory.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).List(labels.Everything())
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/kubetrack"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -75,22 +77,53 @@ func (v *view) deleteDaemonSet(ds *appsv1.DaemonSet) {
 	delete(v.trackers, k)
 }
 
-func (v *view) setNode(n *corev1.Node) {
+// setNode takes an add or update of a node and returns, sorted, the keys
+// of the DaemonSets whose plans it may change: those whose tracker says so
+// (kubetrack.Tracker.SetNode: the node's decision for the DaemonSet
+// changed while it should run the pod or holds one of its pods, or the
+// node came). An update that leaves the node as the planner reads it
+// (convert.Node: name, labels, taints; not its conditions, heartbeats,
+// images or status) feeds no tracker: each would decide the node as
+// before.
+func (v *view) setNode(n *corev1.Node) []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	old := v.nodes[n.Name]
 	v.nodes[n.Name] = n
-	for _, p := range v.trackers {
-		p.SetNode(n)
+	if old != nil && sameNode(old, n) {
+		return nil
 	}
+	var keys []string
+	for k, p := range v.trackers {
+		if p.SetNode(n) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
-func (v *view) deleteNode(n *corev1.Node) {
+// sameNode reports whether a and b are the same node to the planner: the
+// same in everything convert.Node reads.
+func sameNode(a, b *corev1.Node) bool {
+	return reflect.DeepEqual(convert.Node(a), convert.Node(b))
+}
+
+// deleteNode takes the deletion of a node and returns, sorted, the keys of
+// the DaemonSets whose plans it may change: those that should run on it or
+// have pods there (which it leaves on a vanished node).
+func (v *view) deleteNode(n *corev1.Node) []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.nodes, n.Name)
-	for _, p := range v.trackers {
-		p.DeleteNode(n.Name)
+	var keys []string
+	for k, p := range v.trackers {
+		if p.DeleteNode(n.Name) {
+			keys = append(keys, k)
+		}
 	}
+	slices.Sort(keys)
+	return keys
 }
 
 func (v *view) setPod(pod *corev1.Pod) {
