@@ -19,7 +19,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/informers"
@@ -376,15 +375,11 @@ func (c *Controller) enqueueKeys(keys []string) {
 	}
 }
 
-// enqueueAll enqueues every DaemonSet the controller syncs: for an orphan pod or revision some DaemonSet may adopt.
+// enqueueAll enqueues every DaemonSet the controller syncs (those the
+// view has a tracker for): for an orphan pod or revision some DaemonSet
+// may adopt.
 func (c *Controller) enqueueAll() {
-	sets, err := c.factory.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).List(labels.Everything())
-	if err != nil {
-		return
-	}
-	for _, ds := range sets {
-		c.enqueue(ds.Namespace, ds.Name)
-	}
+	c.enqueueKeys(c.view.keys())
 }
 
 // enqueueOwner enqueues the DaemonSet that controls obj, a pod or
@@ -413,7 +408,10 @@ func (c *Controller) onPodUpdate(old, cur any) {
 	if !ok1 || !ok2 || curPod.ResourceVersion != "" && curPod.ResourceVersion == oldPod.ResourceVersion {
 		return // a resync: the DaemonSets' own resync syncs them
 	}
-	if oldRef, curRef := metav1.GetControllerOfNoCopy(oldPod), metav1.GetControllerOfNoCopy(curPod); oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
+	// The old owner too, when the controller reference changed; for a pod
+	// that was an orphan, every DaemonSet, as the orphan's own events
+	// enqueued them: one of them may have planned to adopt it.
+	if oldRef, curRef := metav1.GetControllerOfNoCopy(oldPod), metav1.GetControllerOfNoCopy(curPod); (oldRef == nil) != (curRef == nil) || oldRef != nil && oldRef.UID != curRef.UID {
 		c.enqueueOwner(oldPod)
 	}
 	c.enqueueOwner(curPod)

@@ -69,6 +69,14 @@ func (v *view) setDaemonSet(ds *appsv1.DaemonSet, wanted bool) {
 	p.SetDaemonSet(ds)
 }
 
+// keys returns, sorted, the keys of the DaemonSets the view plans: those
+// the controller syncs.
+func (v *view) keys() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Sorted(maps.Keys(v.trackers))
+}
+
 func (v *view) deleteDaemonSet(ds *appsv1.DaemonSet) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
