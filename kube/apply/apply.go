@@ -286,13 +286,27 @@ func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p
 // made with Placement.Taints.ComparisonOperators are checked by the same
 // rules. Apply is ApplyWith with the zero Options.
 func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options) Result {
+	return ApplyRestated(ctx, client, c, p, opts, nil)
+}
+
+// ApplyRestated is ApplyWith for a caller that computes the status again
+// once the other writes are issued, as upstream's sync does: its
+// updateDaemonSetStatus runs after manage, the rolling update and the
+// history cleanup, and counts the pods its informer holds by then, the
+// effects of those writes included as far as they are seen. When Apply
+// reaches its status step, it calls restate once (if not nil) and writes
+// the status restate returns if restate reports it changed, instead of
+// p.Status and p.StatusChanged; the status is written onto c's DaemonSet
+// as ApplyWith writes it. restate is called from Apply's goroutine, after
+// every create and delete has returned; a nil restate is ApplyWith.
+func ApplyRestated(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options, restate func() (api.Status, bool)) Result {
 	if c == nil || c.DaemonSet == nil {
 		return Result{Refused: &notIssued{"apply: the snapshot holds no DaemonSet"}}
 	}
 	if ds := c.DaemonSet; p.Namespace != ds.Namespace || p.Name != ds.Name {
 		return Result{Refused: fmt.Errorf("%w: plan for %s/%s, snapshot of %s/%s", ErrOtherDaemonSet, p.Namespace, p.Name, ds.Namespace, ds.Name)}
 	}
-	a := &applier{ctx: ctx, client: client, c: c, p: p, opts: opts, ds: c.DaemonSet, ns: c.DaemonSet.Namespace}
+	a := &applier{ctx: ctx, client: client, c: c, p: p, opts: opts, ds: c.DaemonSet, ns: c.DaemonSet.Namespace, restate: restate}
 	if sel, err := metav1.LabelSelectorAsSelector(c.DaemonSet.Spec.Selector); err == nil && !sel.Empty() {
 		a.selector = sel
 	}
@@ -306,7 +320,10 @@ type applier struct {
 	c      *load.Snapshot
 	p      daemonplan.Plan
 	opts   daemonplan.Options
-	ds     *appsv1.DaemonSet
+	// restate, when not nil, gives the status to write in place of the
+	// plan's (ApplyRestated).
+	restate func() (api.Status, bool)
+	ds      *appsv1.DaemonSet
 	// selector is the DaemonSet's; nil (it claims nothing) when it does not
 	// parse or selects everything.
 	selector labels.Selector
@@ -457,7 +474,10 @@ func (a *applier) run() {
 		}
 	}
 
-	// 4. Status.
+	// 4. Status, computed again after the writes when the caller asks.
+	if a.restate != nil {
+		p.Status, p.StatusChanged = a.restate()
+	}
 	if p.StatusChanged {
 		a.updateStatus()
 	}

@@ -6,8 +6,14 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -56,4 +62,36 @@ func ExampleExpectations() {
 	// Output:
 	// true
 	// false
+}
+
+func ExampleApplyRestated() {
+	c, _ := load.Read(strings.NewReader(cluster + `
+- {apiVersion: v1, kind: Node, metadata: {name: node-00}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-01}}
+`))
+	p, _ := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
+	client := fake.NewClientset(c.DaemonSet, c.Pods[0], c.Nodes[0], c.Nodes[1])
+	// The fake leaves created pods unnamed; the API server names them.
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pod := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod)
+		pod.Name = pod.GenerateName + "x1"
+		return false, nil, nil
+	})
+	// The status computed again once the creates are issued: here from a
+	// snapshot that shows the created pods, as a controller's informers
+	// would by then.
+	restate := func() (api.Status, bool) {
+		list, _ := client.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
+		after := *c
+		after.Pods = nil
+		for i := range list.Items {
+			after.Pods = append(after.Pods, &list.Items[i])
+		}
+		q, _ := kubesync.Sync(&after, now, kubesync.State{}, kubesync.Options{})
+		return q.Status, q.StatusChanged
+	}
+	res := apply.ApplyRestated(context.Background(), client, c, p, daemonplan.Options{}, restate)
+	fmt.Println("planned:", p.Status.CurrentNumberScheduled, "scheduled; written:", res.DaemonSet.Status.CurrentNumberScheduled)
+	// Output:
+	// planned: 1 scheduled; written: 2
 }

@@ -29,6 +29,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/placement"
@@ -249,7 +251,28 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 			return 0, err
 		}
 	}
-	res := apply.Apply(ctx, c.Client, cl, p)
+	// The status is computed again once the creates and deletes are
+	// issued, from the view as the informers have updated it by then, as
+	// upstream's sync counts its pods for the status after its writes
+	// (updateDaemonSetStatus after manage): a status that already shows
+	// what the writes did is not written again by the next sync.
+	restatedRequeue := time.Duration(0)
+	restate := func() (api.Status, bool) {
+		c.view.mu.Lock()
+		defer c.view.mu.Unlock()
+		if c.view.daemonSets[key] != cl.DaemonSet || c.view.trackers[key] != planner {
+			// The DaemonSet changed since the plan: its status is the
+			// next sync's.
+			return p.Status, p.StatusChanged
+		}
+		q, err := planner.Plan(now, in)
+		if err != nil {
+			return p.Status, p.StatusChanged
+		}
+		restatedRequeue = q.RequeueAfter
+		return q.Status, q.StatusChanged
+	}
+	res := apply.ApplyRestated(ctx, c.Client, cl, p, daemonplan.Options{}, restate)
 	apply.RecordEvents(c.Recorder, cl.DaemonSet, p, res)
 	st.backoff = p.Backoff
 	st.expect.Expect(res, now)
@@ -263,6 +286,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 			return 0, nil
 		}
 		return 0, err
+	}
+	if restatedRequeue > 0 && (p.RequeueAfter <= 0 || restatedRequeue < p.RequeueAfter) {
+		return restatedRequeue, nil
 	}
 	return p.RequeueAfter, nil
 }
