@@ -64,7 +64,7 @@ func ExampleExpectations() {
 	// false
 }
 
-func ExampleApplyRestated() {
+func ExampleApplyObjects() {
 	c, _ := load.Read(strings.NewReader(cluster + `
 - {apiVersion: v1, kind: Node, metadata: {name: node-00}}
 - {apiVersion: v1, kind: Node, metadata: {name: node-01}}
@@ -90,7 +90,7 @@ func ExampleApplyRestated() {
 		q, _ := kubesync.Sync(&after, now, kubesync.State{}, kubesync.Options{})
 		return q.Status, q.StatusChanged
 	}
-	res := apply.ApplyRestated(context.Background(), client, c, p, daemonplan.Options{}, restate)
+	res := apply.ApplyObjects(context.Background(), client, apply.SnapshotObjects(c), p, daemonplan.Options{}, restate)
 	fmt.Println("planned:", p.Status.CurrentNumberScheduled, "scheduled; written:", res.DaemonSet.Status.CurrentNumberScheduled)
 	// Output:
 	// planned: 1 scheduled; written: 2

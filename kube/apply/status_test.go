@@ -143,12 +143,12 @@ func TestApplyStatusNeverGoesBackwards(t *testing.T) {
 	})
 }
 
-// TestApplyRestated: ApplyRestated asks for the status once the creates
+// TestApplyObjectsRestate: ApplyObjects with a restate asks for the status once the creates
 // are issued, as upstream's sync computes its status after manage, and
 // writes the status it returns, not the plan's; when restate reports no
 // change, no status is written. A revision create the API server refuses
 // stops Apply before the status step: restate is not called.
-func TestApplyRestated(t *testing.T) {
+func TestApplyObjectsRestate(t *testing.T) {
 	tests := []struct {
 		name, reason    string
 		changed         bool
@@ -188,7 +188,7 @@ func TestApplyRestated(t *testing.T) {
 				st.CurrentNumberScheduled = 3 // what the informers show after the creates
 				return st, tc.changed
 			}
-			res := apply.ApplyRestated(context.Background(), fc, c, p, daemonplan.Options{}, restate)
+			res := apply.ApplyObjects(context.Background(), fc, apply.SnapshotObjects(c), p, daemonplan.Options{}, restate)
 			if called != tc.wantCalled {
 				t.Errorf("restate called %v, want %v (%s)", called, tc.wantCalled, tc.reason)
 			}
