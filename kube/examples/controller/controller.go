@@ -219,23 +219,23 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, nil
 	}
-	// The plan and the snapshot Apply checks it against come from the
-	// view under one lock: the planner holds exactly the snapshot's
-	// objects.
+	// The plan and the expectations come from the view under one lock;
+	// both look up only what changed or is expected (kubetrack,
+	// apply.Expectations.PendingFor), not every object.
 	c.view.mu.Lock()
-	cl, planner := c.view.snapshot(ns, name)
-	if cl == nil {
+	ds, planner := c.view.daemonSet(ns, name)
+	if ds == nil {
 		c.view.mu.Unlock()
 		c.drop(key, "")
 		return 0, nil
 	}
-	if st.uid != cl.DaemonSet.UID { // a new DaemonSet of that name
+	if st.uid != ds.UID { // a new DaemonSet of that name
 		c.drop(key, "")
 		st = c.state(key)
-		st.uid = cl.DaemonSet.UID
+		st.uid = ds.UID
 	}
 	now := c.Now()
-	in := kubesync.State{Backoff: st.backoff, ExpectationsPending: st.expect.Pending(cl, now)}
+	in := kubesync.State{Backoff: st.backoff, ExpectationsPending: st.expect.PendingFor(c.view.podNamed(ns), now)}
 	p, err := planner.Plan(now, in)
 	c.view.mu.Unlock()
 	if err != nil {
@@ -244,9 +244,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	// Nothing is written for a DaemonSet the API server no longer has,
 	// before the writes and after any that failed (gone).
 	if planWrites(p) {
-		if gone, err := c.gone(ctx, cl.DaemonSet); err != nil || gone {
+		if gone, err := c.gone(ctx, ds); err != nil || gone {
 			if gone {
-				c.drop(key, cl.DaemonSet.UID)
+				c.drop(key, ds.UID)
 			}
 			return 0, err
 		}
@@ -260,7 +260,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	restate := func() (api.Status, bool) {
 		c.view.mu.Lock()
 		defer c.view.mu.Unlock()
-		if c.view.daemonSets[key] != cl.DaemonSet || c.view.trackers[key] != planner {
+		if c.view.daemonSets[key] != ds || c.view.trackers[key] != planner {
 			// The DaemonSet changed since the plan: its status is the
 			// next sync's.
 			return p.Status, p.StatusChanged
@@ -272,8 +272,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		restatedRequeue = q.RequeueAfter
 		return q.Status, q.StatusChanged
 	}
-	res := apply.ApplyRestated(ctx, c.Client, cl, p, daemonplan.Options{}, restate)
-	apply.RecordEvents(c.Recorder, cl.DaemonSet, p, res)
+	res := apply.ApplyObjects(ctx, c.Client, c.view.objects(ds), p, daemonplan.Options{}, restate)
+	apply.RecordEvents(c.Recorder, ds, p, res)
 	st.backoff = p.Backoff
 	st.expect.Expect(res, now)
 	st.wrote.add(res)
@@ -281,8 +281,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		c.OnSync(in, res)
 	}
 	if err := errors.Join(res.Err(), errors.Join(p.Errors...)); err != nil {
-		if gone, _ := c.gone(ctx, cl.DaemonSet); gone {
-			c.drop(key, cl.DaemonSet.UID)
+		if gone, _ := c.gone(ctx, ds); gone {
+			c.drop(key, ds.UID)
 			return 0, nil
 		}
 		return 0, err

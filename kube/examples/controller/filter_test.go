@@ -18,6 +18,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 )
 
@@ -185,6 +187,26 @@ func errText(err error) string {
 // handlers did not enqueue must not have needed a sync.
 func (m *filterModel) check(t *rapid.T) {
 	v := m.c.view
+	// Apply's look-up of the pods on a node (view.on) holds what a scan of
+	// every pod finds.
+	objs := v.objects(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}})
+	for _, node := range []string{"n0", "n1", "n2", "n3", "n4"} {
+		var want, got []string
+		for _, pod := range m.pods {
+			ap := convert.Pod(pod)
+			if target, err := api.TargetNodeName(&ap); err == nil && target == node {
+				want = append(want, pod.Name)
+			}
+		}
+		for _, pod := range objs.PodsOn(node) {
+			got = append(got, pod.Name)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(want, got) {
+			t.Fatalf("PodsOn(%s) = %v, want %v", node, got, want)
+		}
+	}
 	for _, name := range filterSets {
 		key := "ns/" + name
 		v.mu.Lock()
