@@ -121,7 +121,7 @@ func (e *Expectations) Pending(c *load.Snapshot, now time.Time) bool {
 // of that name the informers hold (nil for none). It looks up only the
 // pods expected, so that it costs the writes not yet seen, not the pods of
 // the cluster; it forgets and reports exactly as Pending does on a
-// snapshot holding the same pods.
+// snapshot holding the same pods. A nil pod holds no pod.
 func (e *Expectations) PendingFor(pod func(name string) *corev1.Pod, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -130,7 +130,10 @@ func (e *Expectations) PendingFor(pod func(name string) *corev1.Pod, now time.Ti
 		ttl = DefaultExpectationsTTL
 	}
 	for name, x := range e.pods {
-		p := pod(name)
+		var p *corev1.Pod
+		if pod != nil {
+			p = pod(name)
+		}
 		// A create is seen when the pod is held, a delete when it is not
 		// or is terminating.
 		seen := p != nil && !x.gone || x.gone && (p == nil || p.DeletionTimestamp != nil)

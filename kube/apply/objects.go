@@ -46,7 +46,8 @@ type Objects interface {
 // SnapshotObjects returns the objects of a snapshot, indexed the first
 // time Apply looks one up (O(objects) once). An object the snapshot lists
 // under a namespace other than its DaemonSet's is not found; a pod or
-// revision name listed twice is found as its first.
+// revision name listed twice is found as its first. A nil c holds
+// nothing.
 func SnapshotObjects(c *load.Snapshot) Objects { return &snapshotObjects{c: c} }
 
 type snapshotObjects struct {
@@ -58,18 +59,27 @@ type snapshotObjects struct {
 	on    map[string][]*corev1.Pod
 }
 
-func (s *snapshotObjects) DaemonSet() *appsv1.DaemonSet { return s.c.DaemonSet }
+func (s *snapshotObjects) DaemonSet() *appsv1.DaemonSet {
+	if s.c == nil {
+		return nil
+	}
+	return s.c.DaemonSet
+}
 
 // index builds the look-ups, once.
 func (s *snapshotObjects) index() { s.once.Do(s.build) }
 
 func (s *snapshotObjects) build() {
-	ns := ""
-	if s.c.DaemonSet != nil {
-		ns = s.c.DaemonSet.Namespace
+	c := s.c
+	if c == nil {
+		c = &load.Snapshot{}
 	}
-	s.nodes = make(map[string]*corev1.Node, len(s.c.Nodes))
-	for _, n := range s.c.Nodes {
+	ns := ""
+	if c.DaemonSet != nil {
+		ns = c.DaemonSet.Namespace
+	}
+	s.nodes = make(map[string]*corev1.Node, len(c.Nodes))
+	for _, n := range c.Nodes {
 		if n == nil {
 			continue
 		}
@@ -81,7 +91,7 @@ func (s *snapshotObjects) build() {
 	}
 	s.pods = map[string]*corev1.Pod{}
 	s.on = map[string][]*corev1.Pod{}
-	for _, p := range s.c.Pods {
+	for _, p := range c.Pods {
 		if p == nil || p.Namespace != ns {
 			continue
 		}
@@ -94,7 +104,7 @@ func (s *snapshotObjects) build() {
 		}
 	}
 	s.revs = map[string]*appsv1.ControllerRevision{}
-	for _, r := range s.c.Revisions {
+	for _, r := range c.Revisions {
 		if r == nil || r.Namespace != ns {
 			continue
 		}
