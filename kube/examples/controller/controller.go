@@ -4,8 +4,10 @@
 // the events since the last one changed, not the whole cluster. Package
 // apply writes the plan and records
 // upstream's Events, and one work queue keyed by DaemonSet syncs each
-// DaemonSet again on any change, after RequeueAfter, and when a pod turns
-// Ready under minReadySeconds. It shows what a caller owns: the clock,
+// DaemonSet again on any change that concerns it (a node event only those
+// whose decision for the node may change, docs/incremental.md, I17), after
+// RequeueAfter, and when a pod turns Ready under minReadySeconds. A sync
+// costs its writes, not the cluster (I18). It shows what a caller owns: the clock,
 // the failed-pod backoff, the expectations (writes not yet seen by the
 // informers) and the wait for the informers to show its own writes.
 package main
