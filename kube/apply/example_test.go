@@ -95,3 +95,30 @@ func ExampleApplyObjects() {
 	// Output:
 	// planned: 1 scheduled; written: 2
 }
+
+func ExampleExpectations_PendingFor() {
+	c, _ := load.Read(strings.NewReader(cluster + `
+- {apiVersion: v1, kind: Node, metadata: {name: node-00}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-01}}
+`))
+	p, _ := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
+	client := fake.NewClientset(c.DaemonSet, c.Pods[0], c.Nodes[0], c.Nodes[1])
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pod := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod)
+		pod.Name = pod.GenerateName + "x1"
+		return false, nil, nil
+	})
+	var expect apply.Expectations
+	expect.Expect(apply.Apply(context.Background(), client, c, p), now)
+
+	// A controller's informer cache, by pod name: only the expected pod
+	// is looked up.
+	cache := map[string]*corev1.Pod{}
+	lookup := func(name string) *corev1.Pod { return cache[name] }
+	fmt.Println(expect.PendingFor(lookup, now.Add(time.Second)))
+	cache["agent-x1"] = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-x1", Namespace: "default"}}
+	fmt.Println(expect.PendingFor(lookup, now.Add(2*time.Second)))
+	// Output:
+	// true
+	// false
+}
