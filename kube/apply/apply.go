@@ -286,9 +286,9 @@ func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p
 // made with Placement.Taints.ComparisonOperators are checked by the same
 // rules. Apply is ApplyWith with the zero Options.
 func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options) Result {
-	var objs Objects
+	var objs Lookup
 	if c != nil {
-		objs = SnapshotObjects(c)
+		objs = SnapshotLookup(c)
 	}
 	return ApplyObjects(ctx, client, objs, p, opts, nil)
 }
@@ -297,7 +297,7 @@ func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapsho
 // caller that computes the status again once the other writes are issued.
 //
 // objs is looked up by name, each time Apply checks a write (see
-// Objects): a controller that keeps its informers' objects indexed hands
+// Lookup): a controller that keeps its informers' objects indexed hands
 // them over as they are, and Apply costs what the plan writes, not what
 // the cluster holds. Its checks are those Apply makes against a snapshot,
 // made on objs as they are when each write is checked.
@@ -311,7 +311,7 @@ func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapsho
 // it changed, instead of p.Status and p.StatusChanged; the status is
 // written onto objs' DaemonSet as ApplyWith writes it. restate is called
 // from Apply's goroutine, after every create and delete has returned.
-func ApplyObjects(ctx context.Context, client kubernetes.Interface, objs Objects, p daemonplan.Plan, opts daemonplan.Options, restate func() (api.Status, bool)) Result {
+func ApplyObjects(ctx context.Context, client kubernetes.Interface, objs Lookup, p daemonplan.Plan, opts daemonplan.Options, restate func() (api.Status, bool)) Result {
 	var ds *appsv1.DaemonSet
 	if objs != nil {
 		ds = objs.DaemonSet()
@@ -333,7 +333,7 @@ func ApplyObjects(ctx context.Context, client kubernetes.Interface, objs Objects
 type applier struct {
 	ctx    context.Context
 	client kubernetes.Interface
-	objs   Objects
+	objs   Lookup
 	p      daemonplan.Plan
 	opts   daemonplan.Options
 	// restate, when not nil, gives the status to write in place of the
@@ -963,7 +963,7 @@ type view struct {
 	err error
 	// elig decides the nodes.
 	elig *placement.Eligibility
-	objs Objects
+	objs Lookup
 	// claims reports whether a pod is the DaemonSet's: controlled and
 	// selected, or adopted by this Apply.
 	claims func(*corev1.Pod) bool

@@ -90,7 +90,7 @@ func ExampleApplyObjects() {
 		q, _ := kubesync.Sync(&after, now, kubesync.State{}, kubesync.Options{})
 		return q.Status, q.StatusChanged
 	}
-	res := apply.ApplyObjects(context.Background(), client, apply.SnapshotObjects(c), p, daemonplan.Options{}, restate)
+	res := apply.ApplyObjects(context.Background(), client, apply.SnapshotLookup(c), p, daemonplan.Options{}, restate)
 	fmt.Println("planned:", p.Status.CurrentNumberScheduled, "scheduled; written:", res.DaemonSet.Status.CurrentNumberScheduled)
 	// Output:
 	// planned: 1 scheduled; written: 2

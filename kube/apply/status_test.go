@@ -188,7 +188,7 @@ func TestApplyObjectsRestate(t *testing.T) {
 				st.CurrentNumberScheduled = 3 // what the informers show after the creates
 				return st, tc.changed
 			}
-			res := apply.ApplyObjects(context.Background(), fc, apply.SnapshotObjects(c), p, daemonplan.Options{}, restate)
+			res := apply.ApplyObjects(context.Background(), fc, apply.SnapshotLookup(c), p, daemonplan.Options{}, restate)
 			if called != tc.wantCalled {
 				t.Errorf("restate called %v, want %v (%s)", called, tc.wantCalled, tc.reason)
 			}

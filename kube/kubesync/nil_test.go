@@ -88,8 +88,8 @@ func TestNilInputs(t *testing.T) {
 		"apply.ApplyObjects": func() {
 			apply.ApplyObjects(context.TODO(), nil, nil, daemonplan.Plan{}, daemonplan.Options{}, nil)
 		},
-		"apply.SnapshotObjects": func() {
-			o := apply.SnapshotObjects(nil)
+		"apply.SnapshotLookup": func() {
+			o := apply.SnapshotLookup(nil)
 			o.DaemonSet()
 			o.Node("")
 			o.Pod("")

@@ -247,7 +247,7 @@ func (v *view) podNamed(ns string) func(string) *corev1.Pod {
 // objects returns the view as the objects Apply checks a plan for ds
 // against: each look-up takes the view's lock, and sees the objects as the
 // events have left them by then.
-func (v *view) objects(ds *appsv1.DaemonSet) apply.Objects { return viewObjects{v: v, ds: ds} }
+func (v *view) objects(ds *appsv1.DaemonSet) apply.Lookup { return viewObjects{v: v, ds: ds} }
 
 type viewObjects struct {
 	v  *view

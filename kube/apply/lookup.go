@@ -11,7 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
-// Objects are the objects Apply checks a plan's writes against, looked up
+// Lookup is the objects Apply checks a plan's writes against, looked up
 // by name: the DaemonSet the plan was made for, the nodes, and the pods
 // and ControllerRevisions of the DaemonSet's namespace. Apply looks up
 // only the objects the plan names and the nodes it writes to, so that a
@@ -23,7 +23,7 @@ import (
 // it runs the caller may change what later calls return (an informer's
 // newer objects): each write is checked against the objects as they are
 // when it is checked.
-type Objects interface {
+type Lookup interface {
 	// DaemonSet is the DaemonSet the plan was made for; nil for none.
 	DaemonSet() *appsv1.DaemonSet
 	// Node returns the node called name, and whether the objects list that
@@ -43,12 +43,12 @@ type Objects interface {
 	PodsOn(node string) []*corev1.Pod
 }
 
-// SnapshotObjects returns the objects of a snapshot, indexed the first
+// SnapshotLookup returns the objects of a snapshot, indexed the first
 // time Apply looks one up (O(objects) once). An object the snapshot lists
 // under a namespace other than its DaemonSet's is not found; a pod or
 // revision name listed twice is found as its first. A nil c holds
 // nothing.
-func SnapshotObjects(c *load.Snapshot) Objects { return &snapshotObjects{c: c} }
+func SnapshotLookup(c *load.Snapshot) Lookup { return &snapshotObjects{c: c} }
 
 type snapshotObjects struct {
 	c     *load.Snapshot
