@@ -369,6 +369,12 @@ func runJudgeCase(client kubernetes.Interface, c jCase) (real, pred map[string]j
 		switch s.Outcome {
 		case overhead.Pending:
 			o.Reason, o.Insufficient, o.PortConflict = string(s.Reason), s.Fit.Insufficient, len(s.Fit.PortConflicts) > 0
+			if o.PortConflict {
+				// The scheduler stops a node's filters at the first that
+				// fails, and NodePorts runs before NodeResourcesFit: its
+				// message names the port only.
+				o.Insufficient = nil
+			}
 		case overhead.Preempts:
 			for _, k := range s.Victims {
 				o.Victims = append(o.Victims, st.Pods[k].Name)
