@@ -764,11 +764,19 @@ func genCase(r *rand.Rand, name string) jCase {
 	classes := []string{"", "low", "mid", "high"}
 	if r.IntN(2) == 0 {
 		item := corev1.LimitRangeItem{Type: corev1.LimitTypeContainer}
+		defaultCPU := 0
 		if r.IntN(2) == 0 {
-			item.Default = rl("cpu", pick(r, "200m", "500m", "1"), "memory", pick(r, "128Mi", "512Mi"))
+			defaultCPU = pick(r, 200, 500, 1000)
+			item.Default = rl("cpu", fmt.Sprintf("%dm", defaultCPU), "memory", pick(r, "128Mi", "512Mi"))
 		}
 		if r.IntN(2) == 0 {
-			item.DefaultRequest = rl("cpu", pick(r, "50m", "100m", "300m"))
+			// The API server refuses a default request above the default
+			// limit.
+			req := pick(r, 50, 100, 300)
+			if defaultCPU > 0 {
+				req = min(req, defaultCPU)
+			}
+			item.DefaultRequest = rl("cpu", fmt.Sprintf("%dm", req))
 		}
 		c.limits = []corev1.LimitRangeItem{item}
 	}
