@@ -391,7 +391,8 @@ func runJudgeCase(client kubernetes.Interface, c jCase) (real, pred map[string]j
 // observe waits until the daemon pod of every node of c has an outcome
 // that holds: bound (Fits, or Preempts when pods bound there before are
 // gone), Pending (unschedulable, nominated nowhere, no pod there gone,
-// for 2 s), or NotCreated (no pod 10 s after the DaemonSet's creation).
+// for 2 s), or NotCreated (no pod 10 s after the DaemonSet's creation,
+// and the controller's FailedCreate Event).
 func observe(client kubernetes.Interface, ns string, c jCase, bound map[string][]string) (map[string]jOutcome, error) {
 	ctx := context.Background()
 	created := time.Now()
@@ -422,7 +423,13 @@ func observe(client kubernetes.Interface, ns string, c jCase, bound map[string][
 			p := daemon[n.name]
 			if p == nil {
 				if time.Since(created) > 10*time.Second {
-					out[n.name] = jOutcome{Outcome: overhead.NotCreated.String()}
+					refused, err := failedCreate(client, ns)
+					if err != nil {
+						return nil, err
+					}
+					if refused {
+						out[n.name] = jOutcome{Outcome: overhead.NotCreated.String()}
+					}
 				}
 				continue
 			}
@@ -458,6 +465,23 @@ func observe(client kubernetes.Interface, ns string, c jCase, bound map[string][
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// failedCreate reports whether the DaemonSet controller said, in an
+// Event on the DaemonSet, that a create of its pods failed: on a busy
+// machine, no pod 10 s after the DaemonSet's creation is not evidence
+// enough.
+func failedCreate(client kubernetes.Interface, ns string) (bool, error) {
+	evs, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, e := range evs.Items {
+		if e.InvolvedObject.Kind == "DaemonSet" && e.Reason == "FailedCreate" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func unschedulableMessage(p *corev1.Pod) (string, bool) {
