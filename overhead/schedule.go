@@ -61,7 +61,8 @@ const (
 	// PreemptionNever: the pod's preemption policy is Never (SC2).
 	PreemptionNever PendingReason = "PreemptionNever"
 	// LargerThanNode: the pod requests more of a resource than the node
-	// has allocatable at all; no preemption can help (SC3).
+	// has allocatable at all, and binds no host port taken there; no
+	// preemption can help (SC3).
 	LargerThanNode PendingReason = "LargerThanNode"
 	// NoLowerPriority: no pod on the node has a lower priority (SC4).
 	NoLowerPriority PendingReason = "NoLowerPriority"
@@ -123,7 +124,10 @@ func (s *Catalog) schedule(d *daemon, st *NodeState) Scheduling {
 	case d.PreemptionPolicy == api.PreemptNever:
 		out.Reason = PreemptionNever
 		return out
-	case largerThanNode(d, st):
+	case len(out.Fit.PortConflicts) == 0 && largerThanNode(d, st):
+		// The scheduler's NodePorts filter runs before NodeResourcesFit
+		// and stops the node's filtering: a taken port is resolvable, so
+		// the shortfall is found only with the candidates gone (SC5).
 		out.Reason = LargerThanNode
 		return out
 	}

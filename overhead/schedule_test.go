@@ -167,6 +167,22 @@ func TestSchedule(t *testing.T) {
 		}},
 		want: schedulingSummary{Outcome: "Preempts", Victims: []string{"exporter"}},
 	}, {
+		name:   "port conflict hides a request larger than the node, no lower priority",
+		reason: "judge case gen-21 (seed 1): NodePorts fails before NodeResourcesFit runs, so the node is not unresolvable; with no lower-priority pod the scheduler finds no victims",
+		ds:     agent(1000, "", cpuMem("", "8Gi"), 9100),
+		st: overhead.NodeState{Allocatable: alloc, Pods: []overhead.PodUsage{
+			{Namespace: "apps", Name: "exporter", Priority: 1000, HostPorts: []api.ContainerPort{{ContainerPort: 9100, HostPort: 9100}}},
+		}},
+		want: schedulingSummary{Outcome: "Pending", Reason: overhead.NoLowerPriority, Insufficient: []string{"memory"}},
+	}, {
+		name:   "port conflict hides a request larger than the node, lower priority there",
+		reason: "preemption is tried (the port is resolvable) and, with every candidate gone, the request still does not fit",
+		ds:     agent(1000, "", cpuMem("", "8Gi"), 9100),
+		st: overhead.NodeState{Allocatable: alloc, Pods: []overhead.PodUsage{
+			{Namespace: "apps", Name: "exporter", HostPorts: []api.ContainerPort{{ContainerPort: 9100, HostPort: 9100}}},
+		}},
+		want: schedulingSummary{Outcome: "Pending", Reason: overhead.PreemptionDoesNotHelp, Insufficient: []string{"memory"}},
+	}, {
 		name:   "pod count",
 		reason: "a full node makes room by one pod, the least important",
 		ds:     agent(1000, "", cpuMem("10m", "")),
