@@ -63,7 +63,6 @@ type progressiveScenario struct {
 	nodes  []string
 	zone   func(node string) string
 	policy progressive.Policy
-	image  string
 	// budget is policy.maxUnavailable resolved.
 	budget int
 	// canary is the most nodes touched before the promote (0: no
