@@ -155,6 +155,10 @@ func (c *cli) overhead(o overheadOptions) error {
 			nodes = append(nodes, nobjs.Nodes...)
 		}
 	}
+	if len(nodes) == 0 {
+		// An empty table alone leaves a user wondering what went wrong.
+		fmt.Fprintf(c.stderr, "warning: overhead: %s holds no Node: no row to answer. Add the nodes ('kubectl get nodes -o yaml' as another -f), ask of a node that does not exist yet (--node-file), or read the cluster (no -f)\n", src)
+	}
 	set, err := overheadSet(objs)
 	if err != nil {
 		return c.fail("overhead: %s: %v", src, err)

@@ -252,3 +252,13 @@ new-general-1  TOTAL                                                   cpu=100m,
 		t.Errorf("node-b without allocatable: allFit %v, left %v; want null", b.AllFit, b.Left)
 	}
 }
+
+// TestOverheadNoNodes: a DaemonSet without nodes answers nothing, and says
+// why and what to add instead of printing a bare header.
+func TestOverheadNoNodes(t *testing.T) {
+	ds := "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: big, namespace: default, uid: u1}\nspec:\n  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec:\n      containers: [{name: big, image: big:v1}]\n"
+	r := runCLI(t, ds, "overhead", "-f", "-")
+	if r.code != exitOK || !strings.Contains(r.stderr, "holds no Node: no row to answer") || !strings.Contains(r.stderr, "--node-file") {
+		t.Errorf("exit %d, stderr %q; want 0 and a warning naming what to add", r.code, r.stderr)
+	}
+}

@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -37,15 +38,21 @@ func main() {
 	nodes := flag.Int("nodes", 6, "how many kwok nodes to create (node-0, node-1, ...)")
 	zones := flag.String("zones", "a,b,c", "zones given to the nodes in turn (label topology.kubernetes.io/zone); empty for none")
 	readyAfter := flag.Duration("ready-after", 2*time.Second, "how long a new pod takes to turn Ready")
+	scheduler := flag.Bool("scheduler", false, "bind pods with the real kube-scheduler v1.37.2 (default profile) instead of the stand-in binder,\nso that pods that do not fit stay Pending or preempt others")
+	allocatable := flag.String("allocatable", "", "each node's capacity and allocatable, as cpu=4,memory=16Gi,pods=110 (default: kwok's, room for everything)")
 	dir := flag.String("dir", "", "keep the control plane's files (kubeconfig, logs, etcd) here, and reuse them if a run left them; default a temporary directory, removed on exit")
 	flag.Parse()
-	if err := run(*nodes, *zones, *readyAfter, *dir); err != nil {
+	alloc, err := parseAllocatable(*allocatable)
+	if err == nil {
+		err = run(*nodes, *zones, *readyAfter, *dir, *scheduler, alloc)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "testbed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
+func run(nodes int, zones string, readyAfter time.Duration, dir string, scheduler bool, alloc corev1.ResourceList) error {
 	if nodes < 0 || nodes > 5000 {
 		return fmt.Errorf("-nodes %d: want 0 to 5000", nodes)
 	}
@@ -91,7 +98,7 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 		}
 	}
 	fmt.Fprintln(os.Stderr, "testbed: starting etcd, kube-apiserver and kwok (the first build takes about 15 minutes on two cores)")
-	b, err := testbed.Start(testbed.Options{PodReadyDelay: readyAfter, Dir: dir, ExtraPodStages: stages})
+	b, err := testbed.Start(testbed.Options{PodReadyDelay: readyAfter, Dir: dir, ExtraPodStages: stages, Scheduler: scheduler})
 	if err != nil {
 		return err
 	}
@@ -113,7 +120,8 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 		if len(zoneList) > 0 {
 			labels["topology.kubernetes.io/zone"] = zoneList[i%len(zoneList)]
 		}
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+			Status: corev1.NodeStatus{Capacity: alloc, Allocatable: alloc}}
 		_, err := b.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			// A -dir kept from an earlier run holds its etcd data, nodes
@@ -124,13 +132,18 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 			return fmt.Errorf("node %s: %w", name, err)
 		}
 	}
+	binder := "a stand-in binder (every pod on its node at once; -scheduler runs kube-scheduler)"
+	if scheduler {
+		binder = "the real kube-scheduler v1.37.2"
+	}
 	fmt.Printf(`control plane ready in %v: %d kwok nodes, the real DaemonSet controller of Kubernetes v1.37.2
   export KUBECONFIG=%s
   kubectl get nodes -L topology.kubernetes.io/zone
 new pods turn Ready %v after their creation; images agent:bad, node-agent:bad, nginx:bad and busybox:bad
-never turn Ready; the same names with :crash crash-loop. Files (control-plane.log, etcd): %s
+never turn Ready; the same names with :crash crash-loop. Pods are bound by %s.
+Files (control-plane.log, etcd): %s
 Ctrl-C stops it.
-`, b.Started.Round(time.Millisecond), nodes, b.Kubeconfig, readyAfter, b.Dir)
+`, b.Started.Round(time.Millisecond), nodes, b.Kubeconfig, readyAfter, binder, b.Dir)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "testbed: stopping")
 	return nil
@@ -148,4 +161,24 @@ func reuseNode(ctx context.Context, b *testbed.Bed, name string, labels map[stri
 	maps.Copy(node.Labels, labels)
 	_, err = b.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
 	return err
+}
+
+// parseAllocatable reads -allocatable: NAME=QUANTITY pairs, comma-separated.
+func parseAllocatable(s string) (corev1.ResourceList, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := corev1.ResourceList{}
+	for _, kv := range strings.Split(s, ",") {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-allocatable %q: want NAME=QUANTITY pairs, as cpu=4,memory=16Gi,pods=110", s)
+		}
+		q, err := resource.ParseQuantity(value)
+		if err != nil {
+			return nil, fmt.Errorf("-allocatable %s: %w", kv, err)
+		}
+		out[corev1.ResourceName(name)] = q
+	}
+	return out, nil
 }
