@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -112,7 +113,7 @@ type scalePlan struct {
 }
 
 func newScalePlan(n int, steady time.Duration) *scalePlan {
-	p := &scalePlan{index: map[string]int{}, steady: steady, rolled: []string{"ds-01", "ds-02", "ds-03"}}
+	p := &scalePlan{index: map[string]int{}, steady: steady, rolled: []string{"ds-02", "ds-03", "ds-04"}}
 	for i := range n {
 		name := fmt.Sprintf("node-%05d", i)
 		p.nodes = append(p.nodes, name)
@@ -607,7 +608,8 @@ func scaleFinalState(t *testing.T, b *Bed, plan *scalePlan) scaleFinal {
 
 // heartbeats patch every node's conditions' lastHeartbeatTime, each node
 // once per heartbeatPeriod, evenly spread, as kubelets do; a patch whose
-// moment comes while 4 are still in flight is skipped and counted.
+// moment comes while a second's worth wait for one of 8 senders is
+// skipped and counted.
 type heartbeats struct {
 	cancel        context.CancelFunc
 	done          chan struct{}
@@ -644,9 +646,9 @@ func startHeartbeats(b *Bed, nodes []string) (*heartbeats, error) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	work := make(chan string)
+	work := make(chan string, max(1, len(nodes)/int(heartbeatPeriod/time.Second)))
 	var wg sync.WaitGroup
-	for range 4 {
+	for range 8 {
 		wg.Go(func() {
 			for node := range work {
 				now := metav1.Now()
@@ -933,4 +935,51 @@ func requestTable(up, dp *scaleRun) string {
 	}
 	w.Flush()
 	return b.String()
+}
+
+// TestRequestKind checks the proxy's names for requests against the
+// audit log's verbs and resources for the requests controllers send.
+func TestRequestKind(t *testing.T) {
+	for _, c := range []struct {
+		name, method, url, want string
+	}{
+		{"a list is a GET of a collection", "GET", "/api/v1/namespaces/default/pods?limit=500", "list pods"},
+		{"across namespaces too", "GET", "/api/v1/nodes", "list nodes"},
+		{"a watch is a GET with watch=true", "GET", "/apis/apps/v1/daemonsets?watch=true&resourceVersion=1", "watch daemonsets"},
+		{"watch=1 too", "GET", "/api/v1/pods?watch=1", "watch pods"},
+		{"a get names the object", "GET", "/apis/apps/v1/namespaces/default/daemonsets/agent", "get daemonsets"},
+		{"a status write is an update of the subresource", "PUT", "/apis/apps/v1/namespaces/default/daemonsets/agent/status", "update daemonsets/status"},
+		{"a pod's creation", "POST", "/api/v1/namespaces/default/pods", "create pods"},
+		{"a binding is the pod's subresource", "POST", "/api/v1/namespaces/default/pods/p/binding", "create pods/binding"},
+		{"an Event's patch", "PATCH", "/apis/events.k8s.io/v1/namespaces/default/events/e", "patch events"},
+		{"a delete names the object", "DELETE", "/api/v1/namespaces/default/pods/p", "delete pods"},
+		{"a delete of a collection", "DELETE", "/api/v1/namespaces/default/pods", "deletecollection pods"},
+		{"a namespace is a resource of its own", "GET", "/api/v1/namespaces/default", "get namespaces"},
+		{"the namespaces listed", "GET", "/api/v1/namespaces", "list namespaces"},
+		{"no resource: the path", "GET", "/apis", "get /apis"},
+		{"discovery of a group version: the path", "GET", "/apis/apps/v1", "get /apis/apps/v1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequest(c.method, "http://127.0.0.1"+c.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verb, resource := requestKind(req)
+			if got := verb + " " + resource; got != c.want {
+				t.Errorf("%s %s: %q, want %q", c.method, c.url, got, c.want)
+			}
+		})
+	}
+}
+
+// TestReadProc reads this test process's own figures, which must be there
+// and plausible: a Go test binary holds some MiB and has run for a while.
+func TestReadProc(t *testing.T) {
+	p := readProc(os.Getpid())
+	if !p.ok || p.rss < 1<<20 || p.hwm < p.rss || p.cpu <= 0 {
+		t.Errorf("readProc of this process: %+v", p)
+	}
+	if p := readProc(-1); p.ok {
+		t.Errorf("readProc of no process: %+v, want not ok", p)
+	}
 }
