@@ -134,6 +134,9 @@ func startProgram(logFile, bin string, args ...string) (*Example, error) {
 	return e, nil
 }
 
+// PID is the program's process id.
+func (e *Example) PID() int { return e.cmd.Process.Pid }
+
 // Stop interrupts the program and waits until it exits; it kills it after
 // a minute.
 func (e *Example) Stop() error {

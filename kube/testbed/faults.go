@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,7 @@ type FaultProxy struct {
 	mu       sync.Mutex
 	rng      *rand.Rand
 	counts   map[string]int
+	requests map[string]int
 	watches  map[*closer]struct{}
 	srv      *http.Server
 }
@@ -80,7 +82,7 @@ func StartFaultProxy(b *Bed, name string, seed uint64, writeFailRate float64) (*
 	p := &FaultProxy{
 		WriteFailRate: writeFailRate,
 		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		counts:        map[string]int{}, watches: map[*closer]struct{}{},
+		counts:        map[string]int{}, requests: map[string]int{}, watches: map[*closer]struct{}{},
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.Transport = &faultTransport{p: p, base: rt}
@@ -121,6 +123,21 @@ func (p *FaultProxy) Counts() map[string]int {
 	defer p.mu.Unlock()
 	out := map[string]int{}
 	for k, n := range p.counts {
+		out[k] = n
+	}
+	return out
+}
+
+// Requests returns the requests the controller sent through the proxy
+// (answered by the server or failed by the proxy), by "verb resource",
+// as Kubernetes names them: verb get, list, watch, create, update, patch,
+// delete or deletecollection; resource "resource[/subresource]" (a path
+// for a request to no resource, e.g. "get /api").
+func (p *FaultProxy) Requests() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]int{}
+	for k, n := range p.requests {
 		out[k] = n
 	}
 	return out
@@ -171,6 +188,10 @@ type faultTransport struct {
 
 func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := t.p
+	verb, resource := requestKind(req)
+	p.mu.Lock()
+	p.requests[verb+" "+resource]++
+	p.mu.Unlock()
 	if p.down.Load() {
 		p.count(FaultOutageReq)
 		return status(req, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "injected: the server is down"), nil
@@ -227,6 +248,56 @@ func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = c
 	return resp, nil
+}
+
+// requestKind names a request as kube-apiserver's audit log does: its
+// verb, from the method, whether it names an object and the watch
+// parameter; its resource, with the subresource after a "/".
+func requestKind(req *http.Request) (verb, resource string) {
+	path := strings.Trim(req.URL.Path, "/")
+	seg := strings.Split(path, "/")
+	switch {
+	case len(seg) >= 3 && seg[0] == "api":
+		seg = seg[2:]
+	case len(seg) >= 4 && seg[0] == "apis":
+		seg = seg[3:]
+	default:
+		return strings.ToLower(req.Method), "/" + path
+	}
+	if len(seg) >= 3 && seg[0] == "namespaces" {
+		seg = seg[2:] // a namespaced resource; "namespaces/NAME" stays
+	}
+	named := len(seg) >= 2
+	resource = seg[0]
+	if len(seg) >= 3 {
+		resource += "/" + seg[2]
+	}
+	q := req.URL.Query().Get("watch")
+	switch req.Method {
+	case http.MethodGet:
+		switch {
+		case q == "true" || q == "1":
+			verb = "watch"
+		case named:
+			verb = "get"
+		default:
+			verb = "list"
+		}
+	case http.MethodPost:
+		verb = "create"
+	case http.MethodPut:
+		verb = "update"
+	case http.MethodPatch:
+		verb = "patch"
+	case http.MethodDelete:
+		verb = "delete"
+		if !named {
+			verb = "deletecollection"
+		}
+	default:
+		verb = strings.ToLower(req.Method)
+	}
+	return verb, resource
 }
 
 // closer is a watch's body that the proxy may close.
