@@ -27,8 +27,12 @@ import (
 // times, so that a field the transform keeps shows in the JSON.
 func filler(seed int64) *randfill.Filler {
 	return randfill.NewWithSeed(seed).NilChance(0).NumElements(1, 1).MaxDepth(20).Funcs(
-		func(q *resource.Quantity, c randfill.Continue) { *q = *resource.NewQuantity(c.Int63n(1000), resource.DecimalSI) },
-		func(t *metav1.Time, c randfill.Continue) { *t = metav1.Unix(1_700_000_000+c.Int63n(1_000_000), 0).Rfc3339Copy() },
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewQuantity(c.Int63n(1000), resource.DecimalSI)
+		},
+		func(t *metav1.Time, c randfill.Continue) {
+			*t = metav1.Unix(1_700_000_000+c.Int63n(1_000_000), 0).Rfc3339Copy()
+		},
 		func(r *runtime.RawExtension, c randfill.Continue) { r.Raw = []byte(`{"k":"v"}`) },
 		func(s *string, c randfill.Continue) { *s = "s" + c.String(4) },
 	)
@@ -189,7 +193,9 @@ func trimmed(t *testing.T, s *load.Snapshot) *load.Snapshot {
 func noisy(s *load.Snapshot, seed int64) *load.Snapshot {
 	out := &load.Snapshot{DaemonSet: s.DaemonSet, Revisions: s.Revisions}
 	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(0, 2).MaxDepth(12).Funcs(
-		func(q *resource.Quantity, c randfill.Continue) { *q = *resource.NewQuantity(c.Int63n(1000), resource.DecimalSI) },
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewQuantity(c.Int63n(1000), resource.DecimalSI)
+		},
 		func(t *metav1.Time, c randfill.Continue) { *t = metav1.Unix(1_700_000_000+c.Int63n(1_000_000), 0) },
 		func(r *runtime.RawExtension, c randfill.Continue) { r.Raw = []byte(`{"k":"v"}`) },
 	)
