@@ -191,9 +191,11 @@ func runController(ctx context.Context, c *Controller, leClient kubernetes.Inter
 	defer cancel()
 	serveErr := make(chan error, len(handlers))
 	for addr, h := range handlers {
-		if err := serve(ctx, addr, h, serveErr); err != nil {
+		stop, err := serve(addr, h, serveErr)
+		if err != nil {
 			return err
 		}
+		defer stop()
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -222,23 +224,19 @@ func runController(ctx context.Context, c *Controller, leClient kubernetes.Inter
 func on(addr string) bool { return addr != "" && addr != "0" }
 
 // serve listens on addr (failing at once when it cannot) and serves h
-// until ctx ends; a later failure of the server goes to errs.
-func serve(ctx context.Context, addr string, h http.Handler, errs chan<- error) error {
+// until stop is called; a failure of the server goes to errs.
+func serve(addr string, h http.Handler, errs chan<- error) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			errs <- fmt.Errorf("serving %s: %w", addr, err)
 		}
 	}()
-	return nil
+	return func() { _ = srv.Close() }, nil
 }
 
 // identity is this process's name in the Lease, as kube-controller-manager
