@@ -106,7 +106,7 @@ func managed(tb testing.TB, manager, subresource string, at metav1.Time, v any) 
 		tb.Fatal(err)
 	}
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-		Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}, Subresource: subresource}
+		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)), Subresource: subresource}
 }
 
 // BenchmarkRetained measures what an informer holds per node and per pod,
