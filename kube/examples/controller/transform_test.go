@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/randfill"
 
+	"github.com/daemonplan/daemonplan/kube/internal/bigdump"
 	"github.com/daemonplan/daemonplan/kube/internal/conformance"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -245,13 +247,33 @@ func noisy(s *load.Snapshot, seed int64) *load.Snapshot {
 }
 
 // TestTrimKeepsThePlan is the transform's guard: on every conformance
-// case (the real controller's observed syncs), the plan of the objects as
+// case (the real controller's observed syncs) and on bigdump's cluster
+// (objects with every part a real cluster's have), the plan of the objects as
 // recorded, as the transform leaves them, and with everything it drops
 // replaced by random values, are the same plan. A rule that
 // reads a field the transform drops fails here instead of deciding from
 // a zero value in the controller.
 func TestTrimKeepsThePlan(t *testing.T) {
 	conformance.SkipIfAbsent(t)
+	check := func(name string, cl *load.Snapshot, c conformance.Case, v upstream.Version) {
+		opts := kubesync.Options{KubernetesVersion: v}
+		want := planJSON(t, cl, c, opts, v)
+		variants := map[string]*load.Snapshot{"trimmed": trimmed(t, cl), "noise": noisy(cl, int64(len(c.Cluster)+len(cl.Nodes)))}
+		for _, vn := range slices.Sorted(maps.Keys(variants)) {
+			if diff := cmp.Diff(want, planJSON(t, variants[vn], c, opts, v)); diff != "" {
+				t.Errorf("%s, %s: plan mismatch (-recorded objects +%s):\n%s", name, vn, vn, diff)
+			}
+		}
+	}
+	var dump bytes.Buffer
+	if err := bigdump.Write(&dump, 50); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := load.Read(&dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("bigdump", cl, conformance.Case{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, upstream.V1_37)
 	n := 0
 	for _, set := range conformance.Sets() {
 		v, err := upstream.ParseVersion(set.Version)
@@ -267,15 +289,7 @@ func TestTrimKeepsThePlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := kubesync.Options{KubernetesVersion: v}
-			want := planJSON(t, cl, c, opts, v)
-			variants := map[string]*load.Snapshot{"trimmed": trimmed(t, cl)}
-			variants["noise"] = noisy(cl, int64(len(c.Cluster)))
-			for _, name := range slices.Sorted(maps.Keys(variants)) {
-				if diff := cmp.Diff(want, planJSON(t, variants[name], c, opts, v)); diff != "" {
-					t.Errorf("v%s/%s, %s: plan mismatch (-recorded objects +%s):\n%s", set.Version, c.Name, name, name, diff)
-				}
-			}
+			check("v"+set.Version+"/"+c.Name, cl, c, v)
 			n++
 		}
 	}
