@@ -183,6 +183,8 @@ var nilCalls = map[string]func(){
 	"sim.Cluster.NextEvent":           func() { (*sim.Cluster)(nil).NextEvent() },
 	"sim.Cluster.Plan":                func() { (*sim.Cluster)(nil).Plan() },
 	"sim.Cluster.PodsOn":              func() { (*sim.Cluster)(nil).PodsOn("") },
+	"sim.Cluster.Restarts":            func() { (*sim.Cluster)(nil).Restarts("") },
+	"sim.Cluster.RestartAt":           func() { (*sim.Cluster)(nil).RestartAt("", 1) },
 	"sim.Cluster.Terminate":           func() { (*sim.Cluster)(nil).Terminate(time.Second) },
 	"sim.Cluster.Track":               func() { (*sim.Cluster)(nil).Track() },
 	"sim.Cluster.Tracked":             func() { (*sim.Cluster)(nil).Tracked() },

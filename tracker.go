@@ -2,6 +2,7 @@ package daemonplan
 
 import (
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -423,8 +424,12 @@ func (p *Tracker) SetDaemonSet(ds *api.DaemonSet) {
 	p.rebuild(real)
 }
 
-// SetNode adds a node, or replaces the node of the same name.
-func (p *Tracker) SetNode(n api.Node) {
+// SetNode adds a node, or replaces the node of the same name. It reports
+// whether the change may change a plan of the Tracker (Plan.Nodes of
+// FullPlan aside, which names every node): false when it leaves every plan
+// as it was, true otherwise (see nodeMatters). A controller that keeps one
+// Tracker per DaemonSet syncs again only those whose SetNode said true.
+func (p *Tracker) SetNode(n api.Node) bool {
 	p.round++
 	ns := p.byName[n.Name]
 	if ns == nil {
@@ -432,35 +437,84 @@ func (p *Tracker) SetNode(n api.Node) {
 		p.byName[n.Name] = ns
 		p.nodes.insert(ns)
 	}
+	was := nodeBefore{real: ns.real, decision: ns.decision, labels: ns.node.Labels, invalid: p.invalid()}
 	if ns.real {
 		p.countNode(&ns.node, -1)
 	}
 	p.countNode(&n, 1)
 	ns.node, ns.real = n, true
 	if p.c == nil {
-		return
+		return true
 	}
 	ns.decision = p.c.Decide(&ns.node)
+	matters := p.nodeMatters(ns, was)
 	p.settle(ns)
+	return matters
 }
 
 // DeleteNode removes the node called name, if there is one. Its pods stay
 // (pod garbage collection removes them) and count as on a vanished node.
-func (p *Tracker) DeleteNode(name string) {
+// It reports whether the change may change a plan, as SetNode does: a node
+// that should not run the pod and holds none changes nothing.
+func (p *Tracker) DeleteNode(name string) bool {
 	p.round++
 	ns := p.byName[name]
 	if ns == nil || !ns.real {
-		return
+		return false
 	}
+	was := nodeBefore{real: true, decision: ns.decision, labels: ns.node.Labels, invalid: p.invalid()}
 	p.countNode(&ns.node, -1)
 	ns.node, ns.real, ns.decision = api.Node{}, false, placement.Decision{}
 	if p.c == nil {
 		p.account(ns, -1)
 		p.nodes.remove(ns)
 		delete(p.byName, name)
-		return
+		return true
 	}
+	matters := p.nodeMatters(ns, was)
 	p.settle(ns)
+	return matters
+}
+
+// nodeBefore is what a node change may change of the plans: the node's
+// presence, decision and labels before it, and whether the input was one
+// a whole Sync plans.
+type nodeBefore struct {
+	real     bool
+	decision placement.Decision
+	labels   map[string]string
+	invalid  bool
+}
+
+// nodeMatters reports whether a change of the node ns from was may change
+// a plan. A node's part in a plan is its summary (summarize), a function
+// of its presence, its decision and its bucket of pods, and, for the
+// progressive passes, its labels; a node that is not present with a
+// decision to run the pod and holds no pod has no part at all. So a
+// change matters when the node had or has a part and its presence or
+// decision (every field, the blocking taint by value) changed, or, with
+// Options.Progressive, its labels; and whenever the input is or was one a
+// whole Sync plans (a malformed node makes CheckInput refuse it).
+func (p *Tracker) nodeMatters(ns *nodeState, was nodeBefore) bool {
+	if was.invalid || p.invalid() {
+		return true
+	}
+	part := func(real bool, d placement.Decision) bool { return real && d.ShouldRun || len(ns.pods) > 0 }
+	if !part(was.real, was.decision) && !part(ns.real, ns.decision) {
+		return false
+	}
+	if was.real != ns.real || !sameDecision(was.decision, ns.decision) {
+		return true
+	}
+	return !p.opts.Progressive.IsZero() && !maps.Equal(was.labels, ns.node.Labels)
+}
+
+// sameDecision compares two decisions field by field, the blocking taint
+// by value (== compares its address).
+func sameDecision(a, b placement.Decision) bool {
+	ta, tb := a.Taint, b.Taint
+	a.Taint, b.Taint = nil, nil
+	return a == b && (ta == nil) == (tb == nil) && (ta == nil || reflect.DeepEqual(*ta, *tb))
 }
 
 // SetPod adds a pod, or replaces the pod of the same namespace and name.

@@ -147,7 +147,7 @@ func (m *model) hash() string {
 	return "h1"
 }
 
-func (m *model) setNode(n api.Node) {
+func (m *model) setNode(t *rapid.T, n api.Node) {
 	i := slices.IndexFunc(m.in.Nodes, func(x api.Node) bool { return x.Name == n.Name })
 	m.in.Nodes = slices.Clone(m.in.Nodes)
 	if i < 0 {
@@ -155,7 +155,21 @@ func (m *model) setNode(n api.Node) {
 	} else {
 		m.in.Nodes[i] = n
 	}
-	m.p.SetNode(n)
+	m.quietNode(t, "SetNode", func() bool { return m.p.SetNode(n) })
+}
+
+// quietNode makes the node change change, and checks that when it reports
+// it changes no plan (SetNode, DeleteNode), Plan returns what it returned
+// before: the promise a controller filters its node events by.
+func (m *model) quietNode(t *rapid.T, name string, change func() bool) {
+	before, berr := m.p.Plan()
+	if change() {
+		return
+	}
+	after, aerr := m.p.Plan()
+	if !reflect.DeepEqual(before, after) && cmp.Diff(before, after, errorText) != "" || !reflect.DeepEqual(berr, aerr) && cmp.Diff(berr, aerr, errorText) != "" {
+		t.Fatalf("%s said no plan changes, but Plan() did (-before +after):\n%s%s", name, cmp.Diff(before, after, errorText), cmp.Diff(berr, aerr, errorText))
+	}
 }
 
 func (m *model) setPod(pod api.Pod) {
@@ -175,7 +189,7 @@ func (m *model) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"SetNode": func(t *rapid.T) {
 			i := rapid.IntRange(0, 9).Draw(t, "node")
-			m.setNode(plantest.Node(kit, i).Draw(t, "newNode"))
+			m.setNode(t, plantest.Node(kit, i).Draw(t, "newNode"))
 		},
 		"SetBadNode": func(t *rapid.T) {
 			// A name Sync refuses: every plan is a whole Sync while the
@@ -184,13 +198,13 @@ func (m *model) actions() map[string]func(*rapid.T) {
 			if rapid.IntRange(0, 3).Draw(t, "badNode") > 0 {
 				t.Skip("rare")
 			}
-			m.setNode(api.Node{Name: rapid.SampledFrom([]string{"", "n\xff"}).Draw(t, "badName")})
+			m.setNode(t, api.Node{Name: rapid.SampledFrom([]string{"", "n\xff"}).Draw(t, "badName")})
 		},
 		"DeleteNode": func(t *rapid.T) {
 			names := append(m.nodeNames(), "node-9")
 			name := rapid.SampledFrom(names).Draw(t, "deleteNode")
 			m.in.Nodes = slices.DeleteFunc(slices.Clone(m.in.Nodes), func(n api.Node) bool { return n.Name == name })
-			m.p.DeleteNode(name)
+			m.quietNode(t, "DeleteNode", func() bool { return m.p.DeleteNode(name) })
 		},
 		"SetPod": func(t *rapid.T) {
 			i := rapid.IntRange(0, 19).Draw(t, "pod")

@@ -99,3 +99,27 @@ func ExampleTracker_FullPlan() {
 	// keep [agent-a agent-b]
 	// same as Sync: true
 }
+
+// A controller with one Tracker per DaemonSet syncs, after a node event,
+// only the DaemonSets whose Tracker reports that the change may change a
+// plan.
+func ExampleTracker_SetNode() {
+	in := exampleInput()
+	in.DaemonSet.Template.NodeSelector = map[string]string{"pool": "agents"}
+	for i := range in.Nodes {
+		in.Nodes[i].Labels = map[string]string{"pool": "agents"}
+	}
+	p, err := daemonplan.NewTracker(in, daemonplan.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("label unrelated to the DaemonSet:", p.SetNode(api.Node{Name: "a", Labels: map[string]string{"pool": "agents", "rack": "r1"}}))
+	fmt.Println("node leaves the pool, its pod must go:", p.SetNode(api.Node{Name: "a", Labels: map[string]string{"rack": "r1"}}))
+	fmt.Println("a node outside the pool comes:", p.SetNode(api.Node{Name: "c"}))
+	fmt.Println("and goes:", p.DeleteNode("c"))
+	// Output:
+	// label unrelated to the DaemonSet: false
+	// node leaves the pool, its pod must go: true
+	// a node outside the pool comes: false
+	// and goes: false
+}

@@ -29,7 +29,10 @@
 //   - [Catalog.Schedule] and [NodeReport]'s scheduling: what the scheduler
 //     does with the pod there: it fits, stays Pending (and why), or
 //     preempts which pods of lower priority, PodDisruptionBudgets
-//     respected as the default preemption respects them.
+//     respected as the default preemption respects them; pods nominated
+//     for the node ([NodeState.Nominated]) count as the scheduler counts
+//     them. [Catalog.ScheduleBeside] is the same for a pod created while
+//     the DaemonSet's own pods are still on the node (a surge).
 //   - [Options.Admission]: the pods as admission leaves them (package
 //     [github.com/daemonplan/daemonplan/admission]): LimitRange defaults,
 //     priority, RuntimeClass overhead; [Catalog.Refusals] names the pods the

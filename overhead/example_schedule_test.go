@@ -58,3 +58,28 @@ func ExampleCatalog_Schedule() {
 	// PDB violations: 0
 	// Pending PreemptionNever
 }
+
+// A rolling update with maxSurge: the new pod of a node agent is created
+// while the old one still runs. Schedule leaves the old pod out (F6), as
+// for a node that has none yet; ScheduleBeside counts it, and the new pod
+// of equal priority stays Pending until the old one is gone.
+func ExampleCatalog_ScheduleBeside() {
+	cpu := func(q string) resource.List { return resource.List{"cpu": resource.MustParse(q)} }
+	ds := &api.DaemonSet{Namespace: "kube-system", Name: "agent", UID: "agent-uid", Template: api.PodTemplate{
+		Containers: []api.Container{{Name: "agent", Resources: api.Resources{Requests: cpu("600m")}}},
+	}}
+	s := overhead.Compile([]*api.DaemonSet{ds}, overhead.Options{})
+	st := overhead.NodeState{
+		Allocatable: resource.List{"cpu": resource.MustParse("1"), "pods": resource.MustParse("110")},
+		Pods: []overhead.PodUsage{
+			{OwnerUID: "agent-uid", Namespace: "kube-system", Name: "agent-old", Requests: cpu("500m")},
+			{Namespace: "shop", Name: "web", Requests: cpu("300m")},
+		},
+	}
+	fmt.Println("alone:", s.Schedule(0, &st).Outcome)
+	sch := s.ScheduleBeside(0, &st)
+	fmt.Println("beside the old pod:", sch.Outcome, sch.Reason, sch.Fit.Insufficient)
+	// Output:
+	// alone: Fits
+	// beside the old pod: Pending NoLowerPriority [cpu]
+}

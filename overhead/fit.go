@@ -24,6 +24,12 @@ type NodeState struct {
 	// Budgets are the PodDisruptionBudgets the scheduler's preemption
 	// respects ([Catalog.Schedule]); Fit does not read them.
 	Budgets []DisruptionBudget
+	// Nominated are the pods not yet bound that the scheduler has
+	// nominated for the node (status.nominatedNodeName): preemption made
+	// room for them, and the scheduler keeps it. Fit and Schedule count
+	// those whose priority is at least the daemon pod's as if they were
+	// bound (F8); they are never preempted. Nil or empty: none.
+	Nominated []PodUsage
 }
 
 // PodUsage is what one pod already on a node takes.
@@ -76,6 +82,8 @@ type Fit struct {
 //  6. Pods owned by the DaemonSet itself ([PodUsage.OwnerUID] == its UID)
 //     are left out, so that Fit answers for the node as if the
 //     DaemonSet's pod were not there yet.
+//  8. Nominated pods ([NodeState.Nominated]) of at least the pod's
+//     priority count as bound.
 //
 // Fit is information beside the controller's decision, never part of it.
 func (s *Catalog) Fit(i int, st *NodeState) Fit {
@@ -91,6 +99,20 @@ func (s *Catalog) fit(d *daemon, st *NodeState, gone []bool) Fit {
 	for k := range st.Pods {
 		p := &st.Pods[k]
 		if own(d, p) || (gone != nil && gone[k]) {
+			continue
+		}
+		pods++
+		used.add(p.Requests)
+		bound = append(bound, p.HostPorts...)
+	}
+	// F8: the scheduler runs its filters with the nominated pods of at
+	// least this pod's priority added (upstream framework
+	// addGeneralNominatedPods / RunFilterPluginsWithNominatedPods); since
+	// more pods only make fitting harder, passing with them is passing
+	// both of its runs.
+	for k := range st.Nominated {
+		p := &st.Nominated[k]
+		if own(d, p) || p.Priority < d.Priority {
 			continue
 		}
 		pods++

@@ -91,7 +91,7 @@ func (s *Catalog) together(r *NodeResult, st *NodeState) *Together {
 		}
 	}
 	// A landing DaemonSet's pod already on the node is the pod judged.
-	placed := NodeState{Allocatable: st.Allocatable}
+	placed := NodeState{Allocatable: st.Allocatable, Nominated: st.Nominated}
 	for _, p := range st.Pods {
 		if !landing[p.OwnerUID] {
 			placed.Pods = append(placed.Pods, p)

@@ -61,7 +61,8 @@ const (
 	// PreemptionNever: the pod's preemption policy is Never (SC2).
 	PreemptionNever PendingReason = "PreemptionNever"
 	// LargerThanNode: the pod requests more of a resource than the node
-	// has allocatable at all; no preemption can help (SC3).
+	// has allocatable at all, and binds no host port taken there; no
+	// preemption can help (SC3).
 	LargerThanNode PendingReason = "LargerThanNode"
 	// NoLowerPriority: no pod on the node has a lower priority (SC4).
 	NoLowerPriority PendingReason = "NoLowerPriority"
@@ -92,7 +93,23 @@ type Scheduling struct {
 // as the default preemption plugin chooses them on that one node. A pod
 // refused by admission is NotCreated. st is read, never changed.
 func (s *Catalog) Schedule(i int, st *NodeState) Scheduling {
-	d := &s.daemons[i]
+	return s.schedule(&s.daemons[i], st)
+}
+
+// ScheduleBeside is Schedule for a pod created while the DaemonSet's own
+// pods are still bound to the node (docs/overhead.md, SC9): during a
+// rolling update with maxSurge the old pod runs until the new one is
+// available, and a pod being deleted holds its room until it is gone.
+// Those pods then count like any other (F6 does not apply): their requests,
+// ports and pod count, and, of lower priority, they may be preempted.
+func (s *Catalog) ScheduleBeside(i int, st *NodeState) Scheduling {
+	d := s.daemons[i]
+	// Without a UID no pod is the DaemonSet's own (own).
+	d.UID = ""
+	return s.schedule(&d, st)
+}
+
+func (s *Catalog) schedule(d *daemon, st *NodeState) Scheduling {
 	if len(d.Refused) > 0 {
 		return Scheduling{Outcome: NotCreated}
 	}
@@ -107,7 +124,10 @@ func (s *Catalog) Schedule(i int, st *NodeState) Scheduling {
 	case d.PreemptionPolicy == api.PreemptNever:
 		out.Reason = PreemptionNever
 		return out
-	case largerThanNode(d, st):
+	case len(out.Fit.PortConflicts) == 0 && largerThanNode(d, st):
+		// The scheduler's NodePorts filter runs before NodeResourcesFit
+		// and stops the node's filtering: a taken port is resolvable, so
+		// the shortfall is found only with the candidates gone (SC5).
 		out.Reason = LargerThanNode
 		return out
 	}

@@ -167,6 +167,22 @@ func TestSchedule(t *testing.T) {
 		}},
 		want: schedulingSummary{Outcome: "Preempts", Victims: []string{"exporter"}},
 	}, {
+		name:   "port conflict hides a request larger than the node, no lower priority",
+		reason: "judge case gen-21 (seed 1): NodePorts fails before NodeResourcesFit runs, so the node is not unresolvable; with no lower-priority pod the scheduler finds no victims",
+		ds:     agent(1000, "", cpuMem("", "8Gi"), 9100),
+		st: overhead.NodeState{Allocatable: alloc, Pods: []overhead.PodUsage{
+			{Namespace: "apps", Name: "exporter", Priority: 1000, HostPorts: []api.ContainerPort{{ContainerPort: 9100, HostPort: 9100}}},
+		}},
+		want: schedulingSummary{Outcome: "Pending", Reason: overhead.NoLowerPriority, Insufficient: []string{"memory"}},
+	}, {
+		name:   "port conflict hides a request larger than the node, lower priority there",
+		reason: "preemption is tried (the port is resolvable) and, with every candidate gone, the request still does not fit",
+		ds:     agent(1000, "", cpuMem("", "8Gi"), 9100),
+		st: overhead.NodeState{Allocatable: alloc, Pods: []overhead.PodUsage{
+			{Namespace: "apps", Name: "exporter", HostPorts: []api.ContainerPort{{ContainerPort: 9100, HostPort: 9100}}},
+		}},
+		want: schedulingSummary{Outcome: "Pending", Reason: overhead.PreemptionDoesNotHelp, Insufficient: []string{"memory"}},
+	}, {
 		name:   "pod count",
 		reason: "a full node makes room by one pod, the least important",
 		ds:     agent(1000, "", cpuMem("10m", "")),
@@ -181,6 +197,40 @@ func TestSchedule(t *testing.T) {
 		st: overhead.NodeState{Allocatable: alloc, Pods: []overhead.PodUsage{
 			{OwnerUID: "agent-uid", Namespace: "kube-system", Name: "agent-old", Requests: cpuMem("1500m", "")},
 		}},
+		want: schedulingSummary{Outcome: "Fits"},
+	}, {
+		name:   "old pod given without its owner counts (surge)",
+		reason: "a new pod created beside its DaemonSet's old one (maxSurge) is judged with it there (SC9); of equal priority it is no victim",
+		ds:     agent(1000, "", cpuMem("1500m", "")),
+		st: overhead.NodeState{Allocatable: alloc, Pods: []overhead.PodUsage{
+			{Namespace: "kube-system", Name: "agent-old", Priority: 1000, Requests: cpuMem("1500m", "")},
+		}},
+		want: schedulingSummary{Outcome: "Pending", Reason: overhead.NoLowerPriority, Insufficient: []string{"cpu"}},
+	}, {
+		name:   "nominated pod of higher priority holds its room",
+		reason: "the scheduler counts a pod nominated to the node with a priority at least the pod's (F8)",
+		ds:     agent(1000, "", cpuMem("500m", "")),
+		st: overhead.NodeState{Allocatable: alloc,
+			Pods:      []overhead.PodUsage{pod("low", 0, 1, cpuMem("1", ""), nil)},
+			Nominated: []overhead.PodUsage{pod("waiting", 2000, 0, cpuMem("800m", ""), nil)},
+		},
+		want: schedulingSummary{Outcome: "Preempts", Insufficient: []string{"cpu"}, Victims: []string{"low"}},
+	}, {
+		name:   "nominated pod of equal priority counts",
+		reason: "at least the pod's priority: equal counts too (F8), and a nominated pod is never a victim",
+		ds:     agent(1000, "", cpuMem("500m", "")),
+		st: overhead.NodeState{Allocatable: alloc,
+			Nominated: []overhead.PodUsage{pod("waiting", 1000, 0, cpuMem("1800m", ""), nil)},
+		},
+		want: schedulingSummary{Outcome: "Pending", Reason: overhead.NoLowerPriority, Insufficient: []string{"cpu"}},
+	}, {
+		name:   "nominated pod of lower priority ignored",
+		reason: "a lower-priority nominated pod does not hold room against this pod (F8)",
+		ds:     agent(1000, "", cpuMem("500m", "")),
+		st: overhead.NodeState{Allocatable: alloc,
+			Pods:      []overhead.PodUsage{pod("a", 0, 1, cpuMem("1", ""), nil)},
+			Nominated: []overhead.PodUsage{pod("waiting", 10, 0, cpuMem("1800m", ""), nil)},
+		},
 		want: schedulingSummary{Outcome: "Fits"},
 	}}
 	for _, tt := range tests {

@@ -116,13 +116,30 @@ func (c *Canary) spreadValue(labels map[string]string) string {
 
 // judge returns why pod fails the canary, or "".
 func (a *AutoFail) judge(pod *api.Pod, restarts int32, now time.Time) string {
-	switch {
-	case a == nil:
+	if a == nil {
 		return ""
+	}
+	if why := a.Judge(pod.Phase == api.PodFailed, restarts, pod.Ready, now.Sub(pod.Created)); why != "" {
+		return "pod " + pod.Name + " " + why
+	}
+	return ""
+}
+
+// Judge is the health gates' verdict on one new pod: why it fails them, or
+// "" when it passes. The pod fails them when it failed (phase Failed),
+// when its containers restarted more than MaxRestarts times, or when it is
+// not Ready more than MaxUnready after its creation (age is the time since
+// then; a MaxUnready of 0 does not judge readiness). It is the one rule for
+// the canary here and for any driver that gates a rollout on its new pods
+// (package kube/progressive's gates).
+func (a AutoFail) Judge(failed bool, restarts int32, ready bool, age time.Duration) string {
+	switch {
+	case failed:
+		return "failed"
 	case restarts > a.MaxRestarts:
-		return fmt.Sprintf("pod %s restarted %d times, more than %d", pod.Name, restarts, a.MaxRestarts)
-	case a.MaxUnready > 0 && !pod.Ready && now.Sub(pod.Created) >= a.MaxUnready:
-		return fmt.Sprintf("pod %s not Ready %s after its creation", pod.Name, now.Sub(pod.Created))
+		return fmt.Sprintf("restarted %d times (gate: at most %d)", restarts, a.MaxRestarts)
+	case a.MaxUnready > 0 && !ready && age > a.MaxUnready:
+		return fmt.Sprintf("not Ready %s after its creation (gate: Ready within %s)", age.Round(time.Second), a.MaxUnready)
 	}
 	return ""
 }

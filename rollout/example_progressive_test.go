@@ -136,3 +136,18 @@ func ExampleCanary_RollbackTarget() {
 	// 1 h1
 	// 2 h2
 }
+
+// Judge is the health gates' rule on one new pod, shared by the canary's
+// AutoFail and the live driver's gates.
+func ExampleAutoFail_Judge() {
+	gate := rollout.AutoFail{MaxRestarts: 3, MaxUnready: 5 * time.Minute}
+	fmt.Printf("%q\n", gate.Judge(false, 3, false, time.Minute))
+	fmt.Printf("%q\n", gate.Judge(false, 4, false, time.Minute))
+	fmt.Printf("%q\n", gate.Judge(false, 0, false, 6*time.Minute))
+	fmt.Printf("%q\n", gate.Judge(true, 0, false, 0))
+	// Output:
+	// ""
+	// "restarted 4 times (gate: at most 3)"
+	// "not Ready 6m0s after its creation (gate: Ready within 5m0s)"
+	// "failed"
+}

@@ -133,13 +133,15 @@ type Canary struct {
 	Restarts map[string]int32
 }
 
-// AutoFail are the thresholds beyond which a canary fails by itself.
+// AutoFail are the thresholds beyond which a canary fails by itself
+// ([AutoFail.Judge]): a canary pod that failed fails it too.
 type AutoFail struct {
 	// MaxRestarts: a canary pod that restarted more often fails the
 	// canary (0: any restart does).
 	MaxRestarts int32
-	// MaxUnready: a canary pod that is not Ready this long after it was
-	// created fails the canary; 0 means readiness is not judged.
+	// MaxUnready: a canary pod that is still not Ready more than this
+	// after it was created fails the canary; 0 means readiness is not
+	// judged.
 	MaxUnready time.Duration
 }
 

@@ -312,7 +312,7 @@ func checkCanary(s *snap, vs []vnode, p daemonplan.Plan) error {
 				continue
 			}
 			pod := v.new_[0]
-			if s.restarts[pod.Name] > a.MaxRestarts || a.MaxUnready > 0 && !pod.Ready && s.now.Sub(pod.Created) >= a.MaxUnready {
+			if pod.Phase == api.PodFailed || s.restarts[pod.Name] > a.MaxRestarts || a.MaxUnready > 0 && !pod.Ready && s.now.Sub(pod.Created) > a.MaxUnready {
 				return fmt.Errorf("canary pod %s is beyond AutoFail %+v (restarts %d), yet the canary is %v",
 					pod.Name, *a, s.restarts[pod.Name], p.Progress.Canary.Phase)
 			}

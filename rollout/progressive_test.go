@@ -477,7 +477,7 @@ var progressiveCases = []progressiveCase{
 		wantHeld: rollout.CanaryAborted,
 		wantProgress: func(t *testing.T, p rollout.Progress) {
 			require.Equal(t, []string{"node-000-new0"}, p.Canary.Failed)
-			require.Equal(t, "pod node-000-new0 restarted 4 times, more than 3", p.Canary.Reason)
+			require.Equal(t, "pod node-000-new0 restarted 4 times (gate: at most 3)", p.Canary.Reason)
 		},
 	},
 	{

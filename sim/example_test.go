@@ -101,3 +101,27 @@ func ExampleFromInput() {
 	// delete agent-x1 Outdated
 	// create on node-a
 }
+
+// A crash-looping pod is Running and never Ready; the kubelet restarts it
+// on a doubling back-off, which Restarts counts and RestartAt foretells.
+func ExampleCluster_Restarts() {
+	ds := api.DaemonSet{Namespace: "default", Name: "agent", UID: "uid-agent",
+		Selector:       &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		UpdateStrategy: api.UpdateStrategy{Type: api.OnDelete}}
+	tmpl := sim.Template{Image: "agent:crash", PodTemplate: api.PodTemplate{Labels: map[string]string{"app": "agent"}, RestartPolicy: "Always"}}
+	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	c := sim.New(ds, tmpl, []api.Node{{Name: "node-a"}}, start)
+	c.ReadyAfter = 5 * time.Second // its first exit
+	c.FateOf = func(string, *api.Pod) sim.Fate { return sim.CrashLoop }
+	if _, err := c.Sync(); err != nil {
+		panic(err)
+	}
+	pod := c.Pods[0].Name
+	fourth, _ := c.RestartAt(pod, 4)
+	fmt.Println("4th restart at", fourth.Sub(start))
+	c.Advance(time.Minute)
+	fmt.Println("after a minute:", c.Pods[0].Phase, "ready", c.Pods[0].Ready, "restarts", c.Restarts(pod))
+	// Output:
+	// 4th restart at 2m35s
+	// after a minute: Running ready false restarts 2
+}

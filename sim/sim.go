@@ -34,6 +34,19 @@ const (
 	Hang
 	// Fail: phase Failed ReadyAfter after creation.
 	Fail
+	// CrashLoop: Running ReadyAfter after creation and never Ready, its
+	// container exiting and restarted by the kubelet's back-off
+	// ([Cluster.CrashBackoff]); [Cluster.Restarts] counts the restarts.
+	CrashLoop
+)
+
+// The kubelet's default crash-loop back-off: 10 s before the first restart,
+// doubled at each restart up to 5 minutes. Feature gates and kubelet
+// configuration of recent Kubernetes versions can shorten both: set
+// [Cluster.CrashBackoff] and [Cluster.MaxCrashBackoff] to the nodes' own.
+const (
+	DefaultCrashBackoff    = 10 * time.Second
+	DefaultMaxCrashBackoff = 5 * time.Minute
 )
 
 // Template is a pod template as the simulator versions it: what decisions
@@ -56,6 +69,12 @@ type Cluster struct {
 	ReadyAfter time.Duration
 	// FateOf decides each new pod's fate; nil means BecomeReady.
 	FateOf func(node string, pod *api.Pod) Fate
+	// CrashBackoff and MaxCrashBackoff are a crash-looping pod's back-off:
+	// its container first exits ReadyAfter after the pod's creation and is
+	// restarted CrashBackoff later, then after twice that, and so on up to
+	// MaxCrashBackoff between restarts, as the kubelet restarts it. Zero
+	// means DefaultCrashBackoff and DefaultMaxCrashBackoff.
+	CrashBackoff, MaxCrashBackoff time.Duration
 	// Options are passed to every daemonplan.Sync.
 	Options daemonplan.Options
 	// GracePeriod is how long a pod the plan deletes takes to go: until
@@ -382,6 +401,8 @@ func (c *Cluster) due(i int) {
 		return
 	case Fail:
 		pod.Phase = api.PodFailed
+	case CrashLoop:
+		pod.Phase = api.PodRunning
 	default:
 		pod.Phase = api.PodRunning
 		pod.Ready = true
@@ -407,4 +428,69 @@ func suffix(n int) string {
 		n /= len(alphabet)
 	}
 	return string(b)
+}
+
+// Restarts is how many times the containers of the DaemonSet's pod named
+// name have restarted by now: for a crash-looping pod ([CrashLoop]) the
+// restarts its back-off has allowed since its container first exited; 0
+// for any other pod, and for a pod the cluster does not know.
+func (c *Cluster) Restarts(name string) int32 {
+	at, ok := c.crashStart(name)
+	if !ok || c.Now.Before(at) {
+		return 0
+	}
+	var n int32
+	for backoff := c.crashBackoff(); ; n++ {
+		at = at.Add(backoff)
+		if at.After(c.Now) {
+			return n
+		}
+		backoff = min(2*backoff, c.maxCrashBackoff())
+		if backoff == c.maxCrashBackoff() {
+			// From here on one restart per maximum back-off.
+			return n + 1 + int32(c.Now.Sub(at)/backoff)
+		}
+	}
+}
+
+// RestartAt is when the crash-looping pod named name restarts for the nth
+// time (n ≥ 1); false when it is not a crash-looping pod of the cluster or
+// n < 1.
+func (c *Cluster) RestartAt(name string, n int32) (time.Time, bool) {
+	at, ok := c.crashStart(name)
+	if !ok || n < 1 {
+		return time.Time{}, false
+	}
+	backoff := c.crashBackoff()
+	for ; n > 0 && backoff < c.maxCrashBackoff(); n-- {
+		at = at.Add(backoff)
+		backoff = min(2*backoff, c.maxCrashBackoff())
+	}
+	return at.Add(time.Duration(n) * backoff), true
+}
+
+// crashStart is when the crash-looping pod named name first exits.
+func (c *Cluster) crashStart(name string) (time.Time, bool) {
+	if c.fates[name] != CrashLoop {
+		return time.Time{}, false
+	}
+	i, ok := c.podIndex()(name)
+	if !ok {
+		return time.Time{}, false
+	}
+	return c.Pods[i].Created.Add(c.ReadyAfter), true
+}
+
+func (c *Cluster) crashBackoff() time.Duration {
+	if c.CrashBackoff > 0 {
+		return min(c.CrashBackoff, c.maxCrashBackoff())
+	}
+	return min(DefaultCrashBackoff, c.maxCrashBackoff())
+}
+
+func (c *Cluster) maxCrashBackoff() time.Duration {
+	if c.MaxCrashBackoff > 0 {
+		return c.MaxCrashBackoff
+	}
+	return DefaultMaxCrashBackoff
 }

@@ -77,3 +77,17 @@ type panicT struct{}
 
 func (panicT) Errorf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 func (panicT) FailNow()                          { panic("FailNow") }
+
+// Fates draws once per pod: below the fail rate it fails, then up to the
+// crash rate it crash-loops, else it becomes Ready. The same seed fails the
+// same pods whatever the crash rate.
+func ExampleFates() {
+	fate := timeline.Fates(0.1, 0.2, 7)
+	counts := map[sim.Fate]int{}
+	for i := range 1000 {
+		counts[fate("node", &api.Pod{Name: fmt.Sprintf("agent-%d", i)})]++
+	}
+	fmt.Println("failed", counts[sim.Fail], "crash-looping", counts[sim.CrashLoop], "ready", counts[sim.BecomeReady])
+	// Output:
+	// failed 77 crash-looping 220 ready 703
+}

@@ -982,11 +982,24 @@ func (r *recorder) holder(n *NodeHistory, pods []*api.Pod) Holder {
 // name's FNV-1a hash): the same seed fails the same pods, in any order of
 // creation. A rate of 0 or less fails none, 1 or more every pod.
 func Failures(rate float64, seed uint64) func(node string, pod *api.Pod) sim.Fate {
+	return Fates(rate, 0, seed)
+}
+
+// Fates returns a [sim.Cluster.FateOf] that fails each new pod with
+// probability failRate, makes it crash-loop ([sim.CrashLoop]) with
+// probability crashRate, and lets the others become Ready. As with
+// [Failures], a pod's fate depends only on seed and its name, and one
+// draw decides it: the same seed fails the same pods whatever crashRate
+// is.
+func Fates(failRate, crashRate float64, seed uint64) func(node string, pod *api.Pod) sim.Fate {
 	return func(_ string, pod *api.Pod) sim.Fate {
 		h := fnv.New64a()
 		h.Write([]byte(pod.Name))
-		if rand.New(rand.NewPCG(seed, h.Sum64())).Float64() < rate {
+		switch u := rand.New(rand.NewPCG(seed, h.Sum64())).Float64(); {
+		case u < failRate:
 			return sim.Fail
+		case u < failRate+crashRate:
+			return sim.CrashLoop
 		}
 		return sim.BecomeReady
 	}

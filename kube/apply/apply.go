@@ -286,14 +286,44 @@ func Apply(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p
 // made with Placement.Taints.ComparisonOperators are checked by the same
 // rules. Apply is ApplyWith with the zero Options.
 func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapshot, p daemonplan.Plan, opts daemonplan.Options) Result {
-	if c == nil || c.DaemonSet == nil {
+	var objs Lookup
+	if c != nil {
+		objs = SnapshotLookup(c)
+	}
+	return ApplyObjects(ctx, client, objs, p, opts, nil)
+}
+
+// ApplyObjects is ApplyWith against objs instead of a snapshot, for a
+// caller that computes the status again once the other writes are issued.
+//
+// objs is looked up by name, each time Apply checks a write (see
+// Lookup): a controller that keeps its informers' objects indexed hands
+// them over as they are, and Apply costs what the plan writes, not what
+// the cluster holds. Its checks are those Apply makes against a snapshot,
+// made on objs as they are when each write is checked.
+//
+// restate, when not nil, gives the status to write, as upstream's sync
+// computes its status after its writes: its updateDaemonSetStatus runs
+// after manage, the rolling update and the history cleanup, and counts the
+// pods its informer holds by then, the effects of those writes included as
+// far as they are seen. When Apply reaches its status step, it calls
+// restate once and writes the status restate returns if restate reports
+// it changed, instead of p.Status and p.StatusChanged; the status is
+// written onto objs' DaemonSet as ApplyWith writes it. restate is called
+// from Apply's goroutine, after every create and delete has returned.
+func ApplyObjects(ctx context.Context, client kubernetes.Interface, objs Lookup, p daemonplan.Plan, opts daemonplan.Options, restate func() (api.Status, bool)) Result {
+	var ds *appsv1.DaemonSet
+	if objs != nil {
+		ds = objs.DaemonSet()
+	}
+	if ds == nil {
 		return Result{Refused: &notIssued{"apply: the snapshot holds no DaemonSet"}}
 	}
-	if ds := c.DaemonSet; p.Namespace != ds.Namespace || p.Name != ds.Name {
+	if p.Namespace != ds.Namespace || p.Name != ds.Name {
 		return Result{Refused: fmt.Errorf("%w: plan for %s/%s, snapshot of %s/%s", ErrOtherDaemonSet, p.Namespace, p.Name, ds.Namespace, ds.Name)}
 	}
-	a := &applier{ctx: ctx, client: client, c: c, p: p, opts: opts, ds: c.DaemonSet, ns: c.DaemonSet.Namespace}
-	if sel, err := metav1.LabelSelectorAsSelector(c.DaemonSet.Spec.Selector); err == nil && !sel.Empty() {
+	a := &applier{ctx: ctx, client: client, objs: objs, p: p, opts: opts, ds: ds, ns: ds.Namespace, restate: restate}
+	if sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector); err == nil && !sel.Empty() {
 		a.selector = sel
 	}
 	a.run()
@@ -303,10 +333,13 @@ func ApplyWith(ctx context.Context, client kubernetes.Interface, c *load.Snapsho
 type applier struct {
 	ctx    context.Context
 	client kubernetes.Interface
-	c      *load.Snapshot
+	objs   Lookup
 	p      daemonplan.Plan
 	opts   daemonplan.Options
-	ds     *appsv1.DaemonSet
+	// restate, when not nil, gives the status to write in place of the
+	// plan's (ApplyObjects).
+	restate func() (api.Status, bool)
+	ds      *appsv1.DaemonSet
 	// selector is the DaemonSet's; nil (it claims nothing) when it does not
 	// parse or selects everything.
 	selector labels.Selector
@@ -457,7 +490,10 @@ func (a *applier) run() {
 		}
 	}
 
-	// 4. Status.
+	// 4. Status, computed again after the writes when the caller asks.
+	if a.restate != nil {
+		p.Status, p.StatusChanged = a.restate()
+	}
 	if p.StatusChanged {
 		a.updateStatus()
 	}
@@ -498,19 +534,15 @@ func (a *applier) claimPods() bool {
 }
 
 func (a *applier) pod(name string) *corev1.Pod {
-	for _, p := range a.c.Pods {
-		if p.Name == name && p.Namespace == a.ns {
-			return p
-		}
+	if p := a.objs.Pod(name); p != nil && p.Name == name && p.Namespace == a.ns {
+		return p
 	}
 	return nil
 }
 
 func (a *applier) revision(name string) *appsv1.ControllerRevision {
-	for _, r := range a.c.Revisions {
-		if r.Name == name && r.Namespace == a.ns {
-			return r
-		}
+	if r := a.objs.Revision(name); r != nil && r.Name == name && r.Namespace == a.ns {
+		return r
 	}
 	return nil
 }
@@ -846,8 +878,8 @@ func (a *applier) checkCreates() []error {
 			errs[i] = fmt.Errorf("%w: node %s", ErrShouldNotRun, c.Node)
 		case planned[c.Node]:
 			errs[i] = fmt.Errorf("%w: node %s, created on twice by the plan", ErrNodeHasPod, c.Node)
-		case len(v.live[c.Node]) >= v.limit:
-			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, len(v.live[c.Node]))
+		case len(v.livePods(c.Node)) >= v.limit:
+			errs[i] = fmt.Errorf("%w: node %s runs %d", ErrNodeHasPod, c.Node, len(v.livePods(c.Node)))
 		default:
 			planned[c.Node] = true
 		}
@@ -921,20 +953,22 @@ func (a *applier) deletePods() {
 	}
 }
 
-// view is what the snapshot says of its nodes and of the DaemonSet's pods
-// on them, decided again from the snapshot's objects, not from the plan:
-// the creates and deletes are checked against it.
+// view is what the objects say of the plan's nodes and of the DaemonSet's
+// pods on them, decided again from the objects, not from the plan: the
+// creates and deletes are checked against it. It looks up only the nodes
+// the plan writes to, each once.
 type view struct {
-	// err, when not nil, is why nothing is justified: the snapshot's
-	// DaemonSet does not convert.
+	// err, when not nil, is why nothing is justified: the DaemonSet does
+	// not convert.
 	err error
-	// elig decides the snapshot's nodes; nodes are the nodes by name (nil
-	// for a name listed twice).
-	elig  *placement.Eligibility
-	nodes map[string]*corev1.Node
-	// live are the names of the live pods the DaemonSet claims, by target
-	// node: controlled and selected, or adopted by this Apply; not being
-	// deleted, not Failed or Succeeded.
+	// elig decides the nodes.
+	elig *placement.Eligibility
+	objs Lookup
+	// claims reports whether a pod is the DaemonSet's: controlled and
+	// selected, or adopted by this Apply.
+	claims func(*corev1.Pod) bool
+	// live caches, by target node, the names of the live pods the
+	// DaemonSet claims there: not being deleted, not Failed or Succeeded.
 	live map[string][]string
 	// limit is how many live pods a node may run before a create: one, two
 	// with surge.
@@ -946,9 +980,10 @@ type view struct {
 // nodeView is the view's decision for one node.
 type nodeView struct {
 	placement.Decision
-	// present: the snapshot holds the node (once: a name listed twice is
-	// decided by neither copy, and justifies nothing).
-	present bool
+	// present: the objects hold the node (once: a name listed twice is
+	// decided by neither copy, and justifies nothing); listed: they list
+	// the name, once or more.
+	present, listed bool
 }
 
 // snapshotView builds the view once, after the claim patches (the pods
@@ -957,7 +992,8 @@ func (a *applier) snapshotView() *view {
 	if a.view != nil {
 		return a.view
 	}
-	v := &view{nodes: make(map[string]*corev1.Node, len(a.c.Nodes)), live: map[string][]string{}, limit: 1}
+	v := &view{objs: a.objs, live: map[string][]string{}, limit: 1,
+		claims: func(pod *corev1.Pod) bool { return a.claims(pod) || a.adopted[pod.Name] != nil }}
 	a.view = v
 	ds, err := convert.DaemonSet(a.ds)
 	if err != nil {
@@ -967,28 +1003,6 @@ func (a *applier) snapshotView() *view {
 	dds := api.Default(ds)
 	v.elig = placement.NewEligibility(&dds, a.opts.Placement)
 	v.generation = api.TemplateGeneration(&dds)
-	for _, n := range a.c.Nodes {
-		if n == nil {
-			continue
-		}
-		if _, seen := v.nodes[n.Name]; seen {
-			v.nodes[n.Name] = nil
-		} else {
-			v.nodes[n.Name] = n
-		}
-	}
-	for _, pod := range a.c.Pods {
-		if pod == nil || pod.Namespace != a.ns || !(a.claims(pod) || a.adopted[pod.Name] != nil) {
-			continue
-		}
-		ap := convert.Pod(pod)
-		if ap.Deleting || api.IsTerminal(&ap) {
-			continue
-		}
-		if node, err := api.TargetNodeName(&ap); err == nil {
-			v.live[node] = append(v.live[node], pod.Name)
-		}
-	}
 	if ru := dds.UpdateStrategy.RollingUpdate; dds.UpdateStrategy.Type == api.RollingUpdate && ru != nil && ru.MaxSurge != nil {
 		if n, err := ru.MaxSurge.Scaled(1, true); err == nil && n != 0 {
 			v.limit = 2
@@ -997,22 +1011,46 @@ func (a *applier) snapshotView() *view {
 	return v
 }
 
-// node decides the node of that name as the snapshot holds it; a name
-// the snapshot lacks, or lists twice, is not present.
+// livePods returns the names of the live pods the DaemonSet claims whose
+// target node is node, looked up once per node.
+func (v *view) livePods(node string) []string {
+	if names, ok := v.live[node]; ok {
+		return names
+	}
+	names := []string{}
+	for _, pod := range v.objs.PodsOn(node) {
+		if pod == nil || !v.claims(pod) {
+			continue
+		}
+		ap := convert.Pod(pod)
+		if ap.Deleting || api.IsTerminal(&ap) {
+			continue
+		}
+		if target, err := api.TargetNodeName(&ap); err == nil && target == node {
+			names = append(names, pod.Name)
+		}
+	}
+	slices.Sort(names)
+	v.live[node] = names
+	return names
+}
+
+// node decides the node of that name as the objects hold it; a name they
+// lack, or list twice, is not present.
 func (v *view) node(name string) nodeView {
-	n := v.nodes[name]
+	n, listed := v.objs.Node(name)
 	if n == nil || v.elig == nil {
-		return nodeView{}
+		return nodeView{listed: listed}
 	}
 	node := convert.Node(n)
-	return nodeView{Decision: v.elig.Decide(&node), present: true}
+	return nodeView{Decision: v.elig.Decide(&node), present: true, listed: true}
 }
 
 // keeps reports whether node runs a live pod of the DaemonSet that the
 // plan does not delete: what a delete of a duplicate or a replaced pod
 // leaves on the node.
 func (v *view) keeps(node string, deleted map[string]bool) bool {
-	for _, name := range v.live[node] {
+	for _, name := range v.livePods(node) {
 		if !deleted[name] {
 			return true
 		}
@@ -1061,8 +1099,7 @@ func justified(v *view, d placement.Delete, snap, cur *corev1.Pod, n nodeView, k
 		holds = n.present && !n.ShouldContinueRunning &&
 			(n.Reason == placement.UntoleratedNoExecute) == (d.Reason == placement.UntoleratedTaint)
 	case placement.NodeGone:
-		_, listed := v.nodes[node]
-		holds = !listed && ap.NodeName == ""
+		holds = !n.listed && ap.NodeName == ""
 	case placement.Duplicate, placement.SurgeReplaced:
 		holds = keeps
 	case placement.Outdated:

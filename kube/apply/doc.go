@@ -16,7 +16,10 @@
 // hold for the snapshot's nodes and the pod as read just before the
 // delete (ErrUnjustifiedDelete). ApplyWith checks creates and deletes with
 // the plan's placement options. The error of every write not issued
-// matches ErrNotIssued.
+// matches ErrNotIssued. ApplyObjects checks against a Lookup instead of a
+// snapshot (a controller's indexed informer caches: Apply then costs the
+// plan's writes, not the cluster) and takes a function that computes the
+// status again after the other writes, as upstream's sync does.
 //
 // Objects change between the snapshot and the writes. Deletes, relabels
 // and revision updates carry the object's UID and the resourceVersion at
@@ -35,7 +38,8 @@
 // What it does not do: decide anything (package kubesync does) or retry
 // (sync again). Expectations keeps the pods a Result created and deleted
 // until the controller's informers show them; the controller passes
-// Expectations.Pending as kubesync.State.ExpectationsPending, as
+// Expectations.Pending (or PendingFor, which looks up only the expected
+// pods) as kubesync.State.ExpectationsPending, as
 // kube/examples/controller does. RecordEvents records the Events upstream
 // records for a sync (SuccessfulCreate, FailedDaemonPod, ...), from the
 // plan and what Apply did: here, next to the writes, because the messages

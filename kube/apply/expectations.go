@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
@@ -109,6 +111,33 @@ func (e *Expectations) Pending(c *load.Snapshot, now time.Time) bool {
 		// A create is seen when c holds the pod, a delete when c lacks it
 		// or holds it terminating.
 		if seen[name] || x.gone && !held[name] || now.Sub(x.at) >= ttl {
+			delete(e.pods, name)
+		}
+	}
+	return len(e.pods) > 0
+}
+
+// PendingFor is Pending for objects looked up by name: pod returns the pod
+// of that name the informers hold (nil for none). It looks up only the
+// pods expected, so that it costs the writes not yet seen, not the pods of
+// the cluster; it forgets and reports exactly as Pending does on a
+// snapshot holding the same pods. A nil pod holds no pod.
+func (e *Expectations) PendingFor(pod func(name string) *corev1.Pod, now time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ttl := e.TTL
+	if ttl <= 0 {
+		ttl = DefaultExpectationsTTL
+	}
+	for name, x := range e.pods {
+		var p *corev1.Pod
+		if pod != nil {
+			p = pod(name)
+		}
+		// A create is seen when the pod is held, a delete when it is not
+		// or is terminating.
+		seen := p != nil && !x.gone || x.gone && (p == nil || p.DeletionTimestamp != nil)
+		if seen || now.Sub(x.at) >= ttl {
 			delete(e.pods, name)
 		}
 	}

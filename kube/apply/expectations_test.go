@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/load"
@@ -113,4 +114,53 @@ func TestExpectationsConcurrent(t *testing.T) {
 		}
 	}()
 	wg.Wait()
+}
+
+// TestPendingForIsPending: PendingFor, which looks up the expected pods by
+// name, reports and forgets exactly what Pending does on a snapshot
+// holding the same pods, whatever was created and deleted, whatever the
+// snapshot holds (absent, present, terminating) and however late.
+func TestPendingForIsPending(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		names := []string{"a", "b", "c", "d"}
+		var byScan, byName apply.Expectations
+		for range rapid.IntRange(1, 4).Draw(t, "syncs") {
+			var res apply.Result
+			at := now.Add(time.Duration(rapid.IntRange(0, 400).Draw(t, "at")) * time.Second)
+			for _, n := range names {
+				switch rapid.IntRange(0, 2).Draw(t, "write "+n) {
+				case 1:
+					res.Created = append(res.Created, podNamed(n))
+				case 2:
+					res.Writes = append(res.Writes, apply.Write{Action: apply.DeletePod, Name: n})
+				}
+			}
+			byScan.Expect(res, at)
+			byName.Expect(res, at)
+			c := &load.Snapshot{}
+			for _, n := range names {
+				switch rapid.IntRange(0, 2).Draw(t, "holds "+n) {
+				case 1:
+					c.Pods = append(c.Pods, podNamed(n))
+				case 2:
+					p := podNamed(n)
+					ts := metav1.NewTime(now)
+					p.DeletionTimestamp = &ts
+					c.Pods = append(c.Pods, p)
+				}
+			}
+			lookup := func(name string) *corev1.Pod {
+				for _, p := range c.Pods {
+					if p.Name == name {
+						return p
+					}
+				}
+				return nil
+			}
+			check := at.Add(time.Duration(rapid.IntRange(0, 400).Draw(t, "check")) * time.Second)
+			if a, b := byScan.Pending(c, check), byName.PendingFor(lookup, check); a != b {
+				t.Fatalf("Pending = %v, PendingFor = %v", a, b)
+			}
+		}
+	})
 }

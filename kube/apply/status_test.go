@@ -2,14 +2,18 @@ package apply_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 	"pgregory.net/rapid"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
@@ -137,4 +141,63 @@ func TestApplyStatusNeverGoesBackwards(t *testing.T) {
 			t.Fatalf("observedGeneration moved from %d back to %d (plan's %d); writes %+v", w.serverObserved, observed, p.Status.ObservedGeneration, res.Writes)
 		}
 	})
+}
+
+// TestApplyObjectsRestate: ApplyObjects with a restate asks for the status once the creates
+// are issued, as upstream's sync computes its status after manage, and
+// writes the status it returns, not the plan's; when restate reports no
+// change, no status is written. A revision create the API server refuses
+// stops Apply before the status step: restate is not called.
+func TestApplyObjectsRestate(t *testing.T) {
+	tests := []struct {
+		name, reason    string
+		changed         bool
+		failRevision    bool
+		wantCalled      bool
+		wantStatusWrite bool
+	}{
+		{"restated", "the status computed after the creates is written", true, false, true, true},
+		{"unchanged", "restate says the DaemonSet holds it already: no write", false, false, true, false},
+		{"stopped", "a failed revision create ends Apply before its status step", true, true, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := readSnapshot(t, 3)
+			c.Pods = nil
+			p, err := kubesync.Sync(c, now, kubesync.State{}, kubesync.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Create) != 3 || !p.StatusChanged {
+				t.Fatalf("precondition: plan with 3 creates and a status write, got %d creates, StatusChanged %v", len(p.Create), p.StatusChanged)
+			}
+			fc := fakeclient.New(c, now)
+			if tc.failRevision {
+				fc.PrependReactor("create", "controllerrevisions", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, errors.New("refused")
+				})
+			}
+			called := false
+			restate := func() (api.Status, bool) {
+				called = true
+				pods, err := fc.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
+				if err != nil || len(pods.Items) != 3 {
+					t.Errorf("restate called with %d pods created (err %v), want after all 3 creates", len(pods.Items), err)
+				}
+				st := p.Status
+				st.CurrentNumberScheduled = 3 // what the informers show after the creates
+				return st, tc.changed
+			}
+			res := apply.ApplyObjects(context.Background(), fc, apply.SnapshotLookup(c), p, daemonplan.Options{}, restate)
+			if called != tc.wantCalled {
+				t.Errorf("restate called %v, want %v (%s)", called, tc.wantCalled, tc.reason)
+			}
+			if got := res.DaemonSet != nil; got != tc.wantStatusWrite {
+				t.Fatalf("status written %v, want %v (%s); writes %v", got, tc.wantStatusWrite, tc.reason, res.Writes)
+			}
+			if tc.wantStatusWrite && res.DaemonSet.Status.CurrentNumberScheduled != 3 {
+				t.Errorf("status written with currentNumberScheduled %d, want restate's 3 (plan's %d)", res.DaemonSet.Status.CurrentNumberScheduled, p.Status.CurrentNumberScheduled)
+			}
+		})
+	}
 }

@@ -85,8 +85,25 @@ func TestNilInputs(t *testing.T) {
 		"apply.Apply":                    func() { apply.Apply(context.TODO(), nil, nil, daemonplan.Plan{}) },
 		"apply.ApplyWith":                func() { apply.ApplyWith(context.TODO(), nil, nil, daemonplan.Plan{}, daemonplan.Options{}) },
 		"apply.Expectations.Deleted":     func() { (*apply.Expectations)(nil).Deleted("") },
-		"apply.Expectations.Expect":      func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
-		"apply.Expectations.Pending":     func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },
+		"apply.ApplyObjects": func() {
+			apply.ApplyObjects(context.TODO(), nil, nil, daemonplan.Plan{}, daemonplan.Options{}, nil)
+		},
+		"apply.SnapshotLookup": func() {
+			o := apply.SnapshotLookup(nil)
+			o.DaemonSet()
+			o.Node("")
+			o.Pod("")
+			o.Revision("")
+			o.PodsOn("")
+		},
+		"apply.Expectations.PendingFor": func() { (*apply.Expectations)(nil).PendingFor(nil, time.Time{}) },
+		"apply.Expectations.PendingFor, nil pod": func() {
+			var e apply.Expectations
+			e.Expect(apply.Result{Created: []*corev1.Pod{{}}}, time.Time{})
+			e.PendingFor(nil, time.Time{})
+		},
+		"apply.Expectations.Expect":  func() { (*apply.Expectations)(nil).Expect(apply.Result{}, time.Time{}) },
+		"apply.Expectations.Pending": func() { (*apply.Expectations)(nil).Pending(nil, time.Time{}) },
 		"apply.Expectations.Pending, nil c": func() {
 			var e apply.Expectations
 			e.Expect(apply.Result{Created: []*corev1.Pod{{}}}, time.Time{})

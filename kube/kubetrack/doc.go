@@ -27,7 +27,9 @@
 // # What costs what
 //
 // A node or pod event costs what the Tracker's change costs, O(pods on the
-// node + log n); a revision event reconstructs the history, O(revisions).
+// node + log n); SetNode and DeleteNode report whether the change may
+// change a plan, so that a controller with one Tracker per DaemonSet syncs
+// only those a node event concerns (docs/incremental.md, I17); a revision event reconstructs the history, O(revisions).
 // A DaemonSet event that changes its spec decides every node again, O(n),
 // like a sync; one that changes only the status counters (the controller's
 // own status write) does not. Plan costs the plan's writes plus what the

@@ -140,26 +140,33 @@ func (p *Tracker) DeleteDaemonSet(namespace, name string) {
 	}
 }
 
-// SetNode takes an add or update of a node.
-func (p *Tracker) SetNode(n *corev1.Node) {
+// SetNode takes an add or update of a node. It reports whether the change
+// may change a plan (Plan.Nodes of FullPlan aside), as
+// daemonplan.Tracker.SetNode decides it: false when the node's presence
+// and decision for the DaemonSet stay as they were, or the node neither
+// should run the pod nor holds one of its pods, before or after. Before
+// the Tracker holds a DaemonSet that converts, every plan is an error that
+// no node changes, and SetNode reports false.
+func (p *Tracker) SetNode(n *corev1.Node) bool {
 	if n == nil {
-		return
+		return false
 	}
 	node := convert.Node(n)
 	if p.tr != nil {
-		p.tr.SetNode(node)
-		return
+		return p.tr.SetNode(node)
 	}
 	p.nodes[node.Name] = node
+	return false
 }
 
-// DeleteNode takes the deletion of the node called name.
-func (p *Tracker) DeleteNode(name string) {
+// DeleteNode takes the deletion of the node called name, and reports
+// whether it may change a plan, as SetNode does.
+func (p *Tracker) DeleteNode(name string) bool {
 	if p.tr != nil {
-		p.tr.DeleteNode(name)
-		return
+		return p.tr.DeleteNode(name)
 	}
 	delete(p.nodes, name)
+	return false
 }
 
 // SetPod takes an add or update of a pod; pods of other namespaces are

@@ -24,6 +24,13 @@
 // The daemonplan command sets the Timeout from kubectl's --request-timeout,
 // one minute unless given (docs/live-cluster.md).
 //
+// ReadAdmission adds what admission and preemption read (LimitRanges,
+// PriorityClasses, RuntimeClasses, PodDisruptionBudgets), and ReadPods every
+// unfinished pod of every namespace, bound to a node or nominated for one:
+// what the scheduler counts when the new daemon pods of a plan or a diff
+// are judged (daemonplan plan -o wide, diff).
+//
 // ServerVersion reads the Kubernetes minor from the server's /version.
-// Entry points: Read, ReadAll, ServerVersion, DryRunUpdate.
+// Entry points: Read, ReadAll, ReadAdmission, ReadPods, ServerVersion,
+// DryRunUpdate.
 package live

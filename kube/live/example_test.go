@@ -116,3 +116,23 @@ func ExampleReadAdmission() {
 		len(objs.RuntimeClasses), "RuntimeClass,", len(objs.PodDisruptionBudgets), "PodDisruptionBudget")
 	// Output: 1 LimitRange, 1 PriorityClass, 1 RuntimeClass, 1 PodDisruptionBudget
 }
+
+func ExampleReadPods() {
+	client := fake.NewClientset(
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: corev1.PodSpec{NodeName: "node-1"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db"},
+			Status: corev1.PodStatus{Phase: corev1.PodPending, NominatedNodeName: "node-1"}},
+	)
+	// Bound or nominated, every namespace: what the scheduler counts.
+	objs := &load.Objects{}
+	if err := live.ReadPods(context.Background(), client, objs, live.Options{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range objs.Pods {
+		fmt.Println(p.Namespace + "/" + p.Name)
+	}
+	// Output:
+	// default/web
+	// shop/db
+}

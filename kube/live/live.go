@@ -139,10 +139,21 @@ func ReadAll(ctx context.Context, c kubernetes.Interface, namespace string, node
 	if err := readNodes(ctx, c, objs, o); err != nil {
 		return nil, err
 	}
+	if err := ReadPods(ctx, c, objs, o); err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+// ReadPods adds to objs every pod of every namespace that has not finished
+// (phase neither Succeeded nor Failed): what the scheduler counts on each
+// node, bound there or nominated for it. It needs the list right on pods
+// in every namespace.
+func ReadPods(ctx context.Context, c kubernetes.Interface, objs *load.Objects, o Options) error {
 	running := fields.AndSelectors(
 		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
 		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)))
-	err = list(ctx, o, metav1.ListOptions{FieldSelector: running.String()}, func(lo metav1.ListOptions) (*corev1.PodList, error) {
+	return list(ctx, o, metav1.ListOptions{FieldSelector: running.String()}, func(lo metav1.ListOptions) (*corev1.PodList, error) {
 		return c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, lo)
 	}, func(l *corev1.PodList) metav1.ListInterface { return l }, func(l *corev1.PodList) {
 		for i := range l.Items {
@@ -150,10 +161,6 @@ func ReadAll(ctx context.Context, c kubernetes.Interface, namespace string, node
 			objs.At.Pods = append(objs.At.Pods, at("pod", &l.Items[i].ObjectMeta))
 		}
 	}, "pods")
-	if err != nil {
-		return nil, err
-	}
-	return objs, nil
 }
 
 // ReadAdmission adds to objs what admission and the scheduler's

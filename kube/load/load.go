@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -803,27 +804,11 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	}
 	// What apiVersion and kind an object was found with (a typed list's
 	// item has none) does not make it another object.
-	switch v := obj.(type) {
-	case *appsv1.DaemonSet:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *appsv1.ControllerRevision:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *corev1.Node:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *corev1.Pod:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *corev1.LimitRange:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *schedulingv1.PriorityClass:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *nodev1.RuntimeClass:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *policyv1.PodDisruptionBudget:
-		v.TypeMeta = metav1.TypeMeta{APIVersion: want, Kind: h.kind}
-	case *unstructured.Unstructured:
-		v.SetAPIVersion(h.apiVersion)
-		v.SetKind(h.kind)
+	apiVersion := want
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		apiVersion = h.apiVersion // a Kruise kind keeps the version found
 	}
+	obj.(runtime.Object).GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(apiVersion, h.kind))
 	kind := h.kind
 	if kruise {
 		kind = "Kruise"
@@ -835,7 +820,7 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 		}
 		m.defaulted++
 	}
-	key, uid := identity(obj)
+	key, uid := identity(kind, meta)
 	if prev, ok := m.byKey[key]; ok {
 		if same(m.object(prev), obj) {
 			return nil // the same object again: keep the first copy
@@ -1074,29 +1059,14 @@ func same(a, b any) bool {
 }
 
 // identity returns the key that makes two objects the same object (kind,
-// namespace and name; a node's namespace does not count) and the UID.
-func identity(obj any) (key, uid string) {
-	switch v := obj.(type) {
-	case *appsv1.DaemonSet:
-		return "DaemonSet\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
-	case *appsv1.ControllerRevision:
-		return "ControllerRevision\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
-	case *corev1.Node:
-		return "Node\x00\x00" + v.Name, string(v.UID)
-	case *corev1.Pod:
-		return "Pod\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
-	case *unstructured.Unstructured:
-		return "Kruise\x00" + v.GetNamespace() + "\x00" + v.GetName(), string(v.GetUID())
-	case *corev1.LimitRange:
-		return "LimitRange\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
-	case *schedulingv1.PriorityClass:
-		return "PriorityClass\x00\x00" + v.Name, string(v.UID)
-	case *nodev1.RuntimeClass:
-		return "RuntimeClass\x00\x00" + v.Name, string(v.UID)
-	case *policyv1.PodDisruptionBudget:
-		return "PodDisruptionBudget\x00" + v.Namespace + "\x00" + v.Name, string(v.UID)
+// namespace and name; the namespace of a cluster-scoped kind, a node's,
+// does not count) and the UID.
+func identity(kind string, meta metav1.Object) (key, uid string) {
+	ns := meta.GetNamespace()
+	if !namespaced(kind) {
+		ns = ""
 	}
-	return "", ""
+	return kind + "\x00" + ns + "\x00" + meta.GetName(), string(meta.GetUID())
 }
 
 // count returns how many objects of kind are kept.

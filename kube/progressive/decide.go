@@ -495,18 +495,12 @@ func gate(st *RolloutState, pol Policy, pl *planner, hash string, now time.Time)
 }
 
 // judge is the gates' verdict on one new pod: why it fails them, or ""
-// when it passes. age is the time since the pod's creation. The one rule
-// for a live step (gate) and a simulated one (Simulation.BeforeSync).
+// when it passes. age is the time since the pod's creation. The rule is the
+// core canary's (rollout.AutoFail.Judge), with the policy's thresholds; it
+// judges a live step's pods (gate) and a simulated step's
+// (Simulation.BeforeSync).
 func judge(g Gates, failed bool, restarts int32, ready bool, age time.Duration) string {
-	switch {
-	case failed:
-		return "failed"
-	case restarts > *g.MaxRestarts:
-		return fmt.Sprintf("restarted %d times (gate: at most %d)", restarts, *g.MaxRestarts)
-	case !ready && age > g.ReadyDeadline.Duration:
-		return fmt.Sprintf("not Ready %s after its creation (gate: readyDeadline %s)", age.Round(time.Second), g.ReadyDeadline.Duration)
-	}
-	return ""
+	return rollout.AutoFail{MaxRestarts: *g.MaxRestarts, MaxUnready: g.ReadyDeadline.Duration}.Judge(failed, restarts, ready, age)
 }
 
 // failGate pauses or aborts st for the failures, as pol.Gates.OnFailure

@@ -93,7 +93,7 @@ func TestEvents(t *testing.T) {
 				ok(dr.Resume(ctx, ns, dsName))
 			},
 			want:   []string{"Normal RolloutStarted", "Normal PhaseChanged", "Normal SuccessfulDelete", "Warning GateFailed", "Warning RolloutPaused", "Normal RolloutResumed"},
-			wantIn: []string{"on node node-0 not Ready 6s after its creation (gate: readyDeadline 5s)", "the 1 pods that failed a gate are no longer judged"},
+			wantIn: []string{"on node node-0 not Ready 6s after its creation (gate: Ready within 5s)", "the 1 pods that failed a gate are no longer judged"},
 		},
 		{
 			name: "gate aborts, undo", reason: "a gate with onFailure Abort records the pod and the abort; undo records the roll back and the rollout to the end",

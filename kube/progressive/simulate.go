@@ -26,9 +26,10 @@ import (
 // stand for the DaemonSet controller's, which creates a pod on every node
 // without one under OnDelete too, and its deletes of outdated pods for the
 // driver's. The health gates judge the simulated pods by the live step's
-// rule: a new pod that fails, or is not Ready by the ready deadline,
-// pauses or aborts the rollout (Wake asks for a sync at that deadline);
-// simulated pods never restart, so maxRestarts never fires. A gate's pause
+// rule: a new pod that fails, restarts more than maxRestarts times (a
+// crash-looping pod, sim.CrashLoop, restarting on the cluster's back-off),
+// or is not Ready by the ready deadline, pauses or aborts the rollout
+// (Wake asks for a sync at that deadline and at that restart). A gate's pause
 // is not answered: the simulated rollout stops there, as a stall. What a
 // simulation does not model: the step interval (the driver sees a new pod
 // available at its next step, not at once), and the operator: it promotes
@@ -124,7 +125,7 @@ func (s *Simulation) gate(c *sim.Cluster, hash string) {
 	}
 	var failures []gateFailure
 	for _, p := range s.newPods(c, hash) {
-		if why := judge(*s.Policy.Gates, p.Phase == api.PodFailed, 0, p.Ready, c.Now.Sub(p.Created)); why != "" {
+		if why := judge(*s.Policy.Gates, p.Phase == api.PodFailed, c.Restarts(p.Name), p.Ready, c.Now.Sub(p.Created)); why != "" {
 			failures = append(failures, gateFailure{types.UID(p.UID), fmt.Sprintf("pod %s on node %s %s", p.Name, p.NodeName, why)})
 		}
 	}
@@ -138,22 +139,29 @@ func (s *Simulation) gate(c *sim.Cluster, hash string) {
 	s.Changes = append(s.Changes, PhaseChange{At: c.Now, Phase: st.Phase, Zone: st.Zone, Gate: reason})
 }
 
-// Wake is how long from c.Now until the ready deadline of the first new
-// pod not Ready yet: the moment its gate fails (one second after the
-// deadline, the simulation's grain); 0 when no gate can fail. It is meant
-// for timeline.Options.Wake.
+// Wake is how long from c.Now until the first moment a gate can fail a
+// new pod: one second after the ready deadline of a pod not Ready yet (the
+// simulation's grain), or the restart of a crash-looping pod beyond
+// maxRestarts; 0 when no gate can fail. It is meant for
+// timeline.Options.Wake.
 func (s *Simulation) Wake(c *sim.Cluster) time.Duration {
 	st := &s.State
 	if st.Revision == "" || st.Phase == PhaseDone || st.Phase == PhaseAborted || st.Paused != nil {
 		return 0
 	}
 	var next time.Duration
+	soonest := func(at time.Time) {
+		if d := at.Sub(c.Now); d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
 	for _, p := range s.newPods(c, st.Revision) {
 		if p.Ready || p.Phase == api.PodFailed {
 			continue
 		}
-		if d := p.Created.Add(s.Policy.Gates.ReadyDeadline.Duration + time.Second).Sub(c.Now); d > 0 && (next == 0 || d < next) {
-			next = d
+		soonest(p.Created.Add(s.Policy.Gates.ReadyDeadline.Duration + time.Second))
+		if at, ok := c.RestartAt(p.Name, *s.Policy.Gates.MaxRestarts+1); ok {
+			soonest(at)
 		}
 	}
 	return next

@@ -126,16 +126,34 @@ func TestSimulationGates(t *testing.T) {
 		require.Len(t, got, 2, got)
 		require.Equal(t, "0s Canary", got[0])
 		require.Contains(t, got[1], "12s Canary [gate failed: pod ")
-		require.Contains(t, got[1], "not Ready 11s after its creation (gate: readyDeadline 10s) (and 1 more pods)]")
+		require.Contains(t, got[1], "not Ready 11s after its creation (gate: Ready within 10s) (and 1 more pods)]")
 		require.NotNil(t, s.State.Paused)
 		require.Equal(t, progressive.ByGate, s.State.Paused.By)
-		touched := 0
-		for _, nd := range tl.Nodes {
-			if len(nd.Intervals) > 1 {
-				touched++
-			}
-		}
-		require.Equal(t, 2, touched, "only the canaries are touched")
+		require.Equal(t, 2, touched(tl), "only the canaries are touched")
+	})
+	t.Run("crash loop, abort", func(t *testing.T) {
+		// The test bed's crash-loop scenario: 6 nodes, canary 2,
+		// maxUnavailable 2, maxRestarts 3, onFailure Abort, a ready
+		// deadline far away; new pods crash-loop from 1s after their
+		// creation, restarted after 1s, 2s, 4s, 8s: the 4th restart, 15s
+		// after the first exit, aborts the rollout. The canaries are
+		// created at 1s (the grace period), exit first at 2s: aborted at
+		// 17s, no node beyond the 2 canaries touched.
+		c := simCluster(t, 6)
+		c.FateOf = timeline.Fates(0, 1, 1)
+		c.CrashBackoff = time.Second
+		from := c.Now
+		s := progressive.NewSimulation(progressive.Policy{Canary: &progressive.CanaryPolicy{Nodes: n(2)}, MaxUnavailable: n(2),
+			Gates: &progressive.Gates{MaxRestarts: ptr(int32(3)), OnFailure: progressive.ActionAbort, ReadyDeadline: metav1.Duration{Duration: 10 * time.Minute}}})
+		s.Prepare(c)
+		tl, err := timeline.Run(c, timeline.Options{BeforeSync: s.BeforeSync, Wake: s.Wake})
+		require.NoError(t, err)
+		require.Equal(t, timeline.Stalled, tl.Outcome, tl.Summary())
+		got := changes(s, from)
+		require.Equal(t, progressive.PhaseAborted, s.State.Phase, got)
+		require.Contains(t, got[len(got)-1], "17s Aborted [gate failed: pod ")
+		require.Contains(t, got[len(got)-1], "restarted 4 times (gate: at most 3) (and 1 more pods)]")
+		require.Equal(t, 2, touched(tl), "only the canaries are touched")
 	})
 	t.Run("failed, abort", func(t *testing.T) {
 		c := simCluster(t, 4)
@@ -151,4 +169,17 @@ func TestSimulationGates(t *testing.T) {
 		require.Contains(t, got[len(got)-1], "Aborted [gate failed: pod ")
 		require.Contains(t, got[len(got)-1], " failed]")
 	})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// touched counts the nodes whose pods changed in the timeline.
+func touched(tl *timeline.Timeline) int {
+	n := 0
+	for _, nd := range tl.Nodes {
+		if len(nd.Intervals) > 1 {
+			n++
+		}
+	}
+	return n
 }

@@ -194,7 +194,12 @@ func read(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	if err != nil {
 		return nil, err
 	}
-	return objs.Snapshot(namespace, name)
+	s, err := objs.Snapshot(namespace, name)
+	if errors.Is(err, load.ErrNoDaemonSet) {
+		// Said as the other live commands say it, not as a file's.
+		return nil, fmt.Errorf("no DaemonSet %q in namespace %s of the cluster", name, namespace)
+	}
+	return s, err
 }
 
 // writeRollout writes r to the Annotation of ds with a merge patch that

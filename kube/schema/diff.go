@@ -98,6 +98,13 @@ type DiffNode struct {
 	// and as edited; null where the node is not.
 	Before *Decision `json:"before"`
 	After  *Decision `json:"after"`
+	// NewPod is, for a node that gets a pod of the edited template
+	// (Gains, Replaced, NotYetReplaced), that pod as admitted and what the
+	// scheduler does with it: with maxSurge above 0 beside the pod the node
+	// runs now, without it once that pod is gone. Absent otherwise, and
+	// when the input says nothing beyond the template (no admission
+	// object, no status.allocatable on the node).
+	NewPod *NewPod `json:"newPod,omitempty"`
 }
 
 // DiffNodePending is what the cluster does to one node without the edit,

@@ -123,6 +123,56 @@ type Create struct {
 	Node        string            `json:"node"`
 	Labels      map[string]string `json:"labels"`
 	Tolerations []Toleration      `json:"tolerations"`
+	// Pod is the pod as admission leaves it and what kube-scheduler does
+	// with it on Node; absent when the input says nothing beyond the
+	// template: no LimitRange, PriorityClass or RuntimeClass, and no
+	// status.allocatable on the node. Not part of the conformance schema.
+	Pod *NewPod `json:"pod,omitempty"`
+}
+
+// NewPod is a daemon pod to be created, as the API server admits it
+// (docs/overhead.md, AD1–AD7), and what kube-scheduler does with it on its
+// node (SC1–SC9).
+type NewPod struct {
+	// Requests are its effective requests, as the scheduler counts them:
+	// LimitRange defaults, limits standing for missing requests and the
+	// RuntimeClass overhead included.
+	Requests map[string]string `json:"requests"`
+	// Priority and PreemptionPolicy are as admitted; PriorityClassName is
+	// the class they come from ("" for none).
+	Priority          int32  `json:"priority"`
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	PreemptionPolicy  string `json:"preemptionPolicy"`
+	// Overhead is spec.overhead as admitted (from the RuntimeClass).
+	Overhead map[string]string `json:"overhead,omitempty"`
+	// Refused says why the API server refuses the pod: it is never
+	// created, and Scheduling.Outcome is NotCreated.
+	Refused []string `json:"refused,omitempty"`
+	// Scheduling is null when the node lists no status.allocatable (and
+	// the pod is not refused).
+	Scheduling *Scheduling `json:"scheduling"`
+}
+
+// Scheduling is what kube-scheduler does with a daemon pod on its node
+// (overhead.Scheduling).
+type Scheduling struct {
+	// Outcome is Fits, Pending, Preempts or NotCreated.
+	Outcome string `json:"outcome"`
+	// Reason says why a Pending pod does not preempt: PreemptionNever,
+	// LargerThanNode, NoLowerPriority or PreemptionDoesNotHelp.
+	Reason string `json:"reason,omitempty"`
+	// Insufficient and PortConflicts say why the pod does not fit beside
+	// the pods there (Pending or Preempts).
+	Insufficient  []string `json:"insufficient,omitempty"`
+	PortConflicts []string `json:"portConflicts,omitempty"`
+	// Victims are the pods preempted, namespace/name, the most important
+	// first; PDBViolations counts those a PodDisruptionBudget protects.
+	Victims       []string `json:"victims,omitempty"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
+	// Beside names the DaemonSet's own pods counted on the node: an old
+	// pod the new one is created beside (maxSurge), or one still
+	// terminating.
+	Beside []string `json:"beside,omitempty"`
 }
 
 // Toleration is a created pod's toleration; omitted fields are left out.

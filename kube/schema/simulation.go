@@ -14,12 +14,16 @@ type Simulation struct {
 	Strategy string `json:"strategy"`
 	// Start is the simulated clock at the start (--now), RFC 3339.
 	Start string `json:"start"`
-	// ReadyAfter is how long each new pod takes to become Ready (or fail);
-	// FailRate the share of new pods that fail, Seed the seed that picks
+	// ReadyAfter is how long each new pod takes to become Ready (or fail,
+	// or first exit); FailRate the share of new pods that fail, CrashRate
+	// the share that crash-loop, restarting CrashBackoff after their first
+	// exit, then after twice that (up to 5m); Seed the seed that picks
 	// them.
-	ReadyAfter string  `json:"readyAfter"`
-	FailRate   float64 `json:"failRate"`
-	Seed       uint64  `json:"seed"`
+	ReadyAfter   string  `json:"readyAfter"`
+	FailRate     float64 `json:"failRate"`
+	CrashRate    float64 `json:"crashRate"`
+	CrashBackoff string  `json:"crashBackoff"`
+	Seed         uint64  `json:"seed"`
 	// GracePeriod is how long each deleted pod takes to go.
 	GracePeriod string `json:"gracePeriod"`
 	// Outcome is "Converged" or "Stalled"; Summary says it in one line.

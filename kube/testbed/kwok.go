@@ -207,7 +207,15 @@ func startKwok(ctx context.Context, cfg *rest.Config, kubeconfig, logFile string
 // so kwok always picks it for such a pod; a Running pod no longer matches
 // the ready stage.
 func imageStage(name, image, statusTemplate string) string {
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+	return podStage(name, image, "Pending", "", 0, statusTemplate)
+}
+
+// podStage is a kwok stage, weighing 1, that moves a pod of image in phase
+// whose first container waits with message waiting (any, when empty) to
+// the status of statusTemplate, delay after it matched.
+func podStage(name, image, phase, waiting string, delay time.Duration, statusTemplate string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: %s
@@ -222,15 +230,25 @@ spec:
     - key: '.status.phase'
       operator: 'In'
       values:
-      - 'Pending'
+      - %q
     - key: '.spec.containers.[0].image'
       operator: 'In'
       values:
       - %q
-  weight: 1
-  next:
-    statusTemplate: |
-%s`, name, image, statusTemplate)
+`, name, phase, image)
+	if waiting != "" {
+		fmt.Fprintf(&b, `    - key: '.status.containerStatuses.[0].state.waiting.message'
+      operator: 'In'
+      values:
+      - %q
+`, waiting)
+	}
+	b.WriteString("  weight: 1\n")
+	if delay > 0 {
+		fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", delay.Milliseconds())
+	}
+	fmt.Fprintf(&b, "  next:\n    statusTemplate: |\n%s", statusTemplate)
+	return b.String()
 }
 
 // NeverReadyStage is a kwok pod stage (Options.ExtraPodStages) that makes
@@ -250,12 +268,21 @@ func NeverReadyStage(image string) string {
 `)
 }
 
-// CrashLoopStage is a kwok pod stage (Options.ExtraPodStages) that makes a
-// pod whose first container runs image crash-loop, as a kubelet reports
-// it after 5 restarts: Running, not Ready, every container waiting in
-// CrashLoopBackOff, the last run ended with exit code 1.
-func CrashLoopStage(image string) string {
-	return imageStage("pod-crash-loop-"+stageName(image), image, `      {{ $now := Now }}
+// CrashLoopStages are kwok pod stages (Options.ExtraPodStages) that make a
+// pod whose first container runs image crash-loop as a kubelet restarts
+// it: firstExit after the pod is bound its containers exit (Running, not
+// Ready, waiting in CrashLoopBackOff, restartCount 0), and each is
+// restarted, and exits again at once, backoff later, then after twice
+// that, up to maxCrashBackoff between restarts (restartCount counts them).
+// It is package sim's crash loop (sim.CrashLoop with ReadyAfter firstExit
+// and CrashBackoff backoff), so that a simulation predicts the restart
+// gate. Each back-off is a stage keyed by the container's waiting message
+// ("back-off 2s restarting failed container", as a kubelet words it),
+// which names the back-off before the next restart.
+func CrashLoopStages(image string, firstExit, backoff time.Duration) []string {
+	name := "pod-crash-loop-" + stageName(image)
+	status := func(restarts string, next time.Duration) string {
+		return fmt.Sprintf(`      {{ $now := Now }}
       conditions:
       - lastTransitionTime: {{ $now | Quote }}
         status: "False"
@@ -268,11 +295,12 @@ func CrashLoopStage(image string) string {
       - image: {{ .image | Quote }}
         name: {{ .name | Quote }}
         ready: false
-        restartCount: 5
+        restartCount: %s
         started: false
         state:
           waiting:
             reason: CrashLoopBackOff
+            message: %q
         lastState:
           terminated:
             exitCode: 1
@@ -280,8 +308,25 @@ func CrashLoopStage(image string) string {
             finishedAt: {{ $now | Quote }}
       {{ end }}
       phase: Running
-      startTime: {{ $now | Quote }}
-`)
+`, restarts, backoffMessage(next))
+	}
+	backoff = min(backoff, maxCrashBackoff)
+	out := []string{podStage(name, image, "Pending", "", firstExit, status("0", backoff)+"      startTime: {{ Now | Quote }}\n")}
+	for d := backoff; ; d = min(2*d, maxCrashBackoff) {
+		restarted := status("{{ add1 (index $.status.containerStatuses 0).restartCount }}", min(2*d, maxCrashBackoff))
+		out = append(out, podStage(fmt.Sprintf("%s-restart-%d", name, d.Milliseconds()), image, "Running", backoffMessage(d), d, restarted))
+		if d == maxCrashBackoff {
+			return out
+		}
+	}
+}
+
+// maxCrashBackoff is the kubelet's default longest back-off between
+// restarts (sim.DefaultMaxCrashBackoff).
+const maxCrashBackoff = 5 * time.Minute
+
+func backoffMessage(d time.Duration) string {
+	return "back-off " + d.String() + " restarting failed container"
 }
 
 // stageName makes an image a valid part of an object name.

@@ -2,8 +2,10 @@ package testbed
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/kube/progressive"
+	"github.com/daemonplan/daemonplan/kube/schema"
 )
 
 // The progressive scenarios run the REAL DaemonSet controller of
@@ -46,12 +49,13 @@ const (
 	exitAborted = 4
 )
 
-// crashImage is an image whose pods crash-loop: kwok reports them as a
-// kubelet does after a few restarts (crashStage).
+// crashImage is an image whose pods crash-loop: kwok restarts them as a
+// kubelet does (crashStages), a second after they are bound, then on a
+// back-off of 1s, 2s, 4s...
 const crashImage = "agent:crash"
 
-// crashStage makes the pods of crashImage crash-loop.
-var crashStage = CrashLoopStage(crashImage)
+// crashStages make the pods of crashImage crash-loop.
+var crashStages = CrashLoopStages(crashImage, time.Second, time.Second)
 
 // progressiveScenario is one rollout under the real controller.
 type progressiveScenario struct {
@@ -59,7 +63,6 @@ type progressiveScenario struct {
 	nodes  []string
 	zone   func(node string) string
 	policy progressive.Policy
-	image  string
 	// budget is policy.maxUnavailable resolved.
 	budget int
 	// canary is the most nodes touched before the promote (0: no
@@ -369,7 +372,7 @@ func waitingPromote(r progressive.StepResult) bool {
 // run a ready pod on every node.
 func progressiveBed(t *testing.T, sc progressiveScenario) *Bed {
 	t.Helper()
-	b := startBed(t, sc.name, Options{PodReadyDelay: time.Second, ExtraPodStages: []string{badStage, crashStage}})
+	b := startBed(t, sc.name, Options{PodReadyDelay: time.Second, ExtraPodStages: append([]string{badStage}, crashStages...)})
 	s := &scen{t: t, b: b, ctx: context.Background()}
 	s.createNodes(sc.nodes, func(n string) map[string]string {
 		if sc.zone == nil {
@@ -589,33 +592,44 @@ func TestProgressiveNeverReady(t *testing.T) {
 	}
 }
 
-// TestProgressiveCrashLoop: a version whose pods crash-loop (5 restarts,
-// never Ready), driven by the CLI as an operator would: start with a
-// canary of 2, maxUnavailable 2, at most 3 restarts and Abort on a failed
-// gate, the ready deadline out of reach (10 m) so that only the restart
-// gate can fire. resume --watch exits 4 (aborted) naming the restarts;
-// status says the same with exit 4; no node beyond the 2 canaries is
-// touched (checked 10 s more). Then undo --watch takes the DaemonSet back
-// to v1 under the same policy, without a canary: it replaces the 2
-// crash-looping pods, touches no other node, and ends Done with a Ready
-// agent:v1 on every node.
+// TestProgressiveCrashLoop: a version whose pods crash-loop (never Ready,
+// restarted 1s, 2s, 4s, 8s... after their first exit), driven by the CLI
+// as an operator would: start with a canary of 2, maxUnavailable 2, at
+// most 3 restarts and Abort on a failed gate, the ready deadline out of
+// reach (10 m) so that only the restart gate can fire. resume --watch
+// exits 4 (aborted) at the 4th restart, naming the restarts, when
+// `simulate` with the same policy and the test bed's timings predicted it
+// (within 20 %); status says the same with exit 4; no node beyond the 2
+// canaries is touched (checked 10 s more). Then undo --watch takes the
+// DaemonSet back to v1 under the same policy, without a canary: it
+// replaces the 2 crash-looping pods, touches no other node, and ends Done
+// with a Ready agent:v1 on every node.
 func TestProgressiveCrashLoop(t *testing.T) {
 	sc := progressiveScenario{name: "progressive-crash-loop", nodes: nodeNames(0, 6), budget: 2, canary: 2}
 	b := progressiveBed(t, sc)
 	ds := "ds/" + dsName
 	watch := []string{"--watch", "--interval", "500ms", "--timeout", "2m"}
-	if r := runCLI(b.Kubeconfig, "rollout", "start", ds, "-n", namespace, "--canary", "2", "--max-unavailable", "2",
-		"--max-restarts", "3", "--on-failure", "Abort", "--ready-deadline", "10m"); r.code != 0 {
+	policy := []string{"--canary", "2", "--max-unavailable", "2", "--max-restarts", "3", "--on-failure", "Abort", "--ready-deadline", "10m"}
+	if r := runCLI(b.Kubeconfig, append([]string{"rollout", "start", ds, "-n", namespace}, policy...)...); r.code != 0 {
 		t.Fatalf("rollout start: %s", r)
 	}
+	predicted := predictGate(t, b, ds, append([]string{"--image", dsName + "=" + crashImage, "--ready-after", "1s",
+		"--crash-rate", "1", "--crash-backoff", "1s"}, policy...))
 	iv, stopWatch := watchInvariants(t, b.Client, sc)
+	from := time.Now()
 	setTemplateImage(t, b, crashImage)
 	r := runCLI(b.Kubeconfig, append([]string{"rollout", "resume", ds, "-n", namespace}, watch...)...)
-	if r.code != exitAborted || !strings.Contains(r.stdout, "restarted 5 times") {
-		t.Fatalf("rollout resume --watch: %s; want exit %d (aborted by the restart gate)", r, exitAborted)
+	measured := time.Since(from)
+	if r.code != exitAborted || !strings.Contains(r.stdout, "restarted 4 times") {
+		t.Fatalf("rollout resume --watch: %s; want exit %d (aborted by the restart gate at the 4th restart)", r, exitAborted)
+	}
+	if off := math.Abs(measured.Seconds()-predicted.Seconds()) / predicted.Seconds(); off > 0.2 {
+		t.Errorf("aborted %v after the template change; simulate predicted %v (off by %.0f %%, want within 20 %%)", measured.Round(10*time.Millisecond), predicted, 100*off)
+	} else {
+		t.Logf("aborted %v after the template change; simulate predicted %v (off by %.0f %%)", measured.Round(10*time.Millisecond), predicted, 100*off)
 	}
 	t.Logf("aborted by the gate after %v:\n%s", r.took.Round(time.Millisecond), r.stdout)
-	if r := runCLI(b.Kubeconfig, "rollout", "status", ds, "-n", namespace); r.code != exitAborted || !strings.Contains(r.stdout, "restarted 5 times") {
+	if r := runCLI(b.Kubeconfig, "rollout", "status", ds, "-n", namespace); r.code != exitAborted || !strings.Contains(r.stdout, "restarted 4 times") {
 		t.Errorf("rollout status: %s; want exit %d naming the restarts", r, exitAborted)
 	}
 	time.Sleep(10 * time.Second)
@@ -644,4 +658,30 @@ func TestProgressiveCrashLoop(t *testing.T) {
 	if st := rolloutOf(t, b, dsName).Status; st.Phase != progressive.PhaseDone {
 		t.Errorf("after the undo, phase %s, want Done", st.Phase)
 	}
+}
+
+// predictGate runs `daemonplan simulate` on the live DaemonSet with args
+// (the change and the policy) and returns when its health gate fires.
+func predictGate(t *testing.T, b *Bed, ds string, args []string) time.Duration {
+	t.Helper()
+	r := runCLI(b.Kubeconfig, append([]string{"simulate", ds, "-n", namespace, "-o", "json"}, args...)...)
+	if r.code != exitOK {
+		t.Fatalf("simulate: %s", r)
+	}
+	var doc schema.Simulation
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("simulate -o json: %v", err)
+	}
+	for _, p := range doc.Phases {
+		if p.Gate != "" {
+			d, err := time.ParseDuration(p.At)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("simulate predicts the gate at +%v: %s", d, p.Gate)
+			return d
+		}
+	}
+	t.Fatalf("simulate predicted no gate: phases %+v", doc.Phases)
+	return 0
 }

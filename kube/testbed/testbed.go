@@ -37,6 +37,11 @@ type Options struct {
 	// Users authenticate with a bearer token each (kube-apiserver's
 	// --token-auth-file); Bed.KubeconfigFor writes a kubeconfig for one.
 	Users []User
+	// Scheduler runs the real kube-scheduler (default profile) instead of
+	// the binder: pods are bound only where they fit, and a pod that does
+	// not fit stays Pending or preempts pods of lower priority. Nodes
+	// then need status.allocatable (CreateNode).
+	Scheduler bool
 }
 
 // User is a user who authenticates with a static bearer token.
@@ -61,6 +66,7 @@ type Bed struct {
 
 	etcd      *embed.Etcd
 	apiServer *apiServer
+	scheduler *kubeScheduler
 	cancel    context.CancelFunc
 	removeDir bool
 	auditLog  string
@@ -92,7 +98,8 @@ func (b *Bed) RestartAPIServer() (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// Start starts etcd, kube-apiserver, kwok and the binder, all on
+// Start starts etcd, kube-apiserver, kwok and the binder (or
+// kube-scheduler, Options.Scheduler), all on
 // 127.0.0.1, and returns when the server is ready.
 func Start(opts Options) (_ *Bed, err error) {
 	start := time.Now()
@@ -135,14 +142,20 @@ func Start(opts Options) (_ *Bed, err error) {
 	if err := startKwok(ctx, b.Config, b.Kubeconfig, filepath.Join(b.Dir, "kwok.log"), opts.PodReadyDelay, opts.ExtraPodStages); err != nil {
 		return nil, fmt.Errorf("kwok: %w", err)
 	}
-	bc := rest.CopyConfig(b.Config)
-	bc.UserAgent = "testbed-binder"
-	binderClient, err := kubernetes.NewForConfig(bc)
-	if err != nil {
-		return nil, err
-	}
-	if err := startBinder(ctx, binderClient); err != nil {
-		return nil, fmt.Errorf("binder: %w", err)
+	if opts.Scheduler {
+		if b.scheduler, err = startScheduler(b.Kubeconfig); err != nil {
+			return nil, fmt.Errorf("kube-scheduler: %w", err)
+		}
+	} else {
+		bc := rest.CopyConfig(b.Config)
+		bc.UserAgent = "testbed-binder"
+		binderClient, err := kubernetes.NewForConfig(bc)
+		if err != nil {
+			return nil, err
+		}
+		if err := startBinder(ctx, binderClient); err != nil {
+			return nil, fmt.Errorf("binder: %w", err)
+		}
 	}
 	if opts.GarbageCollector {
 		if err := startGarbageCollector(ctx, b.Config); err != nil {
@@ -158,6 +171,9 @@ func (b *Bed) Stop() error {
 	var errs []error
 	if b.cancel != nil {
 		b.cancel()
+	}
+	if b.scheduler != nil {
+		errs = append(errs, b.scheduler.stop())
 	}
 	if b.apiServer != nil {
 		errs = append(errs, b.apiServer.stop())

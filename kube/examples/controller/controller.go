@@ -4,8 +4,10 @@
 // the events since the last one changed, not the whole cluster. Package
 // apply writes the plan and records
 // upstream's Events, and one work queue keyed by DaemonSet syncs each
-// DaemonSet again on any change, after RequeueAfter, and when a pod turns
-// Ready under minReadySeconds. It shows what a caller owns: the clock,
+// DaemonSet again on any change that concerns it (a node event only those
+// whose decision for the node may change, docs/incremental.md, I17), after
+// RequeueAfter, and when a pod turns Ready under minReadySeconds. A sync
+// costs its writes, not the cluster (I18). It shows what a caller owns: the clock,
 // the failed-pod backoff, the expectations (writes not yet seen by the
 // informers) and the wait for the informers to show its own writes.
 package main
@@ -20,7 +22,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/informers"
@@ -31,6 +32,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/placement"
@@ -144,25 +147,18 @@ func (c *Controller) init() {
 	c.view = newView()
 }
 
-// register adds the event handlers to the informers: each event first
-// feeds the view (and so the trackers), then enqueues what it concerns.
+// register adds the event handlers to the informers (handlers).
 func (c *Controller) register() error {
 	f := c.factory
-	v := c.view
-	all := func(any) { c.enqueueAll() }
-	setDS := func(ds *appsv1.DaemonSet) { v.setDaemonSet(ds, c.wanted(ds.Namespace, ds.Name)) }
+	h := c.handlers()
 	handlers := []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandlerFuncs
 	}{
-		{f.Apps().V1().DaemonSets().Informer(), feed(setDS, v.deleteDaemonSet,
-			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete})},
-		{f.Core().V1().Pods().Informer(), feed(v.setPod, v.deletePod,
-			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete})},
-		{f.Apps().V1().ControllerRevisions().Informer(), feed(v.setRevision, v.deleteRevision,
-			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner})},
-		{f.Core().V1().Nodes().Informer(), feed(v.setNode, v.deleteNode,
-			cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, cur any) { c.enqueueAll() }, DeleteFunc: all})},
+		{f.Apps().V1().DaemonSets().Informer(), h.daemonSets},
+		{f.Core().V1().Pods().Informer(), h.pods},
+		{f.Apps().V1().ControllerRevisions().Informer(), h.revisions},
+		{f.Core().V1().Nodes().Informer(), h.nodes},
 	}
 	for _, h := range handlers {
 		reg, err := h.inf.AddEventHandler(h.h)
@@ -172,6 +168,27 @@ func (c *Controller) register() error {
 		c.fed = append(c.fed, reg.HasSynced)
 	}
 	return nil
+}
+
+// eventHandlers are the event handlers of the informers, by resource.
+type eventHandlers struct {
+	daemonSets, pods, revisions, nodes cache.ResourceEventHandlerFuncs
+}
+
+// handlers returns the event handlers: each event first feeds the view
+// (and so the trackers), then enqueues the DaemonSets it concerns.
+func (c *Controller) handlers() eventHandlers {
+	v := c.view
+	setDS := func(ds *appsv1.DaemonSet) { v.setDaemonSet(ds, c.wanted(ds.Namespace, ds.Name)) }
+	return eventHandlers{
+		daemonSets: feed(setDS, v.deleteDaemonSet,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueObj, UpdateFunc: func(_, cur any) { c.enqueueObj(cur) }, DeleteFunc: c.onDaemonSetDelete}),
+		pods: feed(v.setPod, v.deletePod,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: c.onPodUpdate, DeleteFunc: c.onPodDelete}),
+		revisions: feed(v.setRevision, v.deleteRevision,
+			cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueOwner, UpdateFunc: func(_, cur any) { c.enqueueOwner(cur) }, DeleteFunc: c.enqueueOwner}),
+		nodes: c.nodeHandlers(),
+	}
 }
 
 // processNext syncs one key off the queue; false when the queue is shut
@@ -214,23 +231,23 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, nil
 	}
-	// The plan and the snapshot Apply checks it against come from the
-	// view under one lock: the planner holds exactly the snapshot's
-	// objects.
+	// The plan and the expectations come from the view under one lock;
+	// both look up only what changed or is expected (kubetrack,
+	// apply.Expectations.PendingFor), not every object.
 	c.view.mu.Lock()
-	cl, planner := c.view.snapshot(ns, name)
-	if cl == nil {
+	ds, planner := c.view.daemonSet(ns, name)
+	if ds == nil {
 		c.view.mu.Unlock()
 		c.drop(key, "")
 		return 0, nil
 	}
-	if st.uid != cl.DaemonSet.UID { // a new DaemonSet of that name
+	if st.uid != ds.UID { // a new DaemonSet of that name
 		c.drop(key, "")
 		st = c.state(key)
-		st.uid = cl.DaemonSet.UID
+		st.uid = ds.UID
 	}
 	now := c.Now()
-	in := kubesync.State{Backoff: st.backoff, ExpectationsPending: st.expect.Pending(cl, now)}
+	in := kubesync.State{Backoff: st.backoff, ExpectationsPending: st.expect.PendingFor(c.view.podNamed(ns), now)}
 	p, err := planner.Plan(now, in)
 	c.view.mu.Unlock()
 	if err != nil {
@@ -239,15 +256,36 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	// Nothing is written for a DaemonSet the API server no longer has,
 	// before the writes and after any that failed (gone).
 	if planWrites(p) {
-		if gone, err := c.gone(ctx, cl.DaemonSet); err != nil || gone {
+		if gone, err := c.gone(ctx, ds); err != nil || gone {
 			if gone {
-				c.drop(key, cl.DaemonSet.UID)
+				c.drop(key, ds.UID)
 			}
 			return 0, err
 		}
 	}
-	res := apply.Apply(ctx, c.Client, cl, p)
-	apply.RecordEvents(c.Recorder, cl.DaemonSet, p, res)
+	// The status is computed again once the creates and deletes are
+	// issued, from the view as the informers have updated it by then, as
+	// upstream's sync counts its pods for the status after its writes
+	// (updateDaemonSetStatus after manage): a status that already shows
+	// what the writes did is not written again by the next sync.
+	restatedRequeue := time.Duration(0)
+	restate := func() (api.Status, bool) {
+		c.view.mu.Lock()
+		defer c.view.mu.Unlock()
+		if c.view.daemonSets[key] != ds || c.view.trackers[key] != planner {
+			// The DaemonSet changed since the plan: its status is the
+			// next sync's.
+			return p.Status, p.StatusChanged
+		}
+		q, err := planner.Plan(now, in)
+		if err != nil {
+			return p.Status, p.StatusChanged
+		}
+		restatedRequeue = q.RequeueAfter
+		return q.Status, q.StatusChanged
+	}
+	res := apply.ApplyObjects(ctx, c.Client, c.view.objects(ds), p, daemonplan.Options{}, restate)
+	apply.RecordEvents(c.Recorder, ds, p, res)
 	st.backoff = p.Backoff
 	st.expect.Expect(res, now)
 	st.wrote.add(res)
@@ -255,11 +293,14 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		c.OnSync(in, res)
 	}
 	if err := errors.Join(res.Err(), errors.Join(p.Errors...)); err != nil {
-		if gone, _ := c.gone(ctx, cl.DaemonSet); gone {
-			c.drop(key, cl.DaemonSet.UID)
+		if gone, _ := c.gone(ctx, ds); gone {
+			c.drop(key, ds.UID)
 			return 0, nil
 		}
 		return 0, err
+	}
+	if restatedRequeue > 0 && (p.RequeueAfter <= 0 || restatedRequeue < p.RequeueAfter) {
+		return restatedRequeue, nil
 	}
 	return p.RequeueAfter, nil
 }
@@ -345,16 +386,38 @@ func (c *Controller) onDaemonSetDelete(obj any) {
 	}
 }
 
-// enqueueAll enqueues every DaemonSet the controller syncs: on a node
-// change, and for an orphan pod or revision some DaemonSet may adopt.
+// nodeHandlers feed the view each node event and enqueue only the
+// DaemonSets whose plans it may change (view.setNode, view.deleteNode),
+// not every DaemonSet: a heartbeat or a condition update enqueues none.
+func (c *Controller) nodeHandlers() cache.ResourceEventHandlerFuncs {
+	set := func(obj any) {
+		if n, ok := obj.(*corev1.Node); ok {
+			c.enqueueKeys(c.view.setNode(n))
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, cur any) { set(cur) },
+		DeleteFunc: func(obj any) {
+			if n, ok := tombstone(obj).(*corev1.Node); ok {
+				c.enqueueKeys(c.view.deleteNode(n))
+			}
+		},
+	}
+}
+
+// enqueueKeys enqueues the DaemonSets of keys (namespace/name).
+func (c *Controller) enqueueKeys(keys []string) {
+	for _, k := range keys {
+		c.queue.Add(k)
+	}
+}
+
+// enqueueAll enqueues every DaemonSet the controller syncs (those the
+// view has a tracker for): for an orphan pod or revision some DaemonSet
+// may adopt.
 func (c *Controller) enqueueAll() {
-	sets, err := c.factory.Apps().V1().DaemonSets().Lister().DaemonSets(c.Namespace).List(labels.Everything())
-	if err != nil {
-		return
-	}
-	for _, ds := range sets {
-		c.enqueue(ds.Namespace, ds.Name)
-	}
+	c.enqueueKeys(c.view.keys())
 }
 
 // enqueueOwner enqueues the DaemonSet that controls obj, a pod or
@@ -383,7 +446,10 @@ func (c *Controller) onPodUpdate(old, cur any) {
 	if !ok1 || !ok2 || curPod.ResourceVersion != "" && curPod.ResourceVersion == oldPod.ResourceVersion {
 		return // a resync: the DaemonSets' own resync syncs them
 	}
-	if oldRef, curRef := metav1.GetControllerOfNoCopy(oldPod), metav1.GetControllerOfNoCopy(curPod); oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
+	// The old owner too, when the controller reference changed; for a pod
+	// that was an orphan, every DaemonSet, as the orphan's own events
+	// enqueued them: one of them may have planned to adopt it.
+	if oldRef, curRef := metav1.GetControllerOfNoCopy(oldPod), metav1.GetControllerOfNoCopy(curPod); (oldRef == nil) != (curRef == nil) || oldRef != nil && oldRef.UID != curRef.UID {
 		c.enqueueOwner(oldPod)
 	}
 	c.enqueueOwner(curPod)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -9,17 +10,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/daemonplan/daemonplan/api"
+	"github.com/daemonplan/daemonplan/kube/apply"
+	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
 	"github.com/daemonplan/daemonplan/kube/kubetrack"
 	"github.com/daemonplan/daemonplan/kube/load"
 )
 
 // view is the cluster as the informers' event handlers delivered it: the
-// objects, and one incremental planner per DaemonSet fed by the same
-// events. A sync plans with the DaemonSet's planner and applies the plan
-// against a snapshot of the same view, taken under the same lock, so that
-// the plan and the objects Apply checks it against always agree (the
-// listers may be a few events ahead of the handlers).
+// objects, indexed, and one incremental planner per DaemonSet fed by the
+// same events. A sync plans with the DaemonSet's planner, under the view's
+// lock, and Apply checks the plan against the same view's objects, looked
+// up by name (objects), so that neither costs the size of the cluster (the
+// listers may be a few events ahead of the handlers; the view is what the
+// planners were fed).
 type view struct {
 	mu         sync.Mutex
 	daemonSets map[string]*appsv1.DaemonSet          // by namespace/name
@@ -27,12 +32,16 @@ type view struct {
 	pods       map[string]*corev1.Pod                // by namespace/name
 	revisions  map[string]*appsv1.ControllerRevision // by namespace/name
 	trackers   map[string]*kubetrack.Tracker         // by DaemonSet key
+	// on holds the pods by target node (spec.nodeName, or the node their
+	// affinity names) and namespace/name; target is each such pod's.
+	on     map[string]map[string]*corev1.Pod
+	target map[string]string
 }
 
 func newView() *view {
 	return &view{daemonSets: map[string]*appsv1.DaemonSet{}, nodes: map[string]*corev1.Node{},
 		pods: map[string]*corev1.Pod{}, revisions: map[string]*appsv1.ControllerRevision{},
-		trackers: map[string]*kubetrack.Tracker{}}
+		trackers: map[string]*kubetrack.Tracker{}, on: map[string]map[string]*corev1.Pod{}, target: map[string]string{}}
 }
 
 func key(namespace, name string) string { return namespace + "/" + name }
@@ -67,6 +76,14 @@ func (v *view) setDaemonSet(ds *appsv1.DaemonSet, wanted bool) {
 	p.SetDaemonSet(ds)
 }
 
+// keys returns, sorted, the keys of the DaemonSets the view plans: those
+// the controller syncs.
+func (v *view) keys() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Sorted(maps.Keys(v.trackers))
+}
+
 func (v *view) deleteDaemonSet(ds *appsv1.DaemonSet) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -75,37 +92,93 @@ func (v *view) deleteDaemonSet(ds *appsv1.DaemonSet) {
 	delete(v.trackers, k)
 }
 
-func (v *view) setNode(n *corev1.Node) {
+// setNode takes an add or update of a node and returns, sorted, the keys
+// of the DaemonSets whose plans it may change: those whose tracker says so
+// (kubetrack.Tracker.SetNode: the node's decision for the DaemonSet
+// changed while it should run the pod or holds one of its pods, or the
+// node came). An update that leaves the node as the planner reads it
+// (convert.Node: name, labels, taints; not its conditions, heartbeats,
+// images or status) feeds no tracker: each would decide the node as
+// before.
+func (v *view) setNode(n *corev1.Node) []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	old := v.nodes[n.Name]
 	v.nodes[n.Name] = n
-	for _, p := range v.trackers {
-		p.SetNode(n)
+	if old != nil && sameNode(old, n) {
+		return nil
 	}
+	var keys []string
+	for k, p := range v.trackers {
+		if p.SetNode(n) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
-func (v *view) deleteNode(n *corev1.Node) {
+// sameNode reports whether a and b are the same node to the planner: the
+// same in everything convert.Node reads.
+func sameNode(a, b *corev1.Node) bool {
+	return reflect.DeepEqual(convert.Node(a), convert.Node(b))
+}
+
+// deleteNode takes the deletion of a node and returns, sorted, the keys of
+// the DaemonSets whose plans it may change: those that should run on it or
+// have pods there (which it leaves on a vanished node).
+func (v *view) deleteNode(n *corev1.Node) []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.nodes, n.Name)
-	for _, p := range v.trackers {
-		p.DeleteNode(n.Name)
+	var keys []string
+	for k, p := range v.trackers {
+		if p.DeleteNode(n.Name) {
+			keys = append(keys, k)
+		}
 	}
+	slices.Sort(keys)
+	return keys
 }
 
 func (v *view) setPod(pod *corev1.Pod) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.pods[key(pod.Namespace, pod.Name)] = pod
+	k := key(pod.Namespace, pod.Name)
+	v.pods[k] = pod
+	v.unplace(k)
+	ap := convert.Pod(pod)
+	if node, err := api.TargetNodeName(&ap); err == nil {
+		if v.on[node] == nil {
+			v.on[node] = map[string]*corev1.Pod{}
+		}
+		v.on[node][k] = pod
+		v.target[k] = node
+	}
 	for _, p := range v.trackers {
 		p.SetPod(pod)
+	}
+}
+
+// unplace takes the pod k out of the index by target node.
+func (v *view) unplace(k string) {
+	node, ok := v.target[k]
+	if !ok {
+		return
+	}
+	delete(v.target, k)
+	delete(v.on[node], k)
+	if len(v.on[node]) == 0 {
+		delete(v.on, node)
 	}
 }
 
 func (v *view) deletePod(pod *corev1.Pod) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	delete(v.pods, key(pod.Namespace, pod.Name))
+	k := key(pod.Namespace, pod.Name)
+	delete(v.pods, k)
+	v.unplace(k)
 	for _, p := range v.trackers {
 		p.DeletePod(pod.Namespace, pod.Name)
 	}
@@ -151,6 +224,67 @@ func (v *view) snapshot(ns, name string) (*load.Snapshot, *kubetrack.Tracker) {
 		}
 	}
 	return s, p
+}
+
+// daemonSet returns the DaemonSet ns/name and its planner; nil, nil when
+// the view holds no such DaemonSet or does not plan it. The caller holds
+// v.mu.
+func (v *view) daemonSet(ns, name string) (*appsv1.DaemonSet, *kubetrack.Tracker) {
+	k := key(ns, name)
+	ds, p := v.daemonSets[k], v.trackers[k]
+	if ds == nil || p == nil {
+		return nil, nil
+	}
+	return ds, p
+}
+
+// podNamed returns the look-up of the pods of namespace ns by name, for
+// apply.Expectations.PendingFor. The caller holds v.mu while it is used.
+func (v *view) podNamed(ns string) func(string) *corev1.Pod {
+	return func(name string) *corev1.Pod { return v.pods[key(ns, name)] }
+}
+
+// objects returns the view as the objects Apply checks a plan for ds
+// against: each look-up takes the view's lock, and sees the objects as the
+// events have left them by then.
+func (v *view) objects(ds *appsv1.DaemonSet) apply.Lookup { return viewObjects{v: v, ds: ds} }
+
+type viewObjects struct {
+	v  *view
+	ds *appsv1.DaemonSet
+}
+
+func (o viewObjects) DaemonSet() *appsv1.DaemonSet { return o.ds }
+
+func (o viewObjects) Node(name string) (*corev1.Node, bool) {
+	o.v.mu.Lock()
+	defer o.v.mu.Unlock()
+	n := o.v.nodes[name]
+	return n, n != nil
+}
+
+func (o viewObjects) Pod(name string) *corev1.Pod {
+	o.v.mu.Lock()
+	defer o.v.mu.Unlock()
+	return o.v.pods[key(o.ds.Namespace, name)]
+}
+
+func (o viewObjects) Revision(name string) *appsv1.ControllerRevision {
+	o.v.mu.Lock()
+	defer o.v.mu.Unlock()
+	return o.v.revisions[key(o.ds.Namespace, name)]
+}
+
+func (o viewObjects) PodsOn(node string) []*corev1.Pod {
+	o.v.mu.Lock()
+	defer o.v.mu.Unlock()
+	var out []*corev1.Pod
+	for _, pod := range o.v.on[node] {
+		if pod.Namespace == o.ds.Namespace {
+			out = append(out, pod)
+		}
+	}
+	return out
 }
 
 // feed returns the event handlers that keep the view: each runs before

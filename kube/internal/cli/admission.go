@@ -68,10 +68,13 @@ func admissionObjectAt(objs *load.Objects, e *field.Error) string {
 
 // warnUnmodelled says which admission objects of objs do more than
 // daemonplan models: a RuntimeClass's scheduling (docs/overhead.md, AD7).
-func (c *cli) warnUnmodelled(objs *load.Objects) {
+func (c *cli) warnUnmodelled(objs *load.Objects) { c.warnUnmodelledFor("overhead", objs) }
+
+// warnUnmodelledFor is warnUnmodelled for command cmd.
+func (c *cli) warnUnmodelledFor(cmd string, objs *load.Objects) {
 	for i, rc := range objs.RuntimeClasses {
 		if s := rc.Scheduling; s != nil && (len(s.NodeSelector) > 0 || len(s.Tolerations) > 0) {
-			fmt.Fprintf(c.stderr, "warning: overhead: %s (RuntimeClass %s): scheduling.nodeSelector and tolerations are not modelled: pods of this class may not fit where said\n", objs.At.RuntimeClasses[i], rc.Name)
+			fmt.Fprintf(c.stderr, "warning: %s: %s (RuntimeClass %s): scheduling.nodeSelector and tolerations are not modelled: pods of this class may not fit where said\n", cmd, objs.At.RuntimeClasses[i], rc.Name)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/field"
+	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/whatif"
 )
 
@@ -53,6 +54,12 @@ sync at once after a sync that wrote, until a sync has nothing to do
 stalled, gets no predicted duration, and its nodes still on the old template
 count as not yet replaced. Nothing is written to any cluster.
 
+The new pod of each node that gets one is admitted (LimitRanges,
+PriorityClasses, RuntimeClasses of the input; live, of the cluster) and
+judged as kube-scheduler would judge it beside the pods bound to the node:
+with maxSurge above 0 beside the pod it replaces, which is still there;
+without, once that pod is gone (docs/whatif.md, W8).
+
 --ds-file holds the new DaemonSet, with the cluster's namespace (or none) and
 name: either as 'kubectl get ds -o yaml' prints it (it has metadata.uid), which
 replaces the cluster's spec, or a manifest for 'kubectl apply', which is merged
@@ -82,12 +89,15 @@ Examples:
 
 Output formats (-o):
   table  one row per node the edit changes: CHANGE, NODE, REASON; the counts;
+         the nodes where the new pod does not fit (NEW POD: Pending and
+         why, or Preempts which pods) and on how many it fits;
          one row per node the cluster changes anyway: PENDING, NODE, REASON,
          and their counts; then the steps, simulated duration and budgets of
          the rollout with the edit, and whether it settles (default)
   json   the diff document (package kube/schema, type Diff): every node with
          its change, what is pending for it, its pods now, with and without
-         the edit, and its decisions before and after; the counts, budgets,
+         the edit, and its decisions before and after, and its new pod
+         (newPod: admitted, and what the scheduler does); the counts, budgets,
          steps, syncs, duration, settled and done; and the same of the
          cluster without the edit (pending)`,
 		Args: dsArg("diff", &o.common),
@@ -126,6 +136,7 @@ func (c *cli) diff(o *diffOptions) error {
 	if o.dsFile == "" && len(o.images)+len(o.nodeFiles)+len(o.removes)+len(o.labels)+len(o.taints) == 0 {
 		return usagef("diff: nothing to compare: give --ds-file, --image, --label, --taint, --remove-node or --node-file")
 	}
+	c.newPodsLive = true
 	in, err := c.load("diff", &o.common)
 	if err != nil {
 		return err
@@ -178,6 +189,9 @@ func (c *cli) diff(o *diffOptions) error {
 		return c.fail("diff: %v", err)
 	}
 	doc := diffDocument(in, rep, edits, o.readyAfter, grace)
+	if err := c.diffNewPods(&edited, &doc); err != nil {
+		return c.fail("diff: %v", err)
+	}
 	if o.output == "json" {
 		return c.writeJSON("diff", doc)
 	}
@@ -201,6 +215,40 @@ func (c *cli) updateFindings(in *input, strict bool, fes field.ErrorList) error 
 		c.name, ds.Namespace, ds.Name, len(fes))))
 	for _, fe := range fes {
 		fmt.Fprintln(c.stderr, finding("warning", fe))
+	}
+	return nil
+}
+
+// diffNewPods sets, for each node of doc that gets a pod of the edited
+// template (Gains, Replaced, NotYetReplaced), that pod as admitted and
+// what the scheduler does with it on the node (docs/whatif.md, W8): with
+// maxSurge above 0 the node's pod now is still bound when the new one is
+// created, and counts; without, it is gone first.
+func (c *cli) diffNewPods(edited *input, doc *schema.Diff) error {
+	if edited.objs == nil {
+		return nil
+	}
+	var np *newPods
+	for i := range doc.Nodes {
+		n := &doc.Nodes[i]
+		if n.Removed || (n.Change != "Gains" && n.Change != "Replaced" && n.Change != "NotYetReplaced") {
+			continue
+		}
+		if np == nil {
+			var err error
+			if np, err = newNewPods(edited); err != nil {
+				// The diff stands without them: say why they are not judged.
+				fmt.Fprintln(c.stderr, oneLine("warning: diff: the new pods are not judged (admission, fit, preemption): "+err.Error()))
+				return nil
+			}
+			c.warnNewPods("diff", np, edited.objs)
+		}
+		surge := doc.Budgets.MaxSurge > 0 && n.Pod != ""
+		pod, err := np.pod(n.Name, surge)
+		if err != nil {
+			return err
+		}
+		n.NewPod = pod
 	}
 	return nil
 }

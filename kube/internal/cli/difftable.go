@@ -208,6 +208,7 @@ func writeDiffTable(w io.Writer, doc schema.Diff) error {
 		t.blank()
 	}
 	t.line(fmt.Sprintf("%d nodes, the edit: %s", len(doc.Nodes), countsLine(doc.Counts)))
+	writeNewPods(t, doc)
 	p := doc.Pending
 	if p.Counts.Unchanged == len(doc.Nodes) {
 		t.line("without the edit: nothing pending")
@@ -258,4 +259,56 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// writeNewPods renders what the scheduler does with the new pods of the
+// edit: the nodes where one does not fit (it stays pending, or preempts),
+// then a line with the pod's requests and priority and how many of the
+// nodes that get it it fits. Nothing when nothing is known of any.
+func writeNewPods(t *table, doc schema.Diff) {
+	var first *schema.NewPod
+	judged, misfit := 0, 0
+	for _, n := range doc.Nodes {
+		p := n.NewPod
+		if p == nil {
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		if p.Scheduling != nil || len(p.Refused) > 0 {
+			judged++
+			if p.Scheduling == nil || p.Scheduling.Outcome != "Fits" {
+				misfit++
+			}
+		}
+	}
+	if first == nil {
+		return
+	}
+	if misfit > 0 {
+		t.blank()
+		t.row("NEW POD", "NODE", "SCHEDULER")
+		for _, n := range doc.Nodes {
+			p := n.NewPod
+			if p == nil || (p.Scheduling == nil && len(p.Refused) == 0) || (p.Scheduling != nil && p.Scheduling.Outcome == "Fits") {
+				continue
+			}
+			outcome := "NotCreated"
+			if p.Scheduling != nil {
+				outcome = p.Scheduling.Outcome
+			}
+			t.row(outcome, n.Name, newPodScheduler(p))
+		}
+		t.blank()
+	}
+	what := fmt.Sprintf("the new pod (requests %s, priority %s)", listString(first.Requests), priorityString(first))
+	switch {
+	case judged == 0:
+		t.line(what + ": no node it goes to lists status.allocatable, fit not judged")
+	case misfit == 0:
+		t.line(fmt.Sprintf("%s: fits on each of the %s that get it", what, plural(judged, "node")))
+	default:
+		t.line(fmt.Sprintf("%s: does not fit on %d of the %s that get it", what, misfit, plural(judged, "node")))
+	}
 }

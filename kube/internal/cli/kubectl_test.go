@@ -148,7 +148,7 @@ func TestVersionAndPluginName(t *testing.T) {
 	}
 	var out, errOut strings.Builder
 	code := Run("kubectl daemonplan", []string{"plan", "-f", "-", "--bogus"}, strings.NewReader(""), &out, &errOut)
-	if code != exitUsage || !strings.HasPrefix(errOut.String(), "kubectl daemonplan: unknown flag: --bogus (run 'kubectl daemonplan --help'") {
+	if code != exitUsage || !strings.HasPrefix(errOut.String(), "kubectl daemonplan: unknown flag: --bogus (run 'kubectl daemonplan plan --help'") {
 		t.Errorf("plugin error: exit %d, stderr %q", code, errOut.String())
 	}
 	out.Reset()

@@ -337,6 +337,31 @@ func (c *cli) overheadSource(all, nodes bool) (*load.Objects, string, error) {
 	return objs, "namespace " + ns + " of the cluster", nil
 }
 
+// newPodsSource reads from the cluster what the new pods' answers read
+// besides the DaemonSet's own objects: the admission objects of namespace,
+// every PriorityClass, RuntimeClass and PodDisruptionBudget, and every
+// unfinished pod (docs/overhead.md, AD1–AD7, SC1–SC9). A list the cluster
+// refuses (no right to list pods in every namespace, say) is a warning, and
+// nil: the new pods are then not judged, rather than judged against part
+// of the node.
+func (c *cli) newPodsSource(cmd, namespace string) *load.Objects {
+	cn, err := c.connect(cmd)
+	if err != nil {
+		return nil
+	}
+	objs := &load.Objects{}
+	ctx := context.Background()
+	err = live.ReadAdmission(ctx, cn.client, namespace, true, objs, live.Options{})
+	if err == nil {
+		err = live.ReadPods(ctx, cn.client, objs, live.Options{})
+	}
+	if err != nil {
+		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("warning: %s: the new pods are not judged (admission, fit, preemption): %v", cmd, err)))
+		return nil
+	}
+	return objs
+}
+
 // filesHoldCluster checks, for diff and simulate, that the files of -f
 // are a cluster, as for every command: -f never contacts one. A single file
 // holding one DaemonSet and no node, pod or ControllerRevision, with no new

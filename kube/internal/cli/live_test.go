@@ -66,6 +66,18 @@ func objectsOf(t *testing.T, file string) []runtime.Object {
 	for _, o := range objs.Revisions {
 		out = append(out, o)
 	}
+	for _, o := range objs.LimitRanges {
+		out = append(out, o)
+	}
+	for _, o := range objs.PriorityClasses {
+		out = append(out, o)
+	}
+	for _, o := range objs.RuntimeClasses {
+		out = append(out, o)
+	}
+	for _, o := range objs.PodDisruptionBudgets {
+		out = append(out, o)
+	}
 	return out
 }
 
@@ -297,6 +309,56 @@ func TestLiveChange(t *testing.T) {
 				if v := a.GetVerb(); v != "get" && v != "list" && v != "update" {
 					t.Errorf("%s: verb %s", tc.reason, v)
 				}
+			}
+		})
+	}
+}
+
+// TestLiveNewPods: live, plan -o wide and diff read what the new pods'
+// answers need (admission objects, budgets, every unfinished pod) and
+// print what the same objects in a file give; a cluster that refuses the
+// list of pods gets a warning and no answer, never one judged against part
+// of the node.
+func TestLiveNewPods(t *testing.T) {
+	tests := []struct {
+		name, reason, file string
+		live, files        []string
+	}{{
+		name:   "plan -o wide",
+		reason: "every scheduler answer of plan-wide.yaml, live as from the file",
+		file:   "testdata/plan-wide.yaml",
+		live:   []string{"plan", "ds/agent", "-n", "kube-system", "--now", wideNow, "-o", "wide"},
+		files:  []string{"plan", "--ds", "kube-system/agent", "--now", wideNow, "-o", "wide"},
+	}, {
+		name:   "diff",
+		reason: "the surge of diff-fit.yaml, live as from the file",
+		file:   "testdata/diff-fit.yaml",
+		live:   []string{"diff", "ds/agent", "-n", "kube-system", "--now", wideNow, "--ds-file", "testdata/diff-fit-agent.yaml"},
+		files:  []string{"diff", "--now", wideNow, "--ds-file", "testdata/diff-fit-agent.yaml"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fc := newFakeCluster(t, "37", objectsOf(t, tt.file)...)
+			lv := runLive(fc, "", tt.live...)
+			fl := runCLI(t, "", append(tt.files, "-f", tt.file)...)
+			if lv.code != exitOK || fl.code != exitOK {
+				t.Fatalf("exit %d (%s), %d (%s)", lv.code, lv.stderr, fl.code, fl.stderr)
+			}
+			if lv.stdout != fl.stdout {
+				t.Errorf("%s: live\n%s\nfile\n%s", tt.reason, lv.stdout, fl.stdout)
+			}
+			fc.client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetNamespace() == "" {
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", nil)
+				}
+				return false, nil, nil
+			})
+			refused := runLive(fc, "", tt.live...)
+			if refused.code != exitOK || !strings.Contains(refused.stderr, "warning: "+tt.live[0]+": the new pods are not judged") {
+				t.Fatalf("pods refused: exit %d, stderr %q: want a warning", refused.code, refused.stderr)
+			}
+			if strings.Contains(refused.stdout, "SCHEDULER") || strings.Contains(refused.stdout, "NEW POD") {
+				t.Errorf("pods refused: the new pods are judged anyway:\n%s", refused.stdout)
 			}
 		})
 	}

@@ -223,20 +223,16 @@ type overheadScheduling struct {
 func overheadDocument(set *overhead.Catalog, objs *load.Objects, nodes []*corev1.Node) (overheadDoc, error) {
 	sorted := slices.Clone(nodes)
 	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
-	// The non-terminal pods by the node they are bound to, found once.
-	bound := map[string][]*corev1.Pod{}
-	for _, p := range objs.Pods {
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			bound[p.Spec.NodeName] = append(bound[p.Spec.NodeName], p)
-		}
-	}
+	// The non-terminal pods by the node they are bound to or nominated
+	// for, found once.
+	bound, nominated := podsByNode(objs.Pods)
 	var budgets []overhead.DisruptionBudget
 	for _, pdb := range objs.PodDisruptionBudgets {
 		budgets = append(budgets, convert.DisruptionBudget(pdb))
 	}
 	doc := overheadDoc{Nodes: []overheadNode{}}
 	for _, n := range sorted {
-		st, err := nodeState(n, bound[n.Name], budgets)
+		st, err := nodeState(n, bound[n.Name], nominated[n.Name], budgets)
 		if err != nil {
 			return overheadDoc{}, fmt.Errorf("node %s: %w", n.Name, err)
 		}
@@ -310,9 +306,10 @@ func overheadSet(objs *load.Objects) (*overhead.Catalog, error) {
 }
 
 // nodeState is what the scheduler knows of n: its allocatable resources
-// and pods, the non-terminal pods bound to it, and the budgets its
-// preemption respects; nil when n lists no allocatable resources.
-func nodeState(n *corev1.Node, pods []*corev1.Pod, budgets []overhead.DisruptionBudget) (*overhead.NodeState, error) {
+// and pods, the non-terminal pods bound to it, those nominated for it
+// (F8), and the budgets its preemption respects; nil when n lists no
+// allocatable resources.
+func nodeState(n *corev1.Node, pods, nominated []*corev1.Pod, budgets []overhead.DisruptionBudget) (*overhead.NodeState, error) {
 	if len(n.Status.Allocatable) == 0 {
 		return nil, nil
 	}
@@ -327,6 +324,13 @@ func nodeState(n *corev1.Node, pods []*corev1.Pod, budgets []overhead.Disruption
 			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		st.Pods = append(st.Pods, u)
+	}
+	for _, p := range nominated {
+		u, err := convert.PodUsage(p)
+		if err != nil {
+			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		st.Nominated = append(st.Nominated, u)
 	}
 	return st, nil
 }

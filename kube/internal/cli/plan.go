@@ -17,6 +17,7 @@ import (
 	"github.com/daemonplan/daemonplan/api"
 	"github.com/daemonplan/daemonplan/kube/convert"
 	"github.com/daemonplan/daemonplan/kube/kubesync"
+	"github.com/daemonplan/daemonplan/kube/schema"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -35,18 +36,31 @@ writes, the status it writes and the rollout status kubectl would print.
 Output formats (-o):
   table  the DaemonSet as 'kubectl get ds' shows it with the status the sync
          writes (plus MISSCHEDULED), then each group of writes (default)
-  wide   table, then one row per node: the decision, its reason, the pods
-         there and what the plan does with each
+  wide   table, with each pod to create as the API server admits it
+         (REQUESTS, PRIORITY) and what kube-scheduler does with it on its
+         node (SCHEDULER: fits, pending and why, or preempts which pods),
+         then one row per node: the decision, its reason, the pods there
+         and what the plan does with each
   json   the plan document (package kube/schema): the conformance schema of
-         kube/testdata/conformance/README.md, then the rest of the plan
+         kube/testdata/conformance/README.md, then the rest of the plan;
+         each create's "pod" holds what wide shows
   yaml   the same document as YAML
   name   the objects the plan writes, as resource/name (kubectl's -o name);
-         created pods, which the API server names, as pod/<generateName>`,
+         created pods, which the API server names, as pod/<generateName>
+
+A created pod is admitted with the input's LimitRanges, PriorityClasses and
+RuntimeClasses (live: read from the cluster), and judged beside every
+unfinished pod bound to its node, the DaemonSet's own included (an old pod
+that a surge replaces holds its room until it goes), and the pods nominated
+for it, with the input's PodDisruptionBudgets (docs/overhead.md). Without
+admission objects or status.allocatable there is nothing to add.`,
 		Args: dsArg("plan", &o),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(outputs, output) {
 				return usagef("plan: -o %q: want one of %s", output, strings.Join(outputs, ", "))
 			}
+			// The new pods' answers need, live, more than the sync reads.
+			c.newPodsLive = output == "wide" || output == "json" || output == "yaml"
 			in, err := c.load("plan", &o)
 			if err != nil {
 				return err
@@ -67,30 +81,74 @@ Output formats (-o):
 }
 
 func (c *cli) writePlan(in *input, p daemonplan.Plan, output string) error {
+	var pods []*schema.NewPod
+	if output == "json" || output == "yaml" || output == "wide" {
+		var err error
+		if pods, err = c.createdPods(in, p); err != nil {
+			return err
+		}
+	}
 	switch output {
-	case "json":
-		b, err := json.MarshalIndent(kubesync.JSON(p, in.version), "", "  ")
+	case "json", "yaml":
+		doc := kubesync.JSON(p, in.version)
+		for i := range pods {
+			doc.Create[i].Pod = pods[i]
+		}
+		if output == "yaml" {
+			b, err := yaml.Marshal(doc)
+			if err != nil {
+				return err
+			}
+			_, err = c.stdout.Write(b)
+			return err
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = c.stdout.Write(append(b, '\n'))
 		return err
-	case "yaml":
-		b, err := yaml.Marshal(kubesync.JSON(p, in.version))
-		if err != nil {
-			return err
-		}
-		_, err = c.stdout.Write(b)
-		return err
 	case "name":
 		return writeNames(c.stdout, in, p)
 	case "wide":
-		if err := writeTable(c.stdout, in, p); err != nil {
+		if err := writeTable(c.stdout, in, p, pods); err != nil {
 			return err
 		}
 		return writeNodes(c.stdout, in, p)
 	}
-	return writeTable(c.stdout, in, p)
+	return writeTable(c.stdout, in, p, nil)
+}
+
+// createdPods answers for each pod p creates, in order: as admission
+// leaves it and what the scheduler does with it beside every pod bound to
+// its node, the DaemonSet's own included (an old pod a surge replaces, or
+// one still terminating, holds its room until it is gone). Each is nil
+// when the input says nothing beyond the template, and the slice nil when
+// none has anything to say.
+func (c *cli) createdPods(in *input, p daemonplan.Plan) ([]*schema.NewPod, error) {
+	if len(p.Create) == 0 || in.objs == nil {
+		return nil, nil
+	}
+	np, err := newNewPods(in)
+	if err != nil {
+		// The plan stands without them: say why they are not judged.
+		fmt.Fprintln(c.stderr, oneLine("warning: plan: the new pods are not judged (admission, fit, preemption): "+err.Error()))
+		return nil, nil
+	}
+	c.warnNewPods("plan", np, in.objs)
+	pods := make([]*schema.NewPod, len(p.Create))
+	known := false
+	for i, cr := range p.Create {
+		if pods[i], err = np.pod(cr.Node, true); err != nil {
+			return nil, err
+		}
+		known = known || pods[i] != nil
+	}
+	if !known {
+		// The table keeps its columns when there is nothing to add.
+		return nil, nil
+	}
+	return pods, nil
 }
 
 // writeNames prints the objects the plan writes, kubectl's -o name style,
@@ -146,8 +204,10 @@ func writeNames(w io.Writer, in *input, p daemonplan.Plan) error {
 // writeTable renders p for people: the DaemonSet line of 'kubectl get ds'
 // with the status the sync writes, then each non-empty group of writes in
 // the order they are applied, the errors upstream's sync would return, and
-// the rollout status kubectl would print.
-func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
+// the rollout status kubectl would print. With pods (-o wide), each create
+// also says what the pod requests once admitted, its priority, and what
+// the scheduler does with it.
+func writeTable(w io.Writer, in *input, p daemonplan.Plan, pods []*schema.NewPod) error {
 	t := newTable(w, 3)
 	row := t.row
 	// Sections are separated by a blank line; tabwriter aligns each
@@ -165,9 +225,20 @@ func writeTable(w io.Writer, in *input, p daemonplan.Plan) error {
 
 	if len(p.Create) > 0 {
 		section("CREATE", len(p.Create))
-		row("NODE", "HASH")
-		for _, cr := range p.Create {
-			row(cr.Node, cr.Labels[api.LabelRevisionHash])
+		if pods == nil {
+			row("NODE", "HASH")
+			for _, cr := range p.Create {
+				row(cr.Node, cr.Labels[api.LabelRevisionHash])
+			}
+		} else {
+			row("NODE", "HASH", "REQUESTS", "PRIORITY", "SCHEDULER")
+			for i, cr := range p.Create {
+				req := "-"
+				if pods[i] != nil {
+					req = listString(pods[i].Requests)
+				}
+				row(cr.Node, cr.Labels[api.LabelRevisionHash], req, priorityString(pods[i]), newPodScheduler(pods[i]))
+			}
 		}
 	}
 	if len(p.Delete) > 0 {

@@ -241,8 +241,18 @@ func TestRolloutRefusals(t *testing.T) {
 		t.Errorf("start on RollingUpdate: the refusal does not name --switch-strategy:\n%s", r.stderr)
 	}
 	r = rc.run("kubectl daemonplan", "rollout", "start", "ds/agent", "--max-surge", "1")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "no surge under updateStrategy OnDelete") {
-		t.Errorf("--max-surge 1: exit %d, stderr:\n%s", r.code, r.stderr)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "no surge under updateStrategy OnDelete") ||
+		!strings.Contains(r.stderr, "(run 'kubectl daemonplan rollout start --help' for usage)") {
+		t.Errorf("--max-surge 1: exit %d, stderr (want the reason and the help of rollout start):\n%s", r.code, r.stderr)
+	}
+	for _, cmd := range []string{"status", "start", "pause", "resume", "promote", "abort", "undo"} {
+		// A name that is not there: said as plan says it, whatever the
+		// subcommand (status once said "load: no DaemonSet in input").
+		r = rc.run("kubectl daemonplan", "rollout", cmd, "ds/nope")
+		if r.code != exitError || !strings.Contains(r.stderr, `no DaemonSet "nope" in namespace default of the cluster`) &&
+			!strings.Contains(r.stderr, `daemonsets.apps "nope" not found`) {
+			t.Errorf("rollout %s ds/nope: exit %d, stderr:\n%s", cmd, r.code, r.stderr)
+		}
 	}
 	r = rc.run("kubectl daemonplan", "rollout", "start", "ds/agent", "--canary", "0")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--canary: Invalid value: 0") {

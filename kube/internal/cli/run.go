@@ -121,6 +121,9 @@ type cli struct {
 	// runContext is the context rollout run runs in (nil: until SIGINT
 	// or SIGTERM).
 	runContext func() (context.Context, context.CancelFunc)
+	// newPodsLive makes load read, from a cluster, what the new pods'
+	// answers need (plan -o wide|json|yaml, diff).
+	newPodsLive bool
 }
 
 // usageErr is an error that exits with exitUsage.
@@ -254,7 +257,7 @@ func optionsCmd(root *cobra.Command) *cobra.Command {
 func (c *cli) run(args []string) int {
 	root := c.root()
 	root.SetArgs(args)
-	err := root.Execute()
+	ran, err := root.ExecuteC()
 	var ue usageErr
 	var ee exitErr
 	switch {
@@ -263,7 +266,13 @@ func (c *cli) run(args []string) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"):
-		fmt.Fprintf(c.stderr, "%s: %s (run '%s --help' for usage)\n", c.name, oneLine(err.Error()), c.name)
+		// The help of the command that was run, under the name typed
+		// (the root's display name).
+		help := c.name
+		if ran != nil {
+			help = ran.CommandPath()
+		}
+		fmt.Fprintf(c.stderr, "%s: %s (run '%s --help' for usage)\n", c.name, oneLine(err.Error()), help)
 		return exitUsage
 	default:
 		fmt.Fprintf(c.stderr, "%s: %s\n", c.name, oneLine(err.Error()))
@@ -381,6 +390,11 @@ type input struct {
 	comparison bool
 	// ignored keeps pods on nodes that stop matching (--ignored-during-execution).
 	ignored bool
+	// objs is what the new pods' answers read (newPods): the admission
+	// objects, PodDisruptionBudgets and every unfinished pod. With files,
+	// everything read; live, read apart when newPodsLive asks for it (nil
+	// otherwise, or when the cluster refused it: no answer is given).
+	objs *load.Objects
 }
 
 // options are the planner's options for in: the feature gate, the
@@ -460,7 +474,14 @@ func (c *cli) load(cmd string, o *common) (*input, error) {
 	if note := hashlessNote(cl); note != "" && !c.quiet {
 		fmt.Fprintln(c.stderr, oneLine(fmt.Sprintf("%s: %s: note: %s (-q hides notes)", c.name, cmd, note)))
 	}
-	return &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored}, nil
+	in := &input{cluster: cl, now: now, kruise: k, version: version, comparison: comparison, ignored: o.ignored, objs: objs}
+	if len(o.files) == 0 {
+		in.objs = nil
+		if c.newPodsLive {
+			in.objs = c.newPodsSource(cmd, cl.DaemonSet.Namespace)
+		}
+	}
+	return in, nil
 }
 
 // maxNamedPods bounds the pods a note names.

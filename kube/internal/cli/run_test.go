@@ -455,7 +455,7 @@ func TestHelp(t *testing.T) {
 		{"help", "the commands and exit codes", []string{"help"}, []string{"Available Commands:", "plan", "explain", "Exit status:"}},
 		{"-h", "", []string{"-h"}, []string{"Available Commands:", "Exit status:"}},
 		{"--help", "", []string{"--help"}, []string{"Available Commands:", "Exit status:"}},
-		{"plan -h", "plan's own flags", []string{"plan", "-h"}, []string{"-o, --output string", "-f, --filename stringArray", "Default: the current time, in UTC", "wide   table, then one row per node"}},
+		{"plan -h", "plan's own flags", []string{"plan", "-h"}, []string{"-o, --output string", "-f, --filename stringArray", "Default: the current time, in UTC", "wide   table, with each pod to create as the API server admits it"}},
 		{"help plan", "", []string{"help", "plan"}, []string{"-o, --output string"}},
 		{"explain --help", "explain's own text and flags", []string{"explain", "--help"}, []string{"EVERY failing reason", "-f, --filename stringArray"}},
 	}

@@ -28,9 +28,13 @@ type simulateOptions struct {
 	change
 	dsFile   string
 	failRate float64
-	seed     uint64
-	html     string
-	output   string
+	// crashRate is the share of new pods that crash-loop, restarting on
+	// crashBackoff (the kubelet's doubling back-off from it).
+	crashRate    float64
+	crashBackoff time.Duration
+	seed         uint64
+	html         string
+	output       string
 	// policy is the progressive rollout's policy: its file is
 	// --rollout-policy; the flags are rollout start's.
 	policy policyFlags
@@ -39,13 +43,16 @@ type simulateOptions struct {
 }
 
 func (c *cli) simulateCmd() *cobra.Command {
-	o := simulateOptions{output: "table", seed: 1, timing: defaultTiming()}
+	o := simulateOptions{output: "table", seed: 1, crashBackoff: sim.DefaultCrashBackoff, timing: defaultTiming()}
 	cmd := &cobra.Command{
-		Use:   "simulate [ds/NAME] [--ds-file NEW_DS.yaml | --image CONTAINER=IMAGE] | -f FILE [--ds-file NEW_DS.yaml] [--ready-after 10s] [--grace-period 30s] [--fail-rate R --seed N] [--html OUT.html] [-o table|json]",
+		Use:   "simulate [ds/NAME] [--ds-file NEW_DS.yaml | --image CONTAINER=IMAGE] | -f FILE [--ds-file NEW_DS.yaml] [--ready-after 10s] [--grace-period 30s] [--fail-rate R] [--crash-rate R [--crash-backoff 10s]] [--seed N] [--html OUT.html] [-o table|json]",
 		Short: "Simulate a rollout sync by sync to convergence or to a stall, and draw its timeline",
 		Long: `Drive the DaemonSet's rollout through an in-memory cluster, sync by sync, as
 the controller would: each sync's creates are applied at once, new pods become
-Ready --ready-after after they are created (or fail, at --fail-rate), deleted
+Ready --ready-after after they are created (or fail, at --fail-rate, or
+crash-loop, at --crash-rate: Running, never Ready, restarted --crash-backoff
+after their first exit, then after twice that, up to 5 minutes, as the
+kubelet restarts them), deleted
 pods go --grace-period later (the template's terminationGracePeriodSeconds
 unless given; their node gets its new pod then); after a sync that wrote, the
 next follows at once (the controller's own writes queue it), otherwise the
@@ -66,7 +73,7 @@ simulated. Without it the cluster as found is driven on.
 
 Pods already in the cluster that are Pending become Ready --ready-after after
 their creation; pods Running but not Ready stay so; pods terminating go
---terminating after the start. Failures are decided per
+--terminating after the start. Failures and crash loops are decided per
 pod by --seed and the pod's name, so a run is reproducible. docs/timeline.md
 states the rules.
 
@@ -91,9 +98,9 @@ the operator answering at once (the canary promoted as soon as it waits, a
 pause point resumed as soon as it is reached); the phases and when they began
 are printed after the table (in -o json: "phases"). The health gates judge the
 simulated pods as the driver judges live ones: a new pod that fails
-(--fail-rate) or is not Ready by the policy's readyDeadline (a --ready-after
-longer than it) pauses or aborts the rollout, and the simulation stops there;
-simulated pods never restart, so maxRestarts never fires. Not modelled: the
+(--fail-rate), restarts more than the policy's maxRestarts times (--crash-rate,
+--crash-backoff), or is not Ready by its readyDeadline (a --ready-after longer
+than it) pauses or aborts the rollout, and the simulation stops there. Not modelled: the
 driver's step interval (each phase's new pods are seen available at once).
 
 Exit status is 0 when the simulation ran, whether it converged or stalled
@@ -110,7 +117,9 @@ Exit status is 0 when the simulation ran, whether it converged or stalled
 	f := cmd.Flags()
 	f.StringVar(&o.dsFile, "ds-file", "", "the new DaemonSet, whose rollout to simulate: 'kubectl get ds -o yaml' output,\nor a manifest for 'kubectl apply'; '-' reads standard input")
 	f.Float64Var(&o.failRate, "fail-rate", 0, "the share of new pods that fail instead of becoming Ready, 0 to 1")
-	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail (with --fail-rate)")
+	f.Float64Var(&o.crashRate, "crash-rate", 0, "the share of new pods that crash-loop (Running, never Ready, restarting), 0 to 1;\nwith --fail-rate, at most 1 together")
+	f.DurationVar(&o.crashBackoff, "crash-backoff", o.crashBackoff, "a crash-looping pod's first restart back-off, doubled at each restart up to 5m\n(the kubelet's default; set it to your nodes' own)")
+	f.Uint64Var(&o.seed, "seed", o.seed, "the seed that decides which pods fail or crash-loop (with --fail-rate, --crash-rate)")
 	f.StringVar(&o.html, "html", "", "also write the timeline to this file: one self-contained HTML page")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: "+strings.Join(simulateOutputs, "|"))
 	f.StringVar(&o.policy.file, "rollout-policy", "", "simulate the progressive rollout 'daemonplan rollout' drives under this policy\n(a JSON file as 'rollout start --policy' reads it; '-' reads standard input)")
@@ -126,6 +135,12 @@ func (c *cli) simulate(o *simulateOptions) error {
 		return usagef("simulate: -o %q: want one of %s", o.output, strings.Join(simulateOutputs, ", "))
 	case !(o.failRate >= 0 && o.failRate <= 1):
 		return usagef("simulate: --fail-rate %v: want a number from 0 to 1", o.failRate)
+	case !(o.crashRate >= 0 && o.crashRate <= 1):
+		return usagef("simulate: --crash-rate %v: want a number from 0 to 1", o.crashRate)
+	case o.failRate+o.crashRate > 1:
+		return usagef("simulate: --fail-rate %v and --crash-rate %v: together at most 1", o.failRate, o.crashRate)
+	case o.crashBackoff <= 0:
+		return usagef("simulate: --crash-backoff %v: want a positive duration", o.crashBackoff)
 	}
 	if err := o.timing.check(o.cmd, "simulate"); err != nil {
 		return err
@@ -239,9 +254,10 @@ func simulateCluster(in *input, old *appsv1.DaemonSet, o *simulateOptions) (*sim
 	cl.ReadyAfter = o.readyAfter
 	cl.GracePeriod = o.grace(old)
 	cl.Options = opts
-	if o.failRate > 0 {
-		cl.FateOf = timeline.Failures(o.failRate, o.seed)
+	if o.failRate > 0 || o.crashRate > 0 {
+		cl.FateOf = timeline.Fates(o.failRate, o.crashRate, o.seed)
 	}
+	cl.CrashBackoff = o.crashBackoff
 	return cl, nil
 }
 
@@ -290,6 +306,8 @@ func simulationJSON(tl *timeline.Timeline, in *input, o *simulateOptions, ps *pr
 		ReadyAfter:        o.readyAfter.String(),
 		GracePeriod:       o.grace(in.cluster.DaemonSet).String(),
 		FailRate:          o.failRate,
+		CrashRate:         o.crashRate,
+		CrashBackoff:      o.crashBackoff.String(),
 		Seed:              o.seed,
 		Outcome:           tl.Outcome.String(),
 		Summary:           tl.Summary(),

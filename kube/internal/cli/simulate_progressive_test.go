@@ -103,7 +103,7 @@ func TestSimulateRolloutGate(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 0 and nothing\n%s", got.code, got.stderr, got.stdout)
 	}
 	out := strings.Join(strings.Fields(got.stdout), " ")
-	for _, want := range []string{"+0s Canary - -", "+12s Canary - none: gate failed: pod ", "not Ready 11s after its creation (gate: readyDeadline 10s) (and 1 more pods)",
+	for _, want := range []string{"+0s Canary - -", "+12s Canary - none: gate failed: pod ", "not Ready 11s after its creation (gate: Ready within 10s) (and 1 more pods)",
 		"no predicted duration: the rollout did not finish"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in\n%s", want, got.stdout)
@@ -113,6 +113,44 @@ func TestSimulateRolloutGate(t *testing.T) {
 	got = runCLI(t, "", append(args, "--rollout-policy", pol, "--canary", "2")...)
 	if got.code != exitUsage || !strings.Contains(got.stderr, "simulate: give the policy by --rollout-policy or by flags, not both") {
 		t.Errorf("--rollout-policy and --canary: exit %d, stderr %q; want %d", got.code, got.stderr, exitUsage)
+	}
+}
+
+// TestSimulateRolloutRestartGate: --crash-rate makes new pods crash-loop
+// on the kubelet's back-off from --crash-backoff, and the policy's
+// maxRestarts gate aborts the rollout at the restart beyond it, as the
+// test bed's crash-loop scenario (TestProgressiveCrashLoop): canaries
+// created at 1s, first exit at 2s, restarts 1s, 2s, 4s, 8s later: the 4th
+// at 17s. A longer back-off moves the gate later; bad rates are usage
+// errors.
+func TestSimulateRolloutRestartGate(t *testing.T) {
+	cluster := zonedOnDelete(t, 6)
+	args := []string{"simulate", "--now", genNow, "-f", cluster, "--image", "agent=agent:crash",
+		"--ready-after", "1s", "--grace-period", "1s", "--crash-rate", "1",
+		"--canary", "2", "--max-unavailable", "2", "--max-restarts", "3", "--on-failure", "Abort", "--ready-deadline", "10m"}
+	for _, tc := range []struct {
+		name, backoff, want string
+	}{
+		{"test bed's back-off", "1s", "+17s Aborted - none: gate failed: pod "},
+		{"kubelet's default", "10s", "+2m32s Aborted - none: gate failed: pod "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runCLI(t, "", append(args, "--crash-backoff", tc.backoff)...)
+			if got.code != exitOK || got.stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing\n%s", got.code, got.stderr, got.stdout)
+			}
+			out := strings.Join(strings.Fields(got.stdout), " ")
+			for _, want := range []string{tc.want, "restarted 4 times (gate: at most 3) (and 1 more pods)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("want %q in\n%s", want, got.stdout)
+				}
+			}
+		})
+	}
+	for _, bad := range [][]string{{"--crash-rate", "1.5"}, {"--crash-rate", "0.6", "--fail-rate", "0.6"}, {"--crash-backoff", "0s"}} {
+		if got := runCLI(t, "", append(args[:len(args):len(args)], bad...)...); got.code != exitUsage {
+			t.Errorf("%v: exit %d, stderr %q; want %d", bad, got.code, got.stderr, exitUsage)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -35,7 +37,7 @@ func main() {
 	nodes := flag.Int("nodes", 6, "how many kwok nodes to create (node-0, node-1, ...)")
 	zones := flag.String("zones", "a,b,c", "zones given to the nodes in turn (label topology.kubernetes.io/zone); empty for none")
 	readyAfter := flag.Duration("ready-after", 2*time.Second, "how long a new pod takes to turn Ready")
-	dir := flag.String("dir", "", "keep the control plane's files (kubeconfig, logs, etcd) here; default a temporary directory, removed on exit")
+	dir := flag.String("dir", "", "keep the control plane's files (kubeconfig, logs, etcd) here, and reuse them if a run left them; default a temporary directory, removed on exit")
 	flag.Parse()
 	if err := run(*nodes, *zones, *readyAfter, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "testbed:", err)
@@ -84,7 +86,7 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 			if suffix == "bad" {
 				stages = append(stages, testbed.NeverReadyStage(image))
 			} else {
-				stages = append(stages, testbed.CrashLoopStage(image))
+				stages = append(stages, testbed.CrashLoopStages(image, readyAfter, time.Second)...)
 			}
 		}
 	}
@@ -112,7 +114,13 @@ func run(nodes int, zones string, readyAfter time.Duration, dir string) error {
 			labels["topology.kubernetes.io/zone"] = zoneList[i%len(zoneList)]
 		}
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-		if _, err := b.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		_, err := b.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			// A -dir kept from an earlier run holds its etcd data, nodes
+			// included: reuse the node, with this run's labels.
+			err = reuseNode(ctx, b, name, labels)
+		}
+		if err != nil {
 			return fmt.Errorf("node %s: %w", name, err)
 		}
 	}
@@ -126,4 +134,18 @@ Ctrl-C stops it.
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "testbed: stopping")
 	return nil
+}
+
+// reuseNode gives the node name, kept from an earlier run, labels.
+func reuseNode(ctx context.Context, b *testbed.Bed, name string, labels map[string]string) error {
+	node, err := b.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	maps.Copy(node.Labels, labels)
+	_, err = b.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+	return err
 }
