@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -38,8 +39,9 @@ import (
 	"github.com/daemonplan/daemonplan/placement"
 )
 
-// Controller runs daemonplan for every DaemonSet of Namespace, or only
-// for Namespace/Name when Name is set.
+// Controller runs daemonplan for every DaemonSet of Namespace (of every
+// namespace when Namespace is empty), or only for Namespace/Name when Name
+// is set.
 type Controller struct {
 	Client          kubernetes.Interface
 	Namespace, Name string
@@ -71,6 +73,8 @@ type Controller struct {
 	// fed reports whether each event handler has seen its informer's
 	// initial list.
 	fed []cache.InformerSynced
+	// phase is where Run is (phaseStopped, ...), for the health check.
+	phase atomic.Int32
 }
 
 // daemonSetState is what the controller carries for one DaemonSet from
@@ -97,6 +101,8 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.init()
 	defer c.queue.ShutDown()
+	c.phase.Store(phaseSyncing)
+	defer c.phase.Store(phaseStopped)
 	f := c.factory
 	dsInf, podInf := f.Apps().V1().DaemonSets().Informer(), f.Core().V1().Pods().Informer()
 	if err := c.register(); err != nil {
@@ -114,6 +120,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer f.Shutdown()
 	f.WaitForCacheSync(ctx.Done())
 	cache.WaitForCacheSync(ctx.Done(), c.fed...)
+	c.phase.Store(phaseRunning)
 	workers := c.Workers
 	if workers <= 0 {
 		workers = 2
@@ -132,7 +139,8 @@ func (c *Controller) Run(ctx context.Context) error {
 }
 
 func (c *Controller) init() {
-	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace))
+	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace),
+		informers.WithTransform(trim))
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"})
 	c.sets = map[string]*daemonSetState{}
@@ -192,7 +200,9 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	start := time.Now()
 	requeue, err := c.sync(ctx, key)
+	observeSync(start, requeue, err)
 	if err != nil {
 		c.queue.AddRateLimited(key)
 		return true
@@ -354,7 +364,7 @@ func (c *Controller) drop(key string, uid types.UID) {
 
 // wanted reports whether the controller syncs the DaemonSet ns/name.
 func (c *Controller) wanted(ns, name string) bool {
-	return ns == c.Namespace && (c.Name == "" || name == c.Name)
+	return (c.Namespace == "" || ns == c.Namespace) && (c.Name == "" || name == c.Name)
 }
 
 func (c *Controller) enqueue(ns, name string) {
