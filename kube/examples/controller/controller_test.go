@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -257,56 +256,5 @@ func countEvents(r *record.FakeRecorder) map[string]int {
 		default:
 			return got
 		}
-	}
-}
-
-// TestControllerEveryDaemonSet: without a Name the controller syncs every
-// DaemonSet of its namespace from one queue, each with its own pods, and
-// none of another namespace.
-func TestControllerEveryDaemonSet(t *testing.T) {
-	c, err := load.Read(strings.NewReader(cluster))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fc := fakeclient.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	ctx, cancel := context.WithCancel(context.Background())
-	for _, ns := range []string{"default", "other"} {
-		ds := c.DaemonSet.DeepCopy()
-		ds.Name, ds.Namespace, ds.UID = "logs", ns, types.UID("logs-uid-"+ns)
-		ds.Spec.Selector.MatchLabels = map[string]string{"app": "logs"}
-		ds.Spec.Template.Labels = map[string]string{"app": "logs"}
-		if _, err := fc.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctrl := &Controller{Client: fc, Namespace: "default", Now: time.Now, Recorder: record.NewFakeRecorder(1000)}
-	done := make(chan error)
-	go func() { done <- ctrl.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-	deadline := time.Now().Add(budget)
-	for {
-		pods, err := fc.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		byApp := map[string]int{}
-		for _, p := range pods.Items {
-			byApp[p.Namespace+"/"+p.Labels["app"]]++
-		}
-		if byApp["default/agent"] == 4 && byApp["default/logs"] == 4 {
-			if byApp["other/logs"] != 0 {
-				t.Errorf("pods created for a DaemonSet of another namespace: %v", byApp)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pods for both DaemonSets within %v: %v", budget, byApp)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
