@@ -647,6 +647,29 @@ func namespaced(kind string) bool {
 	return kind != "Node" && kind != "PriorityClass" && kind != "RuntimeClass"
 }
 
+// newTyped returns an empty object of a typed kind the loader keeps (its
+// apiVersion and kind come from the decoded text, then add sets them as
+// found); every other kind it reaches is a Pod.
+func newTyped(kind string) runtime.Object {
+	switch kind {
+	case "DaemonSet":
+		return &appsv1.DaemonSet{}
+	case "ControllerRevision":
+		return &appsv1.ControllerRevision{}
+	case "Node":
+		return &corev1.Node{}
+	case "LimitRange":
+		return &corev1.LimitRange{}
+	case "PriorityClass":
+		return &schedulingv1.PriorityClass{}
+	case "RuntimeClass":
+		return &nodev1.RuntimeClass{}
+	case "PodDisruptionBudget":
+		return &policyv1.PodDisruptionBudget{}
+	}
+	return &corev1.Pod{}
+}
+
 // add decodes one JSON value t (trimmed) found at at. defAPIVersion and
 // defKind apply to items of a typed list (NodeList), whose items the API
 // server prints without apiVersion and kind.
@@ -732,29 +755,12 @@ func (m *merger) add(t []byte, at Position, defAPIVersion, defKind string, depth
 	}
 
 	decode := func(t []byte) (any, []error, error) {
-		var obj any
-		switch {
-		case kruise:
+		if kruise {
 			u := &unstructured.Unstructured{}
 			findings, err := decodeKruise(t, u)
 			return u, findings, err
-		case h.kind == "DaemonSet":
-			obj = &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		case h.kind == "ControllerRevision":
-			obj = &appsv1.ControllerRevision{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		case h.kind == "Node":
-			obj = &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		case h.kind == "LimitRange":
-			obj = &corev1.LimitRange{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		case h.kind == "PriorityClass":
-			obj = &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		case h.kind == "RuntimeClass":
-			obj = &nodev1.RuntimeClass{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		case h.kind == "PodDisruptionBudget":
-			obj = &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
-		default:
-			obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: want, Kind: h.kind}}
 		}
+		obj := newTyped(h.kind)
 		findings, err := strictFindings(t, obj)
 		return obj, findings, err
 	}
