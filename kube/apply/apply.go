@@ -263,13 +263,14 @@ var ErrCannotAdopt error = &notIssued{"apply: DaemonSet gone, replaced or being 
 // ErrShouldNotRun, ErrNodeHasPod: a node of c the DaemonSet should run on,
 // without its live pod there, or with one under surge). A pod delete is
 // issued only while its reason holds (ErrUnjustifiedDelete), decided again
-// from c's DaemonSet and nodes, as a create is, and from the pod read from
-// the API server just before the delete (the same UID, still claimed by
-// the DaemonSet): a plan made from another snapshot, altered, or made
-// from an object changed without a new resourceVersion deletes no pod its
-// reason does not name. A delete, relabel or revision update is held to
-// the UID and resourceVersion at which the DaemonSet controls the object
-// (for a pod delete, as read); on a conflict the object is read again and
+// from c's DaemonSet and nodes, as a create is, and from c's pod (the
+// same UID, claimed by the DaemonSet), to which the delete is held by its
+// UID and resourceVersion; a pod without a resourceVersion is read from
+// the API server first: a plan made from another snapshot, altered, or
+// made from an object changed without a new resourceVersion deletes no pod
+// its reason does not name. A delete, relabel or revision update is held
+// to the UID and resourceVersion at which the DaemonSet controls the
+// object; on a conflict the object is read again and
 // written once more only if the DaemonSet still claims it (and, for a
 // delete, the reason still holds), else reported as ErrNotOwned
 // (docs/never-harm.md, N10). The
@@ -889,11 +890,13 @@ func (a *applier) checkCreates() []error {
 
 // deletePods issues every delete in parallel. Each is checked first
 // against the snapshot (the pod is there, the DaemonSet's, and the
-// delete's reason holds, see justified), then against the pod read again
-// from the API server (the same UID, still claimed by the DaemonSet, the
-// reason still holding), and issued with that UID and the resourceVersion
-// read as preconditions: the pod deleted is the pod checked. A conflict
-// reads and checks it once more (see conditional).
+// delete's reason holds, see justified), and issued with the UID and the
+// resourceVersion of the pod checked as preconditions: the pod deleted is
+// the pod checked, and no read precedes the delete, as none precedes
+// upstream's. A pod without a resourceVersion is read first; a conflict
+// (the pod changed since) reads it again and checks it once more: the same
+// UID, still claimed by the DaemonSet, the reason still holding (see
+// conditional).
 func (a *applier) deletePods() {
 	writes := make([]Write, len(a.p.Delete))
 	if len(writes) == 0 {
@@ -927,8 +930,12 @@ func (a *applier) deletePods() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// No resourceVersion: conditional reads the pod first.
-			err := a.conditional(pod.UID, "", a.getPod(d.Pod), func(fresh metav1.Object, rv string) error {
+			// Held to the resourceVersion at which the pod was checked:
+			// the pod deleted is the pod checked, without a read (an API
+			// server gives every change a new resourceVersion). A pod
+			// without one is read first; a conflict reads it again, and
+			// the reason is decided once more on the pod as read.
+			err := a.conditional(pod.UID, pod.ResourceVersion, a.getPod(d.Pod), func(fresh metav1.Object, rv string) error {
 				if live, ok := fresh.(*corev1.Pod); ok {
 					if err := justified(v, d, pod, live, n, keeps, a.p.Hash); err != nil {
 						return err

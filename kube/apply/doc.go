@@ -13,8 +13,8 @@
 // not justify: on a node it lacks, one the DaemonSet should not run on
 // (ErrShouldNotRun), or one that already runs the DaemonSet's live pod,
 // two with surge (ErrNodeHasPod), or a pod delete whose reason does not
-// hold for the snapshot's nodes and the pod as read just before the
-// delete (ErrUnjustifiedDelete). ApplyWith checks creates and deletes with
+// hold for the snapshot's nodes and pod, or, after a conflict, for the pod
+// read again (ErrUnjustifiedDelete). ApplyWith checks creates and deletes with
 // the plan's placement options. The error of every write not issued
 // matches ErrNotIssued. ApplyObjects checks against a Lookup instead of a
 // snapshot (a controller's indexed informer caches: Apply then costs the

@@ -253,9 +253,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	// Nothing is written for a DaemonSet the API server no longer has,
-	// before the writes and after any that failed (gone).
-	if planWrites(p) {
+	// Nothing changes owner for a DaemonSet the API server no longer has
+	// (gone, changesOwners); after any write that failed, nothing is
+	// retried for it.
+	if changesOwners(p) {
 		if gone, err := c.gone(ctx, ds); err != nil || gone {
 			if gone {
 				c.drop(key, ds.UID)

@@ -87,6 +87,15 @@ func TestControllerRollout(t *testing.T) {
 		if len(rec.failed) > 0 {
 			t.Errorf("writes failed: %v", rec.failed)
 		}
+		// Reads cost requests at the client's QPS, as writes do: a delete
+		// is held to the resourceVersion the informer showed (no pod
+		// changes after its create here, so none conflicts) and reads
+		// nothing first.
+		for _, a := range fc.Actions() {
+			if a.GetVerb() == "get" && a.GetResource().Resource == "pods" {
+				t.Errorf("the controller read a pod (%s): a delete is held to the informer's resourceVersion", a.(k8stesting.GetAction).GetName())
+			}
+		}
 		t.Logf("converged after %d syncs; %d revision creates found the revision already there", rec.syncs, rec.revisionExists)
 	}()
 	deadline := time.Now().Add(budget)
@@ -149,19 +158,21 @@ func (r *recorder) onSync(_ kubesync.State, res apply.Result) {
 // holds for the pods. It fails the test at once if the DaemonSet's
 // generation went below gen (a write replaced the template change), and
 // after the deadline with the cluster's state and the controller's last
-// writes.
+// writes. It reads the fake's object tracker, so that the clientset's
+// actions are the controller's only.
 func waitFor(t *testing.T, fc *fakeclient.Clientset, rec *recorder, deadline time.Time, what string, gen int64, done func([]corev1.Pod, int) bool) {
 	t.Helper()
-	ctx := context.Background()
 	for {
-		ds, err := fc.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+		obj, err := fc.Tracker().Get(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "default", "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
-		pods, err := fc.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+		ds := obj.(*appsv1.DaemonSet)
+		list, err := fc.Tracker().List(corev1.SchemeGroupVersion.WithResource("pods"), corev1.SchemeGroupVersion.WithKind("Pod"), "default")
 		if err != nil {
 			t.Fatal(err)
 		}
+		pods := list.(*corev1.PodList)
 		st := ds.Status
 		ok := done(pods.Items, int(st.NumberUnavailable))
 		switch {

@@ -13,8 +13,11 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/daemonplan/daemonplan"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
+	"github.com/daemonplan/daemonplan/placement"
+	"github.com/daemonplan/daemonplan/revision"
 )
 
 // TestNoWriteAfterDelete: the informers still hold a DaemonSet that the
@@ -110,6 +113,37 @@ func TestNoWriteAfterDelete(t *testing.T) {
 			}
 			if got := len(wrote) > 0; got != tc.wantWrites {
 				t.Errorf("sync wrote %v, want writes %v (%s)", wrote, tc.wantWrites, tc.reason)
+			}
+		})
+	}
+}
+
+// TestChangesOwners: the DaemonSet is read from the API server before the
+// writes that change what it owns, and only those: every other write is
+// held to preconditions of its own, and a read before each made the
+// controller's requests more than upstream's, at the same QPS.
+func TestChangesOwners(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		plan         daemonplan.Plan
+		want         bool
+	}{
+		{"nothing", "no write", daemonplan.Plan{}, false},
+		{"status", "the status update is held to the DaemonSet's resourceVersion", daemonplan.Plan{StatusChanged: true}, false},
+		{"pod delete", "held to the pod's UID and resourceVersion", daemonplan.Plan{Delete: []placement.Delete{{Pod: "p", Node: "n"}}}, false},
+		{"relabel", "held to the pod's UID and resourceVersion", daemonplan.Plan{Relabel: []revision.PodRelabel{{}}}, false},
+		{"revision update", "held to the revision's UID and resourceVersion", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Update: []revision.Revision{{Name: "r"}}}}, false},
+		{"pod create", "a pod for a DaemonSet that is gone would be owned by nothing", daemonplan.Plan{Create: []placement.Create{{Node: "n"}}}, true},
+		{"revision create", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Create: []revision.Revision{{Name: "r"}}}}, true},
+		{"pod adopt", "an orphan taken by a DaemonSet that is gone", daemonplan.Plan{Adopt: []string{"p"}}, true},
+		{"revision adopt", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Adopt: []string{"r"}}}, true},
+		{"pod release", "a pod released from a DaemonSet being deleted escapes the garbage collector", daemonplan.Plan{Release: []string{"p"}}, true},
+		{"revision release", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Release: []string{"r"}}}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := changesOwners(tc.plan); got != tc.want {
+				t.Errorf("%s: changesOwners %v, want %v", tc.reason, got, tc.want)
 			}
 		})
 	}

@@ -119,8 +119,9 @@ func (m *filterModel) genDaemonSet(t *rapid.T, name string) *appsv1.DaemonSet {
 	return ds
 }
 
-// genPod draws a pod of a DaemonSet (or an orphan it selects) on a node,
-// bound or not, in some state.
+// genPod draws a pod a DaemonSet selects on a node, bound or not, in some
+// state: the DaemonSet's own, an orphan, another DaemonSet's, or a
+// ReplicaSet's (the view feeds a pod only to the trackers it concerns).
 func (m *filterModel) genPod(t *rapid.T, name string) *corev1.Pod {
 	set := rapid.SampledFrom(filterSets).Draw(t, "podSet")
 	node := rapid.SampledFrom([]string{"n0", "n1", "n2", "n3", "n4"}).Draw(t, "podNode")
@@ -130,8 +131,15 @@ func (m *filterModel) genPod(t *rapid.T, name string) *corev1.Pod {
 			CreationTimestamp: metav1.NewTime(filterNow.Add(-time.Hour))},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "img:v1"}}},
 	}
-	if rapid.IntRange(0, 4).Draw(t, "orphan") > 0 {
-		yes := true
+	yes := true
+	switch rapid.IntRange(0, 9).Draw(t, "owner") {
+	case 0, 1: // an orphan
+	case 2:
+		other := rapid.SampledFrom(filterSets).Draw(t, "otherSet")
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: other, UID: types.UID("uid-" + other), Controller: &yes}}
+	case 3:
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: set, UID: types.UID("uid-rs-" + set), Controller: &yes}}
+	default:
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: set, UID: types.UID("uid-" + set), Controller: &yes}}
 	}
 	if rapid.Bool().Draw(t, "bound") {

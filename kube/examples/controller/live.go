@@ -28,10 +28,17 @@ func (c *Controller) gone(ctx context.Context, ds *appsv1.DaemonSet) (bool, erro
 	return live.UID != ds.UID || live.DeletionTimestamp != nil, nil
 }
 
-// planWrites reports whether applying p writes anything: revisions, pods
-// (claims, relabels, creates, deletes) or the status.
-func planWrites(p daemonplan.Plan) bool {
+// changesOwners reports whether applying p changes what the DaemonSet
+// owns: creates, adopts or releases a revision or a pod. Only those
+// writes need the DaemonSet read first (gone): for a DaemonSet that is
+// gone they would leave objects the garbage collector does not remove
+// (owned by nothing, or created while it orphans them), or take one out of
+// its reach. The plan's other writes are held to the UID and
+// resourceVersion of what they change (deletes, relabels, revision
+// updates, the status), which the garbage collector's work on a deleted
+// DaemonSet changes: they fail rather than act on it, and cost no read, as
+// upstream's writes read nothing first.
+func changesOwners(p daemonplan.Plan) bool {
 	r := p.Revisions
-	return len(r.Create)+len(r.Update)+len(r.DeleteDuplicates)+len(r.Delete)+len(r.Adopt)+len(r.Release)+
-		len(p.Adopt)+len(p.Release)+len(p.Relabel)+len(p.Create)+len(p.Delete) > 0 || p.StatusChanged
+	return len(r.Create)+len(r.Adopt)+len(r.Release)+len(p.Adopt)+len(p.Release)+len(p.Create) > 0
 }

@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/api"
@@ -66,7 +67,9 @@ func (v *view) setDaemonSet(ds *appsv1.DaemonSet, wanted bool) {
 			p.SetNode(n)
 		}
 		for _, pod := range v.pods {
-			p.SetPod(pod)
+			if v.concerns(pod, k) {
+				p.SetPod(pod)
+			}
 		}
 		for _, cr := range v.revisions {
 			p.SetRevision(cr)
@@ -141,10 +144,17 @@ func (v *view) deleteNode(n *corev1.Node) []string {
 	return keys
 }
 
+// setPod takes an add or update of a pod, and feeds it to the trackers it
+// concerns (concerns): a pod event costs one tracker, not one per
+// DaemonSet. A tracker the pod no longer concerns (its controller
+// reference changed) forgets it.
 func (v *view) setPod(pod *corev1.Pod) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	k := key(pod.Namespace, pod.Name)
+	if old := v.pods[k]; old != nil {
+		v.forget(old, pod)
+	}
 	v.pods[k] = pod
 	v.unplace(k)
 	ap := convert.Pod(pod)
@@ -155,9 +165,46 @@ func (v *view) setPod(pod *corev1.Pod) {
 		v.on[node][k] = pod
 		v.target[k] = node
 	}
-	for _, p := range v.trackers {
-		p.SetPod(pod)
+	v.eachTracker(pod, func(_ string, p *kubetrack.Tracker) { p.SetPod(pod) })
+}
+
+// concerns reports whether the pod concerns the plan of the DaemonSet
+// whose key is ds: the pod is an orphan (which the DaemonSet may adopt),
+// or its controller reference names a DaemonSet of that name in its
+// namespace (which, of that UID, owns it, and may release it). A plan
+// reads no other pod (placement.Ownership: a pod another controller owns
+// is ignored), so its tracker need not hold it.
+func (v *view) concerns(pod *corev1.Pod, ds string) bool {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	return ref == nil || ref.Kind == "DaemonSet" && key(pod.Namespace, ref.Name) == ds
+}
+
+// eachTracker calls f with each tracker pod concerns and its DaemonSet's
+// key: every one for an orphan, the one of the DaemonSet its controller
+// reference names, or none.
+func (v *view) eachTracker(pod *corev1.Pod, f func(string, *kubetrack.Tracker)) {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	switch {
+	case ref == nil:
+		for k, p := range v.trackers {
+			f(k, p)
+		}
+	case ref.Kind == "DaemonSet":
+		k := key(pod.Namespace, ref.Name)
+		if p := v.trackers[k]; p != nil {
+			f(k, p)
+		}
 	}
+}
+
+// forget takes old, the pod as the trackers hold it, out of those it
+// concerns that cur (its next version, nil when deleted) does not.
+func (v *view) forget(old, cur *corev1.Pod) {
+	v.eachTracker(old, func(k string, p *kubetrack.Tracker) {
+		if cur == nil || !v.concerns(cur, k) {
+			p.DeletePod(old.Namespace, old.Name)
+		}
+	})
 }
 
 // unplace takes the pod k out of the index by target node.
@@ -177,11 +224,13 @@ func (v *view) deletePod(pod *corev1.Pod) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	k := key(pod.Namespace, pod.Name)
+	old := v.pods[k]
+	if old == nil {
+		old = pod
+	}
 	delete(v.pods, k)
 	v.unplace(k)
-	for _, p := range v.trackers {
-		p.DeletePod(pod.Namespace, pod.Name)
-	}
+	v.forget(old, nil)
 }
 
 func (v *view) setRevision(cr *appsv1.ControllerRevision) {

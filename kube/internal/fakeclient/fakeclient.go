@@ -107,8 +107,10 @@ func (fc *Clientset) onCreate(action k8stesting.Action) (bool, runtime.Object, e
 // update of the status subresource changes the status only, and an update
 // of the DaemonSet leaves its status as stored. The fake clientset alone
 // stores the whole object either way, so that a status written from a
-// stale copy (an informer's) would revert a newer spec. Reactors run one
-// at a time, so the read and the write are atomic.
+// stale copy (an informer's) would revert a newer spec. As the API server,
+// it refuses an update that gives another resourceVersion than the stored
+// one (a Conflict) and gives the stored DaemonSet a new one. Reactors run
+// one at a time, so the read and the write are atomic.
 func (fc *Clientset) onUpdateDaemonSet(action k8stesting.Action) (bool, runtime.Object, error) {
 	in, ok := action.(k8stesting.UpdateAction).GetObject().(*appsv1.DaemonSet)
 	if !ok {
@@ -123,6 +125,10 @@ func (fc *Clientset) onUpdateDaemonSet(action k8stesting.Action) (bool, runtime.
 	if !ok {
 		return false, nil, nil
 	}
+	if rv := in.ResourceVersion; rv != "" && rv != stored.ResourceVersion {
+		return true, nil, apierrors.NewConflict(gvr.GroupResource(), in.Name,
+			errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+	}
 	out := in.DeepCopy()
 	if action.GetSubresource() == "status" {
 		out = stored.DeepCopy()
@@ -130,6 +136,10 @@ func (fc *Clientset) onUpdateDaemonSet(action k8stesting.Action) (bool, runtime.
 	} else {
 		out.Status = *stored.Status.DeepCopy()
 	}
+	fc.mu.Lock()
+	fc.rv++
+	out.ResourceVersion = fmt.Sprintf("fake-%d", fc.rv)
+	fc.mu.Unlock()
 	if err := fc.Tracker().Update(gvr, out, ns); err != nil {
 		return true, nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
@@ -74,5 +76,39 @@ func TestUpdateDaemonSet(t *testing.T) {
 					tc.reason, got.Generation, got.Spec.Template.Spec.Containers[0].Image, got.Status.DesiredNumberScheduled)
 			}
 		})
+	}
+}
+
+// TestUpdateDaemonSetConflict: a DaemonSet write gives the stored object a
+// new resourceVersion, and a write held to an older one is a Conflict, as
+// the API server answers it: a controller that writes its status from a
+// stale copy meets the conflict here as on a cluster.
+func TestUpdateDaemonSetConflict(t *testing.T) {
+	ctx := context.Background()
+	c, err := load.Read(strings.NewReader(cluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := fakeclient.New(c, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	dsClient := fc.AppsV1().DaemonSets("default")
+	ds, err := dsClient.Get(ctx, "agent", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.Status.DesiredNumberScheduled = 3
+	first, err := dsClient.UpdateStatus(ctx, ds, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.ResourceVersion == "" || first.ResourceVersion == ds.ResourceVersion {
+		t.Fatalf("the write left resourceVersion %q (was %q): want a new one", first.ResourceVersion, ds.ResourceVersion)
+	}
+	first.Status.DesiredNumberScheduled = 4
+	if _, err := dsClient.UpdateStatus(ctx, first, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("a write held to the stored resourceVersion: %v", err)
+	}
+	first.Status.DesiredNumberScheduled = 5
+	if _, err := dsClient.UpdateStatus(ctx, first, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("a write held to a resourceVersion no longer stored: err %v, want a Conflict", err)
 	}
 }
