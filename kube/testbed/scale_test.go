@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -49,7 +50,10 @@ import (
 // stopped, per phase from /proc/PID/stat), peak RSS (VmHWM) and steady
 // RSS (the median VmRSS sampled every second in the steady window), its
 // requests by verb, its status writes and each rollout's time to
-// converge, with the ratios daemonplan / upstream.
+// converge, with the ratios daemonplan / upstream. With
+// TESTBED_SCALE_PROFILE=DIR the example controller serves its profiles
+// (--profiling) and the run keeps its CPU profiles, 15 s each, and a heap
+// profile per phase in DIR (profiler).
 //
 //	TESTBED_SCALE=1000 TESTBED_SCALE_STEADY=1m go test -run '^TestScale$' -v -timeout 60m
 func TestScale(t *testing.T) {
@@ -346,8 +350,17 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	}
 	defer proxy.Close()
 	args := []string{"--kubeconfig", proxy.Kubeconfig}
+	var prof *profiler
 	if kind == daemonplanKind {
 		args = append(args, "--namespace", namespace)
+		if dir := os.Getenv("TESTBED_SCALE_PROFILE"); dir != "" {
+			port, err := freePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			prof = &profiler{dir: dir, addr: fmt.Sprintf("127.0.0.1:%d", port)}
+			args = append(args, "--metrics-bind-address", prof.addr, "--profiling")
+		}
 	}
 	ctrl, err := startProgram(filepath.Join(b.Dir, "controller.log"), bin, args...)
 	if err != nil {
@@ -365,6 +378,10 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	defer stop()
 	sampler := startSampler(ctrl.PID())
 	defer sampler.stop()
+	if prof != nil {
+		prof.start(t, "create")
+		defer prof.stop()
+	}
 	run := &scaleRun{Rollouts: map[string]time.Duration{}}
 	n := len(plan.nodes)
 	// Generous: on an overloaded machine kwok, in the test process, was
@@ -388,6 +405,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 
 	// The steady window.
 	sampler.mark("steady start")
+	prof.phase("steady")
 	plan.window(s)
 	sampler.mark("steady")
 	start = time.Now()
@@ -400,6 +418,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 
 	// Three rollouts at once.
 	sampler.mark("rollout start")
+	prof.phase("rollout")
 	started := map[string]time.Time{}
 	for _, name := range plan.rolled {
 		images[name] = "agent:v2"
@@ -430,6 +449,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	hb.stop()
 	run.Heartbeats, run.HeartbeatsSkipped = hb.sent.Load(), hb.skipped.Load()
 	sampler.stop()
+	prof.stop()
 	stop()
 	run.CPU = ctrl.CPU
 	run.PhaseCPU = map[string]time.Duration{
@@ -986,4 +1006,90 @@ func TestReadProc(t *testing.T) {
 	if p := readProc(-1); p.ok {
 		t.Errorf("readProc of no process: %+v, want not ok", p)
 	}
+}
+
+// profiler takes the example controller's CPU profiles back to back, 15 s
+// each, into dir as cpu-NNN-PHASE.pprof (the phase the profile began in),
+// and its heap profile as each phase ends (heap-PHASE.pprof), from the
+// controller's --profiling endpoint: TESTBED_SCALE_PROFILE=DIR. Merge a
+// phase's profiles with go tool pprof -proto dir/cpu-*-create.pprof.
+type profiler struct {
+	dir, addr string
+	t         *testing.T
+	mu        sync.Mutex
+	current   string
+	done      chan struct{}
+	wg        sync.WaitGroup
+	once      sync.Once
+}
+
+func (p *profiler) start(t *testing.T, phase string) {
+	p.t, p.current, p.done = t, phase, make(chan struct{})
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-p.done:
+				return
+			default:
+			}
+			p.mu.Lock()
+			name := fmt.Sprintf("cpu-%03d-%s.pprof", i, p.current)
+			p.mu.Unlock()
+			if err := p.fetch("/debug/pprof/profile?seconds=15", name); err != nil {
+				t.Logf("profile %s: %v", name, err)
+				return
+			}
+		}
+	})
+}
+
+// phase takes the heap profile of the phase that ends and names the next
+// CPU profiles after phase; a nil profiler does nothing.
+func (p *profiler) phase(phase string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	ended := p.current
+	p.current = phase
+	p.mu.Unlock()
+	if err := p.fetch("/debug/pprof/heap", "heap-"+ended+".pprof"); err != nil {
+		p.t.Logf("heap profile: %v", err)
+	}
+}
+
+// stop takes the last heap profile and waits for the CPU profile under
+// way; a nil profiler does nothing, and a second stop nothing more.
+func (p *profiler) stop() {
+	if p == nil {
+		return
+	}
+	p.once.Do(func() {
+		p.phase("end")
+		close(p.done)
+		p.wg.Wait()
+	})
+}
+
+func (p *profiler) fetch(path, name string) error {
+	resp, err := http.Get("http://" + p.addr + path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	f, err := os.Create(filepath.Join(p.dir, name))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

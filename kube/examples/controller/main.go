@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strings"
@@ -45,6 +46,7 @@ type options struct {
 	leader        leaderOptions
 	metricsAddr   string // "" or "0": no metrics endpoint
 	healthAddr    string // "" or "0": no health endpoint
+	profiling     bool   // /debug/pprof on the metrics endpoint
 	allNamespaces bool
 }
 
@@ -74,6 +76,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&l.ResourceNamespace, "leader-elect-resource-namespace", l.ResourceNamespace, "namespace of the Lease")
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "address to serve Prometheus metrics on at /metrics, as :8080 (0: none)")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", "0", "address to serve /healthz on, as :8081; may be the metrics address (0: none)")
+	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's profiles at /debug/pprof/ on the metrics address")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -105,6 +108,9 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	}
 	if o.workers <= 0 {
 		errs = append(errs, fmt.Errorf("--concurrent-daemonset-syncs: %d: must be positive", o.workers))
+	}
+	if o.profiling && !on(o.metricsAddr) {
+		errs = append(errs, errors.New("--profiling: the profiles are served on the metrics address: set --metrics-bind-address"))
 	}
 	if o.resync < 0 {
 		errs = append(errs, fmt.Errorf("--resync: %v: must not be negative", o.resync))
@@ -181,6 +187,14 @@ func runController(ctx context.Context, c *Controller, leClient kubernetes.Inter
 	}
 	if on(o.metricsAddr) {
 		mux(o.metricsAddr).Handle("/metrics", metricsHandler())
+	}
+	if o.profiling {
+		m := mux(o.metricsAddr)
+		m.HandleFunc("/debug/pprof/", pprof.Index)
+		m.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		m.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		m.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		m.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	if on(o.healthAddr) {
 		h := healthHandler(checks...)

@@ -122,7 +122,7 @@ func sample(text, name, labels string) (float64, bool) {
 func TestMetricsEndpoint(t *testing.T) {
 	fc := readyCluster(t)
 	addr := freeAddr(t)
-	o := options{leader: defaultLeaderOptions(), metricsAddr: addr, healthAddr: addr}
+	o := options{leader: defaultLeaderOptions(), metricsAddr: addr, healthAddr: addr, profiling: true}
 	c := &Controller{Client: fc, Namespace: "default", Now: time.Now, Recorder: record.NewFakeRecorder(1000)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -161,6 +161,9 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	if code, body := get(t, "http://"+addr+"/healthz/informer-sync"); code != http.StatusOK || body != "ok" {
 		t.Errorf("GET /healthz/informer-sync = %d %q, want 200 ok", code, body)
+	}
+	if code, body := get(t, "http://"+addr+"/debug/pprof/heap?debug=1"); code != http.StatusOK || !strings.Contains(body, "heap profile") {
+		t.Errorf("GET /debug/pprof/heap with --profiling = %d %.80q, want 200 and a heap profile", code, body)
 	}
 	cancel()
 	if err := <-done; err != nil {
