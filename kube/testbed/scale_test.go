@@ -1029,7 +1029,10 @@ func (p *profiler) start(t *testing.T, phase string) {
 		t.Fatal(err)
 	}
 	p.wg.Go(func() {
-		for i := 0; ; i++ {
+		// The controller may not listen yet: a failed fetch is tried
+		// again a second later, and logged once.
+		logged := false
+		for i := 0; ; {
 			select {
 			case <-p.done:
 				return
@@ -1039,9 +1042,14 @@ func (p *profiler) start(t *testing.T, phase string) {
 			name := fmt.Sprintf("cpu-%03d-%s.pprof", i, p.current)
 			p.mu.Unlock()
 			if err := p.fetch("/debug/pprof/profile?seconds=15", name); err != nil {
-				t.Logf("profile %s: %v", name, err)
-				return
+				if !logged {
+					t.Logf("profile %s: %v (trying again every second)", name, err)
+					logged = true
+				}
+				time.Sleep(time.Second)
+				continue
 			}
+			i++
 		}
 	})
 }

@@ -18,9 +18,12 @@ import (
 
 // ClientConfig is cfg as kube-controller-manager's clients have it:
 // protobuf, QPS 20, burst 30 (its --kube-api-qps and --kube-api-burst
-// defaults), and the user agent.
+// defaults), no compression (it sets DisableCompression: responses come
+// whole, watch streams included, as from a server close by), and the user
+// agent.
 func ClientConfig(cfg *rest.Config, userAgent string) *rest.Config {
 	c := rest.CopyConfig(cfg)
+	c.DisableCompression = true
 	c.ContentType = "application/vnd.kubernetes.protobuf"
 	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	c.QPS, c.Burst = 20, 30
