@@ -227,7 +227,7 @@ func (p *Tracker) rebuild(real []*nodeState) {
 		}
 	}
 	for _, ns := range real {
-		ns.pods, ns.sum, ns.flags, ns.chunk = nil, nodeSummary{}, 0, nil
+		ns.pods, ns.sum, ns.flags, ns.chunk = nil, heldSummary{}, 0, nil
 	}
 	for _, ps := range p.pods {
 		ps.own, ps.targeted, ps.target, ps.bucket = 0, false, "", nil

@@ -23,7 +23,7 @@ type nodeState struct {
 	// terminal and being deleted, oldest first (placement.OlderPod).
 	pods  []*api.Pod
 	one   [1]*api.Pod // the bucket's array while it holds one pod
-	sum   nodeSummary
+	sum   heldSummary
 	flags uint32
 	chunk *chunk
 	// seen is the refresh round that last refreshed the node, so that a
@@ -31,13 +31,84 @@ type nodeState struct {
 	seen uint64
 }
 
+// heldSummary is a node's summary (nodeSummary) as the Tracker keeps it
+// between events, in less room: a Tracker holds one per node, and a
+// controller one Tracker per DaemonSet (20 DaemonSets over 5,000 nodes are
+// 100,000 summaries). The manage decision is held only when there is one
+// (most nodes need nothing: manage is nil), and the status counters, each
+// 0 or 1 for one node (placement.CountNode), as bits.
+type heldSummary struct {
+	manage *placement.NodeManage
+	oldPod string
+	class  rollout.Class
+	count  countBits
+}
+
+// countBits is one node's placement.NodeCount, a bit per counter.
+type countBits uint8
+
+const (
+	countDesired countBits = 1 << iota
+	countCurrent
+	countReady
+	countAvailable
+	countUpdated
+	countMisscheduled
+)
+
+// hold returns s as held. It panics on a counter other than 0 or 1,
+// which placement.CountNode never returns for one node.
+func hold(s nodeSummary) heldSummary {
+	h := heldSummary{oldPod: s.oldPod, class: s.class}
+	if m := s.manage; m.Create || len(m.Delete) > 0 || m.BackoffSet || m.Backoff != (placement.BackoffEntry{}) || m.RequeueAfter != 0 {
+		h.manage = &m
+	}
+	c := s.count
+	for _, f := range []struct {
+		n   int
+		bit countBits
+	}{{c.Desired, countDesired}, {c.Current, countCurrent}, {c.Ready, countReady}, {c.Available, countAvailable}, {c.Updated, countUpdated}, {c.Misscheduled, countMisscheduled}} {
+		switch f.n {
+		case 0:
+		case 1:
+			h.count |= f.bit
+		default:
+			panic("daemonplan: a node's status counter is neither 0 nor 1")
+		}
+	}
+	return h
+}
+
+// nodeCount returns the counters b holds.
+func (b countBits) nodeCount() placement.NodeCount {
+	one := func(bit countBits) int {
+		if b&bit != 0 {
+			return 1
+		}
+		return 0
+	}
+	return placement.NodeCount{Desired: one(countDesired), Current: one(countCurrent), Ready: one(countReady),
+		Available: one(countAvailable), Updated: one(countUpdated), Misscheduled: one(countMisscheduled)}
+}
+
+// manageOf returns the manage decision h holds, the zero one when none.
+func (h *heldSummary) manageOf() *placement.NodeManage {
+	if h.manage == nil {
+		return &noManage
+	}
+	return h.manage
+}
+
+// noManage is the zero manage decision; never written.
+var noManage placement.NodeManage
+
 // refresh recomputes the summary and flags of ns.
 func (p *Tracker) refresh(ns *nodeState) {
 	p.account(ns, -1)
 	c, hash, pods := p.c, p.hash, ns.pods
 	cls := rollout.Classifier{MinReadySeconds: p.dds.MinReadySeconds, Now: p.now}
-	ns.sum = summarize(c, &cls, ns.name, ns.real, ns.decision, pods,
-		func(j int) bool { return c.IsUpdated(pods[j], hash) }, hash, p.backoff, nil, true)
+	ns.sum = hold(summarize(c, &cls, ns.name, ns.real, ns.decision, pods,
+		func(j int) bool { return c.IsUpdated(pods[j], hash) }, hash, p.backoff, nil, true))
 	p.account(ns, 1)
 	// A node holding a failed pod depends on the clock and the backoff
 	// state: its manage is decided again when they move.
@@ -67,7 +138,7 @@ func (p *Tracker) becomesAvailable(pod *api.Pod) (time.Time, bool) {
 // flagsOf derives the flags of a node from its summary.
 func flagsOf(ns *nodeState) uint32 {
 	s := &ns.sum
-	f := placement.KindsOf(&s.manage, ns.real) |
+	f := placement.KindsOf(s.manage, ns.real) |
 		passBit(s.class.Kind(false), false) | passBit(s.class.Kind(true), true)
 	if ns.real {
 		f |= fReal
@@ -102,8 +173,8 @@ func (p *Tracker) account(ns *nodeState, sign int) {
 			ns.flags = f
 		}
 	}
-	t.deletes += sign * len(s.manage.Delete)
-	t.count.Add(s.count, sign)
+	t.deletes += sign * len(s.manageOf().Delete)
+	t.count.Add(s.count.nodeCount(), sign)
 	if sign > 0 {
 		t.roll.Add(s.class, false)
 		t.rollSurge.Add(s.class, true)
@@ -144,7 +215,7 @@ func (p trackerSource) ManageDeletes() int { return p.tot.deletes }
 
 // EachManage implements placement.ManageSource.
 func (p trackerSource) EachManage(k placement.ManageKind, yield func(string, *placement.NodeManage) bool) {
-	p.nodes.each(manageBit(k), func(ns *nodeState) bool { return yield(ns.name, &ns.sum.manage) })
+	p.nodes.each(manageBit(k), func(ns *nodeState) bool { return yield(ns.name, ns.sum.manageOf()) })
 }
 
 // PassTally implements rollout.PassSource.
