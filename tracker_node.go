@@ -60,8 +60,11 @@ const (
 // which placement.CountNode never returns for one node.
 func hold(s nodeSummary) heldSummary {
 	h := heldSummary{oldPod: s.oldPod, class: s.class}
-	if m := s.manage; m.Create || len(m.Delete) > 0 || m.BackoffSet || m.Backoff != (placement.BackoffEntry{}) || m.RequeueAfter != 0 {
-		h.manage = &m
+	if m := &s.manage; m.Create || len(m.Delete) > 0 || m.BackoffSet || m.Backoff != (placement.BackoffEntry{}) || m.RequeueAfter != 0 {
+		// A copy made here, not one declared above: the compiler would
+		// put that on the heap for every node, held or not.
+		h.manage = new(placement.NodeManage)
+		*h.manage = *m
 	}
 	c := s.count
 	for _, f := range []struct {
