@@ -67,19 +67,20 @@ func hold(s nodeSummary) heldSummary {
 		*h.manage = *m
 	}
 	c := s.count
-	for _, f := range []struct {
-		n   int
-		bit countBits
-	}{{c.Desired, countDesired}, {c.Current, countCurrent}, {c.Ready, countReady}, {c.Available, countAvailable}, {c.Updated, countUpdated}, {c.Misscheduled, countMisscheduled}} {
-		switch f.n {
-		case 0:
-		case 1:
-			h.count |= f.bit
-		default:
-			panic("daemonplan: a node's status counter is neither 0 nor 1")
-		}
-	}
+	h.count = countBit(c.Desired, countDesired) | countBit(c.Current, countCurrent) | countBit(c.Ready, countReady) |
+		countBit(c.Available, countAvailable) | countBit(c.Updated, countUpdated) | countBit(c.Misscheduled, countMisscheduled)
 	return h
+}
+
+// countBit is bit for a counter n of 1, nothing for 0.
+func countBit(n int, bit countBits) countBits {
+	switch n {
+	case 0:
+		return 0
+	case 1:
+		return bit
+	}
+	panic("daemonplan: a node's status counter is neither 0 nor 1")
 }
 
 // nodeCount returns the counters b holds.

@@ -175,33 +175,48 @@ func (v *view) setPod(pod *corev1.Pod) {
 // reads no other pod (placement.Ownership: a pod another controller owns
 // is ignored), so its tracker need not hold it.
 func (v *view) concerns(pod *corev1.Pod, ds string) bool {
+	owner, orphan := ownerKey(pod)
+	return orphan || owner == ds
+}
+
+// ownerKey returns the key of the DaemonSet the pod's controller
+// reference names ("" for another kind of controller), or orphan true
+// for a pod without one.
+func ownerKey(pod *corev1.Pod) (owner string, orphan bool) {
 	ref := metav1.GetControllerOfNoCopy(pod)
-	return ref == nil || ref.Kind == "DaemonSet" && key(pod.Namespace, ref.Name) == ds
+	switch {
+	case ref == nil:
+		return "", true
+	case ref.Kind == "DaemonSet":
+		return key(pod.Namespace, ref.Name), false
+	}
+	return "", false
 }
 
 // eachTracker calls f with each tracker pod concerns and its DaemonSet's
 // key: every one for an orphan, the one of the DaemonSet its controller
 // reference names, or none.
 func (v *view) eachTracker(pod *corev1.Pod, f func(string, *kubetrack.Tracker)) {
-	ref := metav1.GetControllerOfNoCopy(pod)
-	switch {
-	case ref == nil:
+	owner, orphan := ownerKey(pod)
+	if orphan {
 		for k, p := range v.trackers {
 			f(k, p)
 		}
-	case ref.Kind == "DaemonSet":
-		k := key(pod.Namespace, ref.Name)
-		if p := v.trackers[k]; p != nil {
-			f(k, p)
-		}
+	} else if p := v.trackers[owner]; owner != "" && p != nil {
+		f(owner, p)
 	}
 }
 
 // forget takes old, the pod as the trackers hold it, out of those it
 // concerns that cur (its next version, nil when deleted) does not.
 func (v *view) forget(old, cur *corev1.Pod) {
+	stays := func(string) bool { return false }
+	if cur != nil {
+		owner, orphan := ownerKey(cur)
+		stays = func(k string) bool { return orphan || k == owner }
+	}
 	v.eachTracker(old, func(k string, p *kubetrack.Tracker) {
-		if cur == nil || !v.concerns(cur, k) {
+		if !stays(k) {
 			p.DeletePod(old.Namespace, old.Name)
 		}
 	})
