@@ -79,11 +79,13 @@ type Controller struct {
 
 // daemonSetState is what the controller carries for one DaemonSet from
 // one sync to the next. A worker syncs one key at a time, so only
-// expect is shared with the event handlers (it has its own lock).
+// expect and losses are shared with the event handlers (each has its own
+// lock).
 type daemonSetState struct {
 	uid     types.UID
 	backoff placement.Backoff
 	expect  apply.Expectations
+	losses  losses
 	wrote   writes
 }
 
@@ -253,17 +255,21 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	// Nothing changes owner for a DaemonSet the API server no longer has
-	// (gone, changesOwners); after any write that failed, nothing is
-	// retried for it.
-	if changesOwners(p) {
+	// Nothing changes owner, and no pod is created after a loss, for a
+	// DaemonSet the API server no longer has (gone, needsRead); after any
+	// write that failed, nothing is retried for it.
+	lost := len(p.Create) > 0 && st.losses.take()
+	if needsRead(p, lost) {
 		if gone, err := c.gone(ctx, ds); err != nil || gone {
 			if gone {
 				c.drop(key, ds.UID)
+			} else if lost {
+				st.losses.keep()
 			}
 			return 0, err
 		}
 	}
+	st.losses.willDelete(p, now)
 	// The status is computed again once the creates and deletes are
 	// issued, from the view as the informers have updated it by then, as
 	// upstream's sync counts its pods for the status after its writes
@@ -287,6 +293,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	res := apply.ApplyObjects(ctx, c.Client, c.view.objects(ds), p, daemonplan.Options{}, restate)
 	apply.RecordEvents(c.Recorder, ds, p, res)
+	st.losses.failed(res)
 	st.backoff = p.Backoff
 	st.expect.Expect(res, now)
 	st.wrote.add(res)
@@ -458,6 +465,9 @@ func (c *Controller) onPodUpdate(old, cur any) {
 	if ref == nil || ref.Kind != "DaemonSet" || !c.wanted(curPod.Namespace, ref.Name) {
 		return
 	}
+	if curPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
+		c.podGone(curPod, ref, false)
+	}
 	ds, err := c.factory.Apps().V1().DaemonSets().Lister().DaemonSets(curPod.Namespace).Get(ref.Name)
 	if err != nil || ds.UID != ref.UID {
 		return
@@ -496,21 +506,32 @@ func isReady(pod *corev1.Pod) bool {
 }
 
 // onPodDelete forgets the expectation of a pod the informer saw deleted
-// (a create or a delete: either is seen), then enqueues its DaemonSet.
+// (a create or a delete: either is seen) and records whether the
+// controller deleted it (losses), then enqueues its DaemonSet.
 func (c *Controller) onPodDelete(obj any) {
 	pod, ok := tombstone(obj).(*corev1.Pod)
 	if !ok {
 		return
 	}
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil && ref.Kind == "DaemonSet" {
-		c.mu.Lock()
-		st := c.sets[pod.Namespace+"/"+ref.Name]
-		c.mu.Unlock()
-		if st != nil {
-			st.expect.Deleted(pod.Name)
-		}
+		c.podGone(pod, ref, true)
 	}
 	c.enqueueOwner(pod)
+}
+
+// podGone records, for the state of the DaemonSet ref, that pod is being
+// deleted (final false) or deleted (final true).
+func (c *Controller) podGone(pod *corev1.Pod, ref *metav1.OwnerReference, final bool) {
+	c.mu.Lock()
+	st := c.sets[pod.Namespace+"/"+ref.Name]
+	c.mu.Unlock()
+	if st == nil {
+		return
+	}
+	if final {
+		st.expect.Deleted(pod.Name)
+	}
+	st.losses.gone(pod.Name, final)
 }
 
 // tombstone returns the object a DeletedFinalStateUnknown holds, or obj.

@@ -8,12 +8,15 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan"
+	"github.com/daemonplan/daemonplan/kube/apply"
 	"github.com/daemonplan/daemonplan/kube/internal/fakeclient"
 	"github.com/daemonplan/daemonplan/kube/load"
 	"github.com/daemonplan/daemonplan/placement"
@@ -118,32 +121,113 @@ func TestNoWriteAfterDelete(t *testing.T) {
 	}
 }
 
-// TestChangesOwners: the DaemonSet is read from the API server before the
-// writes that change what it owns, and only those: every other write is
-// held to preconditions of its own, and a read before each made the
+// TestNeedsRead: the DaemonSet is read from the API server before the
+// writes that change what it owns, and before pod creates after a loss
+// (a pod of it deleted by someone else), and only then: every other write
+// is held to preconditions of its own, and a read before each made the
 // controller's requests more than upstream's, at the same QPS.
-func TestChangesOwners(t *testing.T) {
+func TestNeedsRead(t *testing.T) {
+	create := daemonplan.Plan{Create: []placement.Create{{Node: "n"}}}
 	tests := []struct {
 		name, reason string
 		plan         daemonplan.Plan
+		lost         bool
 		want         bool
 	}{
-		{"nothing", "no write", daemonplan.Plan{}, false},
-		{"status", "the status update is held to the DaemonSet's resourceVersion", daemonplan.Plan{StatusChanged: true}, false},
-		{"pod delete", "held to the pod's UID and resourceVersion", daemonplan.Plan{Delete: []placement.Delete{{Pod: "p", Node: "n"}}}, false},
-		{"relabel", "held to the pod's UID and resourceVersion", daemonplan.Plan{Relabel: []revision.PodRelabel{{}}}, false},
-		{"revision update", "held to the revision's UID and resourceVersion", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Update: []revision.Revision{{Name: "r"}}}}, false},
-		{"pod create", "a pod for a DaemonSet that is gone would be owned by nothing", daemonplan.Plan{Create: []placement.Create{{Node: "n"}}}, true},
-		{"revision create", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Create: []revision.Revision{{Name: "r"}}}}, true},
-		{"pod adopt", "an orphan taken by a DaemonSet that is gone", daemonplan.Plan{Adopt: []string{"p"}}, true},
-		{"revision adopt", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Adopt: []string{"r"}}}, true},
-		{"pod release", "a pod released from a DaemonSet being deleted escapes the garbage collector", daemonplan.Plan{Release: []string{"p"}}, true},
-		{"revision release", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Release: []string{"r"}}}, true},
+		{"nothing", "no write", daemonplan.Plan{}, true, false},
+		{"status", "the status update is held to the DaemonSet's resourceVersion", daemonplan.Plan{StatusChanged: true}, true, false},
+		{"pod delete", "held to the pod's UID and resourceVersion", daemonplan.Plan{Delete: []placement.Delete{{Pod: "p", Node: "n"}}}, true, false},
+		{"relabel", "held to the pod's UID and resourceVersion", daemonplan.Plan{Relabel: []revision.PodRelabel{{}}}, true, false},
+		{"revision update", "held to the revision's UID and resourceVersion", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Update: []revision.Revision{{Name: "r"}}}}, true, false},
+		{"pod create", "no pod was lost: it replaces one the controller deleted, or is a first one; upstream reads nothing either", create, false, false},
+		{"pod create after a loss", "the garbage collector may be deleting the pods of a DaemonSet gone", create, true, true},
+		{"revision create", "a revision for a DaemonSet that is gone would outlive it", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Create: []revision.Revision{{Name: "r"}}}}, false, true},
+		{"pod adopt", "an orphan taken by a DaemonSet that is gone", daemonplan.Plan{Adopt: []string{"p"}}, false, true},
+		{"revision adopt", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Adopt: []string{"r"}}}, false, true},
+		{"pod release", "a pod released from a DaemonSet being deleted escapes the garbage collector", daemonplan.Plan{Release: []string{"p"}}, false, true},
+		{"revision release", "the same for a revision", daemonplan.Plan{Revisions: daemonplan.RevisionWrites{Release: []string{"r"}}}, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := changesOwners(tc.plan); got != tc.want {
-				t.Errorf("%s: changesOwners %v, want %v", tc.reason, got, tc.want)
+			if got := needsRead(tc.plan, tc.lost); got != tc.want {
+				t.Errorf("%s: needsRead(lost %v) %v, want %v", tc.reason, tc.lost, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLosses: a pod of the DaemonSet that goes (terminating, then
+// deleted) is a loss unless this controller deleted it; the pod informer's
+// handlers record it, and the next pod create reads the DaemonSet first.
+func TestLosses(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ctrl := true
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: "1",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds-uid", Controller: &ctrl}}}}
+	}
+	terminating := func(p *corev1.Pod) *corev1.Pod {
+		q := p.DeepCopy()
+		q.ResourceVersion = "2"
+		q.DeletionTimestamp = &metav1.Time{Time: t0}
+		return q
+	}
+	deletes := func(names ...string) daemonplan.Plan {
+		var p daemonplan.Plan
+		for _, n := range names {
+			p.Delete = append(p.Delete, placement.Delete{Pod: n, Node: "node-" + n})
+		}
+		return p
+	}
+	tests := []struct {
+		name, reason string
+		events       func(c *Controller, st *daemonSetState)
+		want         bool
+	}{
+		{"none", "no pod went since the last read", func(*Controller, *daemonSetState) {}, false},
+		{"own delete", "the controller deleted the pod: terminating, then gone, is its own doing", func(c *Controller, st *daemonSetState) {
+			st.losses.willDelete(deletes("a"), t0)
+			c.onPodUpdate(pod("a"), terminating(pod("a")))
+			c.onPodDelete(terminating(pod("a")))
+		}, false},
+		{"someone else's delete", "the garbage collector, an eviction or a user deleted it", func(c *Controller, _ *daemonSetState) {
+			c.onPodUpdate(pod("b"), terminating(pod("b")))
+			c.onPodDelete(terminating(pod("b")))
+		}, true},
+		{"gone at once", "a delete event without a terminating update (no grace period, or a missed event's tombstone)", func(c *Controller, _ *daemonSetState) {
+			c.onPodDelete(cache.DeletedFinalStateUnknown{Key: "default/b", Obj: pod("b")})
+		}, true},
+		{"failed delete", "the controller's delete failed: the pod going later is not its doing", func(c *Controller, st *daemonSetState) {
+			st.losses.willDelete(deletes("c"), t0)
+			st.losses.failed(apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "c", Err: errors.New("injected")}}})
+			c.onPodDelete(pod("c"))
+		}, true},
+		{"deleted again by name", "a pod of the same name the controller deleted once, recreated and deleted by someone else", func(c *Controller, st *daemonSetState) {
+			st.losses.willDelete(deletes("d"), t0)
+			c.onPodDelete(pod("d"))
+			c.onPodDelete(pod("d"))
+		}, true},
+		{"expired", "a delete the informers never showed is forgotten after the expectations' TTL", func(c *Controller, st *daemonSetState) {
+			st.losses.willDelete(deletes("e"), t0)
+			st.losses.willDelete(deletes("f"), t0.Add(deleteTTL))
+			c.onPodDelete(pod("e"))
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Controller{Client: fake.NewClientset(), Namespace: "default"}
+			c.init()
+			defer c.queue.ShutDown()
+			st := c.state("default/agent")
+			if !st.losses.take() {
+				t.Fatal("a new state is not lost: the first create after a restart would read nothing")
+			}
+			tc.events(c, st)
+			if got := st.losses.take(); got != tc.want {
+				t.Errorf("%s: lost %v, want %v", tc.reason, got, tc.want)
+			}
+			if st.losses.take() {
+				t.Error("a loss is still there after the read that follows it")
 			}
 		})
 	}
