@@ -91,6 +91,25 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("scale-%d: cost, daemonplan / upstream (final states equal: %v)\n%s", n, equal, scaleTable(plan, up, dp))
 	t.Logf("scale-%d: requests by verb and resource\n%s", n, requestTable(up, dp))
+	t.Logf("scale-%d: Event objects by reason (and the sum of their counts)\n%s", n, countTable("Event reason", up.Events, dp.Events))
+}
+
+// eventCounts counts the Event objects of the test namespace by reason,
+// and sums their counts by "reason count": which Events each controller
+// repeats, which its request counts do not tell.
+func eventCounts(t *testing.T, b *Bed) map[string]int {
+	t.Helper()
+	list, err := b.Client.CoreV1().Events(namespace).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Errorf("events: %v", err)
+		return nil
+	}
+	out := map[string]int{}
+	for _, e := range list.Items {
+		out[e.Reason]++
+		out[e.Reason+" count"] += int(max(e.Count, 1))
+	}
+	return out
 }
 
 // heartbeatPeriod is how often each node's conditions are reported
@@ -299,6 +318,10 @@ type scaleRun struct {
 	// Heartbeats counts the node status patches sent (and skipped when
 	// the server fell behind).
 	Heartbeats, HeartbeatsSkipped int64
+	// Events are the Event objects of the namespace at the end, by
+	// "reason" (objects) and "reason count" (the sum of their counts:
+	// each repeat the recorder folded into an object is a patch).
+	Events map[string]int
 }
 
 // scaleFinal is the state a run ends in: the pods, revisions and the
@@ -446,6 +469,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	// Let late writes land before the final state is read.
 	time.Sleep(2 * time.Second)
 	run.Final = scaleFinalState(t, b, plan)
+	run.Events = eventCounts(t, b)
 	hb.stop()
 	run.Heartbeats, run.HeartbeatsSkipped = hb.sent.Load(), hb.skipped.Load()
 	sampler.stop()
@@ -939,14 +963,20 @@ func scaleTable(plan *scalePlan, up, dp *scaleRun) string {
 
 // requestTable is every "verb resource" either controller sent.
 func requestTable(up, dp *scaleRun) string {
+	return countTable("request", up.Requests, dp.Requests)
+}
+
+// countTable lays out two runs' counts by key, sorted, under the column
+// head what.
+func countTable(what string, up, dp map[string]int) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "request\tupstream\tdaemonplan")
+	fmt.Fprintf(w, "%s\tupstream\tdaemonplan\n", what)
 	keys := map[string]bool{}
-	for k := range up.Requests {
+	for k := range up {
 		keys[k] = true
 	}
-	for k := range dp.Requests {
+	for k := range dp {
 		keys[k] = true
 	}
 	var ks []string
@@ -955,7 +985,7 @@ func requestTable(up, dp *scaleRun) string {
 	}
 	sort.Strings(ks)
 	for _, k := range ks {
-		fmt.Fprintf(w, "%s\t%d\t%d\n", k, up.Requests[k], dp.Requests[k])
+		fmt.Fprintf(w, "%s\t%d\t%d\n", k, up[k], dp[k])
 	}
 	w.Flush()
 	return b.String()
