@@ -92,6 +92,88 @@ func TestScale(t *testing.T) {
 	t.Logf("scale-%d: cost, daemonplan / upstream (final states equal: %v)\n%s", n, equal, scaleTable(plan, up, dp))
 	t.Logf("scale-%d: requests by verb and resource\n%s", n, requestTable(up, dp))
 	t.Logf("scale-%d: Event objects by reason (and the sum of their counts)\n%s", n, countTable("Event reason", up.Events, dp.Events))
+	t.Logf("scale-%d: while the rollouts ran: requests, and seconds by requests sent in them\n%s", n,
+		countTable("rollouts", merge(up.RolloutRequests, prefixed("seconds with ", up.RolloutPace)), merge(dp.RolloutRequests, prefixed("seconds with ", dp.RolloutPace))))
+}
+
+// pacer samples the proxy's request counts once a second.
+type pacer struct {
+	done  chan struct{}
+	out   chan [2]map[string]int
+	proxy *FaultProxy
+}
+
+func startPacer(proxy *FaultProxy) *pacer {
+	p := &pacer{done: make(chan struct{}), out: make(chan [2]map[string]int, 1), proxy: proxy}
+	go func() {
+		first := proxy.Requests()
+		last := sum(first)
+		pace := map[string]int{}
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				now := sum(proxy.Requests())
+				switch d := now - last; {
+				case d == 0:
+					pace["0"]++
+				case d < 10:
+					pace["1-9"]++
+				case d < 18:
+					pace["10-17"]++
+				default:
+					pace["18+"]++
+				}
+				last = now
+			case <-p.done:
+				diff := map[string]int{}
+				for k, n := range proxy.Requests() {
+					if d := n - first[k]; d > 0 {
+						diff[k] = d
+					}
+				}
+				p.out <- [2]map[string]int{diff, pace}
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// stop returns the requests since the start, by kind, and the seconds by
+// requests sent in them.
+func (p *pacer) stop() (requests, pace map[string]int) {
+	close(p.done)
+	r := <-p.out
+	return r[0], r[1]
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func prefixed(prefix string, m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		out[prefix+k] = v
+	}
+	return out
+}
+
+func merge(a, b map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // eventCounts counts the Event objects of the test namespace by reason,
@@ -315,6 +397,12 @@ type scaleRun struct {
 	PeakRSS, SteadyRSS int64
 	// Requests are the proxy's counts, by "verb resource".
 	Requests map[string]int
+	// RolloutRequests are the requests sent while the rollouts ran, and
+	// RolloutPace how many of the rollouts' seconds saw how many requests
+	// ("0", "1-9", "10-17", "18+": the client's rate is 20 a second), so a
+	// slower rollout shows whether the controller sent more, or idled.
+	RolloutRequests map[string]int
+	RolloutPace     map[string]int
 	// Heartbeats counts the node status patches sent (and skipped when
 	// the server fell behind).
 	Heartbeats, HeartbeatsSkipped int64
@@ -448,6 +536,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 		updateDaemonSetImage(t, b, name, "agent:v2")
 		started[name] = time.Now()
 	}
+	pace := startPacer(proxy)
 	var mu sync.Mutex
 	_, err = rec.Wait(converge, func(st State) bool {
 		mu.Lock()
@@ -462,6 +551,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	if err != nil {
 		t.Fatalf("%s: rollouts: %v\n%s", kind, err, notConverged(rec.state(), images))
 	}
+	run.RolloutRequests, run.RolloutPace = pace.stop()
 	if _, err := rec.Wait(converge, allConverged(images)); err != nil {
 		t.Fatalf("%s: after the rollouts: %v\n%s", kind, err, notConverged(rec.state(), images))
 	}
