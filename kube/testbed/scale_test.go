@@ -552,6 +552,8 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 		t.Fatalf("%s: rollouts: %v\n%s", kind, err, notConverged(rec.state(), images))
 	}
 	run.RolloutRequests, run.RolloutPace = pace.stop()
+	t.Logf("%s: rollouts converged in %v; requests while they ran: %s; seconds by requests sent in them: %s",
+		kind, run.Rollouts, FormatCounts(run.RolloutRequests), FormatCounts(run.RolloutPace))
 	if _, err := rec.Wait(converge, allConverged(images)); err != nil {
 		t.Fatalf("%s: after the rollouts: %v\n%s", kind, err, notConverged(rec.state(), images))
 	}
