@@ -117,6 +117,27 @@ func TestSyncWaitsForOwnWrites(t *testing.T) {
 	if len(fc.Writes()) != writes {
 		t.Errorf("the held sync wrote: %v", fc.Writes()[writes:])
 	}
+	// Through the queue: held syncs are polled, not backed off from (the
+	// rate limiter's delay doubles with each retry), and the key comes
+	// back on its own.
+	for range 12 {
+		ctrl.queue.Add("default/agent")
+		ctrl.processNext(ctx)
+	}
+	if n := ctrl.queue.NumRequeues("default/agent"); n != 0 {
+		t.Errorf("12 held syncs left %d rate-limited retries: the next would wait %v", n, 5*time.Millisecond<<n)
+	}
+	back := make(chan struct{})
+	go func() {
+		key, _ := ctrl.queue.Get()
+		ctrl.queue.Done(key)
+		close(back)
+	}()
+	select {
+	case <-back:
+	case <-time.After(budget):
+		t.Error("a held sync's key did not come back")
+	}
 	mu.Lock()
 	seen = "101"
 	mu.Unlock()

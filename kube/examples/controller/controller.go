@@ -204,6 +204,18 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	defer c.queue.Done(key)
 	start := time.Now()
 	requeue, err := c.sync(ctx, key)
+	if errors.Is(err, errNotCaughtUp) {
+		// Not a failure to back off from: the informer event of the
+		// awaited write enqueues the key again (a pod created, the
+		// status written), and a short poll backs that up. Upstream
+		// retries with the rate limiter instead, whose delay doubles
+		// with each retry: informers a few seconds behind at 5,000
+		// nodes left rollouts idle for up to as long again.
+		observeSync(start, caughtUpPoll, nil)
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, caughtUpPoll)
+		return true
+	}
 	observeSync(start, requeue, err)
 	if err != nil {
 		c.queue.AddRateLimited(key)
@@ -219,6 +231,10 @@ func (c *Controller) processNext(ctx context.Context) bool {
 // errNotCaughtUp holds a sync until the informers show the controller's
 // own last writes (upstream: StaleControllerConsistency).
 var errNotCaughtUp = errors.New("the informers have not shown the controller's last writes yet")
+
+// caughtUpPoll is how soon a sync held by errNotCaughtUp runs again if no
+// informer event enqueues it first: the check costs two string compares.
+const caughtUpPoll = 250 * time.Millisecond
 
 // sync runs one plan for the DaemonSet key on the informers' view and
 // applies it. It returns when to sync again with nothing changed (0: on
