@@ -309,7 +309,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	res := apply.ApplyObjects(ctx, c.Client, c.view.objects(ds), p, daemonplan.Options{}, restate)
 	apply.RecordEvents(c.Recorder, ds, p, res)
-	st.losses.failed(res)
+	st.losses.settle(p, res)
 	st.backoff = p.Backoff
 	st.expect.Expect(res, now)
 	st.wrote.add(res)

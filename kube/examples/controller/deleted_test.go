@@ -199,9 +199,20 @@ func TestLosses(t *testing.T) {
 		}, true},
 		{"failed delete", "the controller's delete failed: the pod going later is not its doing", func(c *Controller, st *daemonSetState) {
 			st.losses.willDelete(deletes("c"), t0)
-			st.losses.failed(apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "c", Err: errors.New("injected")}}})
+			st.losses.settle(deletes("c"), apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "c", Err: errors.New("injected")}}})
 			c.onPodDelete(pod("c"))
 		}, true},
+		{"delete never issued", "Apply stopped before the deletes (refused, or a failed claim): the pod going later is not the controller's doing", func(c *Controller, st *daemonSetState) {
+			st.losses.willDelete(deletes("c", "g"), t0)
+			st.losses.settle(deletes("c", "g"), apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "c"}}})
+			c.onPodDelete(pod("c"))
+			c.onPodDelete(pod("g"))
+		}, true},
+		{"delete issued", "the control: a delete Apply shows done stays the controller's", func(c *Controller, st *daemonSetState) {
+			st.losses.willDelete(deletes("c"), t0)
+			st.losses.settle(deletes("c"), apply.Result{Writes: []apply.Write{{Action: apply.DeletePod, Name: "c"}}})
+			c.onPodDelete(pod("c"))
+		}, false},
 		{"deleted again by name", "a pod of the same name the controller deleted once, recreated and deleted by someone else", func(c *Controller, st *daemonSetState) {
 			st.losses.willDelete(deletes("d"), t0)
 			c.onPodDelete(pod("d"))

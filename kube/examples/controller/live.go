@@ -99,14 +99,24 @@ func (l *losses) willDelete(p daemonplan.Plan, now time.Time) {
 	}
 }
 
-// failed forgets the deletes res shows failed: those pods were not
-// deleted by this controller.
-func (l *losses) failed(res apply.Result) {
+// settle forgets the deletes of p that res does not show issued without
+// an error (failed, not issued, or never reached when Apply stopped
+// early): those pods were not deleted by this controller.
+func (l *losses) settle(p daemonplan.Plan, res apply.Result) {
+	if len(p.Delete) == 0 {
+		return
+	}
+	done := map[string]bool{}
+	for _, w := range res.Writes {
+		if w.Action == apply.DeletePod && w.Err == nil {
+			done[w.Name] = true
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, w := range res.Writes {
-		if w.Action == apply.DeletePod && w.Err != nil {
-			delete(l.deleting, w.Name)
+	for _, d := range p.Delete {
+		if !done[d.Pod] {
+			delete(l.deleting, d.Pod)
 		}
 	}
 }
