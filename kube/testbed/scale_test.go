@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -93,7 +94,7 @@ func TestScale(t *testing.T) {
 	t.Logf("scale-%d: requests by verb and resource\n%s", n, requestTable(up, dp))
 	t.Logf("scale-%d: Event objects by reason (and the sum of their counts)\n%s", n, countTable("Event reason", up.Events, dp.Events))
 	t.Logf("scale-%d: while the rollouts ran: requests, and seconds by requests sent in them\n%s", n,
-		countTable("rollouts", merge(up.RolloutRequests, prefixed("seconds with ", up.RolloutPace)), merge(dp.RolloutRequests, prefixed("seconds with ", dp.RolloutPace))))
+		countTable("rollouts", merge(up.RolloutRequests, up.RolloutPace), merge(dp.RolloutRequests, dp.RolloutPace)))
 }
 
 // pacer samples the proxy's request counts once a second.
@@ -117,13 +118,13 @@ func startPacer(proxy *FaultProxy) *pacer {
 				now := sum(proxy.Requests())
 				switch d := now - last; {
 				case d == 0:
-					pace["0"]++
+					pace["seconds with 0"]++
 				case d < 10:
-					pace["1-9"]++
+					pace["seconds with 1-9"]++
 				case d < 18:
-					pace["10-17"]++
+					pace["seconds with 10-17"]++
 				default:
-					pace["18+"]++
+					pace["seconds with 18+"]++
 				}
 				last = now
 			case <-p.done:
@@ -149,6 +150,7 @@ func (p *pacer) stop() (requests, pace map[string]int) {
 	return r[0], r[1]
 }
 
+// sum adds up the counts of m.
 func sum(m map[string]int) int {
 	n := 0
 	for _, v := range m {
@@ -157,22 +159,14 @@ func sum(m map[string]int) int {
 	return n
 }
 
-func prefixed(prefix string, m map[string]int) map[string]int {
-	out := map[string]int{}
-	for k, v := range m {
-		out[prefix+k] = v
-	}
-	return out
-}
-
+// merge returns a copy of a with b's entries set in it (b's count wins on a
+// key both have).
 func merge(a, b map[string]int) map[string]int {
-	out := map[string]int{}
-	for k, v := range a {
-		out[k] = v
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]int{}
 	}
-	for k, v := range b {
-		out[k] = v
-	}
+	maps.Copy(out, b)
 	return out
 }
 
@@ -399,7 +393,8 @@ type scaleRun struct {
 	Requests map[string]int
 	// RolloutRequests are the requests sent while the rollouts ran, and
 	// RolloutPace how many of the rollouts' seconds saw how many requests
-	// ("0", "1-9", "10-17", "18+": the client's rate is 20 a second), so a
+	// ("seconds with 0", "... 1-9", "... 10-17", "... 18+": the client's
+	// rate is 20 a second), so a
 	// slower rollout shows whether the controller sent more, or idled.
 	RolloutRequests map[string]int
 	RolloutPace     map[string]int

@@ -539,7 +539,7 @@ func (c *Controller) onPodDelete(obj any) {
 // deleted (final false) or deleted (final true).
 func (c *Controller) podGone(pod *corev1.Pod, ref *metav1.OwnerReference, final bool) {
 	c.mu.Lock()
-	st := c.sets[pod.Namespace+"/"+ref.Name]
+	st := c.sets[key(pod.Namespace, ref.Name)]
 	c.mu.Unlock()
 	if st == nil {
 		return
