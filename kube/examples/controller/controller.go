@@ -46,8 +46,11 @@ type Controller struct {
 	Client          kubernetes.Interface
 	Namespace, Name string
 	Now             func() time.Time
-	// Resync, if positive, is the informers' resync period: every
-	// DaemonSet is then also synced that often with nothing changed.
+	// Resync, if positive, is the DaemonSet informer's resync period:
+	// every DaemonSet is then also synced that often with nothing
+	// changed. The pods, nodes and revisions are not delivered again (a
+	// resync of them would re-deliver every object of the cluster each
+	// period, and feed nothing new: resynced).
 	Resync time.Duration
 	// Workers is how many DaemonSets sync at once; 0 means 2, as
 	// kube-controller-manager's --concurrent-daemonset-syncs.
@@ -141,8 +144,8 @@ func (c *Controller) Run(ctx context.Context) error {
 }
 
 func (c *Controller) init() {
-	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, c.Resync, informers.WithNamespace(c.Namespace),
-		informers.WithTransform(trim))
+	c.factory = informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
+		informers.WithTransform(trim), informers.WithCustomResyncConfig(map[metav1.Object]time.Duration{&appsv1.DaemonSet{}: c.Resync}))
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"})
 	c.sets = map[string]*daemonSetState{}
@@ -420,8 +423,12 @@ func (c *Controller) nodeHandlers() cache.ResourceEventHandlerFuncs {
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    set,
-		UpdateFunc: func(_, cur any) { set(cur) },
+		AddFunc: set,
+		UpdateFunc: func(old, cur any) {
+			if !resynced(old, cur) {
+				set(cur)
+			}
+		},
 		DeleteFunc: func(obj any) {
 			if n, ok := tombstone(obj).(*corev1.Node); ok {
 				c.enqueueKeys(c.view.deleteNode(n))

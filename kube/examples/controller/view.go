@@ -353,7 +353,9 @@ func (o viewObjects) PodsOn(node string) []*corev1.Pod {
 
 // feed returns the event handlers that keep the view: each runs before
 // the controller's own handler of the same event (then), so that the sync
-// that event enqueues plans from a view that holds it.
+// that event enqueues plans from a view that holds it. An update that
+// resynced delivers feeds nothing (then still sees it: a DaemonSet's
+// resync is its periodic sync).
 func feed[T any](set, del func(T), then cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -365,7 +367,7 @@ func feed[T any](set, del func(T), then cache.ResourceEventHandlerFuncs) cache.R
 			}
 		},
 		UpdateFunc: func(old, cur any) {
-			if o, ok := cur.(T); ok {
+			if o, ok := cur.(T); ok && !resynced(old, cur) {
 				set(o)
 			}
 			if then.UpdateFunc != nil {
@@ -381,4 +383,14 @@ func feed[T any](set, del func(T), then cache.ResourceEventHandlerFuncs) cache.R
 			}
 		},
 	}
+}
+
+// resynced reports whether an update from old to cur is an informer's
+// resync (or a relist) delivering an object again unchanged: both have the
+// same resourceVersion, which the API server changes with every write.
+// Objects without one (a fake clientset's) are never taken as resynced.
+func resynced(old, cur any) bool {
+	o, ok1 := old.(metav1.Object)
+	c, ok2 := cur.(metav1.Object)
+	return ok1 && ok2 && c.GetResourceVersion() != "" && c.GetResourceVersion() == o.GetResourceVersion()
 }
