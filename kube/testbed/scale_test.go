@@ -91,6 +91,7 @@ func TestScale(t *testing.T) {
 		t.Errorf("final state, upstream (-) vs daemonplan (+):\n%s", d)
 	}
 	t.Logf("scale-%d: cost, daemonplan / upstream (final states equal: %v)\n%s", n, equal, scaleTable(plan, up, dp))
+	t.Logf("scale-%d: syncs and writes by phase\n%s", n, countTable("phase", up.Phases, dp.Phases))
 	t.Logf("scale-%d: requests by verb and resource\n%s", n, requestTable(up, dp))
 	t.Logf("scale-%d: Event objects by reason (and the sum of their counts)\n%s", n, countTable("Event reason", up.Events, dp.Events))
 	t.Logf("scale-%d: while the rollouts ran: requests, and seconds by requests sent in them\n%s", n,
@@ -398,6 +399,9 @@ type scaleRun struct {
 	// slower rollout shows whether the controller sent more, or idled.
 	RolloutRequests map[string]int
 	RolloutPace     map[string]int
+	// Phases are the syncs and writes of each phase, by
+	// "phase: what" (phaseCounter).
+	Phases map[string]int
 	// Heartbeats counts the node status patches sent (and skipped when
 	// the server fell behind).
 	Heartbeats, HeartbeatsSkipped int64
@@ -455,17 +459,21 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	args := []string{"--kubeconfig", proxy.Kubeconfig}
+	// Both serve their metrics, for the syncs by phase (the work queue's
+	// workqueue_work_duration_seconds_count, as kube-controller-manager
+	// exports it).
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := fmt.Sprintf("127.0.0.1:%d", port)
+	args := []string{"--kubeconfig", proxy.Kubeconfig, "--metrics-bind-address", metricsAddr}
 	var prof *profiler
 	if kind == daemonplanKind {
 		args = append(args, "--namespace", namespace)
 		if dir := os.Getenv("TESTBED_SCALE_PROFILE"); dir != "" {
-			port, err := freePort()
-			if err != nil {
-				t.Fatal(err)
-			}
-			prof = &profiler{dir: dir, addr: fmt.Sprintf("127.0.0.1:%d", port)}
-			args = append(args, "--metrics-bind-address", prof.addr, "--profiling")
+			prof = &profiler{dir: dir, addr: metricsAddr}
+			args = append(args, "--profiling")
 		}
 	}
 	ctrl, err := startProgram(filepath.Join(b.Dir, "controller.log"), bin, args...)
@@ -489,6 +497,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 		defer prof.stop()
 	}
 	run := &scaleRun{Rollouts: map[string]time.Duration{}}
+	phases := &phaseCounter{proxy: proxy, metricsAddr: metricsAddr}
 	n := len(plan.nodes)
 	// Generous: on an overloaded machine kwok, in the test process, was
 	// seen to fall minutes behind in making pods Ready (a 10-minute window
@@ -507,6 +516,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	}
 	run.Create = time.Since(start)
 	sampler.mark("create")
+	phases.mark(t, "create")
 	t.Logf("%s: created, every DaemonSet converged in %v", kind, run.Create.Round(time.Millisecond))
 
 	// The steady window.
@@ -524,6 +534,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 
 	// Three rollouts at once.
 	sampler.mark("rollout start")
+	phases.mark(t, "steady")
 	prof.phase("rollout")
 	started := map[string]time.Time{}
 	for _, name := range plan.rolled {
@@ -555,6 +566,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	sampler.mark("rollout")
 	// Let late writes land before the final state is read.
 	time.Sleep(2 * time.Second)
+	phases.mark(t, "rollout")
 	run.Final = scaleFinalState(t, b, plan)
 	run.Events = eventCounts(t, b)
 	hb.stop()
@@ -570,8 +582,86 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	}
 	run.PeakRSS, run.SteadyRSS = sampler.peak(), sampler.medianRSS("steady start", "steady")
 	run.Requests = proxy.Requests()
+	run.Phases = phases.counts
+	t.Logf("%s: syncs and writes by phase: %s", kind, FormatCounts(run.Phases))
 	t.Logf("%s: %d heartbeats sent, %d skipped (the server behind)", kind, run.Heartbeats, run.HeartbeatsSkipped)
 	return run
+}
+
+// phaseCounter counts a controller's syncs and writes by phase: create
+// (until every DaemonSet converged), steady (the window and the settling
+// after it) and rollout (from the image updates to the end), so that a
+// difference in the run's totals shows where it arose.
+type phaseCounter struct {
+	proxy       *FaultProxy
+	metricsAddr string
+	// last are the totals at the last mark.
+	last   map[string]int
+	counts map[string]int
+}
+
+// mark ends the phase named phase: what the controller did since the
+// last mark is that phase's.
+func (c *phaseCounter) mark(t *testing.T, phase string) {
+	now := map[string]int{}
+	syncs, err := scrapeCounter(c.metricsAddr, `workqueue_work_duration_seconds_count{name="daemonset"}`)
+	if err != nil {
+		t.Errorf("%s: syncs: %v", phase, err)
+	}
+	now["syncs"] = syncs
+	r := c.proxy.Requests()
+	now["status writes"] = r["update daemonsets/status"]
+	for k, n := range r {
+		verb, res, _ := strings.Cut(k, " ")
+		switch {
+		case verb == "get" || verb == "list" || verb == "watch":
+		case res == "events":
+			now["Event writes"] += n
+		default:
+			now["writes but Events"] += n
+		}
+	}
+	if c.counts == nil {
+		c.counts = map[string]int{}
+	}
+	for k, n := range now {
+		c.counts[phase+": "+k] = n - c.last[k]
+	}
+	c.last = now
+}
+
+// scrapeCounter reads the sample named series (name and labels as
+// Prometheus' text format prints them) from the metrics served at addr.
+func scrapeCounter(addr, series string) (int, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	n, err := sample(string(body), series)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", addr, err)
+	}
+	return n, nil
+}
+
+// sample reads the value of series from metrics in Prometheus' text
+// format (a counter's value, large ones printed as 1.2e+06 too).
+func sample(metrics, series string) (int, error) {
+	for line := range strings.Lines(metrics) {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %v", series, err)
+			}
+			return int(f), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: not in the metrics", series)
 }
 
 // window runs the steady window's changes at evenly spread moments: each
@@ -1108,6 +1198,36 @@ func TestRequestKind(t *testing.T) {
 			verb, resource := requestKind(req)
 			if got := verb + " " + resource; got != c.want {
 				t.Errorf("%s %s: %q, want %q", c.method, c.url, got, c.want)
+			}
+		})
+	}
+}
+
+// TestSample reads the syncs TestScale counts by phase as both
+// controllers serve them.
+func TestSample(t *testing.T) {
+	const series = `workqueue_work_duration_seconds_count{name="daemonset"}`
+	metrics := `# TYPE workqueue_work_duration_seconds histogram
+workqueue_work_duration_seconds_bucket{name="daemonset",le="+Inf"} 1234
+workqueue_work_duration_seconds_count{name="daemonset-other"} 7
+workqueue_work_duration_seconds_count{name="daemonset"} 1234
+workqueue_work_duration_seconds_sum{name="daemonset"} 5.5
+`
+	for _, c := range []struct {
+		name, metrics string
+		want          int
+		err           bool
+	}{
+		{"the series, not a bucket or another queue's", metrics, 1234, false},
+		{"a large count is printed with an exponent", series + " 1.234567e+06\n", 1234567, false},
+		{"the last line without a newline", series + " 3", 3, false},
+		{"not served: an error, not 0", "workqueue_depth{name=\"daemonset\"} 0\n", 0, true},
+		{"not a number", series + " many\n", 0, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := sample(c.metrics, series)
+			if (err != nil) != c.err || got != c.want {
+				t.Errorf("sample: %d, %v; want %d, error %v", got, err, c.want, c.err)
 			}
 		})
 	}
