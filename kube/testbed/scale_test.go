@@ -98,18 +98,31 @@ func TestScale(t *testing.T) {
 		countTable("rollouts", merge(up.RolloutRequests, up.RolloutPace), merge(dp.RolloutRequests, dp.RolloutPace)))
 }
 
-// pacer samples the proxy's request counts once a second.
+// pacer samples the proxy's request counts once a second, and the
+// controller's syncs and work queue, so that a second without a request
+// tells what the controller was doing: syncing without writing (syncs
+// ran: held for the informers, waiting on expectations, nothing to do),
+// holding keys it did not sync (queued), or waiting for an event (nothing
+// queued).
 type pacer struct {
-	done  chan struct{}
-	out   chan [2]map[string]int
-	proxy *FaultProxy
+	done        chan struct{}
+	out         chan [2]map[string]int
+	proxy       *FaultProxy
+	metricsAddr string
 }
 
-func startPacer(proxy *FaultProxy) *pacer {
-	p := &pacer{done: make(chan struct{}), out: make(chan [2]map[string]int, 1), proxy: proxy}
+// The work queue's series as both controllers serve them.
+const (
+	syncsSeries = `workqueue_work_duration_seconds_count{name="daemonset"}`
+	depthSeries = `workqueue_depth{name="daemonset"}`
+)
+
+func startPacer(proxy *FaultProxy, metricsAddr string) *pacer {
+	p := &pacer{done: make(chan struct{}), out: make(chan [2]map[string]int, 1), proxy: proxy, metricsAddr: metricsAddr}
 	go func() {
 		first := proxy.Requests()
 		last := sum(first)
+		lastSyncs, _ := scrapeCounter(metricsAddr, syncsSeries)
 		pace := map[string]int{}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
@@ -117,17 +130,10 @@ func startPacer(proxy *FaultProxy) *pacer {
 			select {
 			case <-tick.C:
 				now := sum(proxy.Requests())
-				switch d := now - last; {
-				case d == 0:
-					pace["seconds with 0"]++
-				case d < 10:
-					pace["seconds with 1-9"]++
-				case d < 18:
-					pace["seconds with 10-17"]++
-				default:
-					pace["seconds with 18+"]++
-				}
-				last = now
+				syncs, err1 := scrapeCounter(metricsAddr, syncsSeries)
+				depth, err2 := scrapeCounter(metricsAddr, depthSeries)
+				pace[paceOf(now-last, syncs-lastSyncs, depth, err1 != nil || err2 != nil)]++
+				last, lastSyncs = now, syncs
 			case <-p.done:
 				diff := map[string]int{}
 				for k, n := range proxy.Requests() {
@@ -141,6 +147,28 @@ func startPacer(proxy *FaultProxy) *pacer {
 		}
 	}()
 	return p
+}
+
+// paceOf names a second of the rollouts by the requests the controller
+// sent in it, the syncs it finished in it and the keys left queued at its
+// end (depth); unread when its metrics could not be read.
+func paceOf(requests, syncs, depth int, unread bool) string {
+	switch {
+	case requests == 0 && unread:
+		return "seconds with 0: metrics not read"
+	case requests == 0 && syncs > 0:
+		return "seconds with 0: syncs ran"
+	case requests == 0 && depth > 0:
+		return "seconds with 0: queued, no sync done"
+	case requests == 0:
+		return "seconds with 0: nothing queued"
+	case requests < 10:
+		return "seconds with 1-9"
+	case requests < 18:
+		return "seconds with 10-17"
+	default:
+		return "seconds with 18+"
+	}
 }
 
 // stop returns the requests since the start, by kind, and the seconds by
@@ -394,9 +422,9 @@ type scaleRun struct {
 	Requests map[string]int
 	// RolloutRequests are the requests sent while the rollouts ran, and
 	// RolloutPace how many of the rollouts' seconds saw how many requests
-	// ("seconds with 0", "... 1-9", "... 10-17", "... 18+": the client's
-	// rate is 20 a second), so a
-	// slower rollout shows whether the controller sent more, or idled.
+	// ("seconds with 0: ...", "... 1-9", "... 10-17", "... 18+": the
+	// client's rate is 20 a second; pacer), so a slower rollout shows
+	// whether the controller sent more, or idled, and why.
 	RolloutRequests map[string]int
 	RolloutPace     map[string]int
 	// Phases are the syncs and writes of each phase, by
@@ -542,7 +570,7 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 		updateDaemonSetImage(t, b, name, "agent:v2")
 		started[name] = time.Now()
 	}
-	pace := startPacer(proxy)
+	pace := startPacer(proxy, metricsAddr)
 	var mu sync.Mutex
 	_, err = rec.Wait(converge, func(st State) bool {
 		mu.Lock()
@@ -584,6 +612,9 @@ func runScale(t *testing.T, kind controllerKind, plan *scalePlan) *scaleRun {
 	run.Requests = proxy.Requests()
 	run.Phases = phases.counts
 	t.Logf("%s: syncs and writes by phase: %s", kind, FormatCounts(run.Phases))
+	t.Logf("%s: CPU %.1f s (create %.1f s, steady %.1f s, rollout %.1f s), peak RSS %.0f MiB, steady RSS %.0f MiB", kind,
+		run.CPU.Seconds(), run.PhaseCPU["create"].Seconds(), run.PhaseCPU["steady"].Seconds(), run.PhaseCPU["rollout"].Seconds(),
+		float64(run.PeakRSS)/(1<<20), float64(run.SteadyRSS)/(1<<20))
 	t.Logf("%s: %d heartbeats sent, %d skipped (the server behind)", kind, run.Heartbeats, run.HeartbeatsSkipped)
 	return run
 }
@@ -1198,6 +1229,32 @@ func TestRequestKind(t *testing.T) {
 			verb, resource := requestKind(req)
 			if got := verb + " " + resource; got != c.want {
 				t.Errorf("%s %s: %q, want %q", c.method, c.url, got, c.want)
+			}
+		})
+	}
+}
+
+// TestPaceOf names the rollouts' seconds as TestScale counts them: by
+// the requests sent (the client's rate is 20 a second), and a second
+// without one by what the controller did in it.
+func TestPaceOf(t *testing.T) {
+	for _, c := range []struct {
+		name                   string
+		requests, syncs, depth int
+		unread                 bool
+		want                   string
+	}{
+		{"no request, syncs that wrote nothing", 0, 3, 0, false, "seconds with 0: syncs ran"},
+		{"no request, keys queued but no sync done", 0, 0, 2, false, "seconds with 0: queued, no sync done"},
+		{"no request, waiting for an event", 0, 0, 0, false, "seconds with 0: nothing queued"},
+		{"no request and no metrics: not guessed", 0, 3, 0, true, "seconds with 0: metrics not read"},
+		{"a few requests", 9, 1, 0, false, "seconds with 1-9"},
+		{"under the client's rate", 17, 0, 0, false, "seconds with 10-17"},
+		{"at the client's rate, metrics or not", 20, 0, 0, true, "seconds with 18+"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := paceOf(c.requests, c.syncs, c.depth, c.unread); got != c.want {
+				t.Errorf("paceOf(%d, %d, %d, %v) = %q, want %q", c.requests, c.syncs, c.depth, c.unread, got, c.want)
 			}
 		})
 	}
