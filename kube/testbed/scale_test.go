@@ -642,16 +642,7 @@ func (c *phaseCounter) mark(t *testing.T, phase string) {
 	now["syncs"] = syncs
 	r := c.proxy.Requests()
 	now["status writes"] = r["update daemonsets/status"]
-	for k, n := range r {
-		verb, res, _ := strings.Cut(k, " ")
-		switch {
-		case verb == "get" || verb == "list" || verb == "watch":
-		case res == "events":
-			now["Event writes"] += n
-		default:
-			now["writes but Events"] += n
-		}
-	}
+	now["Event writes"], now["writes but Events"] = writeCount(r, true), writeCount(r, false)
 	if c.counts == nil {
 		c.counts = map[string]int{}
 	}
@@ -1101,6 +1092,19 @@ func byVerb(requests map[string]int) map[string]int {
 	return out
 }
 
+// writeCount sums the writes of requests (by "verb resource"): those to
+// Events when events, all others otherwise.
+func writeCount(requests map[string]int, events bool) int {
+	n := 0
+	for k, c := range requests {
+		verb, res, _ := strings.Cut(k, " ")
+		if verb != "get" && verb != "list" && verb != "watch" && (res == "events") == events {
+			n += c
+		}
+	}
+	return n
+}
+
 // scaleTable is the two runs side by side with the ratio daemonplan /
 // upstream.
 func scaleTable(plan *scalePlan, up, dp *scaleRun) string {
@@ -1147,16 +1151,7 @@ func scaleTable(plan *scalePlan, up, dp *scaleRun) string {
 		tu, td = tu+uv[v], td+dv[v]
 	}
 	count("requests in all", tu, td)
-	writes := func(r map[string]int, events bool) int {
-		n := 0
-		for k, c := range r {
-			verb, res, _ := strings.Cut(k, " ")
-			if verb != "get" && verb != "list" && verb != "watch" && (res == "events") == events {
-				n += c
-			}
-		}
-		return n
-	}
+	writes := writeCount
 	count("writes but Events", writes(up.Requests, false), writes(dp.Requests, false))
 	count("status writes (update daemonsets/status)", up.Requests["update daemonsets/status"], dp.Requests["update daemonsets/status"])
 	count("Event writes", writes(up.Requests, true), writes(dp.Requests, true))

@@ -474,7 +474,7 @@ func (c *Controller) enqueueOwner(obj any) {
 func (c *Controller) onPodUpdate(old, cur any) {
 	oldPod, ok1 := old.(*corev1.Pod)
 	curPod, ok2 := cur.(*corev1.Pod)
-	if !ok1 || !ok2 || curPod.ResourceVersion != "" && curPod.ResourceVersion == oldPod.ResourceVersion {
+	if !ok1 || !ok2 || resynced(oldPod, curPod) {
 		return // a resync: the DaemonSets' own resync syncs them
 	}
 	// The old owner too, when the controller reference changed; for a pod
