@@ -122,7 +122,9 @@ func startPacer(proxy *FaultProxy, metricsAddr string) *pacer {
 	go func() {
 		first := proxy.Requests()
 		last := sum(first)
-		lastSyncs, _ := scrapeCounter(metricsAddr, syncsSeries)
+		// A second's syncs are a difference of two reads: unread when
+		// either failed.
+		lastSyncs, lastErr := scrapeCounter(metricsAddr, syncsSeries)
 		pace := map[string]int{}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
@@ -132,8 +134,8 @@ func startPacer(proxy *FaultProxy, metricsAddr string) *pacer {
 				now := sum(proxy.Requests())
 				syncs, err1 := scrapeCounter(metricsAddr, syncsSeries)
 				depth, err2 := scrapeCounter(metricsAddr, depthSeries)
-				pace[paceOf(now-last, syncs-lastSyncs, depth, err1 != nil || err2 != nil)]++
-				last, lastSyncs = now, syncs
+				pace[paceOf(now-last, syncs-lastSyncs, depth, lastErr != nil || err1 != nil || err2 != nil)]++
+				last, lastSyncs, lastErr = now, syncs, err1
 			case <-p.done:
 				diff := map[string]int{}
 				for k, n := range proxy.Requests() {
@@ -635,7 +637,7 @@ type phaseCounter struct {
 // last mark is that phase's.
 func (c *phaseCounter) mark(t *testing.T, phase string) {
 	now := map[string]int{}
-	syncs, err := scrapeCounter(c.metricsAddr, `workqueue_work_duration_seconds_count{name="daemonset"}`)
+	syncs, err := scrapeCounter(c.metricsAddr, syncsSeries)
 	if err != nil {
 		t.Errorf("%s: syncs: %v", phase, err)
 	}
@@ -1151,10 +1153,10 @@ func scaleTable(plan *scalePlan, up, dp *scaleRun) string {
 		tu, td = tu+uv[v], td+dv[v]
 	}
 	count("requests in all", tu, td)
-	writes := writeCount
-	count("writes but Events", writes(up.Requests, false), writes(dp.Requests, false))
+	count("writes in all", writeCount(up.Requests, false)+writeCount(up.Requests, true), writeCount(dp.Requests, false)+writeCount(dp.Requests, true))
+	count("writes but Events", writeCount(up.Requests, false), writeCount(dp.Requests, false))
 	count("status writes (update daemonsets/status)", up.Requests["update daemonsets/status"], dp.Requests["update daemonsets/status"])
-	count("Event writes", writes(up.Requests, true), writes(dp.Requests, true))
+	count("Event writes", writeCount(up.Requests, true), writeCount(dp.Requests, true))
 	sec("create: all converged", up.Create, dp.Create)
 	sec("after the window: all converged", up.Settle, dp.Settle)
 	for _, name := range plan.rolled {
@@ -1258,7 +1260,7 @@ func TestPaceOf(t *testing.T) {
 // TestSample reads the syncs TestScale counts by phase as both
 // controllers serve them.
 func TestSample(t *testing.T) {
-	const series = `workqueue_work_duration_seconds_count{name="daemonset"}`
+	const series = syncsSeries
 	metrics := `# TYPE workqueue_work_duration_seconds histogram
 workqueue_work_duration_seconds_bucket{name="daemonset",le="+Inf"} 1234
 workqueue_work_duration_seconds_count{name="daemonset-other"} 7
